@@ -1,0 +1,170 @@
+# rto: RFC 6298 retransmission timer, netstack, pcap-replay, bench, tests.
+#
+#   make            build libraries (build/lib) and programs (build/bin)
+#   make test       install missing Debian packages, build, run every test
+#   make test SAN=1 the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make run        replay the shipped capture through pcap-replay
+#   make bench      build and run the microbenchmarks
+#   make deps       install missing Debian packages (apt-get, non-interactive)
+#   make install    PREFIX=/usr/local: headers, librto.a, rto.pc, programs
+#   make clean
+
+PREFIX   ?= /usr/local
+CXX      ?= g++
+SAN      ?= 0
+
+ifeq ($(SAN),1)
+  BUILD     := build/san
+  OPT       := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+  SANLDFLAGS:= -fsanitize=address,undefined
+else
+  BUILD     := build
+  OPT       := -O2 -g
+  SANLDFLAGS:=
+endif
+
+CXXFLAGS ?=
+CXXFLAGS += -std=c++20 $(OPT) -Wall -Wextra -Wpedantic -Werror -MMD -MP
+LDFLAGS  += $(SANLDFLAGS)
+
+BIN := $(BUILD)/bin
+LIB := $(BUILD)/lib
+OBJ := $(BUILD)/obj
+
+PCAP_LIBS := $(shell pkg-config --libs libpcap 2>/dev/null || echo -lpcap)
+
+INC_RTO      := -Irto/include
+INC_WIRE     := -Inetstack/wire/include
+INC_NETSTACK := -Inetstack/include
+INC_REPLAY   := -Ipcap-replay/src
+
+# Debian packages the build, the tests and `make run` need.
+DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \
+                nlohmann-json3-dev libcli11-dev libfmt-dev tshark tcpdump tcptrace \
+                hyperfine iproute2 nftables
+
+srcs = $(sort $(wildcard $(1)/*.cpp))
+objs = $(patsubst %.cpp,$(OBJ)/%.o,$(call srcs,$(1)))
+
+RTO_OBJS      := $(call objs,rto/src)
+WIRE_OBJS     := $(call objs,netstack/wire/src)
+NETSTACK_OBJS := $(call objs,netstack/src)
+NETSTACK_CLI  := $(call objs,netstack/cli)
+REPLAY_OBJS   := $(call objs,pcap-replay/src)
+REPLAY_CLI    := $(call objs,pcap-replay/cli)
+TEST_MAIN     := $(OBJ)/tests/doctest_main.o
+TEST_RTO      := $(call objs,tests/rto)
+TEST_REPLAY   := $(call objs,tests/pcap-replay)
+TEST_NETSTACK := $(call objs,tests/netstack)
+BENCHES       := $(patsubst bench/%.cpp,$(BIN)/bench-%,$(call srcs,bench))
+
+LIBRTO      := $(LIB)/librto.a
+LIBWIRE     := $(LIB)/libwire.a
+LIBNETSTACK := $(LIB)/libnetstack.a
+LIBREPLAY   := $(LIB)/libpcapreplay.a
+
+PROGRAMS := $(BIN)/pcap-replay $(BIN)/netstack
+TESTS    := $(BIN)/test-rto $(BIN)/test-pcap-replay $(BIN)/test-netstack
+
+.PHONY: all test run bench deps install clean
+.DEFAULT_GOAL := all
+
+all: $(LIBRTO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS)
+
+# ---- compile -----------------------------------------------------------
+$(OBJ)/rto/%.o: rto/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) $(INC_RTO) -c $< -o $@
+
+$(OBJ)/netstack/wire/%.o: netstack/wire/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) $(INC_RTO) $(INC_WIRE) -c $< -o $@
+
+$(OBJ)/netstack/src/%.o: netstack/src/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) -c $< -o $@
+
+$(OBJ)/netstack/cli/%.o: netstack/cli/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) -c $< -o $@
+
+$(OBJ)/pcap-replay/%.o: pcap-replay/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) $(INC_RTO) $(INC_WIRE) $(INC_REPLAY) -c $< -o $@
+
+$(OBJ)/tests/%.o: tests/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
+
+$(OBJ)/bench/%.o: bench/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
+
+# ---- libraries ---------------------------------------------------------
+$(LIBRTO): $(RTO_OBJS)
+$(LIBWIRE): $(WIRE_OBJS)
+$(LIBNETSTACK): $(NETSTACK_OBJS)
+$(LIBREPLAY): $(REPLAY_OBJS)
+$(LIB)/%.a:
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+# ---- programs ----------------------------------------------------------
+REPLAY_LINK   := $(LIBREPLAY) $(LIBWIRE) $(LIBRTO)
+NETSTACK_LINK := $(LIBNETSTACK) $(LIBWIRE) $(LIBRTO)
+
+$(BIN)/pcap-replay: $(REPLAY_CLI) $(REPLAY_LINK)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
+
+$(BIN)/netstack: $(NETSTACK_CLI) $(NETSTACK_LINK)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
+
+$(BIN)/test-rto: $(TEST_MAIN) $(TEST_RTO) $(LIBRTO)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@
+
+$(BIN)/test-pcap-replay: $(TEST_MAIN) $(TEST_REPLAY) $(REPLAY_LINK)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
+
+$(BIN)/test-netstack: $(TEST_MAIN) $(TEST_NETSTACK) $(NETSTACK_LINK) $(LIBREPLAY)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $(TEST_MAIN) $(TEST_NETSTACK) $(NETSTACK_LINK) $(LIBREPLAY) $(LIBWIRE) $(LIBRTO) -o $@ $(PCAP_LIBS) -lfmt
+
+$(BIN)/bench-%: $(OBJ)/bench/%.o $(LIBREPLAY) $(NETSTACK_LINK)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $< $(LIBREPLAY) $(NETSTACK_LINK) -o $@ $(PCAP_LIBS) -lfmt -lbenchmark -lpthread
+
+# ---- top-level targets -------------------------------------------------
+deps:
+	@bash tests/deps.sh $(DEB_PACKAGES)
+
+test: deps
+	@$(MAKE) --no-print-directory all $(TESTS) SAN=$(SAN)
+	@BUILD=$(BUILD) SAN=$(SAN) bash tests/run-all.sh
+
+RUN_CAPTURE ?= tests/captures/linux-blackhole.pcap
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)/pcap-replay SAN=$(SAN)
+	@$(BIN)/pcap-replay check --profile rfc6298 $(RUN_CAPTURE); \
+	  status=$$?; echo "pcap-replay exit status: $$status (0 clean, 1 departures from RFC 6298 found)"; \
+	  [ $$status -le 1 ]
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BENCHES) SAN=0
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/rto $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 rto/include/rto/*.hpp $(DESTDIR)$(PREFIX)/include/rto/
+	install -m 644 $(LIBRTO) $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' rto/rto.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rto.pc
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

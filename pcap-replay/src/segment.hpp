@@ -1,0 +1,43 @@
+#pragma once
+// The record that flows from the capture reader to the analysis: one TCP
+// segment seen in a capture, with where it came from (file, frame) so every
+// finding can be opened in Wireshark at the same frame number.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <wire/tcp.hpp>
+
+namespace replay {
+
+/// An IPv4 or IPv6 address (IPv4 in the first 4 bytes) and a TCP port.
+struct Endpoint {
+  std::array<std::uint8_t, 16> addr{};
+  bool v6 = false;
+  std::uint16_t port = 0;
+
+  friend bool operator==(const Endpoint&, const Endpoint&) = default;
+  friend auto operator<=>(const Endpoint&, const Endpoint&) = default;
+};
+
+/// "198.18.0.1:5001" or "[fd00::1]:5001".
+std::string to_string(const Endpoint& e);
+
+/// Capture time: nanoseconds since the Unix epoch, as precise as the file has it.
+using CaptureTime = std::chrono::time_point<std::chrono::system_clock, std::chrono::nanoseconds>;
+
+/// One decoded TCP segment.
+struct Segment {
+  std::size_t file_index = 0;   ///< index into the list of input files
+  std::uint64_t frame = 0;      ///< Wireshark's frame number within its file, from 1
+  CaptureTime time{};           ///< capture timestamp
+  Endpoint src;
+  Endpoint dst;
+  wire::TcpHeader tcp;          ///< header and options
+  std::uint32_t payload_len = 0;  ///< TCP payload bytes, from the IP length (not the snaplen)
+  std::uint32_t flow_label = 0;   ///< IPv6 flow label (informational; flows are keyed by 4-tuple)
+};
+
+}  // namespace replay
