@@ -38,6 +38,10 @@ struct Segment {
   wire::TcpHeader tcp;          ///< header and options
   std::uint32_t payload_len = 0;  ///< TCP payload bytes, from the IP length (not the snaplen)
   std::uint32_t flow_label = 0;   ///< IPv6 flow label (informational; flows are keyed by 4-tuple)
+  bool tcp_options_cut = false;   ///< the snaplen cut the TCP options: tcp.options holds only those
+                                  ///< fully captured (the frame also has a Diagnostic "tcp.options")
+  bool tcp_options_bad = false;   ///< a malformed TCP option was skipped (Wireshark dissects such
+                                  ///< frames too); the frame has a Diagnostic naming the option
 };
 
 }  // namespace replay

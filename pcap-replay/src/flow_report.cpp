@@ -1,0 +1,60 @@
+#include "flow_report.hpp"
+
+#include <cstdio>
+
+namespace replay {
+
+std::string_view to_string(SendKind k) {
+  switch (k) {
+    case SendKind::first: return "send";
+    case SendKind::timeout: return "rto";
+    case SendKind::syn_timeout: return "syn-rto";
+    case SendKind::fast: return "fast-retx";
+    case SendKind::tlp: return "tlp";
+    case SendKind::slow_start_after_rto: return "slow-start-retx";
+    case SendKind::spurious: return "spurious-retx";
+  }
+  return "send";
+}
+
+std::uint64_t SenderReport::retransmissions() const {
+  std::uint64_t n = 0;
+  for (std::size_t i = 1; i < kSendKinds; ++i) n += by_kind[i];
+  return n;
+}
+
+std::uint64_t Report::count(Level l) const {
+  std::uint64_t n = 0;
+  for (const auto& f : flows)
+    for (const auto& s : f.senders)
+      for (const auto& x : s.findings)
+        if (x.level == l) ++n;
+  return n;
+}
+
+int Report::exit_status(bool strict) const {
+  if (count(Level::must) > 0) return 1;
+  if (strict && count(Level::should) > 0) return 1;
+  return 0;
+}
+
+namespace {
+std::string format_ns(std::int64_t ns) {
+  const bool neg = ns < 0;
+  const std::uint64_t a = neg ? static_cast<std::uint64_t>(-(ns + 1)) + 1 : static_cast<std::uint64_t>(ns);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%llu.%09llu", neg ? "-" : "", static_cast<unsigned long long>(a / 1'000'000'000),
+                static_cast<unsigned long long>(a % 1'000'000'000));
+  return buf;
+}
+}  // namespace
+
+std::string format_epoch(CaptureTime t) { return format_ns(t.time_since_epoch().count()); }
+
+std::string format_rel(CaptureTime t, CaptureTime origin) { return format_ns((t - origin).count()); }
+
+double to_seconds(CaptureTime t) {
+  return static_cast<double>(t.time_since_epoch().count()) / 1e9;
+}
+
+}  // namespace replay

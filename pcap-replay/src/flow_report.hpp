@@ -1,0 +1,126 @@
+#pragma once
+// What the analysis finds, per connection and per direction (sender), in a
+// form the text, JSON and CSV writers render. Durations in microseconds.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "diagnostic.hpp"
+#include "options.hpp"
+#include "rules.hpp"
+#include "segment.hpp"
+
+namespace replay {
+
+/// How a data-bearing segment (SYN and FIN count as one byte) was sent.
+enum class SendKind : std::uint8_t {
+  first,                 ///< first transmission of new sequence space
+  timeout,               ///< RTO expiry retransmission (5.4-5.6)
+  syn_timeout,           ///< SYN or SYN-ACK retransmitted on its timer
+  fast,                  ///< fast retransmit (3 dup ACKs, SACK or RACK evidence, ACK-triggered)
+  tlp,                   ///< Linux tail-loss probe (RFC 8985): highest segment, ~2 SRTT after the last ACK
+  slow_start_after_rto,  ///< rest of the window resent after an RTO, ACK-clocked (not a timer expiry)
+  spurious,              ///< retransmission of data the peer had already acknowledged
+};
+inline constexpr std::size_t kSendKinds = 7;
+
+/// "send", "rto", "syn-rto", "fast-retx", "tlp", "slow-start-retx", "spurious-retx".
+std::string_view to_string(SendKind k);
+
+/// Where an RTT sample came from.
+enum class SampleKind : std::uint8_t {
+  seq,      ///< ACK time minus the send time of the oldest newly acked, never retransmitted segment (Karn)
+  ts_echo,  ///< TSecr of a retransmitted segment (RFC 7323 section 4), 1 ms resolution
+};
+
+/// One event of a sender's timeline (for `timeline --csv`), with the
+/// estimator state after it.
+struct TimelineEvent {
+  std::uint64_t frame = 0;
+  CaptureTime time{};
+  std::string_view event;  ///< SendKind name, "ack", "dup-ack"
+  std::uint32_t rel_seq = 0;  ///< relative SEQ (send) or ACK (ack)
+  std::optional<std::chrono::microseconds> sample;
+  std::optional<SampleKind> sample_kind;
+  std::optional<std::chrono::microseconds> srtt, rttvar;
+  std::chrono::microseconds rto{0};
+  unsigned backoff = 0;
+};
+
+/// One retransmission timeout (data or SYN) and its check.
+struct TimeoutRecord {
+  std::uint64_t frame = 0;
+  CaptureTime time{};
+  std::uint32_t rel_seq = 0;
+  bool syn = false;
+  unsigned backoff = 0;                 ///< k: the expiry number in its chain (1 = first)
+  std::chrono::microseconds waited{0};  ///< observed: time since the timer was (re)armed
+  std::chrono::microseconds predicted{0};  ///< the profile's RTO at that moment (with backoff)
+  std::chrono::microseconds earliest{0};   ///< accepted window, as a wait from the same arm time
+  std::chrono::microseconds latest{0};
+  std::string_view armed_by;  ///< "ack", "send", "timeout", "tlp", "retransmit", "oldest-send"
+  std::string_view verdict;   ///< "ok", "early", "late", or "unchecked" (no segment from the peer seen)
+};
+
+/// One sender (one direction of one connection).
+struct SenderReport {
+  Endpoint src, dst;
+  std::uint64_t packets = 0;        ///< segments sent by this side
+  std::uint64_t data_segments = 0;  ///< data-bearing segments (incl. retransmissions)
+  std::uint64_t bytes = 0;          ///< payload bytes of first transmissions
+  std::array<std::uint64_t, kSendKinds> by_kind{};  ///< index = SendKind
+  std::uint64_t samples_seq = 0, samples_ts = 0, ambiguous_acks = 0;
+  std::uint64_t keepalives = 0, zero_window_probes = 0;
+  bool timestamps = false, sack = false;
+  bool peer_seen = false;  ///< any segment from the other side; without, timer rules are not checked
+  std::optional<std::chrono::microseconds> srtt, rttvar;
+  std::chrono::microseconds rto{0};
+  unsigned backoff = 0;
+  std::vector<TimeoutRecord> timeouts;
+  std::vector<Finding> findings;
+  std::vector<TimelineEvent> timeline;  ///< filled when Analyzer was asked to keep it
+
+  std::uint64_t retransmissions() const;  ///< every kind but `first`
+};
+
+/// One connection (4-tuple, split on reuse), both directions.
+struct FlowReport {
+  std::size_t id = 0;           ///< 1-based, in order of first packet
+  std::size_t file_index = 0;
+  std::string file;
+  Endpoint client, server;      ///< client = the side that sent the first SYN (else the first sender)
+  std::uint64_t packets = 0;
+  std::uint64_t first_frame = 0, last_frame = 0;
+  CaptureTime first_time{}, last_time{};
+  bool saw_syn = false, saw_fin = false, saw_rst = false;
+  std::uint64_t capture_duplicates = 0;  ///< segments captured twice (identical, within 1 ms), ignored
+  std::array<SenderReport, 2> senders;  ///< [0] client -> server, [1] server -> client
+};
+
+/// The result of analysing one or more capture files.
+struct Report {
+  Options options;
+  std::vector<std::string> files;
+  std::vector<Diagnostic> diagnostics;  ///< reader problems (bad frames), in file order
+  std::vector<FlowReport> flows;
+  CaptureTime first_time{};             ///< first frame over all files (rel_time origin)
+  bool have_first_time = false;
+
+  std::uint64_t count(Level l) const;   ///< findings of level l over all flows
+  /// Exit status: 1 if any MUST finding (or SHOULD when strict), else 0.
+  int exit_status(bool strict) const;
+};
+
+/// Seconds since the epoch, e.g. 1795998040.381147 (a double: about 0.1 us precision).
+double to_seconds(CaptureTime t);
+/// Seconds since the epoch, exact to the nanosecond: "1795998040.381147000".
+std::string format_epoch(CaptureTime t);
+/// Seconds from `origin` to `t`, exact to the nanosecond: "2.238000000" (may be negative).
+std::string format_rel(CaptureTime t, CaptureTime origin);
+
+}  // namespace replay

@@ -1,0 +1,22 @@
+#pragma once
+// The readable report of `pcap-replay check` and the list of `pcap-replay flows`.
+
+#include <ostream>
+
+#include "flow_report.hpp"
+
+namespace replay {
+
+/// Per flow and sender: endpoints, packets, RTT samples, final SRTT/RTTVAR/RTO,
+/// retransmissions by kind, every timeout (frame, time, sequence, backoff k,
+/// waited, predicted, verdict) and the findings by rule; then the reader's
+/// diagnostics and one summary line. Senders that sent no data are omitted.
+void write_text_report(std::ostream& os, const Report& r);
+
+/// One line per connection: id, file, endpoints, packets, frames, duration, flags.
+void write_flow_list(std::ostream& os, const Report& r);
+
+/// The summary line: "N flows, M timeouts, X MUST, Y SHOULD, Z INFO findings".
+std::string summary_line(const Report& r);
+
+}  // namespace replay

@@ -1,0 +1,48 @@
+#pragma once
+// RTT samples as the sender could take them from the reverse direction's
+// ACKs (RFC 6298 section 3, RFC 7323 section 4), and an estimate of the
+// sender's RFC 7323 timestamp clock so a TSecr can be turned into an RTT the
+// way Linux does (tcp_rtt_tsopt_us: (TS now - TSecr) in 1 ms ticks, 0 -> 1 ms).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+
+#include "segment.hpp"
+
+namespace replay {
+
+/// The sender's TSval clock, learnt from the TSvals it sends.
+/// When it ticks at 1 kHz (Linux, most BSDs today) the phase of the
+/// millisecond is estimated from every (capture time, TSval) pair and an echo
+/// sample is (TS now - TSecr) ms exactly as Linux computes it; otherwise the
+/// sample is the ACK time minus the first send time of a segment carrying
+/// TSval == TSecr.
+class TsClock {
+ public:
+  /// A segment of this sender carried `tsval` at capture time `t`.
+  void observe(CaptureTime t, std::uint32_t tsval);
+  /// RTT from an ACK at `ack_time` echoing `tsecr`; nullopt when the echo is
+  /// 0 (RFC 7323: not valid), unknown, or ahead of the clock.
+  std::optional<std::chrono::microseconds> echo_rtt(CaptureTime ack_time, std::uint32_t tsecr) const;
+  /// True once a TSval was seen.
+  bool seen() const { return seen_; }
+
+ private:
+  bool one_khz() const;
+  bool seen_ = false;
+  std::uint32_t ts0_ = 0;         // first TSval, origin of the unwrapped scale
+  std::int64_t t0_us_ = 0;        // capture time of the first TSval
+  std::int64_t last_rel_ts_ = 0;  // unwrapped TSval - ts0 of the latest observation
+  std::int64_t last_t_us_ = 0;
+  std::int64_t min_offset_us_ = 0;  // min over observations of t_us - rel_ts * 1000
+  std::unordered_map<std::uint32_t, std::int64_t> first_send_us_;  // TSval -> first capture time
+};
+
+/// Microseconds since the epoch of a capture time.
+inline std::int64_t to_us(CaptureTime t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
+}  // namespace replay

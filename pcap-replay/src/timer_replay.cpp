@@ -1,0 +1,274 @@
+#include "timer_replay.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace replay {
+
+using std::chrono::microseconds;
+
+namespace {
+std::string ms(microseconds d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", static_cast<double>(d.count()) / 1000.0);
+  return buf;
+}
+microseconds since(CaptureTime later, CaptureTime earlier) {
+  return std::chrono::duration_cast<microseconds>(later - earlier);
+}
+}  // namespace
+
+TimerReplay::TimerReplay(const Options& options, SenderReport& out)
+    : opt_(options), out_(out), est_(options.config) {
+  if (opt_.profile == Profile::rfc6298) {
+    // Same arithmetic without the 2.4 floor: tells "early only because the
+    // 1 s floor was not applied" (2.4, SHOULD) from "early" (5.3/5.6, MUST).
+    rto::Config c = options.config;
+    c.min_rto = microseconds{0};
+    try {
+      floorless_.emplace(c);
+    } catch (const rto::ConfigError&) {
+      floorless_.reset();
+    }
+  }
+}
+
+void TimerReplay::add(std::string_view id, std::uint64_t frame, CaptureTime t, std::string message) {
+  const Rule& r = rule(id);
+  out_.findings.push_back(Finding{std::string(r.id), r.level, frame, t, std::move(message)});
+}
+
+microseconds TimerReplay::floorless_rto() const {
+  return floorless_ ? floorless_->rto() : est_.rto();
+}
+
+void TimerReplay::on_timer_start(CaptureTime t) {
+  // 5.1: start the timer when data is sent and it is not running.
+  if (!arm_rfc_) {
+    arm_rfc_ = t;
+    arm_rfc_by_ = "send";
+  }
+  if (!arm_any_) {
+    arm_any_ = t;
+    arm_any_by_ = "send";
+  }
+}
+
+void TimerReplay::on_ack_new_data(CaptureTime t, bool all_acked, std::optional<CaptureTime> oldest_send,
+                                  bool ambiguous) {
+  chain_.clear();
+  chain_departed_ = false;
+  chain_doubled_ = false;
+  probe_since_ack_ = false;
+  new_data_probe_.reset();
+  oldest_send_ = oldest_send;
+  if (all_acked) {
+    // 5.2: all outstanding data acknowledged: turn the timer off.
+    arm_rfc_.reset();
+    arm_any_.reset();
+  } else {
+    // 5.3: ACK of new data: restart the timer with the current RTO.
+    arm_rfc_ = t;
+    arm_rfc_by_ = "ack";
+    arm_any_ = t;
+    arm_any_by_ = "ack";
+  }
+  // 3 (Karn): an ACK of retransmitted data gives no sample; a sender that
+  // follows Karn keeps the backed-off RTO until a valid sample.
+  if (ambiguous && est_.backoff() > 0) karn_pending_ = true;
+}
+
+void TimerReplay::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt) {
+  if (!est_.on_rtt_sample(r, snd_una, snd_nxt)) return;
+  if (floorless_) floorless_->on_rtt_sample(r, snd_una, snd_nxt);
+  karn_pending_ = false;
+  if (handshake_done_) data_sample_since_handshake_ = true;
+}
+
+void TimerReplay::on_handshake_complete(std::uint64_t frame, CaptureTime t, bool sample_in_handshake,
+                                        std::optional<microseconds> handshake_sample) {
+  if (handshake_done_) return;
+  handshake_done_ = true;
+  const microseconds before = est_.rto();
+  // 5.7 (the Estimator applies the 3 s fallback per its variant: Linux only
+  // when the handshake gave no sample).
+  est_.on_handshake_complete(syn_timed_out_);
+  if (floorless_) floorless_->on_handshake_complete(syn_timed_out_);
+  if (opt_.profile == Profile::rfc6298 && syn_timed_out_ && sample_in_handshake && handshake_sample) {
+    add("5.7", frame, t,
+        "the SYN timed out, yet the handshake ACK gave an RTT sample (" + ms(*handshake_sample) +
+            ", timestamp echo) from which a sender like Linux runs its RTO (" + ms(before) +
+            ") instead of re-initialising it to 3 s when data transmission begins");
+  }
+}
+
+void TimerReplay::on_probe(CaptureTime t) {
+  probe_since_ack_ = true;
+  arm_any_ = t;  // Linux tcp_send_loss_probe(): rearm the RTO timer with a full RTO
+  arm_any_by_ = "tlp";
+}
+
+void TimerReplay::on_new_data_probe(CaptureTime t) { new_data_probe_ = t; }
+
+void TimerReplay::on_head_retransmit(CaptureTime t) {
+  if (!arm_any_) return;
+  arm_any_ = t;  // Linux tcp_xmit_retransmit_queue(): resending the head rearms the RTO
+  arm_any_by_ = "retransmit";
+}
+
+void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::uint32_t rel_seq,
+                             std::uint32_t rel_una, std::optional<CaptureTime> head_send, bool check) {
+  const bool is_linux = opt_.profile == Profile::linux_kernel;
+  const unsigned k = static_cast<unsigned>(chain_.size()) + 1;
+  const microseconds pred_est = est_.rto();
+  const microseconds g = opt_.granularity;
+
+  const std::size_t findings_before = out_.findings.size();
+  // 5.4: the retransmission on expiry is of the earliest unacknowledged segment.
+  if (!syn && rel_seq != rel_una)
+    add("5.4", frame, t,
+        "timeout retransmission of relative SEQ " + std::to_string(rel_seq) +
+            ", but the earliest unacknowledged byte is " + std::to_string(rel_una));
+
+  // When was the timer armed? RFC: 5.1/5.3/5.6 events. Linux: also TLPs and
+  // head retransmissions; and possibly from the oldest segment's send time.
+  const CaptureTime arm_any = arm_any_.value_or(t);
+  const CaptureTime arm = is_linux ? arm_any : arm_rfc_.value_or(arm_any);
+  std::string_view armed_by = is_linux ? arm_any_by_ : arm_rfc_by_;
+  microseconds waited = since(t, arm);
+  const microseconds waited_any = since(t, arm_any);
+
+  TimeoutRecord rec;
+  rec.frame = frame;
+  rec.time = t;
+  rec.rel_seq = rel_seq;
+  rec.syn = syn;
+  rec.backoff = k;
+  rec.predicted = pred_est;
+
+  bool reported = false;
+  std::optional<std::pair<microseconds, microseconds>> rebased_window;
+  // 5.5 / 2.5: consecutive expiries of one segment double (profile ratio q:
+  // 2, or 1 for Linux's linear SYN timeouts or at the cap).
+  double q = 2.0;
+  if (k >= 2) {
+    const ChainEntry& prev = chain_.back();
+    const microseconds gap = since(t, prev.time);
+    q = prev.predicted.count() > 0 ? static_cast<double>(pred_est.count()) / prev.predicted.count() : 2.0;
+    const double slack = opt_.slack_percent / 100.0;
+    const double min_ratio = q * (1.0 - slack) / (opt_.timer_wheel_lateness ? 1.125 : 1.0);
+    const double gap_us = static_cast<double>(gap.count());
+    const double prev_us = static_cast<double>(prev.waited.count());
+    const bool fail = prev.from_timeout ? gap_us < prev_us * min_ratio - static_cast<double>(g.count())
+                                        : (q >= 1.5 && gap_us <= prev_us * (1.0 + slack) + g.count());
+    if (fail && q >= 1.5) {
+      const bool plateau = chain_doubled_ && gap < std::chrono::seconds{60} * 9 / 10;
+      add(plateau ? "2.5" : "5.5", frame, t,
+          std::string(syn ? "SYN " : "") + "timeout " + std::to_string(k) + " came " + ms(gap) +
+              " after the previous one, which came " + ms(prev.waited) +
+              (plateau ? " after its own: the backoff stopped growing below 60 s"
+                       : " after its own: the RTO was not doubled"));
+      reported = true;
+      chain_departed_ = true;
+    } else if (!fail && q >= 1.5 && prev.from_timeout) {
+      chain_doubled_ = true;
+    }
+    if (chain_departed_) {
+      // Once a chain departed from the profile, judge later expiries by the
+      // ratio to the previous observed gap, not by the estimator. At the
+      // profile's cap the sender may still double (a higher cap is allowed).
+      const double qp = (pred_est >= opt_.config.max_rto && q < 1.5) ? 2.0 : q;
+      rec.predicted = microseconds{static_cast<std::int64_t>(prev_us * qp)};
+      waited = gap;
+      armed_by = "timeout";
+      const double lo = prev.from_timeout ? prev_us * min_ratio - static_cast<double>(g.count())
+                                          : (q >= 1.5 ? prev_us * (1.0 + slack) + g.count() : 0.0);
+      const double hi = prev_us * qp * (1.0 + slack) * (prev.from_timeout ? 1.0 : 2.0) +
+                        static_cast<double>((opt_.lateness(rec.predicted) + g).count());
+      rebased_window = {microseconds{static_cast<std::int64_t>(std::max(lo, 0.0))},
+                        microseconds{static_cast<std::int64_t>(hi)}};
+    }
+  }
+
+  const microseconds pred = rec.predicted;
+  const microseconds tol = opt_.tolerance(pred);
+  microseconds earliest = pred > tol ? pred - tol : microseconds{0};
+  microseconds latest = pred + opt_.lateness(pred) + tol;
+  if (rebased_window) {
+    earliest = rebased_window->first;
+    latest = rebased_window->second;
+  }
+  if (is_linux && opt_.rearm_from_oldest_send && !chain_departed_ && k == 1 && armed_by == "ack" &&
+      head_send && *head_send < arm) {
+    // Linux tcp_rearm_rto(): with a TLP/RACK timer pending the RTO is counted
+    // from the oldest outstanding segment's send time.
+    const microseconds back = since(arm, *head_send);
+    earliest = earliest > back ? earliest - back : microseconds{0};
+    if (waited < pred - tol) armed_by = "oldest-send";
+  }
+  if (k == 1 && new_data_probe_ && *new_data_probe_ > arm) {
+    // A probe that sent new data (Linux TLP) restarted the timer: accept up to
+    // a full RTO after it.
+    latest += since(*new_data_probe_, arm);
+  }
+  rec.waited = waited;
+  rec.earliest = earliest;
+  rec.latest = latest;
+  rec.armed_by = armed_by;
+  rec.verdict = waited < earliest ? "early" : (waited > latest ? "late" : "ok");
+
+  if (!reported && !(chain_departed_ && k >= 2) && rec.verdict == "early") {
+    chain_departed_ = true;
+    const std::string what = std::string(syn ? "SYN timeout" : "timeout") + " after " + ms(waited) +
+                             " (armed by " + std::string(armed_by) + "), predicted RTO " + ms(pred) +
+                             " (backoff " + std::to_string(k - 1) + ")";
+    if (syn_timed_out_ && handshake_done_ && !syn && !data_sample_since_handshake_ &&
+        est_.base_rto() >= opt_.config.syn_fallback_rto && waited + tol < opt_.config.syn_fallback_rto) {
+      add("5.7", frame, t, what + ": after the SYN timed out the RTO must be 3 s until a sample");
+    } else if (!est_.srtt() && k == 1) {
+      add("2.1", frame, t, what + ": retransmitted before the initial RTO of 1 s, with no RTT sample yet");
+    } else if (karn_pending_) {
+      add("3", frame, t,
+          what + ": the backed-off RTO collapsed after an ACK of retransmitted data that gave no "
+                 "valid sample (Karn)");
+    } else if (opt_.profile == Profile::rfc6298 &&
+               waited + opt_.tolerance(floorless_rto()) >= floorless_rto()) {
+      add("2.4", frame, t,
+          what + ": consistent with RTO " + ms(floorless_rto()) +
+              " computed without the 1 s minimum (2.4 says round up to 1 s)");
+    } else {
+      add("5.3/5.6", frame, t,
+          what + ": fired before the RTO counted from the last (re)start of the timer");
+    }
+  } else if (!rebased_window && rec.verdict == "late" && waited > pred * 3 / 2 + tol) {
+    add("late", frame, t,
+        std::string(syn ? "SYN timeout" : "timeout") + " after " + ms(waited) + " (armed by " +
+            std::string(armed_by) + "), far later than the predicted " + ms(pred));
+  }
+
+  if (!check) {
+    out_.findings.resize(findings_before);
+    rec.verdict = "unchecked";
+  }
+  out_.timeouts.push_back(rec);
+  const bool from_timeout = (arm_any_by_ == "timeout" || arm_any_by_ == "send" || arm_any_by_ == "tlp" ||
+                             arm_any_by_ == "retransmit");
+  chain_.push_back(ChainEntry{t, waited_any, pred_est, from_timeout});
+  // 5.5: back off (Linux: SYN expiries linear for the first tcp_syn_linear_timeouts).
+  if (syn) {
+    est_.on_syn_timeout();
+    if (floorless_) floorless_->on_syn_timeout();
+    syn_timed_out_ = true;
+  } else {
+    est_.on_timeout();
+    if (floorless_) floorless_->on_timeout();
+  }
+  // 5.6: restart the timer.
+  arm_rfc_ = t;
+  arm_rfc_by_ = "timeout";
+  arm_any_ = t;
+  arm_any_by_ = "timeout";
+}
+
+}  // namespace replay

@@ -1,0 +1,50 @@
+#pragma once
+// The retransmission timer of RFC 6298 section 5 (rules 5.1-5.7) as events on
+// absolute deadlines.
+
+#include <chrono>
+
+#include "rto/clock.hpp"
+#include "rto/estimator.hpp"
+
+namespace rto {
+
+/// One connection's retransmission timer (RFC 6298 section 5). It holds an
+/// absolute deadline on the caller's monotonic clock (rto::Instant, us); it never
+/// reads a clock, starts a thread or allocates. The caller polls expired(now) or
+/// registers deadline() with a TimerWheel.
+class RetransmissionTimer {
+ public:
+  /// A segment containing data was sent at `now` (5.1): if the timer is not
+  /// running, start it to expire after `rto`. A running timer is left alone
+  /// (sending more data or a fast retransmit does not move it, B10 b, B12).
+  void on_data_sent(Instant now, std::chrono::microseconds rto);
+  /// All outstanding data has been acknowledged (5.2): stop the timer.
+  void on_all_acked();
+  /// An ACK acknowledging new data arrived at `now` and data is still
+  /// outstanding (5.3): restart the timer to expire after `rto` (the current RTO,
+  /// after any new sample). Duplicate ACKs must not call this (B10 b).
+  void on_new_data_acked(Instant now, std::chrono::microseconds rto);
+  /// True when the timer is running and `now` >= deadline (never early).
+  bool expired(Instant now) const;
+  /// Handles an expiry at `now` (5.4-5.6): the caller retransmits the earliest
+  /// unacknowledged segment (5.4); this backs off the estimator (5.5,
+  /// Estimator::on_timeout) and restarts the timer with the new RTO (5.6).
+  void on_expiry(Instant now, Estimator& estimator);
+  /// As on_expiry, for the timer of an unacknowledged SYN
+  /// (Estimator::on_syn_timeout; 5.7 is applied later by on_handshake_complete).
+  void on_syn_expiry(Instant now, Estimator& estimator);
+  /// Stops the timer (e.g. connection closed). Same as on_all_acked().
+  void stop();
+  /// The absolute expiry time; Instant::max() when not running.
+  Instant deadline() const;
+  /// True while the timer is running.
+  bool running() const;
+
+ private:
+  void start(Instant now, std::chrono::microseconds rto);
+  bool running_ = false;
+  Instant deadline_ = Instant::max();
+};
+
+}  // namespace rto

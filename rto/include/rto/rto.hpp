@@ -1,0 +1,11 @@
+#pragma once
+// Umbrella header of the rto module: RFC 6298 retransmission timer for
+// userspace TCP stacks. #include <rto/rto.hpp> for everything.
+
+#include "rto/clock.hpp"                 // rto::Instant, rto::Clock
+#include "rto/config.hpp"                // rto::Config, rto::ConfigError
+#include "rto/estimator.hpp"             // rto::Estimator (sections 2, 5.5, 5.7)
+#include "rto/retransmission_timer.hpp"  // rto::RetransmissionTimer (5.1-5.7)
+#include "rto/rtt_sampler.hpp"           // rto::RttSampler (section 3 Karn, RFC 7323)
+#include "rto/seq.hpp"                   // modulo-2^32 sequence/timestamp arithmetic
+#include "rto/timer_wheel.hpp"           // rto::TimerWheel, rto::TimerEntry

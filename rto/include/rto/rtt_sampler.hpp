@@ -1,0 +1,82 @@
+#pragma once
+// RTT sampling for RFC 6298 section 3 (Karn's algorithm) and RFC 7323
+// section 4 (RTTM with the timestamp option).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+#include "rto/clock.hpp"
+
+namespace rto {
+
+/// Produces RTT samples R for Estimator::on_rtt_sample().
+///
+/// Without timestamps (RFC 6298 section 3): one segment is timed at a time. A
+/// new segment starts timing when none is timed; a sample comes from the first
+/// ACK that covers the timed segment's end; any retransmission overlapping the
+/// timed segment cancels the timing (Karn: never sample a retransmitted segment).
+///
+/// With timestamps (RFC 7323 section 4): every ACK that advances SND.UNA yields
+/// R = TS clock now - TSecr, in the TS clock (ticks of `ts_tick`, default 1 ms),
+/// modulo 2^32 with a sign check: a TSecr ahead of the clock (negative elapsed
+/// time, shared case B05) is discarded; duplicate ACKs never yield a sample.
+///
+/// Sequence numbers and TSvals are uint32_t compared modulo 2^32 (rto/seq.hpp).
+/// Lengths are in sequence space (a SYN or FIN counts 1). No allocation.
+class RttSampler {
+ public:
+  /// `ts_tick`: the period of one TSval unit (RFC 7323 5.4: 1 ms..1 s; here any
+  /// positive duration, default 1 ms). `ts_offset`: added to every TSval
+  /// (a per-connection random offset, RFC 7323 section 5.4 / 7.1). A non-positive
+  /// tick is replaced by 1 ms.
+  explicit RttSampler(std::chrono::microseconds ts_tick = std::chrono::milliseconds{1},
+                      std::uint32_t ts_offset = 0);
+
+  /// A segment [seq, seq+len) is transmitted at `now`. New data (beyond the highest
+  /// sequence sent so far) starts timing if nothing is timed; a retransmission
+  /// (any part below the highest sequence sent) that overlaps the timed segment
+  /// cancels the timing (section 3, Karn). len 0 (pure ACK) is ignored.
+  void on_send(std::uint32_t seq, std::uint32_t len, Instant now);
+  /// The retransmission timer expired (RFC 6298 5.4): the earliest segment will be
+  /// resent, so no segment in flight may be timed (Karn). Cancels the timing.
+  void on_timeout();
+
+  /// An ACK carrying cumulative acknowledgment `ack` arrived at `now` (no
+  /// timestamps). Returns the RTT sample when it covers the timed segment's end
+  /// and the elapsed time is not negative (B05 c); otherwise nullopt. Advances
+  /// SND.UNA when the ACK is new.
+  std::optional<std::chrono::microseconds> on_ack(std::uint32_t ack, Instant now);
+  /// An ACK with the timestamp option (TSecr = `tsecr`) arrived at `now`
+  /// (RFC 7323 4.1). Returns R = (tsval(now) - tsecr) * ts_tick when the ACK
+  /// advances SND.UNA and the modulo-2^32 difference is >= 0; nullopt for a
+  /// duplicate/old ACK or a TSecr in the future. Also stops the non-timestamp timing
+  /// if the ACK covers it.
+  std::optional<std::chrono::microseconds> on_ack_ts(std::uint32_t ack, std::uint32_t tsecr,
+                                                     Instant now);
+
+  /// The TSval to put in a segment sent at `now`: floor(now / ts_tick) + ts_offset,
+  /// modulo 2^32 (RFC 7323 5.4).
+  std::uint32_t tsval(Instant now) const;
+  /// True while a segment is being timed (no-timestamp mode).
+  bool timing() const;
+  /// The end (seq+len) of the timed segment; meaningful only when timing().
+  std::uint32_t timed_end() const;
+  /// SND.UNA as seen by the sampler (the highest cumulative ACK), once initialised.
+  std::uint32_t snd_una() const;
+  /// SND.NXT high-water mark: the highest sequence end sent so far.
+  std::uint32_t snd_max() const;
+
+ private:
+  std::chrono::microseconds ts_tick_;
+  std::uint32_t ts_offset_;
+  bool started_ = false;
+  bool timing_ = false;
+  std::uint32_t snd_una_ = 0;
+  std::uint32_t snd_max_ = 0;
+  std::uint32_t timed_seq_ = 0;
+  std::uint32_t timed_end_ = 0;
+  Instant timed_at_{};
+};
+
+}  // namespace rto

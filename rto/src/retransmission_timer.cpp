@@ -1,0 +1,60 @@
+// rto::RetransmissionTimer: RFC 6298 section 5 (5.1-5.6) on absolute deadlines.
+
+#include "rto/retransmission_timer.hpp"
+
+namespace rto {
+
+using std::chrono::microseconds;
+
+void RetransmissionTimer::start(Instant now, microseconds rto) {
+  running_ = true;
+  // Saturate instead of overflowing for a `now` near the end of the clock.
+  deadline_ = now > Instant::max() - rto ? Instant::max() : now + rto;
+}
+
+void RetransmissionTimer::on_data_sent(Instant now, microseconds rto) {
+  // 5.1: "Every time a packet containing data is sent (including a
+  // retransmission), if the timer is not running, start it running so that it
+  // will expire after RTO seconds". A running timer is not moved.
+  if (!running_) start(now, rto);
+}
+
+void RetransmissionTimer::on_all_acked() {
+  // 5.2: "When all outstanding data has been acknowledged, turn off the
+  // retransmission timer."
+  stop();
+}
+
+void RetransmissionTimer::on_new_data_acked(Instant now, microseconds rto) {
+  // 5.3: "When an ACK is received that acknowledges new data, restart the
+  // retransmission timer so that it will expire after RTO seconds".
+  start(now, rto);
+}
+
+bool RetransmissionTimer::expired(Instant now) const { return running_ && now >= deadline_; }
+
+void RetransmissionTimer::on_expiry(Instant now, Estimator& estimator) {
+  // 5.4: the caller retransmits the earliest segment not yet acknowledged.
+  // 5.5: RTO <- RTO * 2, capped (Estimator::on_timeout counts the backoff).
+  estimator.on_timeout();
+  // 5.6: "Start the retransmission timer, such that it expires after RTO seconds
+  // (for the value of RTO after the doubling operation outlined in 5.5)." (B09)
+  start(now, estimator.rto());
+}
+
+void RetransmissionTimer::on_syn_expiry(Instant now, Estimator& estimator) {
+  // 5.4-5.6 for the SYN; the estimator may apply Linux's linear SYN timeouts.
+  estimator.on_syn_timeout();
+  start(now, estimator.rto());
+}
+
+void RetransmissionTimer::stop() {
+  running_ = false;
+  deadline_ = Instant::max();
+}
+
+Instant RetransmissionTimer::deadline() const { return deadline_; }
+
+bool RetransmissionTimer::running() const { return running_; }
+
+}  // namespace rto

@@ -1,0 +1,87 @@
+// rto::RttSampler: RFC 6298 section 3 (Karn's algorithm, one timed segment per
+// RTT) and RFC 7323 section 4 (RTTM from TSecr), modulo 2^32 via rto/seq.hpp.
+
+#include "rto/rtt_sampler.hpp"
+
+#include "rto/seq.hpp"
+
+namespace rto {
+
+using std::chrono::microseconds;
+
+RttSampler::RttSampler(microseconds ts_tick, std::uint32_t ts_offset)
+    : ts_tick_(ts_tick > microseconds::zero() ? ts_tick : microseconds{1'000}),
+      ts_offset_(ts_offset) {}
+
+void RttSampler::on_send(std::uint32_t seq, std::uint32_t len, Instant now) {
+  if (len == 0) return;  // a pure ACK occupies no sequence space and is never timed
+  const std::uint32_t end = seq + len;
+  if (!started_) {
+    started_ = true;
+    snd_una_ = seq;
+    snd_max_ = seq;
+  }
+  const bool retransmission = seq_lt(seq, snd_max_);
+  if (retransmission) {
+    // 3 (Karn): "RTT samples MUST NOT be made using segments that were
+    // retransmitted". Resending any byte of the timed segment voids its timing.
+    if (timing_ && seq_lt(seq, timed_end_) && seq_gt(end, timed_seq_)) timing_ = false;
+  } else if (!timing_) {
+    // Section 3 / RFC 6298 intro: time one segment per RTT; start on new data.
+    timing_ = true;
+    timed_seq_ = seq;
+    timed_end_ = end;
+    timed_at_ = now;
+  }
+  if (seq_gt(end, snd_max_)) snd_max_ = end;
+}
+
+void RttSampler::on_timeout() {
+  // 5.4 retransmits the earliest unacknowledged segment; whatever is timed may be
+  // resent, so (3, Karn) no sample may come from it.
+  timing_ = false;
+}
+
+std::optional<microseconds> RttSampler::on_ack(std::uint32_t ack, Instant now) {
+  if (!started_) return std::nullopt;
+  // Only an ACK of new data counts: duplicates never give samples (B10 b), and an
+  // ACK of data never sent is ignored.
+  if (!seq_gt(ack, snd_una_) || seq_gt(ack, snd_max_)) return std::nullopt;
+  snd_una_ = ack;
+  if (!timing_ || seq_lt(ack, timed_end_)) return std::nullopt;
+  timing_ = false;
+  const microseconds elapsed = now - timed_at_;
+  // B05 (c): a clock stepped back gives a negative elapsed time: discard it.
+  if (elapsed < microseconds::zero()) return std::nullopt;
+  return elapsed;
+}
+
+std::optional<microseconds> RttSampler::on_ack_ts(std::uint32_t ack, std::uint32_t tsecr,
+                                                  Instant now) {
+  if (!started_) return std::nullopt;
+  // RFC 7323 4.1 (RTTM): a sample from every ACK that advances the left edge of
+  // the send window (SND.UNA); never from a duplicate ACK, whose TSecr may echo an
+  // old segment.
+  if (!seq_gt(ack, snd_una_) || seq_gt(ack, snd_max_)) return std::nullopt;
+  snd_una_ = ack;
+  if (timing_ && seq_ge(ack, timed_end_)) timing_ = false;
+  // RFC 7323 5.2: timestamps compare modulo 2^32. A negative difference is a TSecr
+  // "in the future" (B05 a), discarded; across the wrap the difference is
+  // correct (B05 b: 5 - 4294967290 = 11 ticks).
+  const std::int32_t ticks = ts_diff(tsval(now), tsecr);
+  if (ticks < 0) return std::nullopt;
+  return ticks * ts_tick_;
+}
+
+std::uint32_t RttSampler::tsval(Instant now) const {
+  // RFC 7323 5.4: a clock proportional to real time; modulo 2^32 by truncation.
+  const auto ticks = now.time_since_epoch() / ts_tick_;
+  return static_cast<std::uint32_t>(static_cast<std::uint64_t>(ticks)) + ts_offset_;
+}
+
+bool RttSampler::timing() const { return timing_; }
+std::uint32_t RttSampler::timed_end() const { return timed_end_; }
+std::uint32_t RttSampler::snd_una() const { return snd_una_; }
+std::uint32_t RttSampler::snd_max() const { return snd_max_; }
+
+}  // namespace rto

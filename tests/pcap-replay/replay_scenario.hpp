@@ -1,0 +1,176 @@
+#pragma once
+// Test helpers for the analysis tests: write small hand-made captures
+// (classic pcap, LINKTYPE_RAW, IPv4) of one TCP connection, packet by
+// packet with exact times, analyse them, locate ../shared and run tshark.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include <wire/ip.hpp>
+#include <wire/tcp.hpp>
+
+#include "analyzer.hpp"
+
+namespace replaytest {
+
+using Bytes = std::vector<std::uint8_t>;
+
+/// ../shared relative to the repository root (tests run from the root), or $RTO_SHARED_DIR.
+inline std::filesystem::path shared_dir() {
+  if (const char* env = std::getenv("RTO_SHARED_DIR")) return env;
+  return std::filesystem::current_path() / ".." / "shared";
+}
+/// ../shared/traces/linux/NAME.pcap
+inline std::string linux_trace(const std::string& name) {
+  return (shared_dir() / "traces" / "linux" / (name + ".pcap")).string();
+}
+
+/// One packet of a scenario. Sequence numbers are relative to the sender's ISN.
+struct Pkt {
+  std::int64_t t_us = 0;  ///< time since the scenario start, microseconds
+  bool from_client = true;
+  std::uint32_t rel_seq = 0;
+  std::uint32_t rel_ack = 0;
+  std::uint8_t flags = wire::kAck;
+  std::uint32_t len = 0;
+  std::optional<std::uint32_t> tsval, tsecr;
+  std::vector<wire::SackBlock> sack;  ///< relative to the client's ISN
+};
+
+/// A one-connection capture, client 198.18.0.1:40000 -> server 198.18.0.2:5001.
+struct Scenario {
+  std::uint32_t client_isn = 1000;
+  std::uint32_t server_isn = 700000;
+  std::int64_t epoch_s = 1'700'000'000;
+  std::vector<Pkt> pkts;
+
+  /// SYN at t, SYN-ACK at t + rtt, ACK right after: one clean handshake sample of `rtt`.
+  void handshake(std::int64_t t_us, std::int64_t rtt_us) {
+    pkts.push_back({t_us, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+    pkts.push_back({t_us + rtt_us, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+    pkts.push_back({t_us + rtt_us + 10, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  }
+  /// Client data [rel_seq, rel_seq + len) at t.
+  void data(std::int64_t t_us, std::uint32_t rel_seq, std::uint32_t len = 1000) {
+    pkts.push_back({t_us, true, rel_seq, 1, wire::kAck | wire::kPsh, len, {}, {}, {}});
+  }
+  /// Server ACK of client bytes up to rel_ack at t.
+  void ack(std::int64_t t_us, std::uint32_t rel_ack, std::vector<wire::SackBlock> sack = {}) {
+    pkts.push_back({t_us, false, 1, rel_ack, wire::kAck, 0, {}, {}, std::move(sack)});
+  }
+
+  Bytes packet(const Pkt& p) const {
+    wire::TcpHeader t;
+    t.src_port = p.from_client ? 40000 : 5001;
+    t.dst_port = p.from_client ? 5001 : 40000;
+    const std::uint32_t own = p.from_client ? client_isn : server_isn;
+    const std::uint32_t other = p.from_client ? server_isn : client_isn;
+    t.seq = own + p.rel_seq;
+    t.ack = (p.flags & wire::kAck) ? other + p.rel_ack : 0;
+    t.flags = p.flags;
+    t.window = 65535;
+    t.options.tsval = p.tsval;
+    if (p.tsval) t.options.tsecr = p.tsecr.value_or(0);
+    for (const auto& b : p.sack) {
+      t.options.sack[t.options.sack_count++] = wire::SackBlock{client_isn + b.left, client_isn + b.right};
+    }
+    wire::Ipv4Header ip;
+    ip.src = {198, 18, 0, static_cast<std::uint8_t>(p.from_client ? 1 : 2)};
+    ip.dst = {198, 18, 0, static_cast<std::uint8_t>(p.from_client ? 2 : 1)};
+    const std::size_t tl = wire::tcp_options_len(t.options) + 20;
+    Bytes b(20 + tl + p.len, 0);
+    auto iph = wire::encode_ipv4(ip, tl + p.len, b);
+    REQUIRE(wire::ok(iph));
+    auto th = wire::encode_tcp(t, std::span(b).subspan(20));
+    REQUIRE(wire::ok(th));
+    wire::fill_tcp_checksum_v4(ip.src, ip.dst, std::span(b).subspan(20));
+    return b;
+  }
+
+  /// Classic little-endian pcap, microsecond timestamps, LINKTYPE_RAW (101).
+  Bytes pcap() const {
+    Bytes f;
+    auto put32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) f.push_back((v >> (8 * i)) & 0xFF); };
+    auto put16 = [&](std::uint16_t v) { f.push_back(v & 0xFF); f.push_back(v >> 8); };
+    put32(0xA1B2C3D4);
+    put16(2);
+    put16(4);
+    put32(0);
+    put32(0);
+    put32(262144);
+    put32(101);
+    for (const Pkt& p : pkts) {
+      const Bytes b = packet(p);
+      put32(static_cast<std::uint32_t>(epoch_s + p.t_us / 1'000'000));
+      put32(static_cast<std::uint32_t>(p.t_us % 1'000'000));
+      put32(static_cast<std::uint32_t>(b.size()));
+      put32(static_cast<std::uint32_t>(b.size()));
+      f.insert(f.end(), b.begin(), b.end());
+    }
+    return f;
+  }
+
+  /// Writes the capture to a fresh temp file; returns its path.
+  std::string write(const std::string& name) const {
+    static int counter = 0;
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("rto-replay-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + "-" + name +
+                       ".pcap");
+    const Bytes b = pcap();
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    return path.string();
+  }
+};
+
+/// Analyses files with a profile's defaults; fails the test on open errors.
+inline replay::Report analyze(const std::vector<std::string>& files, replay::Profile p, bool timeline = false) {
+  std::vector<std::string> errors;
+  replay::Report r = replay::analyze_files(files, replay::Options::for_profile(p), timeline, errors);
+  for (const auto& e : errors) FAIL_CHECK("cannot read: " << e);
+  return r;
+}
+inline replay::Report analyze(const std::string& file, replay::Profile p, bool timeline = false) {
+  return analyze(std::vector<std::string>{file}, p, timeline);
+}
+
+/// The client -> server sender of the first flow.
+inline const replay::SenderReport& client(const replay::Report& r) {
+  REQUIRE(!r.flows.empty());
+  return r.flows.front().senders[0];
+}
+
+/// Findings of rule `id` in a sender.
+inline std::vector<replay::Finding> findings(const replay::SenderReport& s, const std::string& id) {
+  std::vector<replay::Finding> out;
+  for (const auto& f : s.findings)
+    if (f.rule == id) out.push_back(f);
+  return out;
+}
+
+/// Runs a command and returns its standard output ("" if it cannot run).
+inline std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[65536];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+/// True when tshark can be run.
+inline bool have_tshark() { return run("tshark -v 2>/dev/null | head -c 7") == "TShark "; }
+
+}  // namespace replaytest

@@ -1,0 +1,159 @@
+// The three outputs of a report: the text report, the JSON document
+// (SCHEMA.md) and the timeline CSV, on the blackhole-backoff capture and a
+// hand-made one; and exit statuses.
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "replay_scenario.hpp"
+#include "report_json.hpp"
+#include "report_text.hpp"
+#include "timeline_csv.hpp"
+
+using namespace replaytest;
+using replay::Profile;
+
+TEST_CASE("output: JSON has flows[].timeouts[] and flows[].findings[] with the documented fields") {
+  auto r = analyze(linux_trace("blackhole-backoff"), Profile::rfc6298);
+  const nlohmann::json j = replay::to_json(r);
+  CHECK(j["profile"] == "rfc6298");
+  CHECK(j["tolerance"]["granularity_ms"] == 1.0);
+  CHECK(j["tolerance"]["slack_percent"] == 10);
+  // Both directions sent data-bearing segments (the receiver: SYN-ACK and FIN).
+  REQUIRE(j["flows"].size() == 2);
+  const auto& f = j["flows"][0];
+  CHECK(f["direction"] == "client->server");
+  CHECK(f["src"] == "198.18.0.1:39008");
+  REQUIRE(f["timeouts"].size() == 8);
+  const auto& t0 = f["timeouts"][0];
+  CHECK(t0["frame"] == 7399);
+  CHECK(t0["backoff"] == 1);
+  CHECK(t0["predicted_rto_ms"] == 1000.0);
+  CHECK(t0["verdict"] == "early");
+  CHECK(t0["time"].get<double>() > 1.7e9);                                  // seconds since the epoch
+  CHECK(std::abs(t0["rel_time"].get<double>() - 2.238) < 0.001);           // since the first frame
+  CHECK(t0.contains("observed_rto_ms"));
+  bool has24 = false;
+  for (const auto& x : f["findings"]) {
+    CHECK(x.contains("rule"));
+    CHECK(x.contains("level"));
+    CHECK(x.contains("frame"));
+    CHECK(x.contains("message"));
+    if (x["rule"] == "2.4") {
+      has24 = true;
+      CHECK(x["level"] == "SHOULD");
+      CHECK(x["frame"] == 7399);
+    }
+  }
+  CHECK(has24);
+  CHECK(j["summary"]["must"] == 0);
+}
+
+TEST_CASE("output: timeline CSV columns, times and one row per event") {
+  Scenario s;
+  s.handshake(0, 100'000);
+  s.data(200'000, 1);
+  s.ack(300'000, 1001);
+  auto r = analyze(s.write("csv"), Profile::rfc6298, true);
+  std::ostringstream os;
+  replay::write_timeline_csv(os, r);
+  std::istringstream in(os.str());
+  std::string header, line;
+  std::getline(in, header);
+  CHECK(header == "flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,srtt_us,rttvar_us,rto_us,backoff");
+  std::vector<std::string> rows;
+  while (std::getline(in, line)) rows.push_back(line);
+  // Client: SYN (send), SYN-ACK (ack, sample 100 ms), data (send), ACK (sample).
+  // Server: SYN-ACK (send), client ACK of it (ack, sample 10 us).
+  REQUIRE(rows.size() == 6);
+  CHECK(rows[0] == "1,c2s,1,1700000000.000000000,0.000000000,send,0,,,,,1000000,0");
+  // After the first sample R = 100 ms: SRTT 100000, RTTVAR 50000, RTO max(1 s, 300 ms) (2.2, 2.4).
+  CHECK(rows[1] == "1,c2s,2,1700000000.100000000,0.100000000,ack,1,100000,karn,100000,50000,1000000,0");
+}
+
+TEST_CASE("output: text report names the flow, timeouts, findings by rule and ends with the summary") {
+  auto r = analyze(linux_trace("syn-loss"), Profile::rfc6298);
+  std::ostringstream os;
+  replay::write_text_report(os, r);
+  const std::string t = os.str();
+  CHECK(t.find("198.18.0.1:37650 <-> 198.18.0.2:5001") != std::string::npos);
+  CHECK(t.find("[MUST 5.5]") != std::string::npos);
+  CHECK(t.find("[MUST 5.7]") != std::string::npos);
+  CHECK(t.find("tolerance 1.000 ms + 10%") != std::string::npos);
+  CHECK(t.find("summary: 1 flow(s), 6 retransmission(s), 6 timeout(s); findings: 5 MUST") != std::string::npos);
+  CHECK(r.exit_status(false) == 1);
+}
+
+TEST_CASE("output: an unreadable file is named with libpcap's reason, the others are still analysed") {
+  std::vector<std::string> errors;
+  auto r = replay::analyze_files({"/nonexistent/x.pcap", linux_trace("syn-loss")},
+                                 replay::Options::for_profile(Profile::linux_kernel), false, errors);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("/nonexistent/x.pcap") != std::string::npos);
+  CHECK(r.flows.size() == 1);
+  CHECK(r.flows[0].file_index == 1);
+}
+
+TEST_CASE("flows: one connection per 4-tuple, split on a new SYN after FIN (port reuse)") {
+  Scenario s;
+  s.handshake(0, 10'000);
+  s.data(20'000, 1);
+  s.ack(30'000, 1001);
+  s.pkts.push_back({40'000, true, 1001, 1, wire::kFin | wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({50'000, false, 1, 1002, wire::kFin | wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({60'000, true, 1002, 2, wire::kAck, 0, {}, {}, {}});
+  // Same ports again, a new ISN: a second connection.
+  Scenario again;
+  again.client_isn = 9'000'000;
+  again.handshake(1'000'000, 10'000);
+  for (const auto& p : again.pkts) {
+    Pkt q = p;
+    q.rel_seq += p.from_client ? (9'000'000 - s.client_isn) : 0;
+    s.pkts.push_back(q);
+  }
+  auto r = analyze(s.write("reuse"), Profile::rfc6298);
+  REQUIRE(r.flows.size() == 2);
+  CHECK(r.flows[0].saw_fin);
+  CHECK(r.flows[0].packets == 8);
+  CHECK(r.flows[1].first_frame == 9);
+  CHECK(r.flows[1].packets == 3);
+}
+
+TEST_CASE("flows: a segment captured twice is ignored, a real retransmission is not") {
+  Scenario s;
+  s.handshake(0, 10'000);
+  s.data(20'000, 1);
+  s.data(20'000 + 400, 1);   // identical copy 0.4 ms later: the capture saw it twice
+  s.ack(30'000, 1001);
+  s.data(40'000, 1001);
+  s.data(1'040'000, 1001);   // 1 s later: an RTO retransmission
+  auto r = analyze(s.write("dup"), Profile::rfc6298);
+  REQUIRE(r.flows.size() == 1);
+  CHECK(r.flows[0].capture_duplicates == 1);
+  CHECK(client(r).retransmissions() == 1);
+  CHECK(client(r).timeouts.size() == 1);
+}
+
+TEST_CASE("analysis of every public capture completes: bad frames reported, the rest analysed") {
+  namespace fs = std::filesystem;
+  std::size_t files = 0, flows = 0, unreadable = 0;
+  for (const auto& e : fs::directory_iterator(shared_dir() / "traces" / "public")) {
+    const auto ext = e.path().extension();
+    if (ext != ".pcap" && ext != ".pcapng") continue;
+    CAPTURE(e.path().string());
+    std::vector<std::string> errors;
+    for (auto p : {Profile::rfc6298, Profile::linux_kernel}) {
+      auto r = replay::analyze_files({e.path().string()}, replay::Options::for_profile(p), false, errors);
+      if (p == Profile::rfc6298) flows += r.flows.size();
+      for (const auto& d : r.diagnostics) CHECK(d.file == e.path().string());
+    }
+    for (const auto& err : errors) CHECK(err.find(e.path().string()) == 0);  // names the file
+    unreadable += errors.empty() ? 0 : 1;
+    ++files;
+  }
+  CHECK(files >= 40);
+  CHECK(flows > 100);
+  CHECK(unreadable == 2);  // pcap-invalid-version-1 and shb-option-too-long: libpcap refuses them
+}

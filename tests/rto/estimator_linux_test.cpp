@@ -1,0 +1,286 @@
+// rto::Estimator, Linux profile (Config::linux_default()): hand-computed steps of
+// the kernel's tcp_rtt_estimator()/__tcp_set_rto() arithmetic (integer us,
+// srtt held as 8*SRTT, mdev as 4*mean deviation), checked against values the
+// kernel itself reported in ../shared/traces/linux (syn-loss.truth.csv).
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "rto/estimator.hpp"
+
+using rto::Config;
+using rto::Estimator;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+TEST_CASE("Linux 2.1: initial RTO 1 s, no sample yet") {
+  Estimator e(Config::linux_default());
+  CHECK(e.rto() == seconds{1});
+  CHECK_FALSE(e.srtt().has_value());
+  CHECK_FALSE(e.linux_rttvar().has_value());
+}
+
+TEST_CASE("Linux first sample 40 ms: srtt 40, rttvar 20, rto 240 (kernel truth, syn-loss.truth.csv)") {
+  Estimator e(Config::linux_default());
+  e.on_rtt_sample(milliseconds{40});
+  // srtt = 40; mdev = 2R = 80 (tcpi_rttvar = mdev/4 = 20);
+  // rttvar_us = max(80, rto_min 200) = 200; RTO = 40 + 200 = 240 ms (a multiple of 4 ms).
+  CHECK(e.srtt() == milliseconds{40});
+  CHECK(e.rttvar() == milliseconds{20});
+  CHECK(e.linux_rttvar() == milliseconds{200});
+  CHECK(e.rto() == milliseconds{240});
+  CHECK(e.backoff() == 0u);
+}
+
+TEST_CASE("Linux first sample 150 ms: mdev 2R = 300 ms exceeds rto_min, RTO = 3R = 450 -> 452 ms (4 ms jiffies)") {
+  Estimator e(Config::linux_default());
+  e.on_rtt_sample(milliseconds{150});
+  CHECK(e.linux_rttvar() == milliseconds{300});
+  CHECK(e.rttvar() == milliseconds{75});
+  CHECK(e.rto() == milliseconds{452});  // 450 rounded up to a 4 ms jiffy
+}
+
+TEST_CASE("Linux rising then falling RTT (every sample ends an RTT window), incl. the 1/32 gain below SRTT") {
+  Estimator e(Config::linux_default());
+  e.on_rtt_sample(milliseconds{40});  // srtt8 320 ms, mdev 80, rttvar 200, RTO 240
+  // 80 ms: err = 80 - 40 = 40; srtt8 = 360 -> srtt 45; mdev += 40 - 80/4 = 20 -> 100.
+  // mdev 100 < mdev_max 200: rttvar stays 200. RTO = 45 + 200 = 245 -> up to 4 ms: 248.
+  e.on_rtt_sample(milliseconds{80});
+  CHECK(e.srtt() == milliseconds{45});
+  CHECK(e.rttvar() == milliseconds{25});
+  CHECK(e.linux_rttvar() == milliseconds{200});
+  CHECK(e.rto() == milliseconds{248});
+  // 200 ms: err = 200 - 45 = 155; srtt8 = 515 -> srtt 64.375; mdev += 155 - 25 = 130 -> 230.
+  // mdev 230 > mdev_max 200: mdev_max = rttvar = 230 (rises at once).
+  // RTO = 64.375 + 230 = 294.375 -> 296 ms.
+  e.on_rtt_sample(milliseconds{200});
+  CHECK(e.srtt() == microseconds{64'375});
+  CHECK(e.rttvar() == microseconds{57'500});
+  CHECK(e.linux_rttvar() == milliseconds{230});
+  CHECK(e.rto() == milliseconds{296});
+  // 40 ms (falling): err = 40000 - 64375 = -24375 us; srtt8 = 515000 - 24375 = 490625
+  // -> srtt 61328 us. Below SRTT: 24375 - 230000/4 = -33125 (not > 0, no /8):
+  // mdev = 196875. Window end: rttvar 230000 > mdev_max 200000, so rttvar -= 30000/4:
+  // 222500. RTO = 61328 + 222500 = 283828 -> 284 ms.
+  e.on_rtt_sample(milliseconds{40});
+  CHECK(e.srtt() == microseconds{61'328});
+  CHECK(e.rttvar() == microseconds{49'218});  // 196875 / 4, truncated
+  CHECK(e.linux_rttvar() == microseconds{222'500});
+  CHECK(e.rto() == milliseconds{284});
+  // 5 ms (far below): err = 5000 - 61328 = -56328; srtt8 = 490625 - 56328 = 434297
+  // -> srtt 54287. |err| - mdev/4 = 56328 - 49218 = 7110 > 0, so gain 1/32: 7110/8 = 888.
+  // mdev = 196875 + 888 = 197763. Window end: rttvar -= (222500 - 200000)/4 = 5625 -> 216875.
+  // RTO = 54287 + 216875 = 271162 -> 272 ms.
+  e.on_rtt_sample(milliseconds{5});
+  CHECK(e.srtt() == microseconds{54'287});
+  CHECK(e.rttvar() == microseconds{49'440});  // 197763 / 4
+  CHECK(e.linux_rttvar() == microseconds{216'875});
+  CHECK(e.rto() == milliseconds{272});
+}
+
+TEST_CASE("Linux end of an RTT window: rttvar decays only when SND.UNA passes the recorded SND.NXT") {
+  Estimator e(Config::linux_default());
+  e.on_rtt_sample(milliseconds{100}, 0, 1000);  // srtt 100, mdev 200, rttvar 200; window ends at 1000
+  // 300 ms (una 500: same window): err 200; srtt8 = 800 + 200 = 1000 -> 125;
+  // mdev += 200 - 50 = 150 -> 350 > mdev_max: rttvar = 350. RTO = 125 + 350 = 475 -> 476.
+  e.on_rtt_sample(milliseconds{300}, 500, 2000);
+  CHECK(e.srtt() == milliseconds{125});
+  CHECK(e.linux_rttvar() == milliseconds{350});
+  CHECK(e.rto() == milliseconds{476});
+  // 100 ms (una 900, still the window of 1000): err -25; srtt8 975 -> 121.875;
+  // 25 - 350/4 = -62.5 -> mdev 287.5. No window end: rttvar stays 350.
+  // RTO = 121.875 + 350 = 471.875 -> 472.
+  e.on_rtt_sample(milliseconds{100}, 900, 2000);
+  CHECK(e.srtt() == microseconds{121'875});
+  CHECK(e.linux_rttvar() == milliseconds{350});
+  CHECK(e.rto() == milliseconds{472});
+  // 100 ms (una 1500 passes 1000: window end; next window ends at 3000):
+  // err = 100000 - 121875 = -21875; srtt8 = 975000 - 21875 = 953125 -> 119140;
+  // 21875 - 71875 = -50000 -> mdev 237500. mdev_max (350000) == rttvar: no decay;
+  // mdev_max restarts at 200000. RTO = 119140 + 350000 = 469140 -> 472 ms.
+  e.on_rtt_sample(milliseconds{100}, 1500, 3000);
+  CHECK(e.srtt() == microseconds{119'140});
+  CHECK(e.linux_rttvar() == milliseconds{350});
+  CHECK(e.rto() == milliseconds{472});
+  // 100 ms (una 3500 passes 3000: window end): err = 100000 - 119140 = -19140;
+  // srtt8 = 953125 - 19140 = 933985 -> 116748; 19140 - 59375 < 0 -> mdev 197265.
+  // Decay: rttvar -= (350000 - 200000)/4 = 37500 -> 312500. RTO = 116748 + 312500
+  // = 429248 -> 432 ms.
+  e.on_rtt_sample(milliseconds{100}, 3500, 4000);
+  CHECK(e.srtt() == microseconds{116'748});
+  CHECK(e.rttvar() == microseconds{49'316});  // 197265 / 4
+  CHECK(e.linux_rttvar() == microseconds{312'500});
+  CHECK(e.rto() == milliseconds{432});
+}
+
+TEST_CASE("Linux RTT windows compare SND.UNA modulo 2^32") {
+  Estimator e(Config::linux_default());
+  e.on_rtt_sample(milliseconds{100}, 0xFFFFFF00u, 0xFFFFFFF0u);
+  e.on_rtt_sample(milliseconds{300}, 0xFFFFFF80u, 0x00000100u);  // not past 0xFFFFFFF0
+  CHECK(e.linux_rttvar() == milliseconds{350});
+  e.on_rtt_sample(milliseconds{100}, 0x00000010u, 0x00000200u);  // past it across the wrap
+  e.on_rtt_sample(milliseconds{100}, 0x00000210u, 0x00000300u);  // past 0x200: decays
+  CHECK(e.linux_rttvar() < milliseconds{350});
+}
+
+TEST_CASE("Linux 200 ms floor through RTTVAR: constant 10 ms samples keep RTO at 212 ms, no 1 s floor") {
+  Estimator e(Config::linux_default());
+  e.on_rtt_sample(milliseconds{10});
+  // srtt 10, mdev 20, rttvar max(20, 200) = 200; RTO 210 -> 212 ms (4 ms jiffies).
+  CHECK(e.rto() == milliseconds{212});
+  for (int i = 0; i < 50; ++i) e.on_rtt_sample(milliseconds{10});
+  // mdev decays toward 0, but rttvar never drops below mdev_max = rto_min = 200.
+  CHECK(e.srtt() == milliseconds{10});
+  CHECK(e.linux_rttvar() == milliseconds{200});
+  CHECK(*e.rttvar() < milliseconds{1});
+  CHECK(e.rto() == milliseconds{212});
+}
+
+TEST_CASE("Linux 120 s cap: a 50 s sample gives 50 + 100 s -> 120 s; backoff caps at 120 s (B13)") {
+  Estimator e(Config::linux_default());
+  e.on_rtt_sample(seconds{50});
+  CHECK(e.rto() == seconds{120});
+  Estimator b(Config::linux_default());
+  const long long expect_s[] = {2, 4, 8, 16, 32, 64, 120, 120, 120};
+  for (long long s : expect_s) {
+    b.on_timeout();
+    CHECK(b.rto() == seconds{s});
+  }
+}
+
+TEST_CASE("Linux tcp_syn_linear_timeouts: the first 4 SYN expiries keep 1 s, then it doubles (syn-loss truth)") {
+  Estimator e(Config::linux_default());
+  // syn-loss.truth.csv: rto after each SYN expiry 1000,1000,1000,1000,2000,4000; backoff 0,0,0,0,1,2.
+  const long long rto_ms[] = {1000, 1000, 1000, 1000, 2000, 4000};
+  const unsigned backoff[] = {0, 0, 0, 0, 1, 2};
+  for (int i = 0; i < 6; ++i) {
+    e.on_syn_timeout();
+    CHECK(e.rto() == milliseconds{rto_ms[i]});
+    CHECK(e.backoff() == backoff[i]);
+  }
+  // The SYN-ACK's timestamp echo gives a valid 40 ms sample: srtt 40, rttvar 20, rto 240.
+  e.on_rtt_sample(milliseconds{40});
+  e.on_handshake_complete(true);  // a sample was taken: no 3 s fallback in Linux
+  CHECK(e.srtt() == milliseconds{40});
+  CHECK(e.rttvar() == milliseconds{20});
+  CHECK(e.rto() == milliseconds{240});
+  CHECK(e.backoff() == 0u);
+}
+
+TEST_CASE("Linux 5.7: the 3 s fallback applies only when the handshake gave no RTT sample") {
+  Estimator e(Config::linux_default());
+  e.on_syn_timeout();
+  e.on_handshake_complete(true);
+  CHECK(e.rto() == seconds{3});
+  CHECK(e.backoff() == 0u);
+  e.on_rtt_sample(milliseconds{40});  // first sample proper: 240 ms
+  CHECK(e.rto() == milliseconds{240});
+}
+
+TEST_CASE("Linux: a sample collapses the backoff (tcp_ack_update_rtt); negative samples are refused") {
+  Estimator e(Config::linux_default());
+  e.on_rtt_sample(milliseconds{40});
+  e.on_timeout();
+  e.on_timeout();
+  CHECK(e.rto() == milliseconds{960});
+  CHECK(e.backoff() == 2u);
+  CHECK_FALSE(e.on_rtt_sample(microseconds{-1}));
+  CHECK(e.backoff() == 2u);
+  e.on_rtt_sample(milliseconds{40});
+  // err 0: srtt 40, mdev = 80 - 20 = 60; window end: rttvar 200 (== mdev_max): RTO 240.
+  CHECK(e.backoff() == 0u);
+  CHECK(e.rto() == milliseconds{240});
+  CHECK(e.rttvar() == milliseconds{15});
+}
+
+// ---- against the kernel's own numbers ---------------------------------------
+
+namespace {
+
+// ../shared relative to the repo root (tests run from the repo root), or
+// $RTO_SHARED_DIR.
+std::string shared_dir() {
+  const char* env = std::getenv("RTO_SHARED_DIR");
+  return env != nullptr ? std::string(env) : std::string("../shared");
+}
+
+struct TruthRow {
+  std::string state;
+  long long rto_us, srtt_us, rttvar_us;
+  unsigned backoff, total_rto;
+};
+
+long long ms_to_us(const std::string& field) { return std::llround(std::stod(field) * 1000.0); }
+
+std::vector<TruthRow> read_truth(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "cannot open ", path);
+  std::string line;
+  std::getline(in, line);
+  std::map<std::string, std::size_t> col;
+  {
+    std::stringstream ss(line);
+    std::string name;
+    for (std::size_t i = 0; std::getline(ss, name, ','); ++i) col[name] = i;
+  }
+  for (const char* need : {"state", "rto_ms", "srtt_ms", "rttvar_ms", "backoff", "total_rto"})
+    REQUIRE_MESSAGE(col.count(need) == 1, path, ": no column ", need);
+  std::vector<TruthRow> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) f.push_back(cell);
+    if (f.size() <= col["total_rto"]) continue;
+    rows.push_back({f[col["state"]], ms_to_us(f[col["rto_ms"]]), ms_to_us(f[col["srtt_ms"]]),
+                    ms_to_us(f[col["rttvar_ms"]]),
+                    static_cast<unsigned>(std::stoul(f[col["backoff"]])),
+                    static_cast<unsigned>(std::stoul(f[col["total_rto"]]))});
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("Linux profile vs kernel truth (syn-loss.truth.csv): SYN backoff, first sample, second sample") {
+  const auto rows = read_truth(shared_dir() + "/traces/linux/syn-loss.truth.csv");
+  Estimator e(Config::linux_default());
+  unsigned expiries = 0;
+  std::size_t i = 0;
+  int syn_rows = 0;
+  for (; i < rows.size() && rows[i].state == "SYN_SENT"; ++i, ++syn_rows) {
+    while (expiries < rows[i].total_rto) {
+      e.on_syn_timeout();
+      ++expiries;
+    }
+    CHECK(e.rto().count() == rows[i].rto_us);
+    CHECK(e.backoff() == rows[i].backoff);
+  }
+  CHECK(expiries == 6u);
+  CHECK(syn_rows > 500);
+  REQUIRE(i < rows.size());
+  // First ESTABLISHED row: the SYN-ACK's TS echo sample; srtt = R exactly.
+  const TruthRow first = rows[i];
+  e.on_rtt_sample(std::chrono::microseconds{first.srtt_us});
+  e.on_handshake_complete(true);
+  CHECK(e.srtt()->count() == first.srtt_us);      // 40.000
+  CHECK(e.rttvar()->count() == first.rttvar_us);  // 20.000
+  CHECK(e.rto().count() == first.rto_us);         // 240.000
+  // The next row with a different srtt (one sample apart): R = srtt + 8*(srtt' - srtt).
+  while (i < rows.size() && rows[i].srtt_us == first.srtt_us) ++i;
+  REQUIRE(i < rows.size());
+  const TruthRow second = rows[i];
+  const long long r = first.srtt_us + 8 * (second.srtt_us - first.srtt_us);  // 40672 us
+  e.on_rtt_sample(std::chrono::microseconds{r});
+  CHECK(e.srtt()->count() == second.srtt_us);      // 40.084
+  CHECK(e.rttvar()->count() == second.rttvar_us);  // 15.168: mdev 80000 + (672 - 20000) = 60672
+  CHECK(e.rto().count() == second.rto_us);         // 244: 40084 + 200000 rounded up to 4 ms
+}
