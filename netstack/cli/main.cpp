@@ -81,7 +81,7 @@ int cmd_send(netstack::RealPeerOptions& opt, const std::string& blackhole, const
   try {
     r = netstack::run_real_peer(opt, std::cerr);
   } catch (const std::exception& e) {
-    std::cerr << "netstack send: set-up failed: " << e.what() << "\n";
+    std::cerr << "netstack send: error: " << e.what() << "\n";
     return 2;
   }
   print_summary(opt, r);
@@ -117,7 +117,12 @@ int main(int argc, char** argv) {
   send->add_option("--sink", opt.sink_path, "the receiver writes the bytes it got to this file");
   send->add_option("--time-limit", time_limit_s, "give up after this many seconds")->check(CLI::Range(1, 3600));
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help or the error
+    return rc == 0 ? 0 : 2;
+  }
   if (send->parsed()) return cmd_send(opt, blackhole, drop_seq, time_limit_s);
   return 2;
 }

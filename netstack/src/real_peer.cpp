@@ -81,11 +81,10 @@ RealPeerResult run_real_peer(const RealPeerOptions& options, std::ostream& log) 
   SenderConfig cfg;
   cfg.local = topo.local;
   cfg.remote = topo.peer;
-  // TUN MTU 1500 minus the IP header, the 20-byte TCP header and the 12 bytes
-  // of the timestamps option every data segment carries: we announce the MSS
-  // that leaves room for the option, as our SMSS is the smaller of the two
-  // announced values and the core does not subtract option bytes (RFC 6691).
-  cfg.mss = options.ipv6 ? 1428 : 1448;
+  // MSS = TUN MTU 1500 minus the IP and the 20-byte TCP header (RFC 9293
+  // 3.7.1); the core takes the 12 bytes of the timestamps option off each
+  // segment's payload (RFC 6691), so data segments fill the MTU exactly.
+  cfg.mss = options.ipv6 ? 1440 : 1460;
   cfg.rto = options.rto;
   TcpSender sender(cfg);
 

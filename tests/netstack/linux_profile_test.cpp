@@ -44,4 +44,7 @@ TEST_CASE("Linux profile sender: 2.4 floor 200 ms via RTTVAR, 5.5 doubling from 
   for (const auto& rec : s.stats().retransmit_log) times.push_back(ms_of(rec.time));
   CHECK(times == std::vector<double>{2300, 2900, 4100, 6500, 11'300});
   check_capture(pcap, static_cast<long>(s.stats().retransmissions), {}, "linux");
+  // Frames: 1 SYN, 2 SYN-ACK, 3 ACK, 4 D1, 5 its ACK, 6 D2 (lost), 7 the first timeout
+  // at 2.3 s: 300 ms, under the 1 s floor of RFC 6298 2.4.
+  check_capture(pcap, static_cast<long>(s.stats().retransmissions), {{"2.4", 7}}, "rfc6298");
 }

@@ -184,3 +184,18 @@ TEST_CASE("B12 fast retransmit (RFC 6582) on one lost segment: no timeout, the R
   CHECK(s.stats().retransmit_log[0].seq == sender_config().iss + 1 + 5 * 1448);
   CHECK(s.backoff() == 0);
 }
+
+TEST_CASE("SenderConfig is validated: IP versions, MSS, window scale, and the rto::Config (2.5 cap)") {
+  auto mixed = sender_config();
+  mixed.remote = sender_config(true).remote;
+  CHECK_THROWS_AS(netstack::TcpSender{mixed}, std::invalid_argument);
+  auto tiny = sender_config();
+  tiny.mss = 20;
+  CHECK_THROWS_AS(netstack::TcpSender{tiny}, std::invalid_argument);
+  auto ws = sender_config();
+  ws.window_scale = 15;
+  CHECK_THROWS_AS(netstack::TcpSender{ws}, std::invalid_argument);
+  auto cap = sender_config();
+  cap.rto.max_rto = milliseconds{30'000};  // RFC 6298 2.5: a cap must be at least 60 s
+  CHECK_THROWS_AS(netstack::TcpSender{cap}, rto::ConfigError);
+}

@@ -142,7 +142,9 @@ std::optional<long> pcap_replay_retransmissions(const std::filesystem::path& pca
   std::optional<long> count;
   for (const auto& f : doc["flows"]) {
     for (const auto& x : f["findings"]) found.push_back({x["rule"].get<std::string>(), x["frame"].get<long>()});
-    for (const auto& t : f["timeouts"]) CHECK(t["verdict"] == "ok");
+    if (expected.empty()) {
+      for (const auto& t : f["timeouts"]) CHECK(t["verdict"] == "ok");
+    }
     if (f["src"].get<std::string>().find("40000") == std::string::npos) continue;
     long n = 0;
     for (const auto& [kind, v] : f["retransmissions"].items()) n += v.get<long>();

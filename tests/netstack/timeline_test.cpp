@@ -196,3 +196,27 @@ TEST_CASE("B15 5.7 fallback after one lost SYN does not seed RTTVAR") {
     CHECK(p.receiver.read() == pattern(1000));
   }
 }
+
+// 5.1 and 5.3 (shared case B10's rule, on the sender):
+//   t=100   handshake done, RTO 1000.
+//   t=1000  D1 sent: timer starts, deadline 2000 (5.1).
+//   t=1050  D2 sent (lost): the running timer is left alone (5.1), still 2000.
+//   t=1100  ACK of D1 (new data, D2 outstanding): restart with RTO 1000 (5.3): 2100.
+//   t=2100  timeout: D2 resent (5.4) - not at 2000 (no restart) and not at 2050 (timer per segment).
+TEST_CASE("5.1 5.3 the timer starts with the first segment and restarts on the ACK of new data") {
+  auto cfg = rtt100();
+  cfg.forward.drop_numbers = {4};  // 1 SYN, 2 handshake ACK, 3 D1, 4 D2
+  Path p(sender_config(), cfg);
+  p.sender.connect(at_ms(0));
+  p.net.run_until(at_ms(1000));
+  p.sender.write(pattern(500), at_ms(1000));
+  CHECK(p.sender.next_deadline() == at_ms(2000));
+  p.net.run_until(at_ms(1050));
+  p.sender.write(pattern(500, 2), at_ms(1050));
+  CHECK(p.sender.next_deadline() == at_ms(2000));
+  p.net.run_until(at_ms(1100));
+  CHECK(p.sender.next_deadline() == at_ms(2100));
+  p.net.run_until(at_ms(3000));
+  CHECK(timeout_times_ms(p.sender.stats()) == std::vector<double>{2100});
+  CHECK(p.sender.stats().retransmit_log[0].seq == sender_config().iss + 1 + 500);
+}

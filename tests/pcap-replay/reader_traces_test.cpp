@@ -2,7 +2,8 @@
 // and ../shared/traces/linux is read without crashing; the damaged ones give
 // the right clear error (MANIFEST.md); and for a spread of link types and
 // formats the segments decoded agree with tshark, frame by frame (frame
-// number, port, raw sequence and ACK numbers, TCP length, nanosecond time).
+// number, port, raw sequence and ACK numbers, TCP length, nanosecond time,
+// flags, TSval/TSecr).
 #include "reader_capture_builder.hpp"
 
 #include <algorithm>
@@ -75,6 +76,9 @@ struct TsharkRow {
   std::uint32_t ack = 0;
   std::uint32_t len = 0;
   std::int64_t time_ns = 0;
+  std::uint32_t flags = 0;
+  std::string tsval;  ///< "" when the segment has no timestamps option
+  std::string tsecr;
 };
 
 // Runs tshark on `file`: one row per frame that carries a TCP header of its
@@ -83,7 +87,8 @@ std::vector<TsharkRow> tshark_rows(const fs::path& file, bool& ran) {
   const std::string cmd = "tshark -n -r '" + file.string() +
                           "' -Y 'tcp && !icmp && !icmpv6' -T fields -E separator=/t "
                           "-e frame.number -e tcp.srcport -e tcp.seq_raw -e tcp.ack_raw -e tcp.len "
-                          "-e frame.time_epoch 2>/dev/null";
+                          "-e frame.time_epoch -e tcp.flags -e tcp.options.timestamp.tsval "
+                          "-e tcp.options.timestamp.tsecr 2>/dev/null";
   std::vector<TsharkRow> rows;
   FILE* p = ::popen(cmd.c_str(), "r");
   ran = p != nullptr;
@@ -91,7 +96,7 @@ std::vector<TsharkRow> tshark_rows(const fs::path& file, bool& ran) {
   char line[1024];
   while (std::fgets(line, sizeof line, p) != nullptr) {
     std::istringstream in(line);
-    std::string f[6];
+    std::string f[9];
     for (auto& x : f) std::getline(in, x, '\t');
     if (f[5].empty()) continue;
     // Tunnelled frames may list two values ("a,b"): the inner TCP is the last.
@@ -103,7 +108,8 @@ std::vector<TsharkRow> tshark_rows(const fs::path& file, bool& ran) {
     rows.push_back(TsharkRow{std::stoull(f[0]), static_cast<std::uint16_t>(std::stoul(f[1])),
                              static_cast<std::uint32_t>(std::stoul(f[2])),
                              static_cast<std::uint32_t>(f[3].empty() ? 0 : std::stoul(f[3])),
-                             static_cast<std::uint32_t>(std::stoul(f[4])), epoch_ns(f[5])});
+                             static_cast<std::uint32_t>(std::stoul(f[4])), epoch_ns(f[5]),
+                             static_cast<std::uint32_t>(std::stoul(f[6], nullptr, 16)), f[7], f[8]});
   }
   ran = ::pclose(p) != -1 && ran;
   return rows;
@@ -195,11 +201,14 @@ TEST_CASE("traces: segments agree with tshark frame by frame across link types a
       const TsharkRow& t = rows[i];
       const bool same = s.frame == t.frame && s.src.port == t.srcport && s.tcp.seq == t.seq &&
                         (!s.tcp.has(wire::kAck) || s.tcp.ack == t.ack) && s.payload_len == t.len &&
-                        ns(s) == t.time_ns;
+                        ns(s) == t.time_ns && (s.tcp.flags & 0xFFu) == (t.flags & 0xFFu) &&
+                        (s.tcp.options.tsval ? std::to_string(*s.tcp.options.tsval) : "") == t.tsval &&
+                        (s.tcp.options.tsecr ? std::to_string(*s.tcp.options.tsecr) : "") == t.tsecr;
       if (!same && ++mismatches <= 3) {
         FAIL_CHECK("frame " << t.frame << ": ours frame " << s.frame << " port " << s.src.port << " seq " << s.tcp.seq
-                            << " len " << s.payload_len << " t " << ns(s) << "; tshark port " << t.srcport << " seq "
-                            << t.seq << " len " << t.len << " t " << t.time_ns);
+                            << " len " << s.payload_len << " t " << ns(s) << " flags " << int(s.tcp.flags) << " tsval "
+                            << s.tcp.options.tsval.value_or(0) << "; tshark port " << t.srcport << " seq " << t.seq
+                            << " len " << t.len << " t " << t.time_ns << " flags " << t.flags << " tsval " << t.tsval);
       }
     }
     CHECK(mismatches == 0);

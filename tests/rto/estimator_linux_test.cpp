@@ -1,17 +1,9 @@
 // rto::Estimator, Linux profile (Config::linux_default()): hand-computed steps of
 // the kernel's tcp_rtt_estimator()/__tcp_set_rto() arithmetic (integer us,
 // srtt held as 8*SRTT, mdev as 4*mean deviation), checked against values the
-// kernel itself reported in ../shared/traces/linux (syn-loss.truth.csv).
+// kernel itself reported (see linux_truth_test.cpp for the trace comparisons).
 
 #include <doctest/doctest.h>
-
-#include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <map>
-#include <sstream>
-#include <string>
-#include <vector>
 
 #include "rto/estimator.hpp"
 
@@ -201,86 +193,3 @@ TEST_CASE("Linux: a sample collapses the backoff (tcp_ack_update_rtt); negative 
   CHECK(e.rttvar() == milliseconds{15});
 }
 
-// ---- against the kernel's own numbers ---------------------------------------
-
-namespace {
-
-// ../shared relative to the repo root (tests run from the repo root), or
-// $RTO_SHARED_DIR.
-std::string shared_dir() {
-  const char* env = std::getenv("RTO_SHARED_DIR");
-  return env != nullptr ? std::string(env) : std::string("../shared");
-}
-
-struct TruthRow {
-  std::string state;
-  long long rto_us, srtt_us, rttvar_us;
-  unsigned backoff, total_rto;
-};
-
-long long ms_to_us(const std::string& field) { return std::llround(std::stod(field) * 1000.0); }
-
-std::vector<TruthRow> read_truth(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot open ", path);
-  std::string line;
-  std::getline(in, line);
-  std::map<std::string, std::size_t> col;
-  {
-    std::stringstream ss(line);
-    std::string name;
-    for (std::size_t i = 0; std::getline(ss, name, ','); ++i) col[name] = i;
-  }
-  for (const char* need : {"state", "rto_ms", "srtt_ms", "rttvar_ms", "backoff", "total_rto"})
-    REQUIRE_MESSAGE(col.count(need) == 1, path, ": no column ", need);
-  std::vector<TruthRow> rows;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) f.push_back(cell);
-    if (f.size() <= col["total_rto"]) continue;
-    rows.push_back({f[col["state"]], ms_to_us(f[col["rto_ms"]]), ms_to_us(f[col["srtt_ms"]]),
-                    ms_to_us(f[col["rttvar_ms"]]),
-                    static_cast<unsigned>(std::stoul(f[col["backoff"]])),
-                    static_cast<unsigned>(std::stoul(f[col["total_rto"]]))});
-  }
-  return rows;
-}
-
-}  // namespace
-
-TEST_CASE("Linux profile vs kernel truth (syn-loss.truth.csv): SYN backoff, first sample, second sample") {
-  const auto rows = read_truth(shared_dir() + "/traces/linux/syn-loss.truth.csv");
-  Estimator e(Config::linux_default());
-  unsigned expiries = 0;
-  std::size_t i = 0;
-  int syn_rows = 0;
-  for (; i < rows.size() && rows[i].state == "SYN_SENT"; ++i, ++syn_rows) {
-    while (expiries < rows[i].total_rto) {
-      e.on_syn_timeout();
-      ++expiries;
-    }
-    CHECK(e.rto().count() == rows[i].rto_us);
-    CHECK(e.backoff() == rows[i].backoff);
-  }
-  CHECK(expiries == 6u);
-  CHECK(syn_rows > 500);
-  REQUIRE(i < rows.size());
-  // First ESTABLISHED row: the SYN-ACK's TS echo sample; srtt = R exactly.
-  const TruthRow first = rows[i];
-  e.on_rtt_sample(std::chrono::microseconds{first.srtt_us});
-  e.on_handshake_complete(true);
-  CHECK(e.srtt()->count() == first.srtt_us);      // 40.000
-  CHECK(e.rttvar()->count() == first.rttvar_us);  // 20.000
-  CHECK(e.rto().count() == first.rto_us);         // 240.000
-  // The next row with a different srtt (one sample apart): R = srtt + 8*(srtt' - srtt).
-  while (i < rows.size() && rows[i].srtt_us == first.srtt_us) ++i;
-  REQUIRE(i < rows.size());
-  const TruthRow second = rows[i];
-  const long long r = first.srtt_us + 8 * (second.srtt_us - first.srtt_us);  // 40672 us
-  e.on_rtt_sample(std::chrono::microseconds{r});
-  CHECK(e.srtt()->count() == second.srtt_us);      // 40.084
-  CHECK(e.rttvar()->count() == second.rttvar_us);  // 15.168: mdev 80000 + (672 - 20000) = 60672
-  CHECK(e.rto().count() == second.rto_us);         // 244: 40084 + 200000 rounded up to 4 ms
-}

@@ -59,6 +59,7 @@ struct PacketFilterStats {
   std::uint64_t dropped_loss = 0;
   std::uint64_t dropped_seq = 0;
   std::uint64_t dropped_blackhole = 0;
+  /// All drops, whatever the reason.
   std::uint64_t dropped() const { return dropped_loss + dropped_seq + dropped_blackhole; }
 };
 

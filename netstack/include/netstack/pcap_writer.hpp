@@ -31,6 +31,7 @@ class PcapWriter {
   /// timestamp (0 keeps virtual time as seconds since 1970).
   /// Throws PcapWriteError.
   explicit PcapWriter(const std::string& path, std::chrono::microseconds epoch = std::chrono::microseconds{0});
+  /// Flushes and closes the file.
   ~PcapWriter();
   PcapWriter(const PcapWriter&) = delete;
   PcapWriter& operator=(const PcapWriter&) = delete;
@@ -43,6 +44,7 @@ class PcapWriter {
 
   /// Number of records written.
   std::uint64_t count() const { return count_; }
+  /// The file being written.
   const std::string& path() const { return path_; }
 
  private:

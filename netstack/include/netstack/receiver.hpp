@@ -52,6 +52,7 @@ struct ReceiverConfig {
 
 /// Receiver states (RFC 9293 names).
 enum class ReceiverState { Listen, SynReceived, Established, LastAck, Closed, Reset, Failed };
+/// The state's name ("Listen", ...).
 const char* to_string(ReceiverState s);
 
 /// Counters of a TcpReceiver.
@@ -69,8 +70,10 @@ struct ReceiverStats {
 /// The passive-open TCP receiver core. One connection per object.
 class TcpReceiver {
  public:
+  /// Listens on config.local for one connection. rto::ConfigError for a bad rto config.
   explicit TcpReceiver(ReceiverConfig config);
   ~TcpReceiver();
+  /// Movable, not copyable.
   TcpReceiver(TcpReceiver&&) noexcept;
   TcpReceiver& operator=(TcpReceiver&&) noexcept;
 
@@ -90,11 +93,13 @@ class TcpReceiver {
   /// window update at the next on_tick()/on_datagram().
   std::vector<std::uint8_t> read(std::size_t max = SIZE_MAX);
 
+  /// Current state (RFC 9293 names).
   ReceiverState state() const;
   /// The peer's FIN has been received and every byte before it delivered.
   bool peer_closed() const;
   /// The peer, once the SYN arrived.
   std::optional<Endpoint> peer() const;
+  /// Counters since construction.
   const ReceiverStats& stats() const;
   /// The window we advertise now, bytes (unscaled value times 2^shift).
   std::uint32_t window() const;

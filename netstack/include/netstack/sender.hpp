@@ -99,6 +99,7 @@ enum class FailureReason {
   ConnectionRefused, ///< RST in reply to our SYN
   ResetByPeer,       ///< RST in a synchronized state
 };
+/// A sentence naming the reason ("connection reset by peer", ...).
 const char* to_string(FailureReason r);
 
 /// Why a segment was retransmitted.
@@ -107,6 +108,7 @@ enum class RetransmitKind {
   Fast,          ///< third duplicate ACK or partial ACK in NewReno recovery (RFC 6582)
   AfterTimeout,  ///< go-back-N resend of data already sent, in slow start after a timeout
 };
+/// "timeout", "fast" or "after-timeout".
 const char* to_string(RetransmitKind k);
 
 /// One retransmission, as the sender saw it.
@@ -154,6 +156,7 @@ class TcpSender {
   /// mismatched address versions or mss < 64).
   explicit TcpSender(SenderConfig config);
   ~TcpSender();
+  /// Movable, not copyable.
   TcpSender(TcpSender&&) noexcept;
   TcpSender& operator=(TcpSender&&) noexcept;
 
@@ -186,22 +189,29 @@ class TcpSender {
   /// nullopt when nothing is pending (Closed, finished, or idle with no timer).
   std::optional<rto::Instant> next_deadline() const;
 
+  /// Current state (RFC 9293 names, plus Failed / Reset).
   SenderState state() const;
+  /// Why the connection failed or was reset; None otherwise.
   FailureReason failure() const;
   /// The sender has nothing left to do (TimeWait, Failed or Reset).
   bool finished() const;
   /// All written data and the FIN are acknowledged.
   bool all_acked() const;
 
+  /// Counters and logs since construction.
   const SenderStats& stats() const;
-  /// Current RTO including backoff (RFC 6298), SRTT, RTTVAR, backoff count.
+  /// Current RTO including backoff, microseconds (RFC 6298 2-5, via rto::Estimator).
   std::chrono::microseconds rto() const;
+  /// SRTT (RFC 6298 2.2/2.3); nullopt before the first RTT sample.
   std::optional<std::chrono::microseconds> srtt() const;
+  /// RTTVAR (RFC 6298 2.2/2.3); nullopt before the first RTT sample.
   std::optional<std::chrono::microseconds> rttvar() const;
+  /// Number of RTO doublings since the last fresh sample (RFC 6298 5.5).
   unsigned backoff() const;
   /// Congestion state (RFC 5681): cwnd, ssthresh, in-recovery.
   const NewReno& congestion() const;
-  /// SMSS in use (bytes of payload per segment).
+  /// SMSS in use, bytes: min(our MSS, the peer's MSS option or 536). Data
+  /// segments carry SMSS less the 12 bytes of timestamps when in use (RFC 6691).
   std::uint32_t smss() const;
   /// Absolute SND.UNA, SND.NXT, SND.WND (RFC 9293 3.3.1).
   std::uint32_t snd_una() const;

@@ -18,8 +18,9 @@ namespace netstack {
 
 /// A half-open interval [start, end) of virtual time.
 struct SimInterval {
-  rto::Instant start;
-  rto::Instant end;
+  rto::Instant start;  ///< first instant inside
+  rto::Instant end;    ///< first instant after
+  /// True when start <= t < end.
   bool contains(rto::Instant t) const { return t >= start && t < end; }
 };
 
@@ -68,6 +69,7 @@ struct LinkStats {
 /// One direction of a path. Datagrams are IP packets as byte vectors.
 class SimLink {
  public:
+  /// A link with `config`; its random draws are seeded from config.seed.
   explicit SimLink(LinkConfig config);
 
   /// Offers a datagram to the link at virtual time `now` (times must not go
@@ -84,7 +86,9 @@ class SimLink {
   /// True when nothing is in flight.
   bool idle() const { return in_flight_.empty(); }
 
+  /// Counters since construction.
   const LinkStats& stats() const { return stats_; }
+  /// The configuration in use.
   const LinkConfig& config() const { return config_; }
 
  private:

@@ -37,6 +37,8 @@ struct SimConfig {
 /// rto::Instant (t = 0) unless run_until() is first called with a later time.
 class SimNetwork {
  public:
+  /// Joins `sender` and `receiver` by two links built from `config`; opens the
+  /// capture file if one is asked for (PcapWriteError).
   SimNetwork(SimConfig config, TcpSender& sender, TcpReceiver& receiver);
 
   /// Processes every event (deliveries, core deadlines, output) up to and
@@ -50,7 +52,9 @@ class SimNetwork {
 
   /// Virtual time of the last event processed.
   rto::Instant now() const { return now_; }
+  /// The sender -> receiver link (its stats count what it lost).
   const SimLink& forward() const { return forward_; }
+  /// The receiver -> sender link.
   const SimLink& reverse() const { return reverse_; }
   /// Records written to the pcap file so far (0 without one).
   std::uint64_t captured() const { return pcap_ ? pcap_->count() : 0; }

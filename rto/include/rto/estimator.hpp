@@ -43,14 +43,15 @@ class Estimator {
   /// consecutive backoff clears SRTT and RTTVAR (section 5 note) while keeping
   /// the backed-off RTO.
   void on_timeout();
-  /// The timer of a SYN expired: as on_timeout() (5.5), except that in the Linux
-  /// variant the first syn_linear_timeouts expiries keep the RTO and the backoff
-  /// count (tcp_syn_linear_timeouts).
+  /// The timer of a SYN expired: as on_timeout() (5.5), except that the first
+  /// config().syn_linear_timeouts expiries (Linux profile 4, RFC profile 0) keep
+  /// the RTO and the backoff count (Linux tcp_syn_linear_timeouts).
   void on_syn_timeout();
   /// The three-way handshake completed; data transmission begins (5.7).
   /// RFC 6298: if `syn_timed_out` and the RTO is below syn_fallback_rto (3 s), the
   /// RTO becomes 3 s until the first RTT sample; SRTT and RTTVAR are NOT seeded
   /// (shared case B15), so that sample is a first sample (2.2). Backoff is cleared.
+  /// An RTO already >= 3 s (after several SYN backoffs) is left as it is.
   /// Linux: the fallback applies only when no RTT sample was taken during the
   /// handshake (tcp_init_metrics), whatever `syn_timed_out` says.
   void on_handshake_complete(bool syn_timed_out);
