@@ -35,10 +35,11 @@ void print_summary(const netstack::RealPeerOptions& opt, const RealPeerResult& r
               static_cast<unsigned long long>(s.retransmissions_timeout), static_cast<unsigned long long>(s.retransmissions_fast),
               static_cast<unsigned long long>(s.retransmissions_after_timeout), static_cast<unsigned long long>(s.timeouts),
               static_cast<unsigned long long>(s.rtt_samples));
-  std::printf("filter: passed %llu, dropped %llu (loss %llu, drop-seq %llu, blackhole %llu)\n",
+  std::printf("filter: passed %llu, dropped %llu (loss %llu, drop-seq %llu, blackhole %llu); TUN refused %llu\n",
               static_cast<unsigned long long>(r.filter.passed), static_cast<unsigned long long>(r.filter.dropped()),
               static_cast<unsigned long long>(r.filter.dropped_loss), static_cast<unsigned long long>(r.filter.dropped_seq),
-              static_cast<unsigned long long>(r.filter.dropped_blackhole));
+              static_cast<unsigned long long>(r.filter.dropped_blackhole),
+              static_cast<unsigned long long>(r.tun_write_drops));
   // The RFC 6298 (5.5) backoff chain, as the sender itself logged it.
   std::optional<rto::Instant> first;
   for (const auto& rec : s.retransmit_log) {

@@ -100,7 +100,7 @@ RealPeerResult run_real_peer(const RealPeerOptions& options, std::ostream& log) 
   const auto flush = [&](rto::Instant now) {
     for (auto& dg : sender.take_output()) {
       if (capture) capture->write(now, dg);
-      if (filter.outbound(dg, now) == Verdict::Pass) (void)topo.tun.write(dg);
+      if (filter.outbound(dg, now) == Verdict::Pass && !topo.tun.write(dg)) ++result.tun_write_drops;
     }
   };
 

@@ -1,13 +1,37 @@
 // Namespaces + TUN + veth + forwarding for a real-peer run; see real_peer_topology.hpp.
 #include <netstack/real_peer_topology.hpp>
 
+#include <dirent.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace netstack {
 
+int reap_stale_namespaces() {
+  DIR* dir = ::opendir("/run/netns");
+  if (dir == nullptr) return 0;
+  std::vector<std::string> stale;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    std::string rest;
+    for (const char* prefix : {"rtopeer-near-", "rtopeer-far-"}) {
+      if (name.rfind(prefix, 0) == 0) rest = name.substr(std::string(prefix).size());
+    }
+    if (rest.empty() || rest.find_first_not_of("0123456789") != std::string::npos || rest.size() > 9) continue;
+    const long pid = std::strtol(rest.c_str(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) stale.push_back(name);
+  }
+  ::closedir(dir);
+  for (const auto& name : stale) run_command_status({"ip", "netns", "del", name}, true);
+  return static_cast<int>(stale.size());
+}
+
 RealPeerTopology RealPeerTopology::build(bool ipv6, const std::string& existing_near) {
+  reap_stale_namespaces();
   const std::string id = std::to_string(::getpid());
   NetNamespace far = NetNamespace::create("rtopeer-far-" + id);
   NetNamespace near = existing_near.empty() ? NetNamespace::create("rtopeer-near-" + id)

@@ -32,7 +32,7 @@ void add_common(CLI::App* app, Args& a) {
   app->add_option("--rto-min", a.rto_min_ms, "override the profile's minimum RTO, ms");
   app->add_option("--rto-max", a.rto_max_ms, "override the profile's maximum RTO, ms");
   app->add_option("--syn-linear", a.syn_linear, "SYN expiries that do not double (Linux tcp_syn_linear_timeouts)");
-  app->add_option("--granularity", a.granularity_ms, "clock granularity tolerance, ms (default 1)");
+  app->add_option("--granularity", a.granularity_ms, "clock granularity G, ms (default 1): the absolute tolerance of every timing check and G of RFC 6298 2.3");
   app->add_option("--slack", a.slack_percent, "relative tolerance, percent of the predicted value (default 10, max 40)")
       ->check(CLI::Range(0u, 40u));
   app->add_option("-f,--filter", a.filter, "BPF filter expression (tcpdump syntax)");

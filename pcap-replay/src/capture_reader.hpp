@@ -16,9 +16,13 @@
 //    (inner addresses are used). Lengths come from the IP header, never from
 //    the captured bytes (snaplen cuts are fine).
 //  - Not TCP: skipped and counted. Non-first IP fragments: skipped and
-//    counted. Malformed / truncated frames: a Diagnostic, skipped. A libpcap
-//    read error mid-file (truncated record): a Diagnostic naming the frame;
-//    everything read before it is kept and next() then ends.
+//    counted. Malformed / truncated frames: a Diagnostic, skipped. Frames
+//    Wireshark still dissects (TCP options cut by the snaplen, a malformed
+//    option, an IP length beyond what the frame carried): returned, flagged
+//    in the Segment, and a Diagnostic. A record with a timestamp fraction of
+//    1 s or more: a Diagnostic ("frame.time"), skipped. A libpcap read error
+//    mid-file (truncated record): a Diagnostic naming the frame; everything
+//    read before it is kept and next() then ends.
 
 #include <cstddef>
 #include <cstdint>
@@ -43,7 +47,7 @@ struct CaptureStats {
   std::uint64_t non_ip = 0;             ///< link payload is not IPv4/IPv6 (ARP, LLC, ...)
   std::uint64_t non_tcp = 0;            ///< IP, but the upper layer is not TCP (UDP, ICMP ...)
   std::uint64_t fragments_skipped = 0;  ///< non-first IP fragments (no TCP header)
-  std::uint64_t malformed = 0;          ///< frames with a diagnostic (truncated, bad field, bad timestamp)
+  std::uint64_t malformed = 0;          ///< frames skipped with a diagnostic (truncated, bad field, bad timestamp)
   bool read_error = false;              ///< libpcap stopped before the end of the file
 };
 

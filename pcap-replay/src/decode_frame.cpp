@@ -89,21 +89,18 @@ FrameDecode decode_frame(int dlt, std::span<const std::uint8_t> captured, std::u
     s.tcp = th;
     s.payload_len = l4_len - static_cast<std::uint32_t>(th.header_len());
     s.flow_label = pk.flow_label;
+    s.tcp_options_bad = tol.option_error.has_value();
+    s.tcp_options_cut = tol.options_cut;
+    // One warning per frame: the IP length first, then a bad option, then a cut.
     d.warning = warning;
-    if (tol.option_error) {
-      s.tcp_options_bad = true;
-      if (!d.warning) {
-        d.warning = wire::Error{tol.option_error->field,
-                                tol.option_error->message + "; the other options are kept, the frame is used"};
-      }
-    } else if (tol.options_cut) {
-      s.tcp_options_cut = true;
-      if (!d.warning) {
-        d.warning = wire::Error{"tcp.options", "TCP options cut by the snapshot length: " +
-                                                   std::to_string(l4.size()) + " of " +
-                                                   std::to_string(th.header_len()) +
-                                                   " header bytes captured; the options after the cut are unknown"};
-      }
+    if (!d.warning && tol.option_error) {
+      d.warning = wire::Error{tol.option_error->field,
+                              tol.option_error->message + "; the other options are kept, the frame is used"};
+    }
+    if (!d.warning && tol.options_cut) {
+      d.warning = wire::Error{"tcp.options", "TCP options cut by the snapshot length: " + std::to_string(l4.size()) +
+                                                 " of " + std::to_string(th.header_len()) +
+                                                 " header bytes captured; the options after the cut are unknown"};
     }
     return d;
   }

@@ -41,23 +41,23 @@ enum class SampleKind : std::uint8_t {
 /// One event of a sender's timeline (for `timeline --csv`), with the
 /// estimator state after it.
 struct TimelineEvent {
-  std::uint64_t frame = 0;
-  CaptureTime time{};
+  std::uint64_t frame = 0;  ///< Wireshark frame number
+  CaptureTime time{};       ///< capture timestamp
   std::string_view event;  ///< SendKind name, "ack", "dup-ack"
   std::uint32_t rel_seq = 0;  ///< relative SEQ (send) or ACK (ack)
-  std::optional<std::chrono::microseconds> sample;
+  std::optional<std::chrono::microseconds> sample;  ///< the RTT sample the event gave, if any
   std::optional<SampleKind> sample_kind;
-  std::optional<std::chrono::microseconds> srtt, rttvar;
-  std::chrono::microseconds rto{0};
-  unsigned backoff = 0;
+  std::optional<std::chrono::microseconds> srtt, rttvar;  ///< estimator after the event
+  std::chrono::microseconds rto{0};                       ///< RTO after the event, with backoff
+  unsigned backoff = 0;                                   ///< backoff count after the event
 };
 
 /// One retransmission timeout (data or SYN) and its check.
 struct TimeoutRecord {
-  std::uint64_t frame = 0;
-  CaptureTime time{};
-  std::uint32_t rel_seq = 0;
-  bool syn = false;
+  std::uint64_t frame = 0;     ///< Wireshark frame number of the retransmission
+  CaptureTime time{};          ///< its capture timestamp
+  std::uint32_t rel_seq = 0;   ///< relative SEQ retransmitted
+  bool syn = false;            ///< a SYN or SYN-ACK
   unsigned backoff = 0;                 ///< k: the expiry number in its chain (1 = first)
   std::chrono::microseconds waited{0};  ///< observed: time since the timer was (re)armed
   std::chrono::microseconds predicted{0};  ///< the profile's RTO at that moment (with backoff)
@@ -69,20 +69,24 @@ struct TimeoutRecord {
 
 /// One sender (one direction of one connection).
 struct SenderReport {
-  Endpoint src, dst;
+  Endpoint src, dst;                ///< this sender and its peer
   std::uint64_t packets = 0;        ///< segments sent by this side
   std::uint64_t data_segments = 0;  ///< data-bearing segments (incl. retransmissions)
   std::uint64_t bytes = 0;          ///< payload bytes of first transmissions
   std::array<std::uint64_t, kSendKinds> by_kind{};  ///< index = SendKind
-  std::uint64_t samples_seq = 0, samples_ts = 0, ambiguous_acks = 0;
-  std::uint64_t keepalives = 0, zero_window_probes = 0;
-  bool timestamps = false, sack = false;
+  std::uint64_t samples_seq = 0;     ///< RTT samples from never-retransmitted data (ACK or SACK; Karn, section 3)
+  std::uint64_t samples_ts = 0;      ///< RTT samples from the TSecr of retransmitted data (RFC 7323 4)
+  std::uint64_t ambiguous_acks = 0;  ///< ACKs of retransmitted data that gave no sample (Karn)
+  std::uint64_t keepalives = 0;      ///< keep-alives (not retransmissions)
+  std::uint64_t zero_window_probes = 0;  ///< zero-window probes (not retransmissions)
+  bool timestamps = false;           ///< RFC 7323 timestamps seen both ways
+  bool sack = false;                 ///< SACK blocks seen from the peer
   bool peer_seen = false;  ///< any segment from the other side; without, timer rules are not checked
-  std::optional<std::chrono::microseconds> srtt, rttvar;
-  std::chrono::microseconds rto{0};
-  unsigned backoff = 0;
-  std::vector<TimeoutRecord> timeouts;
-  std::vector<Finding> findings;
+  std::optional<std::chrono::microseconds> srtt, rttvar;  ///< replayed estimator at the end (nullopt: no sample)
+  std::chrono::microseconds rto{0};  ///< replayed RTO at the end, with backoff
+  unsigned backoff = 0;              ///< replayed backoff count at the end
+  std::vector<TimeoutRecord> timeouts;  ///< every timer expiry (data and SYN), capture order
+  std::vector<Finding> findings;        ///< departures and notes, capture order
   std::vector<TimelineEvent> timeline;  ///< filled when Analyzer was asked to keep it
 
   std::uint64_t retransmissions() const;  ///< every kind but `first`
@@ -90,22 +94,23 @@ struct SenderReport {
 
 /// One connection (4-tuple, split on reuse), both directions.
 struct FlowReport {
+  // (fields below: the connection as a whole; per direction in `senders`)
   std::size_t id = 0;           ///< 1-based, in order of first packet
   std::size_t file_index = 0;
   std::string file;
   Endpoint client, server;      ///< client = the side that sent the first SYN (else the first sender)
-  std::uint64_t packets = 0;
-  std::uint64_t first_frame = 0, last_frame = 0;
+  std::uint64_t packets = 0;     ///< segments of both directions
+  std::uint64_t first_frame = 0, last_frame = 0;  ///< Wireshark frame numbers in `file`
   CaptureTime first_time{}, last_time{};
-  bool saw_syn = false, saw_fin = false, saw_rst = false;
+  bool saw_syn = false, saw_fin = false, saw_rst = false;  ///< flags seen on the connection
   std::uint64_t capture_duplicates = 0;  ///< segments captured twice (identical, within 1 ms), ignored
   std::array<SenderReport, 2> senders;  ///< [0] client -> server, [1] server -> client
 };
 
 /// The result of analysing one or more capture files.
 struct Report {
-  Options options;
-  std::vector<std::string> files;
+  Options options;                      ///< what the captures were checked against
+  std::vector<std::string> files;       ///< inputs, by Segment::file_index
   std::vector<Diagnostic> diagnostics;  ///< reader problems (bad frames), in file order
   std::vector<FlowReport> flows;
   CaptureTime first_time{};             ///< first frame over all files (rel_time origin)

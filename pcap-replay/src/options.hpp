@@ -24,6 +24,7 @@ std::optional<Profile> parse_profile(const std::string& name);
 
 /// Everything the analysis needs to know besides the capture.
 struct Options {
+  /// The behaviour checked against (--profile).
   Profile profile = Profile::rfc6298;
   /// Estimator configuration (rto::Config::rfc6298() or linux_default(), with
   /// --rto-min / --rto-max / --syn-linear applied).

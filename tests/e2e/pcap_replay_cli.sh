@@ -31,6 +31,10 @@ expect 2 "cap below 60 s refused for rfc6298" -- "$BIN" check --rto-max 30000 "$
 expect 1 "--syn-linear 0 under linux: the linear SYN timeouts depart from 5.5" -- \
   "$BIN" check --syn-linear 0 --profile linux "$T/syn-loss.pcap"
 grep -q '\[MUST 5.5\]' /tmp/pcap_replay_cli.$$ || { echo "FAIL: no 5.5 with --syn-linear 0"; fail=1; }
+expect 0 "--rto-min 100 under linux: the profile's rto_min overridden (RTO 340 -> 240 ms)" -- \
+  "$BIN" check --json --profile linux --rto-min 100 "$T/blackhole-backoff.pcap"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["flows"][0]["timeouts"][0]; assert d["rto_config"]["min_rto_ms"]==100.0 and t["predicted_rto_ms"]<300, t' \
+  /tmp/pcap_replay_cli.$$ || { echo "FAIL: --rto-min"; fail=1; }
 expect 0 "JSON output" -- "$BIN" check --json --profile linux "$T/syn-loss.pcap"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["flows"][0]["timeouts"][5]["predicted_rto_ms"]==2000.0' \
   /tmp/pcap_replay_cli.$$ || { echo "FAIL: JSON content"; fail=1; }

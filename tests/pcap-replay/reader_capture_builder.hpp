@@ -60,15 +60,17 @@ inline Bytes pcap_file(std::uint32_t magic, std::uint32_t linktype, const std::v
   return f;
 }
 
-/// One pcapng Enhanced Packet Block's content: a 64-bit timestamp in if_tsresol units.
+/// One pcapng Enhanced Packet Block's content: a 64-bit timestamp in its
+/// interface's if_tsresol units.
 struct NgPacket {
   std::uint64_t ts = 0;
   Bytes data;
+  std::uint32_t interface = 0;  ///< index of the IDB it was captured on
 };
 
 /// A little-endian pcapng file: SHB, one IDB (with an if_tsresol option when
 /// given), then one EPB per packet (pcapng spec, draft-ietf-opsawg-pcapng).
-inline Bytes pcapng_file(std::uint16_t linktype, std::optional<std::uint8_t> tsresol,
+inline Bytes pcapng_file(std::uint16_t linktype, const std::vector<std::optional<std::uint8_t>>& interfaces,
                          const std::vector<NgPacket>& pkts) {
   Bytes f;
   // Section Header Block: type, length 28, byte-order magic, version 1.0, section length -1, length.
@@ -80,29 +82,31 @@ inline Bytes pcapng_file(std::uint16_t linktype, std::optional<std::uint8_t> tsr
   put32le(f, 0xFFFFFFFF);
   put32le(f, 0xFFFFFFFF);
   put32le(f, 28);
-  // Interface Description Block.
-  Bytes idb;
-  put16le(idb, linktype);
-  put16le(idb, 0);       // reserved
-  put32le(idb, 262144);  // snaplen
-  if (tsresol) {
-    put16le(idb, 9);  // if_tsresol
-    put16le(idb, 1);
-    idb.push_back(*tsresol);
-    idb.push_back(0); idb.push_back(0); idb.push_back(0);  // pad to 32 bits
-    put16le(idb, 0);  // opt_endofopt
-    put16le(idb, 0);
+  // One Interface Description Block per interface.
+  for (const std::optional<std::uint8_t>& tsresol : interfaces) {
+    Bytes idb;
+    put16le(idb, linktype);
+    put16le(idb, 0);       // reserved
+    put32le(idb, 262144);  // snaplen
+    if (tsresol) {
+      put16le(idb, 9);  // if_tsresol
+      put16le(idb, 1);
+      idb.push_back(*tsresol);
+      idb.push_back(0); idb.push_back(0); idb.push_back(0);  // pad to 32 bits
+      put16le(idb, 0);  // opt_endofopt
+      put16le(idb, 0);
+    }
+    put32le(f, 1);
+    put32le(f, static_cast<std::uint32_t>(12 + idb.size()));
+    append(f, idb);
+    put32le(f, static_cast<std::uint32_t>(12 + idb.size()));
   }
-  put32le(f, 1);
-  put32le(f, static_cast<std::uint32_t>(12 + idb.size()));
-  append(f, idb);
-  put32le(f, static_cast<std::uint32_t>(12 + idb.size()));
   for (const NgPacket& p : pkts) {
     const std::size_t padded = (p.data.size() + 3) / 4 * 4;
     const auto len = static_cast<std::uint32_t>(32 + padded);
     put32le(f, 6);  // EPB
     put32le(f, len);
-    put32le(f, 0);  // interface 0
+    put32le(f, p.interface);
     put32le(f, static_cast<std::uint32_t>(p.ts >> 32));
     put32le(f, static_cast<std::uint32_t>(p.ts));
     put32le(f, static_cast<std::uint32_t>(p.data.size()));

@@ -157,3 +157,16 @@ TEST_CASE("analysis of every public capture completes: bad frames reported, the 
   CHECK(flows > 100);
   CHECK(unreadable == 2);  // pcap-invalid-version-1 and shb-option-too-long: libpcap refuses them
 }
+
+TEST_CASE("flows: a SYN after a long idle gap (over 300 s) opens a new connection; a SYN retransmission does not") {
+  Scenario s;
+  s.handshake(0, 10'000);
+  s.data(20'000, 1);
+  s.ack(30'000, 1001);
+  // 400 s later, the same 4-tuple and ISN, no FIN/RST in between.
+  s.handshake(400'000'000, 10'000);
+  auto r = analyze(s.write("idle"), Profile::rfc6298);
+  REQUIRE(r.flows.size() == 2);
+  CHECK(r.flows[1].first_frame == 6);
+  CHECK(client(r).timeouts.empty());
+}

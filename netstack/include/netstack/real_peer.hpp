@@ -55,6 +55,7 @@ struct RealPeerResult {
   std::chrono::microseconds elapsed{0};  ///< connect() to the end of the loop
   std::uint64_t captured = 0;            ///< pcap records written
   std::uint64_t wakeups = 0;             ///< returns from poll (a busy loop shows here)
+  std::uint64_t tun_write_drops = 0;     ///< datagrams the kernel refused at once (ENOBUFS): losses not made by the filter
 };
 
 /// The payload of `--bytes N`: byte i is the low byte of (i * 2654435761) >> 13,

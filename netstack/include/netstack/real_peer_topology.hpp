@@ -12,12 +12,19 @@
 // ULA prefix fd00::/8 (RFC 4193); nothing is routed anywhere else.
 
 #include <string>
+#include <vector>
 
 #include "netstack/address.hpp"
 #include "netstack/netns.hpp"
 #include "netstack/tun_device.hpp"
 
 namespace netstack {
+
+/// Deletes the namespaces named rtopeer-near-PID / rtopeer-far-PID whose
+/// process PID no longer exists: what a run killed by SIGKILL (which no
+/// handler can catch) leaves behind. Only names of that exact form are
+/// touched. Returns how many were deleted.
+int reap_stale_namespaces();
 
 /// Namespaces, TUN device and addresses of one run. Move-only; destruction
 /// closes the TUN device and deletes the namespaces this object made (which
@@ -31,6 +38,7 @@ struct RealPeerTopology {
   /// the process id so parallel runs do not collide. Throws
   /// std::runtime_error / std::system_error naming the failing step; anything
   /// built so far is torn down before the exception leaves.
+  /// Calls reap_stale_namespaces() first.
   static RealPeerTopology build(bool ipv6, const std::string& existing_near);
 
   /// Namespace holding the TUN device (made here unless existing_near).

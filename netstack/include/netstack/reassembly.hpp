@@ -8,7 +8,6 @@
 #include <span>
 #include <vector>
 
-#include "wire/tcp.hpp"
 
 namespace netstack {
 

@@ -108,7 +108,7 @@ Result<std::size_t> encode_tcp(const TcpHeader& h, std::span<std::uint8_t> out);
 /// TCP checksum (RFC 9293 3.1) of `segment` (header + payload, exactly the
 /// TCP length) over the IPv4 pseudo-header (src, dst, zero, protocol 6, TCP
 /// length). The checksum field (bytes 16-17) is treated as zero, so the result
-/// is the value to store, and verification is `== stored value`.
+/// is the value to store (verify with tcp_checksum_ok_v4).
 /// Precondition: segment.size() >= 18 and <= 65535.
 std::uint16_t tcp_checksum_v4(const std::array<std::uint8_t, 4>& src,
                               const std::array<std::uint8_t, 4>& dst,
