@@ -192,9 +192,13 @@ void Estimator::on_handshake_complete(bool syn_timed_out) {
   }
   // 5.7: "if the timer expires awaiting the ACK of a SYN segment and the TCP
   // implementation is using an RTO less than 3 seconds, the RTO MUST be
-  // re-initialized to 3 seconds when data transmission begins". Only the RTO:
-  // SRTT and RTTVAR are not seeded (B15); the next sample is used as usual.
-  if (syn_timed_out && rto_us_ < fallback) {
+  // re-initialized to 3 seconds when data transmission begins". "Using an RTO
+  // less than 3 seconds" is the RTO the implementation uses before backoff (the
+  // 1 s of 2.1, or one computed from a handshake sample): after two lost SYNs the
+  // backed-off 4 s is re-initialized to 3 s as well, and the backoff ends.
+  // Only the RTO: SRTT and RTTVAR are not seeded (B15); the next sample is used
+  // as usual.
+  if (syn_timed_out && base_rto_us_ < fallback) {
     base_rto_us_ = fallback;
     rto_us_ = fallback;
     backoff_ = 0;

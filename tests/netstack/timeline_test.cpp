@@ -132,12 +132,12 @@ TEST_CASE("5.5 5.6 blackhole 2-9 s on a 100 ms path: timeouts at 3, 5, 9 s with 
 //   t=1000  timeout: SYN resent, RTO = 2000 (5.5).
 //   t=3000  timeout: SYN resent, RTO = 4000; it arrives, SYN-ACK at 3100.
 //           Karn (3): no sample from a retransmitted SYN.
-//           5.7 raises an RTO below 3 s to 3 s; the RTO in use is 4000, so it stays
-//           (rto::Estimator's reading of 5.7; one lost SYN gives the 3 s case, see B15).
-//   t=3100  D1 (written before connect) sent; timer 3100 + 4000 = 7100. D1 is lost (datagram 5).
-//   t=7100  timeout: D1 resent, RTO = 8000 (5.5). ACK at 7200, TSecr = TSval(7100):
+//           5.7: the implementation uses a 1 s RTO (< 3 s), so when data begins the
+//           RTO is re-initialized to 3000 (replacing the backed-off 4000; backoff 0).
+//   t=3100  D1 (written before connect) sent; timer 3100 + 3000 = 6100. D1 is lost (datagram 5).
+//   t=6100  timeout: D1 resent, RTO = 6000 (5.5). ACK at 6200, TSecr = TSval(6100):
 //           R = 100 is the FIRST sample (2.2): SRTT = 100, RTTVAR = 50, RTO = 1000.
-TEST_CASE("5.7 SYN lost twice: SYN timeouts after 1 s then 2 s; the 4 s RTO is kept for data") {
+TEST_CASE("5.7 SYN lost twice: SYN timeouts after 1 s then 2 s; data starts with the 3 s fallback") {
   auto cfg = rtt100();
   cfg.forward.drop_numbers = {1, 2, 5};  // 3rd SYN = 3, handshake ACK = 4, D1 = 5
   Path p(sender_config(), cfg);
@@ -150,12 +150,13 @@ TEST_CASE("5.7 SYN lost twice: SYN timeouts after 1 s then 2 s; the 4 s RTO is k
   CHECK(p.sender.stats().retransmit_log[0].rto == milliseconds{2000});
   CHECK(p.sender.stats().retransmit_log[1].rto == milliseconds{4000});
   CHECK(p.sender.stats().rtt_samples == 0);
-  CHECK(p.sender.rto() == milliseconds{4000});
-  CHECK(p.sender.next_deadline() == at_ms(7100));
-  p.net.run_until(at_ms(7199));
-  CHECK(timeout_times_ms(p.sender.stats()) == std::vector<double>{1000, 3000, 7100});
-  CHECK(p.sender.rto() == milliseconds{8000});
-  p.net.run_until(at_ms(7200));
+  CHECK(p.sender.rto() == milliseconds{3000});
+  CHECK(p.sender.backoff() == 0);
+  CHECK(p.sender.next_deadline() == at_ms(6100));
+  p.net.run_until(at_ms(6199));
+  CHECK(timeout_times_ms(p.sender.stats()) == std::vector<double>{1000, 3000, 6100});
+  CHECK(p.sender.rto() == milliseconds{6000});
+  p.net.run_until(at_ms(6200));
   CHECK(p.sender.srtt() == milliseconds{100});
   CHECK(p.sender.rttvar() == milliseconds{50});
   CHECK(p.sender.rto() == milliseconds{1000});

@@ -118,13 +118,27 @@ inline Bytes pcapng_file(std::uint16_t linktype, const std::vector<std::optional
   return f;
 }
 
-/// Writes `bytes` to a fresh file in the temp directory; returns its path.
+/// Removes the temp files written by write_temp when the test binary exits.
+struct TempFiles {
+  std::vector<std::filesystem::path> paths;
+  ~TempFiles() {
+    std::error_code ec;
+    for (const auto& p : paths) std::filesystem::remove(p, ec);
+  }
+};
+inline TempFiles& temp_files() {
+  static TempFiles t;
+  return t;
+}
+
+/// Writes `bytes` to a fresh file in the temp directory (removed at exit); returns its path.
 inline std::string write_temp(const Bytes& bytes, const std::string& name) {
   static int counter = 0;
   const auto path = std::filesystem::temp_directory_path() /
                     ("rto-reader-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + "-" + name);
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  temp_files().paths.push_back(path);
   return path.string();
 }
 

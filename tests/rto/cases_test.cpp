@@ -218,15 +218,24 @@ TEST_CASE("B15 5.7 after a SYN timeout data starts with RTO 3 s, and the first s
   CHECK(s.est.rto() == milliseconds{1000});
 }
 
-TEST_CASE("5.7 without a SYN timeout the RTO is left at 1 s; with an RTO already >= 3 s it is left alone") {
+TEST_CASE("5.7 without a SYN timeout the RTO is left at 1 s; after two SYN timeouts it is re-initialized to 3 s; a base RTO >= 3 s is left alone") {
   Estimator e;
   e.on_handshake_complete(false);
   CHECK(e.rto() == seconds{1});
   Estimator f;
-  f.on_syn_timeout();
-  f.on_syn_timeout();  // 4 s
-  f.on_handshake_complete(true);
+  f.on_syn_timeout();  // 5.5: 1 s -> 2 s
+  f.on_syn_timeout();  // 5.5: 2 s -> 4 s
   CHECK(f.rto() == seconds{4});
+  // The implementation uses a 1 s RTO (2.1), below 3 s: 5.7 re-initializes the
+  // RTO to 3 s when data begins, replacing the backed-off 4 s; backoff ends.
+  f.on_handshake_complete(true);
+  CHECK(f.rto() == seconds{3});
+  CHECK(f.backoff() == 0);
+  Estimator h;
+  h.on_rtt_sample(seconds{2});  // 2.2: SRTT 2 s, RTTVAR 1 s, RTO 2 + 4*1 = 6 s
+  h.on_syn_timeout();           // 5.5: 12 s
+  h.on_handshake_complete(true);  // the RTO in use (6 s) is not below 3 s: left as it is
+  CHECK(h.rto() == seconds{12});
   Estimator g;
   g.on_rtt_sample(milliseconds{40});  // e.g. from a timestamp echo
   g.on_syn_timeout();                 // 2 s

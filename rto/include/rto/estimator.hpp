@@ -48,10 +48,12 @@ class Estimator {
   /// the RTO and the backoff count (Linux tcp_syn_linear_timeouts).
   void on_syn_timeout();
   /// The three-way handshake completed; data transmission begins (5.7).
-  /// RFC 6298: if `syn_timed_out` and the RTO is below syn_fallback_rto (3 s), the
-  /// RTO becomes 3 s until the first RTT sample; SRTT and RTTVAR are NOT seeded
-  /// (shared case B15), so that sample is a first sample (2.2). Backoff is cleared.
-  /// An RTO already >= 3 s (after several SYN backoffs) is left as it is.
+  /// RFC 6298: if `syn_timed_out` and the RTO before backoff (base_rto(): the 1 s
+  /// of 2.1, or one computed from a handshake sample) is below syn_fallback_rto
+  /// (3 s), the RTO becomes 3 s until the first RTT sample and the backoff ends
+  /// (so after two lost SYNs, 1 s then 2 s, data starts with 3 s, not 4 s).
+  /// SRTT and RTTVAR are NOT seeded (shared case B15), so that sample is a first
+  /// sample (2.2). A base RTO already >= 3 s keeps its backed-off value.
   /// Linux: the fallback applies only when no RTT sample was taken during the
   /// handshake (tcp_init_metrics), whatever `syn_timed_out` says.
   void on_handshake_complete(bool syn_timed_out);
