@@ -104,6 +104,13 @@ struct TcpSender::Impl {
   std::uint8_t rcv_wscale = 0;  // applied to ours
   unsigned dupacks = 0;
   bool syn_timed_out = false;
+  // SACK scoreboard (RFC 2018 section 3, RFC 6675 section 3): the ranges
+  // above SND.UNA the peer has reported holding, as sorted, disjoint,
+  // non-adjacent [begin, end) offsets. Used only to tell whether an ACK's
+  // SACK blocks report new out-of-order data (the duplicate-ACK rule in
+  // on_ack); nothing is retransmitted from it.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sacked;
+  static constexpr std::size_t kMaxSackedRanges = 64;  // bound; forgetting only makes later blocks look new
 
   // Application data not yet acknowledged: buf[head] is stream offset buf_off.
   std::vector<std::uint8_t> buf;
@@ -333,6 +340,9 @@ struct TcpSender::Impl {
     // RFC 5681 3.1 / RFC 6582: the timeout response.
     cc.on_timeout(static_cast<std::uint32_t>(max - una), seq32(max), repeated);
     dupacks = 0;
+    // RFC 2018 section 8: after a retransmission timeout turn off all the
+    // SACKed bits (the receiver may have reneged).
+    sacked.clear();
     timer.on_expiry(now, est);  // 5.5 back off, 5.6 restart with the new RTO
     sampler.on_timeout();       // Karn (3): nothing in flight may be timed now
     // 5.4: retransmit the earliest segment not yet acknowledged; then go back N.
@@ -475,8 +485,28 @@ struct TcpSender::Impl {
     snd_wnd = new_wnd;
 
     if (d == 0) {
-      // RFC 5681 section 2: a duplicate ACK.
-      const bool dup = payload_len == 0 && !h.has(wire::kFin) && new_wnd == old_wnd && max > una;
+      const bool sack_news = record_sack(h.options);
+      // The duplicate-ACK rule for fast retransmit / fast recovery. An ACK
+      // counts when it acknowledges nothing new and
+      //   (a) data is outstanding (SND.MAX > SND.UNA),
+      //   (b) it carries no data,
+      //   (c) it has neither SYN nor FIN,
+      //   (d) its ACK number equals SND.UNA (d == 0 here),
+      // and EITHER
+      //   (e) the advertised window is unchanged (RFC 5681 section 2, the
+      //       strict definition), OR
+      //   (f) it carries SACK blocks that report data beyond SND.UNA not
+      //       SACKed before (RFC 6675 section 2 "DupAck" and section 5;
+      //       RFC 2018 section 3: a receiver sends a SACK block only for an
+      //       out-of-order segment it holds, so such an ACK is evidence of a
+      //       segment that left the network, whatever the window says).
+      // A pure window update (window changed, no SACK news) does not count,
+      // and like every duplicate ACK it leaves the retransmission timer alone
+      // (RFC 6298 5.3 restarts it only on an ACK of new data). Without (f), a
+      // receiver that opens its window on every ACK (Linux does) would never
+      // produce three duplicates, and every loss would wait for the RTO.
+      const bool dup = payload_len == 0 && !h.has(wire::kFin) && !h.has(wire::kSyn) && max > una &&
+                       (new_wnd == old_wnd || sack_news);
       if (!dup) return;
       ++stats.dup_acks;
       ++dupacks;
@@ -485,6 +515,8 @@ struct TcpSender::Impl {
         // The timer is left running (5.1 starts it only when stopped; B12).
         ++stats.fast_recoveries;
         send_segment(una, smss, now, SendReason::Fast);
+      } else if (dupacks <= 2 && !cc.in_recovery()) {
+        limited_transmit(now);
       }
       return;
     }
@@ -499,6 +531,8 @@ struct TcpSender::Impl {
     stats.bytes_acked += data_acked;
     if (nxt < una) nxt = una;  // go-back-N overtaken by the cumulative ACK
     dupacks = 0;
+    prune_sacked();
+    record_sack(h.options);  // so a later ACK repeating these blocks is no news
     // Drop acknowledged bytes from the buffer.
     const std::uint64_t drop_to = std::min(una, data_end());
     if (drop_to > buf_off) {
@@ -546,6 +580,71 @@ struct TcpSender::Impl {
         default: break;
       }
     }
+  }
+
+  // RFC 3042 Limited Transmit (RFC 5681 3.2 step 1, a SHOULD): on the first
+  // and second duplicate ACK send one segment of previously unsent data if
+  // the peer's window allows and FlightSize stays <= cwnd + 2*SMSS; cwnd is
+  // not changed. With a small cwnd (3-4 segments, common after losses) this
+  // is what makes a third duplicate ACK arrive at all instead of a timeout.
+  void limited_transmit(rto::Instant now) {
+    if (!cfg.limited_transmit || !may_send_data() || nxt != max || nxt >= data_end()) return;
+    const std::uint64_t flight = max - una;
+    const std::uint64_t cap = std::uint64_t{cc.cwnd()} + 2 * std::uint64_t{smss};
+    if (flight >= cap || flight >= snd_wnd) return;
+    const std::uint64_t room = std::min(cap - flight, snd_wnd - flight);
+    // Sender SWS avoidance (RFC 9293 3.8.6.2.1): a full segment or the last piece.
+    if (room < std::min<std::uint64_t>(payload_mss(), data_end() - nxt)) return;
+    const std::uint64_t used = send_segment(nxt, std::min<std::uint64_t>(room, payload_mss()), now, SendReason::New);
+    nxt += used;
+    if (used > 0) ++stats.limited_transmits;
+  }
+
+  // ---- SACK scoreboard ----------------------------------------------------
+
+  // Drops the scoreboard below SND.UNA (cumulatively acknowledged now).
+  void prune_sacked() {
+    std::erase_if(sacked, [&](const auto& r) { return r.second <= una; });
+    for (auto& r : sacked) r.first = std::max(r.first, una);
+  }
+
+  // Adds the ACK's SACK blocks (RFC 2018 section 3) to the scoreboard and
+  // returns true when one of them covers bytes above SND.UNA that were not
+  // SACKed before. Only when SACK was negotiated. Blocks are clipped to
+  // [SND.UNA, SND.MAX); a block entirely below SND.UNA (a D-SACK, RFC 2883)
+  // or reaching beyond SND.MAX (data never sent: bogus) reports nothing.
+  bool record_sack(const wire::TcpOptions& o) {
+    if (!sack_ok) return false;
+    bool news = false;
+    const std::uint32_t una32 = seq32(una);
+    for (std::size_t i = 0; i < o.sack_count && i < o.sack.size(); ++i) {
+      const std::int64_t l = rto::seq_diff(o.sack[i].left, una32);
+      const std::int64_t r = rto::seq_diff(o.sack[i].right, una32);
+      if (r <= 0 || r <= l || static_cast<std::uint64_t>(r) > max - una) continue;
+      const std::uint64_t begin = una + static_cast<std::uint64_t>(std::max<std::int64_t>(l, 0));
+      const std::uint64_t end = una + static_cast<std::uint64_t>(r);
+      news = add_sacked(begin, end) || news;
+    }
+    return news;
+  }
+
+  // Merges [begin, end) into `sacked`; true if it covered anything new.
+  bool add_sacked(std::uint64_t begin, std::uint64_t end) {
+    auto it = std::lower_bound(sacked.begin(), sacked.end(), begin,
+                               [](const auto& r, std::uint64_t b) { return r.second < b; });
+    // `it` is the first range ending at or after `begin` (touching or overlapping).
+    if (it != sacked.end() && it->first <= begin && end <= it->second) return false;  // already known
+    std::uint64_t b = begin, e = end;
+    auto last = it;
+    while (last != sacked.end() && last->first <= e) {
+      b = std::min(b, last->first);
+      e = std::max(e, last->second);
+      ++last;
+    }
+    it = sacked.erase(it, last);
+    sacked.insert(it, {b, e});
+    if (sacked.size() > kMaxSackedRanges) sacked.pop_back();  // forget the highest range
+    return true;
   }
 
   void request_close() {

@@ -92,6 +92,7 @@ void Analyzer::add(const Segment& s) {
   for (const Segment& prev : c.recent[dir]) {
     if (capture_duplicate(prev, s)) {
       ++f.capture_duplicates;
+      f.duplicate_frames.push_back(s.frame);
       f.last_frame = s.frame;
       f.last_time = s.time;
       return;

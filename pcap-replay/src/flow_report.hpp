@@ -104,6 +104,7 @@ struct FlowReport {
   CaptureTime first_time{}, last_time{};
   bool saw_syn = false, saw_fin = false, saw_rst = false;  ///< flags seen on the connection
   std::uint64_t capture_duplicates = 0;  ///< segments captured twice (identical, within 1 ms), ignored
+  std::vector<std::uint64_t> duplicate_frames;  ///< their frame numbers
   std::array<SenderReport, 2> senders;  ///< [0] client -> server, [1] server -> client
 };
 

@@ -178,7 +178,7 @@ void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::
       // Once a chain departed from the profile, judge later expiries by the
       // ratio to the previous observed gap, not by the estimator. At the
       // profile's cap the sender may still double (a higher cap is allowed).
-      const double qp = (pred_est >= opt_.config.max_rto && q < 1.5) ? 2.0 : q;
+      const double qp = pred_est >= opt_.config.max_rto ? 2.0 : q;
       rec.predicted = microseconds{static_cast<std::int64_t>(prev_us * qp)};
       waited = gap;
       armed_by = "timeout";

@@ -28,14 +28,17 @@ for line in sys.stdin:
 
 best = None
 for seq, tx in sends.items():
-    retx = tx[1:]
-    if len(retx) < min_retx:
-        continue
-    gaps = [b[1] - a[1] for a, b in zip(retx, retx[1:])]
-    ok = gaps and gaps[0] >= min_first_gap and all(
-        abs(g2 / g1 - 2.0) <= 2.0 * tol for g1, g2 in zip(gaps, gaps[1:]) if g1 > 0)
-    if ok and (best is None or len(retx) > len(best[1])):
-        best = (seq, retx, gaps)
+    # The chain may start at a later retransmission: a fast retransmission
+    # (RFC 5681 3.2) sent just before the timeouts is not part of the backoff.
+    for start in range(1, len(tx)):
+        retx = tx[start:]
+        if len(retx) < min_retx:
+            continue
+        gaps = [b[1] - a[1] for a, b in zip(retx, retx[1:])]
+        ok = gaps and gaps[0] >= min_first_gap and all(
+            abs(g2 / g1 - 2.0) <= 2.0 * tol for g1, g2 in zip(gaps, gaps[1:]) if g1 > 0)
+        if ok and (best is None or len(retx) > len(best[1])):
+            best = (seq, retx, gaps)
 
 if best is None:
     print("no segment retransmitted %d+ times with doubling gaps" % min_retx)

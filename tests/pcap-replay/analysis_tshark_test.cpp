@@ -122,6 +122,36 @@ TEST_CASE("tshark: retransmissions per flow agree with tcp.analysis.{retransmiss
   }
 }
 
+TEST_CASE("tshark: a segment captured twice is a retransmission to tshark, a capture duplicate here") {
+  if (!have_tshark()) {
+    MESSAGE("tshark not installed: skipped");
+    return;
+  }
+  // ndpi__webex.pcap frames 1051/1052: the same 202-byte segment 91 us apart,
+  // no timestamps; tshark flags both as (spurious) retransmissions.
+  const std::string file = (shared_dir() / "traces" / "public" / "ndpi__webex.pcap").string();
+  std::set<std::uint64_t> ts_retx;
+  for (const auto& f : tshark_frames(file))
+    if (f.retx || f.fast || f.spurious) ts_retx.insert(f.frame);
+  auto r = analyze(file, Profile::rfc6298, true);
+  std::set<std::uint64_t> mine, dups;
+  for (const auto& f : r.flows) {
+    dups.insert(f.duplicate_frames.begin(), f.duplicate_frames.end());
+    for (const auto& s : f.senders)
+      for (const auto& e : s.timeline)
+        if (e.event != "send" && e.event != "ack" && e.event != "dup-ack" && e.event != "sack") mine.insert(e.frame);
+  }
+  std::size_t missing = 0;
+  for (auto fr : ts_retx) {
+    if (mine.count(fr)) continue;
+    CAPTURE(fr);
+    CHECK(dups.count(fr) == 1);  // every retransmission tshark has and we do not is a capture duplicate
+    ++missing;
+  }
+  CHECK(missing == 1);
+  CHECK(dups.count(1052) == 1);
+}
+
 TEST_CASE("tshark: RTT samples agree with tcp.analysis.ack_rtt where both take one") {
   if (!have_tshark()) {
     MESSAGE("tshark not installed: skipped");

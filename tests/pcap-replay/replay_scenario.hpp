@@ -144,6 +144,15 @@ inline replay::Report analyze(const std::string& file, replay::Profile p, bool t
   return analyze(std::vector<std::string>{file}, p, timeline);
 }
 
+/// Writes the scenario to a temp pcap, analyses it, deletes the file.
+inline replay::Report analyze(const Scenario& sc, const std::string& name, replay::Profile p, bool timeline = false) {
+  const std::string path = sc.write(name);
+  replay::Report r = analyze(path, p, timeline);
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  return r;
+}
+
 /// The client -> server sender of the first flow.
 inline const replay::SenderReport& client(const replay::Report& r) {
   REQUIRE(!r.flows.empty());

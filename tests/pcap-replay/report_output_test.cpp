@@ -56,7 +56,7 @@ TEST_CASE("output: timeline CSV columns, times and one row per event") {
   s.handshake(0, 100'000);
   s.data(200'000, 1);
   s.ack(300'000, 1001);
-  auto r = analyze(s.write("csv"), Profile::rfc6298, true);
+  auto r = analyze(s, "csv", Profile::rfc6298, true);
   std::ostringstream os;
   replay::write_timeline_csv(os, r);
   std::istringstream in(os.str());
@@ -113,7 +113,7 @@ TEST_CASE("flows: one connection per 4-tuple, split on a new SYN after FIN (port
     q.rel_seq += p.from_client ? (9'000'000 - s.client_isn) : 0;
     s.pkts.push_back(q);
   }
-  auto r = analyze(s.write("reuse"), Profile::rfc6298);
+  auto r = analyze(s, "reuse", Profile::rfc6298);
   REQUIRE(r.flows.size() == 2);
   CHECK(r.flows[0].saw_fin);
   CHECK(r.flows[0].packets == 8);
@@ -129,7 +129,7 @@ TEST_CASE("flows: a segment captured twice is ignored, a real retransmission is 
   s.ack(30'000, 1001);
   s.data(40'000, 1001);
   s.data(1'040'000, 1001);   // 1 s later: an RTO retransmission
-  auto r = analyze(s.write("dup"), Profile::rfc6298);
+  auto r = analyze(s, "dup", Profile::rfc6298);
   REQUIRE(r.flows.size() == 1);
   CHECK(r.flows[0].capture_duplicates == 1);
   CHECK(client(r).retransmissions() == 1);
@@ -165,7 +165,7 @@ TEST_CASE("flows: a SYN after a long idle gap (over 300 s) opens a new connectio
   s.ack(30'000, 1001);
   // 400 s later, the same 4-tuple and ISN, no FIN/RST in between.
   s.handshake(400'000'000, 10'000);
-  auto r = analyze(s.write("idle"), Profile::rfc6298);
+  auto r = analyze(s, "idle", Profile::rfc6298);
   REQUIRE(r.flows.size() == 2);
   CHECK(r.flows[1].first_frame == 6);
   CHECK(client(r).timeouts.empty());

@@ -34,7 +34,7 @@ Scenario base() {
 }
 
 replay::Report check(const Scenario& s, const std::string& name, Profile p = Profile::rfc6298) {
-  return analyze(s.write(name), p);
+  return analyze(s, name, p);
 }
 
 std::size_t count(const replay::SenderReport& s, SendKind k) { return s.by_kind[static_cast<std::size_t>(k)]; }

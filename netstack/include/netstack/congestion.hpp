@@ -24,7 +24,8 @@ class NewReno {
   /// avoidance cwnd += SMSS*SMSS/cwnd (at least 1 byte).
   void on_ack_of_new_data(std::uint32_t bytes_acked);
 
-  /// A duplicate ACK (RFC 5681 section 2 definition) numbered `count`
+  /// A duplicate ACK (RFC 5681 section 2, or a SACK-bearing one per
+  /// RFC 6675 section 2 / 5; the sender decides which count) numbered `count`
   /// (1, 2, 3 ...). Returns true when this is the third and the sender must
   /// fast-retransmit (RFC 6582 3.2 steps 2-3: only if `ack` covers more than
   /// `recover`): ssthresh = max(FlightSize/2, 2*SMSS), recover = highest

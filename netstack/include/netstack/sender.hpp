@@ -17,7 +17,11 @@
 //    timeout response cwnd = 1 SMSS (LW), ssthresh = max(FlightSize/2, 2*SMSS))
 //    with NewReno fast retransmit / fast recovery (RFC 6582, the
 //    "Slow-but-Steady" variant: the timer restarts on every ACK of new data,
-//    as RFC 6298 5.3 says).
+//    as RFC 6298 5.3 says). A duplicate ACK is one with an unchanged window
+//    (RFC 5681 section 2) or one whose SACK blocks report new out-of-order
+//    data (RFC 6675 section 2 / 5), so a receiver that opens its window on
+//    every ACK (Linux) still triggers fast retransmit.
+//  - RFC 3042 Limited Transmit on the first two duplicate ACKs.
 //  - RFC 9293 3.8.6.1 zero-window probing with a persist timer (probes are
 //    not retransmissions and do not back off the RTO).
 //  - RFC 1122 4.2.3.5 (R2): the connection gives up after a configurable
@@ -69,6 +73,9 @@ struct SenderConfig {
   std::chrono::microseconds max_retry_time{0};
   /// Initial cwnd in segments; 0 = RFC 5681 3.1 IW (2, 3 or 4 SMSS by size).
   std::uint32_t initial_window_segments = 0;
+  /// RFC 3042 Limited Transmit (RFC 5681 3.2 step 1): one new segment on each
+  /// of the first two duplicate ACKs, FlightSize <= cwnd + 2*SMSS.
+  bool limited_transmit = true;
 };
 
 /// Connection states of the sender (RFC 9293 3.3.2 names; Failed and Reset
@@ -141,8 +148,13 @@ struct SenderStats {
   std::uint64_t retransmissions_after_timeout = 0;
   std::uint64_t timeouts = 0;             ///< timer expiries (SYN included)
   std::uint64_t fast_recoveries = 0;      ///< entries into NewReno fast recovery
+  std::uint64_t limited_transmits = 0;    ///< new segments sent by RFC 3042 Limited Transmit
   std::uint64_t window_probes = 0;        ///< zero-window probes sent
   std::uint64_t rtt_samples = 0;
+  /// Duplicate ACKs counted toward fast retransmit: ACK = SND.UNA with data
+  /// outstanding, no payload, no SYN/FIN, and either an unchanged window
+  /// (RFC 5681 section 2) or SACK blocks reporting new data above SND.UNA
+  /// (RFC 6675 section 2 / 5, RFC 2018). Pure window updates are not counted.
   std::uint64_t dup_acks = 0;
   std::uint64_t bad_datagrams = 0;        ///< unparseable or for another connection
   std::vector<RetransmitRecord> retransmit_log;  ///< every retransmission, in order
