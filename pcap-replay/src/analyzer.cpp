@@ -11,24 +11,60 @@
 namespace replay {
 
 namespace {
+// A segment seen recently in one direction, for capture-duplicate detection.
+struct Recent {
+  Segment segment;
+  std::uint64_t peer_count;  // segments of the other direction seen before it
+};
+
 struct Connection {
   FlowReport report;
   std::unique_ptr<SenderModel> model[2];
-  std::array<std::deque<Segment>, 2> recent;  // last segments per direction (capture duplicates)
+  std::array<std::deque<Recent>, 2> recent;  // last segments per direction (capture duplicates)
+  std::array<std::uint64_t, 2> seen{};      // segments per direction so far
 };
 
-// The same segment captured twice (a capture taken on two interfaces, or a
-// switch mirroring both ways): identical header fields within 1 ms, or
-// within 10 ms with the same TSval. Real retransmissions carry a new TSval
-// (the sender's clock ticked), or come an RTT or more later. Only segments
-// that occupy sequence space: identical pure ACKs are real (duplicate ACKs).
-bool capture_duplicate(const Segment& a, const Segment& b) {
+// Windows for "the same packet captured twice". With the same non-zero IPv4
+// ID the packet is the same datagram; the window only bounds how far apart
+// two capture points may see it (a mirror port, a capture on both sides of a
+// bridge: microseconds to a few milliseconds). Without an ID to compare
+// (IPv6, or ID 0 as stacks send with DF set) only a near-simultaneous copy
+// counts: on a 0.1 ms path a fast retransmit comes ~0.1 ms after the
+// original, inside one 1 ms TSval tick, so the fallback window is 0.2 ms and
+// no segment from the peer (a duplicate ACK) may lie between the two copies.
+constexpr std::chrono::microseconds kSameIdWindow{10'000};
+constexpr std::chrono::microseconds kNoIdWindow{200};
+
+bool same_header(const Segment& a, const Segment& b) {
+  if (a.tcp.seq != b.tcp.seq || a.tcp.ack != b.tcp.ack || a.tcp.flags != b.tcp.flags ||
+      a.tcp.window != b.tcp.window || a.payload_len != b.payload_len ||
+      a.tcp.options.tsval != b.tcp.options.tsval || a.tcp.options.tsecr != b.tcp.options.tsecr ||
+      a.tcp.options.sack_count != b.tcp.options.sack_count)
+    return false;
+  for (std::uint8_t i = 0; i < a.tcp.options.sack_count && i < a.tcp.options.sack.size(); ++i)
+    if (a.tcp.options.sack[i].left != b.tcp.options.sack[i].left ||
+        a.tcp.options.sack[i].right != b.tcp.options.sack[i].right)
+      return false;
+  return true;
+}
+
+// The same packet captured twice (a capture taken on two interfaces, or a
+// switch mirroring both ways), not a retransmission: every header field
+// matches, including the IPv4 ID. Different IDs prove the sender sent the
+// segment again (a retransmission, however soon). With the same non-zero ID:
+// one datagram, also for pure ACKs (a real duplicate ACK is a new datagram).
+// Without a usable ID (IPv6, ID 0) only segments that occupy sequence space
+// (identical pure ACKs are real duplicate ACKs), within kNoIdWindow, with no
+// segment from the peer in between.
+bool capture_duplicate(const Recent& prev, const Segment& b, std::uint64_t peer_count) {
+  const Segment& a = prev.segment;
+  if (b.time < a.time || !same_header(a, b)) return false;
+  const auto apart = b.time - a.time;
+  if (a.ip_id && b.ip_id && (*a.ip_id != 0 || *b.ip_id != 0)) {
+    return *a.ip_id == *b.ip_id && apart <= kSameIdWindow;
+  }
   if (b.payload_len == 0 && !b.tcp.has(wire::kSyn) && !b.tcp.has(wire::kFin)) return false;
-  const auto limit = b.tcp.options.tsval ? std::chrono::milliseconds{10} : std::chrono::milliseconds{1};
-  return b.time - a.time <= limit && b.time >= a.time && a.tcp.seq == b.tcp.seq &&
-         a.tcp.ack == b.tcp.ack && a.tcp.flags == b.tcp.flags && a.tcp.window == b.tcp.window &&
-         a.payload_len == b.payload_len && a.tcp.options.tsval == b.tcp.options.tsval &&
-         a.tcp.options.sack_count == b.tcp.options.sack_count;
+  return apart <= kNoIdWindow && prev.peer_count == peer_count;
 }
 }  // namespace
 
@@ -89,8 +125,10 @@ void Analyzer::add(const Segment& s) {
   FlowReport& f = c.report;
   ++f.packets;
   const int dir = (s.src == f.client) ? 0 : 1;
-  for (const Segment& prev : c.recent[dir]) {
-    if (capture_duplicate(prev, s)) {
+  const std::uint64_t peer_count = c.seen[1 - dir];
+  ++c.seen[dir];
+  for (const Recent& prev : c.recent[dir]) {
+    if (capture_duplicate(prev, s, peer_count)) {
       ++f.capture_duplicates;
       f.duplicate_frames.push_back(s.frame);
       f.last_frame = s.frame;
@@ -99,7 +137,7 @@ void Analyzer::add(const Segment& s) {
     }
   }
   if (c.recent[dir].size() == 8) c.recent[dir].pop_front();
-  c.recent[dir].push_back(s);
+  c.recent[dir].push_back(Recent{s, peer_count});
   f.last_frame = s.frame;
   f.last_time = s.time;
   if (s.tcp.has(wire::kSyn)) f.saw_syn = true;

@@ -89,6 +89,7 @@ FrameDecode decode_frame(int dlt, std::span<const std::uint8_t> captured, std::u
     s.tcp = th;
     s.payload_len = l4_len - static_cast<std::uint32_t>(th.header_len());
     s.flow_label = pk.flow_label;
+    if (pk.v4) s.ip_id = pk.v4->id;
     s.tcp_options_bad = tol.option_error.has_value();
     s.tcp_options_cut = tol.options_cut;
     // One warning per frame: the IP length first, then a bad option, then a cut.

@@ -103,7 +103,10 @@ struct FlowReport {
   std::uint64_t first_frame = 0, last_frame = 0;  ///< Wireshark frame numbers in `file`
   CaptureTime first_time{}, last_time{};
   bool saw_syn = false, saw_fin = false, saw_rst = false;  ///< flags seen on the connection
-  std::uint64_t capture_duplicates = 0;  ///< segments captured twice (identical, within 1 ms), ignored
+  /// Packets captured twice, ignored: every header field and the IPv4 ID equal
+  /// within 10 ms; without a usable ID (IPv6, ID 0) a data segment within
+  /// 0.2 ms with no peer segment between. See Analyzer::add().
+  std::uint64_t capture_duplicates = 0;
   std::vector<std::uint64_t> duplicate_frames;  ///< their frame numbers
   std::array<SenderReport, 2> senders;  ///< [0] client -> server, [1] server -> client
 };

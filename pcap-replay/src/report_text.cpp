@@ -43,7 +43,15 @@ void write_text_report(std::ostream& os, const Report& r) {
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
                       std::chrono::duration<double>(f.last_time - f.first_time).count());
     if (f.capture_duplicates)
-      os << fmt::format("  {} segment(s) captured twice (identical headers within 1 ms, or 10 ms with the same TSval) ignored\n", f.capture_duplicates);
+    {
+      std::string frames;
+      for (std::size_t i = 0; i < f.duplicate_frames.size() && i < 5; ++i)
+        frames += (i ? ", " : "") + std::to_string(f.duplicate_frames[i]);
+      if (f.duplicate_frames.size() > 5) frames += ", ...";
+      os << fmt::format("  {} packet(s) captured twice, ignored (frames {}): same headers and IPv4 ID within "
+                        "10 ms, or, without an ID, within 0.2 ms with nothing from the peer between\n",
+                        f.capture_duplicates, frames);
+    }
     for (const auto& s : f.senders) {
       if (s.data_segments == 0) continue;
       os << fmt::format("  sender {} -> {}: {} packets, {} data segments, {} bytes; timestamps {}, SACK {}\n",

@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <wire/tcp.hpp>
@@ -38,6 +39,12 @@ struct Segment {
   wire::TcpHeader tcp;          ///< header and options
   std::uint32_t payload_len = 0;  ///< TCP payload bytes, from the IP length (not the snaplen)
   std::uint32_t flow_label = 0;   ///< IPv6 flow label (informational; flows are keyed by 4-tuple)
+  /// IPv4 Identification field (RFC 791 3.1, "ip.id") of the packet carrying
+  /// the segment (the innermost one for tunnels); nullopt for IPv6, which has
+  /// no such field outside a fragment header. Tells a packet captured twice
+  /// (same ID) from a retransmission (a sender numbering its datagrams gives
+  /// it a new ID); 0 is what many stacks send with DF set and tells nothing.
+  std::optional<std::uint16_t> ip_id;
   bool tcp_options_cut = false;   ///< the snaplen cut the TCP options: tcp.options holds only those
                                   ///< fully captured (the frame also has a Diagnostic "tcp.options")
   bool tcp_options_bad = false;   ///< a malformed TCP option was skipped (Wireshark dissects such

@@ -25,7 +25,7 @@ head -c 4194304 /dev/urandom >"$WORK/in.bin"
 # segment is retransmitted into the blackhole after 1 s and again after
 # 2 s (5.5), and gets through after 4 s more.
 "$NETSTACK" send --file "$WORK/in.bin" --loss 0.02 --seed 1 --blackhole 0.005:5 \
-  --capture "$WORK/cap.pcap" --sink "$WORK/out.bin" --time-limit 100 >"$WORK/out.txt" 2>&1
+  --capture "$WORK/cap.pcap" --sink "$WORK/out.bin" --time-limit 30 >"$WORK/out.txt" 2>&1
 rc=$?
 grep -v '^  timeout' "$WORK/out.txt" | sed 's/^/  /'
 [ $rc -eq 0 ] || fail "netstack send exited $rc"

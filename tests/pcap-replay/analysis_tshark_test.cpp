@@ -37,6 +37,7 @@ struct TsFrame {
   std::optional<double> ack_rtt_us;
   std::optional<std::uint64_t> acks_frame;
   bool sack = false;
+  std::optional<std::uint16_t> ip_id;  ///< IPv4 Identification (innermost header)
 };
 
 /// tshark's analysis of a file, one pass, cached.
@@ -49,7 +50,7 @@ const std::vector<TsFrame>& tshark_frames(const std::string& file) {
       "' -T fields -E separator=/t -e frame.number -e tcp.analysis.retransmission"
       " -e tcp.analysis.fast_retransmission -e tcp.analysis.spurious_retransmission"
       " -e tcp.analysis.out_of_order -e tcp.srcport -e tcp.seq -e tcp.ack -e tcp.len"
-      " -e tcp.analysis.ack_rtt -e tcp.analysis.acks_frame -e tcp.options.sack_le 2>/dev/null";
+      " -e tcp.analysis.ack_rtt -e tcp.analysis.acks_frame -e tcp.options.sack_le -e ip.id 2>/dev/null";
   std::vector<TsFrame> out;
   std::stringstream ss(run(cmd));
   std::string line;
@@ -76,6 +77,10 @@ const std::vector<TsFrame>& tshark_frames(const std::string& file) {
     if (!c[9].empty()) f.ack_rtt_us = std::stod(c[9]) * 1e6;
     if (!c[10].empty()) f.acks_frame = std::stoull(c[10]);
     f.sack = !c[11].empty();
+    if (c.size() > 12 && !c[12].empty()) {
+      const std::string id = c[12].substr(c[12].rfind(',') + 1);  // "0x95ec"; tunnels: the last
+      f.ip_id = static_cast<std::uint16_t>(std::stoul(id, nullptr, 16));
+    }
     out.push_back(f);
   }
   return cache[file] = std::move(out);
@@ -122,34 +127,83 @@ TEST_CASE("tshark: retransmissions per flow agree with tcp.analysis.{retransmiss
   }
 }
 
-TEST_CASE("tshark: a segment captured twice is a retransmission to tshark, a capture duplicate here") {
+namespace {
+/// Frames pcap-replay counts as sent (any retransmission kind) and those it ignored as captured twice.
+struct Retx {
+  std::set<std::uint64_t> retx, dups;
+};
+Retx retransmissions_and_duplicates(const std::string& file) {
+  auto r = analyze(file, Profile::rfc6298, true);
+  Retx out;
+  for (const auto& f : r.flows) {
+    out.dups.insert(f.duplicate_frames.begin(), f.duplicate_frames.end());
+    for (const auto& s : f.senders)
+      for (const auto& e : s.timeline)
+        if (e.event != "send" && e.event != "ack" && e.event != "dup-ack" && e.event != "sack")
+          out.retx.insert(e.frame);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("tshark: a packet captured twice (same IPv4 ID) is a retransmission to tshark, a capture duplicate here") {
+  if (!have_tshark()) {
+    MESSAGE("tshark not installed: skipped");
+    return;
+  }
+  // arkime__wireshark-retrans.pcap holds most packets two to four times, up
+  // to 4.6 ms apart, each copy with the same IPv4 ID (one datagram seen at
+  // several capture points); tshark flags the data copies as retransmissions.
+  const std::string file = (shared_dir() / "traces" / "public" / "arkime__wireshark-retrans.pcap").string();
+  const auto& frames = tshark_frames(file);
+  std::map<std::uint64_t, const TsFrame*> by_frame;
+  for (const auto& f : frames) by_frame[f.frame] = &f;
+  const Retx mine = retransmissions_and_duplicates(file);
+  std::size_t missing = 0;
+  for (const auto& f : frames) {
+    if (!(f.retx || f.fast || f.spurious) || mine.retx.count(f.frame)) continue;
+    CAPTURE(f.frame);
+    CHECK(mine.dups.count(f.frame) == 1);  // every retransmission tshark has and we do not is a duplicate
+    ++missing;
+  }
+  CHECK(missing > 10);
+  // Every duplicate has an earlier frame with the same segment and the same
+  // IPv4 ID, per tshark's own decoding.
+  for (auto fr : mine.dups) {
+    CAPTURE(fr);
+    const TsFrame& d = *by_frame.at(fr);
+    REQUIRE(d.ip_id);
+    bool original = false;
+    for (const auto& f : frames)
+      if (f.frame < fr && f.srcport == d.srcport && f.seq == d.seq && f.ack == d.ack && f.len == d.len &&
+          f.ip_id == d.ip_id)
+        original = true;
+    CHECK(original);
+  }
+}
+
+TEST_CASE("tshark: a segment sent again 91 us later with a new IPv4 ID is a retransmission to both") {
   if (!have_tshark()) {
     MESSAGE("tshark not installed: skipped");
     return;
   }
   // ndpi__webex.pcap frames 1051/1052: the same 202-byte segment 91 us apart,
-  // no timestamps; tshark flags both as (spurious) retransmissions.
+  // no timestamps, IPv4 IDs 0x95ec then 0x95ed: the sender sent it twice.
   const std::string file = (shared_dir() / "traces" / "public" / "ndpi__webex.pcap").string();
   std::set<std::uint64_t> ts_retx;
-  for (const auto& f : tshark_frames(file))
+  for (const auto& f : tshark_frames(file)) {
+    if (f.frame == 1051) CHECK(f.ip_id == std::optional<std::uint16_t>{0x95ec});
+    if (f.frame == 1052) CHECK(f.ip_id == std::optional<std::uint16_t>{0x95ed});
     if (f.retx || f.fast || f.spurious) ts_retx.insert(f.frame);
-  auto r = analyze(file, Profile::rfc6298, true);
-  std::set<std::uint64_t> mine, dups;
-  for (const auto& f : r.flows) {
-    dups.insert(f.duplicate_frames.begin(), f.duplicate_frames.end());
-    for (const auto& s : f.senders)
-      for (const auto& e : s.timeline)
-        if (e.event != "send" && e.event != "ack" && e.event != "dup-ack" && e.event != "sack") mine.insert(e.frame);
   }
-  std::size_t missing = 0;
+  CHECK(ts_retx.count(1052) == 1);
+  const Retx mine = retransmissions_and_duplicates(file);
+  CHECK(mine.retx.count(1052) == 1);
+  CHECK(mine.dups.empty());
   for (auto fr : ts_retx) {
-    if (mine.count(fr)) continue;
     CAPTURE(fr);
-    CHECK(dups.count(fr) == 1);  // every retransmission tshark has and we do not is a capture duplicate
-    ++missing;
+    CHECK(mine.retx.count(fr) == 1);  // every retransmission tshark has, we have too
   }
-  CHECK(missing == 1);
-  CHECK(dups.count(1052) == 1);
 }
 
 TEST_CASE("tshark: RTT samples agree with tcp.analysis.ack_rtt where both take one") {

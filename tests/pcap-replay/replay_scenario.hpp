@@ -53,6 +53,8 @@ struct Scenario {
   std::uint32_t server_isn = 700000;
   std::int64_t epoch_s = 1'700'000'000;
   std::vector<Pkt> pkts;
+  /// IPv4 Identification of packet i (index into pkts); packets not listed carry ID 0.
+  std::map<std::size_t, std::uint16_t> ip_id;
 
   /// SYN at t, SYN-ACK at t + rtt, ACK right after: one clean handshake sample of `rtt`.
   void handshake(std::int64_t t_us, std::int64_t rtt_us) {
@@ -69,7 +71,8 @@ struct Scenario {
     pkts.push_back({t_us, false, 1, rel_ack, wire::kAck, 0, {}, {}, std::move(sack)});
   }
 
-  Bytes packet(const Pkt& p) const {
+  /// The IPv4 packet of `p`, with IPv4 Identification `id`.
+  Bytes packet(const Pkt& p, std::uint16_t id = 0) const {
     wire::TcpHeader t;
     t.src_port = p.from_client ? 40000 : 5001;
     t.dst_port = p.from_client ? 5001 : 40000;
@@ -85,6 +88,7 @@ struct Scenario {
       t.options.sack[t.options.sack_count++] = wire::SackBlock{client_isn + b.left, client_isn + b.right};
     }
     wire::Ipv4Header ip;
+    ip.id = id;
     ip.src = {198, 18, 0, static_cast<std::uint8_t>(p.from_client ? 1 : 2)};
     ip.dst = {198, 18, 0, static_cast<std::uint8_t>(p.from_client ? 2 : 1)};
     const std::size_t tl = wire::tcp_options_len(t.options) + 20;
@@ -109,8 +113,10 @@ struct Scenario {
     put32(0);
     put32(262144);
     put32(101);
-    for (const Pkt& p : pkts) {
-      const Bytes b = packet(p);
+    for (std::size_t i = 0; i < pkts.size(); ++i) {
+      const Pkt& p = pkts[i];
+      const auto id = ip_id.find(i);
+      const Bytes b = packet(p, id == ip_id.end() ? std::uint16_t{0} : id->second);
       put32(static_cast<std::uint32_t>(epoch_s + p.t_us / 1'000'000));
       put32(static_cast<std::uint32_t>(p.t_us % 1'000'000));
       put32(static_cast<std::uint32_t>(b.size()));

@@ -122,18 +122,103 @@ TEST_CASE("flows: one connection per 4-tuple, split on a new SYN after FIN (port
 }
 
 TEST_CASE("flows: a segment captured twice is ignored, a real retransmission is not") {
+  // No IPv4 ID (0): the copy 0.1 ms later, nothing from the peer between, is
+  // within the 0.2 ms fallback window; the RTO retransmission 1 s later is not.
   Scenario s;
   s.handshake(0, 10'000);
   s.data(20'000, 1);
-  s.data(20'000 + 400, 1);   // identical copy 0.4 ms later: the capture saw it twice
+  s.data(20'000 + 100, 1);   // identical copy 0.1 ms later: the capture saw it twice
   s.ack(30'000, 1001);
   s.data(40'000, 1001);
   s.data(1'040'000, 1001);   // 1 s later: an RTO retransmission
   auto r = analyze(s, "dup", Profile::rfc6298);
   REQUIRE(r.flows.size() == 1);
   CHECK(r.flows[0].capture_duplicates == 1);
+  CHECK(r.flows[0].duplicate_frames == std::vector<std::uint64_t>{5});
   CHECK(client(r).retransmissions() == 1);
   CHECK(client(r).timeouts.size() == 1);
+}
+
+namespace {
+// Handshake (frames 1-3), data [1,1001) at 20 ms (frame 4, IPv4 ID 0x0101),
+// the same segment again `after_us` later (frame 5, ID `copy_id`), then an
+// ACK of it 10 ms later. Both copies have identical TCP headers.
+replay::Report sent_twice(std::int64_t after_us, std::uint16_t copy_id, std::uint16_t first_id = 0x0101,
+                          bool ack_between = false) {
+  Scenario s;
+  s.handshake(0, 10'000);
+  s.data(20'000, 1);
+  s.ip_id[3] = first_id;
+  if (ack_between) s.ack(20'000 + after_us / 2, 1);  // a (duplicate) ACK from the peer between the copies
+  s.data(20'000 + after_us, 1);
+  s.ip_id[s.pkts.size() - 1] = copy_id;
+  s.ack(30'000 + after_us, 1001);
+  return analyze(s, "twice", Profile::rfc6298);
+}
+}  // namespace
+
+TEST_CASE("flows: the IPv4 ID tells a retransmission 0.2 ms after the original from a packet captured twice") {
+  // A low-RTT path (0.1 ms): a fast retransmit goes out 0.2 ms after the
+  // original, inside one 1 ms TSval tick. A new IPv4 ID (0x0102 after
+  // 0x0101) proves the sender sent it again: a retransmission.
+  auto retx = sent_twice(200, 0x0102);
+  REQUIRE(retx.flows.size() == 1);
+  CHECK(retx.flows[0].capture_duplicates == 0);
+  CHECK(client(retx).retransmissions() == 1);
+  CHECK(client(retx).data_segments == 3);  // SYN, the original, the retransmission
+  // The same ID (0x0101 twice) is one datagram seen twice: ignored.
+  auto dup = sent_twice(200, 0x0101);
+  CHECK(dup.flows[0].capture_duplicates == 1);
+  CHECK(dup.flows[0].duplicate_frames == std::vector<std::uint64_t>{5});
+  CHECK(client(dup).retransmissions() == 0);
+  CHECK(client(dup).data_segments == 2);
+  // Same ID 5 ms apart (two capture points): still the same datagram (window 10 ms).
+  CHECK(sent_twice(5'000, 0x0101).flows[0].capture_duplicates == 1);
+  // ID 0 then a non-zero ID: different datagrams.
+  CHECK(client(sent_twice(100, 0x0102, 0)).retransmissions() == 1);
+}
+
+TEST_CASE("flows: without an IPv4 ID (0) only a copy within 0.2 ms and nothing from the peer between is a duplicate") {
+  // 0.1 ms <= 0.2 ms, nothing between: captured twice.
+  CHECK(sent_twice(100, 0, 0).flows[0].capture_duplicates == 1);
+  // 0.3 ms > 0.2 ms: a retransmission (the old 1 ms window ate it).
+  auto late = sent_twice(300, 0, 0);
+  CHECK(late.flows[0].capture_duplicates == 0);
+  CHECK(client(late).retransmissions() == 1);
+  // 0.1 ms but a duplicate ACK from the peer between the two: a fast
+  // retransmit on a 0.05 ms path, not a copy.
+  auto between = sent_twice(100, 0, 0, /*ack_between=*/true);
+  CHECK(between.flows[0].capture_duplicates == 0);
+  CHECK(client(between).retransmissions() == 1);
+}
+
+TEST_CASE("flows: a pure ACK with the same non-zero IPv4 ID is captured twice; with a new ID it is a duplicate ACK") {
+  auto make = [](std::uint16_t first_id, std::uint16_t second_id) {
+    Scenario s;
+    s.handshake(0, 10'000);
+    s.data(20'000, 1);
+    s.data(20'010, 1001);
+    s.ack(30'000, 1001);  // frame 6
+    s.ip_id[5] = first_id;
+    s.ack(30'005, 1001);  // frame 7, 5 us later
+    s.ip_id[6] = second_id;
+    return analyze(s, "ack-twice", Profile::rfc6298, /*timeline=*/true);
+  };
+  auto count_dup_acks = [](const replay::Report& r) {
+    int n = 0;
+    for (const auto& e : client(r).timeline) n += e.event == "dup-ack" ? 1 : 0;
+    return n;
+  };
+  auto same = make(0x0201, 0x0201);
+  CHECK(same.flows[0].capture_duplicates == 1);
+  CHECK(count_dup_acks(same) == 0);
+  auto fresh = make(0x0201, 0x0202);
+  CHECK(fresh.flows[0].capture_duplicates == 0);
+  CHECK(count_dup_acks(fresh) == 1);
+  // Without IDs identical pure ACKs are always real duplicate ACKs (RFC 5681 2).
+  auto none = make(0, 0);
+  CHECK(none.flows[0].capture_duplicates == 0);
+  CHECK(count_dup_acks(none) == 1);
 }
 
 TEST_CASE("analysis of every public capture completes: bad frames reported, the rest analysed") {
