@@ -150,7 +150,7 @@ RUN_CAPTURE ?= tests/captures/linux-blackhole.pcap
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)/pcap-replay SAN=$(SAN)
 	@$(BIN)/pcap-replay check --profile rfc6298 $(RUN_CAPTURE); \
-	  status=$$?; echo "pcap-replay exit status: $$status (0 clean, 1 departures from RFC 6298 found)"; \
+	  status=$$?; echo "pcap-replay exit status: $$status (0: no MUST-level departure; 1: MUST-level departures found)"; \
 	  [ $$status -le 1 ]
 
 bench: deps

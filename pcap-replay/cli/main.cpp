@@ -1,13 +1,23 @@
 // pcap-replay: checks each TCP sender in a capture against RFC 6298's
 // retransmission timer rules. Sub-commands: check, flows, timeline.
 // Exit status: 0 no MUST-level departure, 1 departures (--strict: also
-// SHOULD), 2 unusable input or arguments (reason on stderr).
+// SHOULD), 2 unusable input or arguments (reason on stderr): any input file
+// that cannot be opened, whose first record cannot be read, or whose every
+// frame is malformed makes the exit status 2, after the report of the usable
+// files (when there is one).
 
 #include <CLI/CLI.hpp>
+#include <rto/config.hpp>
 
+#include <array>
+#include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "analyzer.hpp"
 #include "report_json.hpp"
@@ -15,6 +25,17 @@
 #include "timeline_csv.hpp"
 
 namespace {
+
+constexpr std::string_view kVersion = "pcap-replay 0.1.0 (RFC 6298 retransmission-timer checker; JSON schema_version 1)";
+constexpr std::array<std::string_view, 3> kSubcommands{"check", "flows", "timeline"};
+
+constexpr const char* kExitHelp =
+    "Exit status: 0 no MUST-level departure; 1 MUST departures (--strict: also SHOULD; check only); "
+    "2 bad arguments, or unusable input: a file that cannot be opened, whose first record cannot be "
+    "read, or whose every frame is malformed (the report of the other files is still printed, the "
+    "unusable ones are named on stderr and in the report). Frames skipped or analysed with a warning "
+    "and a read error in the middle of a file do not change the status. A filter that matches no TCP "
+    "segment prints a note and exits 0.";
 
 struct Args {
   std::vector<std::string> files;
@@ -30,18 +51,105 @@ void add_common(CLI::App* app, Args& a) {
   app->add_option("--profile", a.profile, "rfc6298 (default) or linux")
       ->check(CLI::IsMember({"rfc6298", "linux"}));
   app->add_option("--rto-min", a.rto_min_ms, "override the profile's minimum RTO, ms");
-  app->add_option("--rto-max", a.rto_max_ms, "override the profile's maximum RTO, ms");
+  app->add_option("--rto-max", a.rto_max_ms,
+                  "override the profile's maximum RTO, ms (rfc6298: at least 60000, RFC 6298 2.5)");
   app->add_option("--syn-linear", a.syn_linear, "SYN expiries that do not double (Linux tcp_syn_linear_timeouts)");
   app->add_option("--granularity", a.granularity_ms, "clock granularity G, ms (default 1): the absolute tolerance of every timing check and G of RFC 6298 2.3");
   app->add_option("--slack", a.slack_percent, "relative tolerance, percent of the predicted value (default 10, max 40)")
       ->check(CLI::Range(0u, 40u));
   app->add_option("-f,--filter", a.filter, "BPF filter expression (tcpdump syntax)");
-  app->add_flag("--json", a.json, "one JSON document (schema: pcap-replay/SCHEMA.md)");
   app->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
+  app->footer(kExitHelp);
 }
 
+// ms -> us, rounded; the caller has checked the range (finite, 0..1 h).
 std::chrono::microseconds from_ms(double v) {
-  return std::chrono::microseconds{static_cast<std::int64_t>(v * 1000.0 + 0.5)};
+  return std::chrono::microseconds{static_cast<std::int64_t>(std::llround(v * 1000.0))};
+}
+
+std::string ms_text(double v) { return fmt::format("{}", v); }
+std::string ms_text(std::chrono::microseconds d) { return fmt::format("{}", static_cast<double>(d.count()) / 1000.0); }
+
+// A duration flag must be a finite number of ms between 0 and one hour
+// (rto::Config's supported range) before it is converted.
+std::optional<std::string> check_ms_flag(const char* flag, const std::optional<double>& v) {
+  if (!v) return std::nullopt;
+  if (!std::isfinite(*v) || *v < 0) return fmt::format("{} {}: must be a number of ms, 0 or more", flag, *v);
+  if (*v > 3'600'000.0) return fmt::format("{} {} ms: above one hour (3600000 ms), the supported range", flag, *v);
+  return std::nullopt;
+}
+
+// Translates an rto::ConfigError (what() = "rto::Config.FIELD: ...") into a
+// sentence about the flag that caused it, in ms. The fields a flag cannot set
+// (initial_rto, syn_fallback_rto, tick) only fail against the cap, so they are
+// reported on --rto-max.
+std::string explain_config_error(const std::string& what, const rto::Config& c, const Args& a) {
+  const std::string prefix = "rto::Config.";
+  std::string field;
+  if (what.rfind(prefix, 0) == 0) {
+    const auto colon = what.find(':', prefix.size());
+    if (colon != std::string::npos) field = what.substr(prefix.size(), colon - prefix.size());
+  }
+  const bool rfc = c.variant == rto::Config::Variant::rfc6298;
+  const std::string max_src = a.rto_max_ms ? fmt::format("--rto-max {} ms", ms_text(*a.rto_max_ms))
+                                           : fmt::format("the {} profile's maximum RTO {} ms", a.profile, ms_text(c.max_rto));
+  if (field == "max_rto") {
+    if (c.max_rto.count() == 0) return fmt::format("{}: the maximum RTO must be positive (RFC 6298 2.5)", max_src);
+    if (rfc)
+      return fmt::format(
+          "{}: RFC 6298 2.5 allows a maximum only if it is at least 60000 ms; to check a stack with a lower cap "
+          "against its own numbers use --profile linux --rto-max {}",
+          max_src, ms_text(c.max_rto));
+  }
+  if (field == "min_rto" && c.min_rto > c.max_rto)
+    return fmt::format("--rto-min {} ms: above the maximum RTO ({}); give a larger --rto-max or a smaller --rto-min",
+                       ms_text(c.min_rto), a.rto_max_ms ? fmt::format("--rto-max {} ms", ms_text(c.max_rto))
+                                                        : fmt::format("{} ms of the {} profile", ms_text(c.max_rto), a.profile));
+  if (field == "initial_rto")
+    return fmt::format("{}: below the initial RTO of {} ms (RFC 6298 2.1), which must fit under the maximum", max_src,
+                       ms_text(c.initial_rto));
+  if (field == "syn_fallback_rto")
+    return fmt::format("{}: below the {} ms RTO that 5.7 restores after a SYN timeout, which must fit under the maximum",
+                       max_src, ms_text(c.syn_fallback_rto));
+  if (field == "granularity")
+    return fmt::format(
+        "--granularity {} ms: {}", ms_text(c.granularity),
+        rfc && c.granularity.count() == 0
+            ? "RFC 6298 needs a positive clock granularity G (section 2); use --profile linux to check without G"
+            : "outside the supported range (0 to 3600000 ms)");
+  if (field == "min_rto")
+    return fmt::format("--rto-min {} ms: outside the supported range (0 to 3600000 ms)", ms_text(c.min_rto));
+  if (field == "max_rto") return fmt::format("{}: outside the supported range (1 to 3600000 ms)", max_src);
+  if (field == "tick")
+    return fmt::format("{}: the {} profile's timer tick {} ms does not fit", max_src, a.profile, ms_text(c.tick));
+  // Not expected (every field is covered above); still name the flags.
+  return fmt::format("the RTO settings (--profile {}, --rto-min, --rto-max, --granularity) are inconsistent: {}",
+                     a.profile, what);
+}
+
+// The same capture named twice (the same path, or two paths to one file):
+// analysed once, with a warning. "-" (stdin) can be read only once.
+std::vector<std::string> unique_files(const std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    std::optional<std::string> twin;
+    for (const auto& g : out) {
+      std::error_code ec;
+      if (f == g || (f != "-" && g != "-" && fs::equivalent(f, g, ec) && !ec)) {
+        twin = g;
+        break;
+      }
+    }
+    if (twin) {
+      std::cerr << "pcap-replay: warning: " << f
+                << (f == *twin ? " is given more than once" : " is the same file as " + *twin)
+                << "; it is analysed once\n";
+      continue;
+    }
+    out.push_back(f);
+  }
+  return out;
 }
 
 }  // namespace
@@ -49,30 +157,62 @@ std::chrono::microseconds from_ms(double v) {
 int main(int argc, char** argv) {
   CLI::App app{"pcap-replay: check TCP senders in a capture against RFC 6298 (retransmission timer)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(kVersion));
+  app.footer(kExitHelp);
   Args a;
   CLI::App* check = app.add_subcommand("check", "report every sender's timer against the rules (default output: text)");
-  CLI::App* flows = app.add_subcommand("flows", "list the connections");
-  CLI::App* timeline = app.add_subcommand("timeline", "every event with SRTT, RTTVAR, RTO and backoff after it");
+  CLI::App* flows = app.add_subcommand("flows", "list the connections (text, or --json)");
+  CLI::App* timeline = app.add_subcommand("timeline", "every event with SRTT, RTTVAR, RTO and backoff after it (CSV)");
   add_common(check, a);
   add_common(flows, a);
   add_common(timeline, a);
-  timeline->add_flag("--csv", a.csv, "CSV output (the default and only format)");
+  check->add_flag("--json", a.json, "the whole report as one JSON document (schema: pcap-replay/SCHEMA.md)");
+  flows->add_flag("--json", a.json, "the connection list as one JSON document (\"kind\": \"flows\", SCHEMA.md)");
+  timeline->add_flag("--csv", a.csv, "CSV output: the default and only format (columns in SCHEMA.md)");
+  timeline->add_flag("--json", a.json, "not supported: the timeline is CSV only");
+
+  // CLI11 reports a word that is no sub-command as "A subcommand is
+  // required"; say what is wrong instead.
+  if (argc > 1) {
+    const std::string_view first = argv[1];
+    bool known = first.empty() || first.front() == '-';
+    for (auto s : kSubcommands) known = known || first == s;
+    if (!known) {
+      std::cerr << "pcap-replay: unknown subcommand \"" << first
+                << "\"; valid subcommands: check, flows, timeline (see pcap-replay --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RequiredError& e) {
+    if (app.get_subcommands().empty()) {
+      std::cerr << "pcap-replay: a subcommand is required: check, flows or timeline (see pcap-replay --help)\n";
+      return 2;
+    }
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  if (timeline->parsed() && a.json) {
+    std::cerr << "pcap-replay: timeline --json: the timeline is written as CSV only (--csv, the default); "
+                 "for the per-sender results as JSON use: pcap-replay check --json\n";
+    return 2;
+  }
 
+  for (const auto& [flag, v] : {std::pair{"--rto-min", a.rto_min_ms}, std::pair{"--rto-max", a.rto_max_ms},
+                                std::pair{"--granularity", a.granularity_ms}}) {
+    if (auto err = check_ms_flag(flag, v)) {
+      std::cerr << "pcap-replay: " << *err << "\n";
+      return 2;
+    }
+  }
   replay::Options opt = replay::Options::for_profile(*replay::parse_profile(a.profile));
   if (a.rto_min_ms) opt.config.min_rto = from_ms(*a.rto_min_ms);
   if (a.rto_max_ms) opt.config.max_rto = from_ms(*a.rto_max_ms);
   if (a.syn_linear) opt.config.syn_linear_timeouts = *a.syn_linear;
   if (a.granularity_ms) {
-    if (*a.granularity_ms < 0) {
-      std::cerr << "pcap-replay: --granularity must not be negative\n";
-      return 2;
-    }
     opt.granularity = from_ms(*a.granularity_ms);
     opt.config.granularity = opt.granularity;
   }
@@ -80,32 +220,48 @@ int main(int argc, char** argv) {
   opt.filter = a.filter;
   try {
     opt.config.validate();
-  } catch (const std::exception& e) {
-    std::cerr << "pcap-replay: " << e.what() << "\n";
+  } catch (const rto::ConfigError& e) {
+    std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
   }
 
+  const std::vector<std::string> files = unique_files(a.files);
   std::vector<std::string> errors;
   replay::Report r;
   try {
-    r = replay::analyze_files(a.files, opt, timeline->parsed(), errors);
+    r = replay::analyze_files(files, opt, timeline->parsed(), errors);
+  } catch (const rto::ConfigError& e) {
+    std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "pcap-replay: " << e.what() << "\n";
     return 2;
   }
-  for (const auto& e : errors) std::cerr << "pcap-replay: " << e << "\n";
-  for (const auto& d : r.diagnostics) std::cerr << "pcap-replay: " << replay::to_string(d) << "\n";
-  if (errors.size() == a.files.size()) return 2;  // nothing could be read
 
-  if (a.json) {
-    replay::write_json_report(std::cout, r);
-  } else if (timeline->parsed()) {
+  const auto unusable = replay::unusable_inputs(r);
+  for (const auto& d : r.diagnostics) {
+    bool is_unusable_reason = false;
+    for (const auto* in : unusable) is_unusable_reason = is_unusable_reason || in->error == replay::to_string(d);
+    if (is_unusable_reason) continue;  // said below, once
+    std::cerr << "pcap-replay: " << (d.skipped ? "" : "warning: ") << replay::to_string(d)
+              << (d.skipped ? " (skipped)" : "") << "\n";
+  }
+  for (const auto* in : unusable) std::cerr << "pcap-replay: unusable input: " << in->error << "\n";
+  if (unusable.size() == r.inputs.size()) return 2;  // nothing could be read: no report
+  if (auto note = replay::empty_input_note(r)) std::cerr << "pcap-replay: note: " << *note << "\n";
+
+  if (timeline->parsed()) {
     replay::write_timeline_csv(std::cout, r);
   } else if (flows->parsed()) {
-    replay::write_flow_list(std::cout, r);
+    if (a.json)
+      replay::write_json_flow_list(std::cout, r);
+    else
+      replay::write_flow_list(std::cout, r);
+  } else if (a.json) {
+    replay::write_json_report(std::cout, r);
   } else {
     replay::write_text_report(std::cout, r);
   }
-  if (!errors.empty()) return 2;
+  if (!unusable.empty()) return 2;  // part of the input was unusable
   return check->parsed() ? r.exit_status(a.strict) : 0;
 }

@@ -151,6 +151,8 @@ void Analyzer::add_diagnostics(const std::vector<Diagnostic>& d) {
   impl_->report.diagnostics.insert(impl_->report.diagnostics.end(), d.begin(), d.end());
 }
 
+void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(in); }
+
 Report Analyzer::finish() {
   Impl& m = *impl_;
   for (auto& c : m.conns) {
@@ -167,16 +169,64 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
   Analyzer a(options, keep_timeline);
   for (std::size_t i = 0; i < files.size(); ++i) {
     a.add_file(i, files[i]);
+    InputFile in;
+    in.name = files[i];
     auto opened = CaptureReader::open(files[i], i, options.filter);
     if (auto* err = std::get_if<std::string>(&opened)) {
       errors.push_back(*err);
+      in.error = *err;
+      a.add_input(in);
       continue;
     }
+    in.opened = true;
     auto& reader = std::get<CaptureReader>(opened);
-    while (auto s = reader.next()) a.add(*s);
-    a.add_diagnostics(reader.diagnostics());
+    // A diagnostic the reader adds for the frame it then returns is a
+    // warning about a frame that was used; the others name skipped frames.
+    std::vector<Diagnostic> diags;
+    for (;;) {
+      const std::size_t before = reader.diagnostics().size();
+      auto s = reader.next();
+      const auto& all = reader.diagnostics();
+      for (std::size_t k = before; k < all.size(); ++k) {
+        Diagnostic d = all[k];
+        d.skipped = !(s && d.frame == s->frame);
+        diags.push_back(std::move(d));
+      }
+      if (!s) break;
+      a.add(*s);
+    }
+    const CaptureStats& st = reader.stats();
+    in.frames = st.frames;
+    in.tcp_segments = st.tcp_segments;
+    in.read_error = st.read_error;
+    for (const auto& d : diags) in.skipped_frames += d.skipped && d.field != "pcap" ? 1 : 0;
+    // Unusable: nothing readable at all (the first record fails), or every
+    // record malformed. A valid capture with no TCP in it is usable.
+    if (st.read_error && st.frames == 0) {
+      in.error = diags.empty() ? files[i] + ": the first record cannot be read" : to_string(diags.back());
+    } else if (st.frames > 0 && st.malformed == st.frames) {
+      in.error = files[i] + ": every frame (" + std::to_string(st.frames) + ") is malformed";
+    }
+    a.add_diagnostics(diags);
+    a.add_input(in);
   }
   return a.finish();
+}
+
+std::vector<const InputFile*> unusable_inputs(const Report& r) {
+  std::vector<const InputFile*> out;
+  for (const auto& in : r.inputs)
+    if (!in.usable()) out.push_back(&in);
+  return out;
+}
+
+std::optional<std::string> empty_input_note(const Report& r) {
+  if (!r.flows.empty() || r.inputs.empty()) return std::nullopt;
+  bool any_usable = false;
+  for (const auto& in : r.inputs) any_usable = any_usable || in.usable();
+  if (!any_usable) return std::nullopt;  // the unusable files say it all
+  if (!r.options.filter.empty()) return "no TCP segment matched the filter \"" + r.options.filter + "\"";
+  return std::string("no TCP segment in the input");
 }
 
 }  // namespace replay

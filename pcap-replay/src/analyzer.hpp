@@ -4,6 +4,7 @@
 // by kind, RTT samples, the replayed RTO and timeouts, and RFC 6298 findings.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ class Analyzer {
   void add(const Segment& s);
   /// Reader problems to carry into the report.
   void add_diagnostics(const std::vector<Diagnostic>& d);
+  /// What became of one input file (Report::inputs, in call order).
+  void add_input(const InputFile& in);
   /// Ends the analysis; the Analyzer is spent afterwards.
   Report finish();
 
@@ -39,9 +42,22 @@ class Analyzer {
 
 /// Reads every file with CaptureReader (BPF `filter`, "-" = stdin) and
 /// analyses them. Files that cannot be opened are named in `errors` (with
-/// libpcap's reason) and skipped; frames that are malformed are in
-/// Report::diagnostics.
+/// libpcap's reason) and skipped. Every file gets a Report::inputs entry;
+/// one is unusable (InputFile::error) when it cannot be opened, its first
+/// record cannot be read, or every frame in it is malformed. Frame problems
+/// are in Report::diagnostics, with Diagnostic::skipped false for frames
+/// that were analysed anyway (a warning the reader gave for the frame it
+/// returned).
 Report analyze_files(const std::vector<std::string>& files, const Options& options,
                      bool keep_timeline, std::vector<std::string>& errors);
+
+/// The input files that could not be used at all (exit status 2 of the CLI:
+/// the input was at least partly unusable).
+std::vector<const InputFile*> unusable_inputs(const Report& r);
+
+/// When some input was usable but no connection came out of it: "no TCP
+/// segment matched the filter \"...\"" (with a BPF filter) or "no TCP
+/// segment in the input"; nullopt otherwise.
+std::optional<std::string> empty_input_note(const Report& r);
 
 }  // namespace replay

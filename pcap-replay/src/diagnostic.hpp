@@ -1,8 +1,12 @@
 #pragma once
-// A problem found while reading a capture: which file, which frame (as
-// Wireshark numbers it), which field, and what is wrong. Reading goes on
-// after a diagnostic; only the frame it names is lost (or, for a read error
-// in the middle of a file, the frames after it).
+// Problems found while reading the input. A Diagnostic names a file, a frame
+// (as Wireshark numbers it), a field and what is wrong, and says whether the
+// frame was skipped (not analysed) or used with a warning (decoded the way
+// Wireshark does, e.g. TCP options cut by the snaplen). Reading goes on after
+// a diagnostic; only the frame it names is lost (or, for a read error in the
+// middle of a file, the frames after it). An InputFile records what became of
+// one whole file: a file that cannot be opened, or whose first record cannot
+// be read, is unusable (exit status 2, see pcap-replay/SCHEMA.md).
 
 #include <cstdint>
 #include <string>
@@ -15,9 +19,31 @@ struct Diagnostic {
   std::uint64_t frame = 0;  ///< Wireshark frame number from 1; 0 = the file as a whole
   std::string field;        ///< Wireshark-style field name: "tcp.hdr_len", "ip.len", "frame.time", "pcap" ...
   std::string message;      ///< one sentence, e.g. "header length 40 bytes runs past the 34 bytes captured"
+  /// true: the frame was not analysed (malformed, unreadable; for a "pcap"
+  /// read error, neither were the frames after it). false: a warning, the
+  /// frame was analysed with the problem worked around (options cut by the
+  /// snaplen, a bad option skipped, an IP length beyond the frame capped).
+  bool skipped = true;
 };
 
 /// "FILE: frame N: FIELD: MESSAGE" (or "FILE: FIELD: MESSAGE" when frame is 0).
 std::string to_string(const Diagnostic& d);
+
+/// What became of one input file (in command-line order).
+struct InputFile {
+  std::string name;                ///< the path as given ("-" for stdin)
+  bool opened = false;             ///< libpcap opened it (and the BPF filter compiled)
+  std::uint64_t frames = 0;        ///< records read (the last Wireshark frame number)
+  std::uint64_t tcp_segments = 0;  ///< TCP segments analysed (after the filter)
+  std::uint64_t skipped_frames = 0;  ///< frames skipped with a diagnostic
+  bool read_error = false;         ///< libpcap stopped before the end of the file
+  /// Empty when usable; else why not: libpcap's reason for not opening it,
+  /// or the read error at its first record, or "every frame is malformed".
+  std::string error;
+
+  /// A file is usable when it opened and at least one record was readable
+  /// and not malformed (a valid capture with no frame at all is usable).
+  bool usable() const { return error.empty(); }
+};
 
 }  // namespace replay

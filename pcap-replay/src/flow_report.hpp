@@ -65,6 +65,11 @@ struct TimeoutRecord {
   std::chrono::microseconds latest{0};
   std::string_view armed_by;  ///< "ack", "send", "timeout", "tlp", "retransmit", "oldest-send"
   std::string_view verdict;   ///< "ok", "early", "late", or "unchecked" (no segment from the peer seen)
+  /// true: `predicted` is the previous expiry's wait times the expected ratio
+  /// (2, or 1), because an earlier expiry of the chain already departed
+  /// (reported once; the rest of the chain is judged by its doubling, 5.5).
+  bool relative = false;
+  std::vector<std::string> rules;  ///< ids of the findings raised at this expiry (e.g. {"2.4"}), if any
 };
 
 /// One sender (one direction of one connection).
@@ -116,6 +121,7 @@ struct Report {
   Options options;                      ///< what the captures were checked against
   std::vector<std::string> files;       ///< inputs, by Segment::file_index
   std::vector<Diagnostic> diagnostics;  ///< reader problems (bad frames), in file order
+  std::vector<InputFile> inputs;        ///< what became of each input file, by file_index
   std::vector<FlowReport> flows;
   CaptureTime first_time{};             ///< first frame over all files (rel_time origin)
   bool have_first_time = false;

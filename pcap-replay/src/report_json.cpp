@@ -1,5 +1,7 @@
 #include "report_json.hpp"
 
+#include "analyzer.hpp"
+
 namespace replay {
 
 using std::chrono::microseconds;
@@ -8,6 +10,18 @@ using nlohmann::json;
 namespace {
 double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 json opt_ms(const std::optional<microseconds>& d) { return d ? json(ms(*d)) : json(nullptr); }
+
+json inputs_json(const Report& r) {
+  json a = json::array();
+  for (const auto& in : r.inputs)
+    a.push_back({{"file", in.name},
+                 {"usable", in.usable()},
+                 {"error", in.usable() ? json(nullptr) : json(in.error)},
+                 {"frames", in.frames},
+                 {"tcp_segments", in.tcp_segments},
+                 {"read_error", in.read_error}});
+  return a;
+}
 }  // namespace
 
 json to_json(const Report& r) {
@@ -16,6 +30,7 @@ json to_json(const Report& r) {
   json doc;
   doc["tool"] = "pcap-replay";
   doc["schema_version"] = 1;
+  doc["kind"] = "check";
   doc["profile"] = to_string(o.profile);
   doc["tolerance"] = {{"granularity_ms", ms(o.granularity)},
                       {"slack_percent", o.slack_percent},
@@ -28,8 +43,15 @@ json to_json(const Report& r) {
   doc["first_time"] = r.have_first_time ? json(to_seconds(r.first_time)) : json(nullptr);
   json diags = json::array();
   for (const auto& d : r.diagnostics)
-    diags.push_back({{"file", d.file}, {"frame", d.frame}, {"field", d.field}, {"message", d.message}});
+    diags.push_back({{"file", d.file},
+                     {"frame", d.frame},
+                     {"field", d.field},
+                     {"message", d.message},
+                     {"skipped", d.skipped}});
   doc["diagnostics"] = diags;
+  doc["inputs"] = inputs_json(r);
+  const auto note = empty_input_note(r);
+  doc["note"] = note ? json(*note) : json(nullptr);
   json flows = json::array();
   for (const auto& f : r.flows) {
     for (std::size_t dir = 0; dir < 2; ++dir) {
@@ -68,7 +90,9 @@ json to_json(const Report& r) {
                          {"predicted_rto_ms", ms(t.predicted)},
                          {"accepted_ms", {ms(t.earliest), ms(t.latest)}},
                          {"armed_by", t.armed_by},
-                         {"verdict", t.verdict}});
+                         {"verdict", t.verdict},
+                         {"relative", t.relative},
+                         {"rules", t.rules}});
       jf["timeouts"] = touts;
       json finds = json::array();
       for (const auto& x : s.findings)
@@ -83,7 +107,13 @@ json to_json(const Report& r) {
     }
   }
   doc["flows"] = flows;
+  std::size_t skipped = 0, warned = 0, unusable = 0;
+  for (const auto& d : r.diagnostics) (d.skipped ? skipped : warned) += 1;
+  for (const auto& in : r.inputs) unusable += in.usable() ? 0 : 1;
   doc["summary"] = {{"flows", r.flows.size()},
+                    {"frames_skipped", skipped},
+                    {"frames_with_warning", warned},
+                    {"unusable_files", unusable},
                     {"must", r.count(Level::must)},
                     {"should", r.count(Level::should)},
                     {"may", r.count(Level::may)},
@@ -92,5 +122,50 @@ json to_json(const Report& r) {
 }
 
 void write_json_report(std::ostream& os, const Report& r) { os << to_json(r).dump(2) << "\n"; }
+
+json flows_to_json(const Report& r) {
+  const auto rel = [&](CaptureTime t) { return std::chrono::duration<double>(t - r.first_time).count(); };
+  json doc;
+  doc["tool"] = "pcap-replay";
+  doc["schema_version"] = 1;
+  doc["kind"] = "flows";
+  doc["files"] = r.files;
+  doc["inputs"] = inputs_json(r);
+  doc["first_time"] = r.have_first_time ? json(to_seconds(r.first_time)) : json(nullptr);
+  const auto note = empty_input_note(r);
+  doc["note"] = note ? json(*note) : json(nullptr);
+  json flows = json::array();
+  for (const auto& f : r.flows) {
+    json senders = json::array();
+    for (std::size_t dir = 0; dir < 2; ++dir) {
+      const SenderReport& s = f.senders[dir];
+      senders.push_back({{"direction", dir == 0 ? "client->server" : "server->client"},
+                         {"src", to_string(s.src)},
+                         {"dst", to_string(s.dst)},
+                         {"packets", s.packets},
+                         {"data_segments", s.data_segments},
+                         {"bytes", s.bytes}});
+    }
+    flows.push_back({{"flow", f.id},
+                     {"file", f.file},
+                     {"client", to_string(f.client)},
+                     {"server", to_string(f.server)},
+                     {"packets", f.packets},
+                     {"first_frame", f.first_frame},
+                     {"last_frame", f.last_frame},
+                     {"time", to_seconds(f.first_time)},
+                     {"rel_time", rel(f.first_time)},
+                     {"duration_s", std::chrono::duration<double>(f.last_time - f.first_time).count()},
+                     {"syn", f.saw_syn},
+                     {"fin", f.saw_fin},
+                     {"rst", f.saw_rst},
+                     {"capture_duplicates", f.capture_duplicates},
+                     {"senders", senders}});
+  }
+  doc["flows"] = flows;
+  return doc;
+}
+
+void write_json_flow_list(std::ostream& os, const Report& r) { os << flows_to_json(r).dump(2) << "\n"; }
 
 }  // namespace replay

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "analyzer.hpp"
+
 namespace replay {
 
 using std::chrono::microseconds;
@@ -17,7 +19,9 @@ double rel_s(const Report& r, CaptureTime t) {
 }  // namespace
 
 std::string summary_line(const Report& r) {
-  std::uint64_t timeouts = 0, retx = 0;
+  std::uint64_t timeouts = 0, retx = 0, skipped = 0, warned = 0, unusable = 0;
+  for (const auto& d : r.diagnostics) (d.skipped ? skipped : warned) += 1;
+  for (const auto& in : r.inputs) unusable += in.usable() ? 0 : 1;
   for (const auto& f : r.flows)
     for (const auto& s : f.senders) {
       timeouts += s.timeouts.size();
@@ -25,9 +29,10 @@ std::string summary_line(const Report& r) {
     }
   return fmt::format(
       "summary: {} flow(s), {} retransmission(s), {} timeout(s); findings: {} MUST, {} SHOULD, {} MAY, {} INFO; "
-      "{} bad frame(s) skipped; profile {}",
+      "input: {} frame(s) skipped, {} analysed with a warning{}; profile {}",
       r.flows.size(), retx, timeouts, r.count(Level::must), r.count(Level::should), r.count(Level::may),
-      r.count(Level::info), r.diagnostics.size(), to_string(r.options.profile));
+      r.count(Level::info), skipped, warned, unusable ? fmt::format(", {} unusable file(s)", unusable) : "",
+      to_string(r.options.profile));
 }
 
 void write_text_report(std::ostream& os, const Report& r) {
@@ -54,7 +59,11 @@ void write_text_report(std::ostream& os, const Report& r) {
     }
     for (const auto& s : f.senders) {
       if (s.data_segments == 0) continue;
-      os << fmt::format("  sender {} -> {}: {} packets, {} data segments, {} bytes; timestamps {}, SACK {}\n",
+      // SYN and FIN occupy one sequence number each, so they count as
+      // data-bearing (they are retransmitted on the timer like data);
+      // `bytes` counts payload only.
+      os << fmt::format("  sender {} -> {}: {} packets, {} data-bearing segment(s) (SYN/FIN count as one byte), "
+                        "{} payload bytes; timestamps {}, SACK {}\n",
                         to_string(s.src), to_string(s.dst), s.packets, s.data_segments, s.bytes,
                         s.timestamps ? "on" : "off", s.sack ? "seen" : "not seen");
       if (!s.peer_seen)
@@ -63,51 +72,94 @@ void write_text_report(std::ostream& os, const Report& r) {
       os << fmt::format("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
                         "{} ACKs of retransmitted data gave none\n",
                         s.samples_seq, s.samples_ts, s.ambiguous_acks);
-      os << fmt::format("    final: SRTT {}, RTTVAR {}, RTO {:.3f} ms, backoff {}\n", opt_ms(s.srtt),
-                        opt_ms(s.rttvar), ms(s.rto), s.backoff);
+      os << fmt::format("    replayed estimator ({}) at the end: SRTT {}, RTTVAR {}, RTO {:.3f} ms, backoff {}\n",
+                        to_string(o.profile), opt_ms(s.srtt), opt_ms(s.rttvar), ms(s.rto), s.backoff);
       os << "    retransmissions:";
-      bool any = false;
+      std::string kinds;
       for (std::size_t k = 1; k < kSendKinds; ++k) {
         if (s.by_kind[k] == 0) continue;
-        os << fmt::format(" {} {}", s.by_kind[k], to_string(static_cast<SendKind>(k)));
-        any = true;
+        kinds += fmt::format("{}{} {}", kinds.empty() ? " " : ", ", s.by_kind[k], to_string(static_cast<SendKind>(k)));
       }
-      os << (any ? "" : " none");
+      os << (kinds.empty() ? " none" : kinds);
       if (s.keepalives) os << fmt::format("; {} keep-alive(s)", s.keepalives);
       if (s.zero_window_probes) os << fmt::format("; {} zero-window probe(s)", s.zero_window_probes);
       os << "\n";
       if (!s.timeouts.empty()) {
-        os << fmt::format("    timeouts: {:>8} {:>10} {:>11} {:>3} {:>10} {:>10} {:>21}  {:<11} {}\n", "frame",
-                          "time(s)", "seq", "k", "waited", "predicted", "accepted", "armed by", "verdict");
-        for (const auto& t : s.timeouts)
-          os << fmt::format("              {:>8} {:>10.3f} {:>11} {:>3} {:>10.1f} {:>10.1f} {:>21}  {:<11} {}\n",
-                            t.frame, rel_s(r, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq),
-                            t.backoff, ms(t.waited), ms(t.predicted),
-                            fmt::format("[{:.1f}, {:.1f}]", ms(t.earliest), ms(t.latest)), t.armed_by,
-                            t.verdict);
+        os << fmt::format("    timer expiries (times in ms; n = expiry number in its chain since the last ACK of "
+                          "new data):\n");
+        os << fmt::format("      {:>8} {:>9} {:>11} {:>3} {:>9} {:>10} {:>19}  {:<11} {}\n", "frame", "at (s)", "seq",
+                          "n", "waited", "predicted", "accepted", "armed by", "verdict");
+        bool any_relative = false;
+        for (const auto& t : s.timeouts) {
+          std::string verdict(t.verdict);
+          for (std::size_t i = 0; i < t.rules.size(); ++i) {
+            const Rule& ru = rule(t.rules[i]);
+            verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(ru.level), ru.id);
+          }
+          any_relative = any_relative || t.relative;
+          os << fmt::format("      {:>8} {:>9.3f} {:>11} {:>3} {:>9.1f} {:>10} {:>19}  {:<11} {}\n", t.frame,
+                            rel_s(r, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq), t.backoff,
+                            ms(t.waited), fmt::format("{:.1f}{}", ms(t.predicted), t.relative ? "*" : " "),
+                            fmt::format("[{:.1f}, {:.1f}]", ms(t.earliest), ms(t.latest)), t.armed_by, verdict);
+        }
+        os << "      waited: since the event in 'armed by'; accepted: predicted +/- the tolerance; verdict: early or "
+              "late = outside it, followed by the finding it raised\n";
+        if (any_relative)
+          os << "      * = predicted from the previous expiry (the 5.5 doubling: 2 x its wait, counted from the last "
+                "timer restart of any kind, a tail-loss probe included): once a chain departs from the profile's "
+                "RTO, its later expiries are judged by their backoff alone\n";
       }
       if (s.findings.empty()) {
         os << "    findings: none\n";
       } else {
-        std::map<std::string, std::vector<const Finding*>> by_rule;
-        for (const auto& x : s.findings) by_rule[x.rule].push_back(&x);
         os << "    findings:\n";
         for (const auto& ru : all_rules()) {
-          auto it = by_rule.find(std::string(ru.id));
-          if (it == by_rule.end()) continue;
-          os << fmt::format("      [{} {}] {} ({} time(s)): {}\n", to_string(ru.level), ru.id, ru.section,
-                            it->second.size(), ru.statement);
-          for (const Finding* x : it->second)
-            os << fmt::format("        frame {} at {:.3f} s: {}\n", x->frame, rel_s(r, x->time), x->message);
+          for (Level lv : {Level::must, Level::should, Level::may, Level::info}) {
+            std::vector<const Finding*> these;
+            for (const auto& x : s.findings)
+              if (x.rule == ru.id && x.level == lv) these.push_back(&x);
+            if (these.empty()) continue;
+            const bool note = lv == Level::info && ru.level != Level::info;
+            os << fmt::format("      [{} {}] {} ({} time(s)): {}{}\n", to_string(lv), ru.id, ru.section, these.size(),
+                              ru.statement, note ? " (a note, not a departure)" : "");
+            for (const Finding* x : these)
+              os << fmt::format("        frame {} at {:.3f} s: {}\n", x->frame, rel_s(r, x->time), x->message);
+          }
         }
       }
     }
   }
-  if (!r.diagnostics.empty()) {
-    os << "\nbad input (skipped):\n";
-    for (const auto& d : r.diagnostics) os << "  " << to_string(d) << "\n";
-  }
+  if (auto note = empty_input_note(r)) os << "\nnote: " << *note << "\n";
+  write_input_problems(os, r);
   os << "\n" << summary_line(r) << "\n";
+}
+
+void write_input_problems(std::ostream& os, const Report& r) {
+  bool any_unusable = false;
+  for (const auto& in : r.inputs) any_unusable = any_unusable || !in.usable();
+  if (any_unusable) {
+    os << "\nunusable input (nothing analysed from these files; exit status 2):\n";
+    for (const auto& in : r.inputs)
+      if (!in.usable()) os << "  " << in.error << "\n";
+  }
+  // A read error at the first record is the unusable file's reason: said once, above.
+  const auto said = [&](const Diagnostic& d) {
+    for (const auto& in : r.inputs)
+      if (!in.usable() && in.error == to_string(d)) return true;
+    return false;
+  };
+  std::size_t skipped = 0, warned = 0;
+  for (const auto& d : r.diagnostics) (d.skipped ? skipped : warned) += d.skipped && said(d) ? 0 : 1;
+  if (skipped) {
+    os << "\nbad input (frames skipped, not analysed):\n";
+    for (const auto& d : r.diagnostics)
+      if (d.skipped && !said(d)) os << "  " << to_string(d) << "\n";
+  }
+  if (warned) {
+    os << "\nwarnings (frames analysed, the problem worked around as Wireshark does):\n";
+    for (const auto& d : r.diagnostics)
+      if (!d.skipped) os << "  " << to_string(d) << "\n";
+  }
 }
 
 void write_flow_list(std::ostream& os, const Report& r) {

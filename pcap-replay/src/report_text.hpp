@@ -13,10 +13,17 @@ namespace replay {
 /// diagnostics and one summary line. Senders that sent no data are omitted.
 void write_text_report(std::ostream& os, const Report& r);
 
+/// The input problems, each kind under its own heading: files that could not
+/// be used at all (Report::inputs), frames skipped (Diagnostic::skipped), and
+/// frames analysed with a warning. Writes nothing when there are none.
+void write_input_problems(std::ostream& os, const Report& r);
+
 /// One line per connection: id, file, endpoints, packets, frames, duration, flags.
 void write_flow_list(std::ostream& os, const Report& r);
 
-/// The summary line: "N flows, M timeouts, X MUST, Y SHOULD, Z INFO findings".
+/// The summary line: "summary: N flow(s), R retransmission(s), T timeout(s);
+/// findings: X MUST, Y SHOULD, Z MAY, W INFO; input: S frame(s) skipped,
+/// U analysed with a warning[, F unusable file(s)]; profile P".
 std::string summary_line(const Report& r);
 
 }  // namespace replay

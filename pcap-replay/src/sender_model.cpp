@@ -267,6 +267,7 @@ void SenderModel::on_peer(const Segment& s) {
 }
 
 void SenderModel::finish() {
+  timer_.finish();
   const auto& e = timer_.estimator();
   out_.srtt = e.srtt();
   out_.rttvar = e.rttvar();

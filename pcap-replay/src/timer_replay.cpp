@@ -17,6 +17,21 @@ std::string ms(microseconds d) {
 microseconds since(CaptureTime later, CaptureTime earlier) {
   return std::chrono::duration_cast<microseconds>(later - earlier);
 }
+// What (re)started the timer, as the messages say it: "fired 212.7 ms after ...".
+std::string armed_by_text(std::string_view by) {
+  if (by == "send") return "data was sent with nothing outstanding (5.1 start)";
+  if (by == "ack") return "the last ACK of new data restarted it (5.3)";
+  if (by == "timeout") return "the previous expiry restarted it (5.6)";
+  if (by == "tlp") return "a tail-loss probe restarted it";
+  if (by == "retransmit") return "a retransmission of the first unacknowledged segment restarted it";
+  if (by == "oldest-send") return "the oldest outstanding segment was sent";
+  return std::string(by);
+}
+// A configured duration: "1 s", "3 s", "200.0 ms".
+std::string conf(microseconds d) {
+  if (d.count() > 0 && d.count() % 1'000'000 == 0) return std::to_string(d.count() / 1'000'000) + " s";
+  return ms(d);
+}
 }  // namespace
 
 TimerReplay::TimerReplay(const Options& options, SenderReport& out)
@@ -83,25 +98,42 @@ void TimerReplay::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t
   if (!est_.on_rtt_sample(r, snd_una, snd_nxt)) return;
   if (floorless_) floorless_->on_rtt_sample(r, snd_una, snd_nxt);
   karn_pending_ = false;
-  if (handshake_done_) data_sample_since_handshake_ = true;
+  if (handshake_done_) {
+    data_sample_since_handshake_ = true;
+    note_57_unverifiable("the next sample (" + ms(r) + ") came before any data timeout");
+  }
 }
 
 void TimerReplay::on_handshake_complete(std::uint64_t frame, CaptureTime t, bool sample_in_handshake,
                                         std::optional<microseconds> handshake_sample) {
   if (handshake_done_) return;
   handshake_done_ = true;
-  const microseconds before = est_.rto();
   // 5.7 (the Estimator applies the 3 s fallback per its variant: Linux only
   // when the handshake gave no sample).
   est_.on_handshake_complete(syn_timed_out_);
   if (floorless_) floorless_->on_handshake_complete(syn_timed_out_);
   if (opt_.profile == Profile::rfc6298 && syn_timed_out_ && sample_in_handshake && handshake_sample) {
-    add("5.7", frame, t,
-        "the SYN timed out, yet the handshake ACK gave an RTT sample (" + ms(*handshake_sample) +
-            ", timestamp echo) from which a sender like Linux runs its RTO (" + ms(before) +
-            ") instead of re-initialising it to 3 s when data transmission begins");
+    // 5.7 with a handshake sample: RFC 6298 re-initialises the RTO to 3 s
+    // when data transmission begins, until the next sample; Linux keeps the
+    // RTO computed from the sample (tcp_init_metrics). Only a data timeout
+    // before the next sample shows which (judged in on_timeout()).
+    open_57_ = Open57{frame, t, *handshake_sample, out_.findings.size()};
   }
 }
+
+void TimerReplay::note_57_unverifiable(std::string_view why) {
+  if (!open_57_) return;
+  const Open57 o = *open_57_;
+  open_57_.reset();
+  out_.findings.insert(out_.findings.begin() + static_cast<std::ptrdiff_t>(o.findings_index),
+                       Finding{"5.7", Level::info, o.frame, o.time,
+                               "not verifiable from the wire: the SYN timed out and the handshake gave a "
+                               "timestamp RTT sample (" + ms(o.sample) +
+                                   "); Linux skips 5.7 in this case; RFC 6298 requires an RTO of 3 s until "
+                                   "the next sample, and " + std::string(why)});
+}
+
+void TimerReplay::finish() { note_57_unverifiable("the capture ends before any data timeout"); }
 
 void TimerReplay::on_probe(CaptureTime t) {
   probe_since_ack_ = true;
@@ -128,7 +160,7 @@ void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::
   // 5.4: the retransmission on expiry is of the earliest unacknowledged segment.
   if (!syn && rel_seq != rel_una)
     add("5.4", frame, t,
-        "timeout retransmission of relative SEQ " + std::to_string(rel_seq) +
+        "the timer expiry retransmitted relative SEQ " + std::to_string(rel_seq) +
             ", but the earliest unacknowledged byte is " + std::to_string(rel_una));
 
   // When was the timer armed? RFC: 5.1/5.3/5.6 events. Linux: also TLPs and
@@ -164,11 +196,13 @@ void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::
                                         : (q >= 1.5 && gap_us <= prev_us * (1.0 + slack) + g.count());
     if (fail && q >= 1.5) {
       const bool plateau = chain_doubled_ && gap < std::chrono::seconds{60} * 9 / 10;
+      const std::string which = std::string(syn ? "SYN " : "") + "expiry " + std::to_string(k) +
+                                " of this chain came " + ms(gap) + " after expiry " + std::to_string(k - 1) +
+                                ", which itself waited " + ms(prev.waited);
       add(plateau ? "2.5" : "5.5", frame, t,
-          std::string(syn ? "SYN " : "") + "timeout " + std::to_string(k) + " came " + ms(gap) +
-              " after the previous one, which came " + ms(prev.waited) +
-              (plateau ? " after its own: the backoff stopped growing below 60 s"
-                       : " after its own: the RTO was not doubled"));
+          plateau ? which + ": the backoff stopped growing below the 60 s that 2.5 allows as a maximum"
+                  : which + ": the RTO was not doubled (5.5 expects about " +
+                        ms(microseconds{static_cast<std::int64_t>(prev_us * q)}) + ")");
       reported = true;
       chain_departed_ = true;
     } else if (!fail && q >= 1.5 && prev.from_timeout) {
@@ -196,6 +230,7 @@ void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::
   microseconds earliest = pred > tol ? pred - tol : microseconds{0};
   microseconds latest = pred + opt_.lateness(pred) + tol;
   if (rebased_window) {
+    rec.relative = true;
     earliest = rebased_window->first;
     latest = rebased_window->second;
   }
@@ -220,37 +255,49 @@ void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::
 
   if (!reported && !(chain_departed_ && k >= 2) && rec.verdict == "early") {
     chain_departed_ = true;
-    const std::string what = std::string(syn ? "SYN timeout" : "timeout") + " after " + ms(waited) +
-                             " (armed by " + std::string(armed_by) + "), predicted RTO " + ms(pred) +
-                             " (backoff " + std::to_string(k - 1) + ")";
+    const std::string what = std::string(syn ? "the SYN timer" : "the timer") + " fired " + ms(waited) + " after " +
+                             armed_by_text(armed_by);
+    const std::string backoff = k == 1 ? std::string() : " (expiry " + std::to_string(k) + " of its chain)";
     if (syn_timed_out_ && handshake_done_ && !syn && !data_sample_since_handshake_ &&
         est_.base_rto() >= opt_.config.syn_fallback_rto && waited + tol < opt_.config.syn_fallback_rto) {
-      add("5.7", frame, t, what + ": after the SYN timed out the RTO must be 3 s until a sample");
+      add("5.7", frame, t,
+          what + ": below the " + conf(opt_.config.syn_fallback_rto) +
+              " RTO that 5.7 requires after a SYN timeout until the next RTT sample (none since the handshake)");
     } else if (!est_.srtt() && k == 1) {
-      add("2.1", frame, t, what + ": retransmitted before the initial RTO of 1 s, with no RTT sample yet");
+      add("2.1", frame, t,
+          what + ": below the initial RTO of " + conf(opt_.config.initial_rto) +
+              " that 2.1 requires until the first RTT sample (none yet)");
     } else if (karn_pending_) {
       add("3", frame, t,
-          what + ": the backed-off RTO collapsed after an ACK of retransmitted data that gave no "
-                 "valid sample (Karn)");
+          what + ": below the backed-off RTO of " + ms(pred) + backoff +
+              ": the backoff was dropped after an ACK of retransmitted data, which gives no valid sample (Karn)");
     } else if (opt_.profile == Profile::rfc6298 &&
                waited + opt_.tolerance(floorless_rto()) >= floorless_rto()) {
       add("2.4", frame, t,
-          what + ": consistent with RTO " + ms(floorless_rto()) +
-              " computed without the 1 s minimum (2.4 says round up to 1 s)");
+          what + ": below the " + conf(opt_.config.min_rto) + " minimum RTO of 2.4" + backoff +
+              " (RFC 6298 without the minimum would give " + ms(floorless_rto()) + ")");
     } else {
       add("5.3/5.6", frame, t,
-          what + ": fired before the RTO counted from the last (re)start of the timer");
+          what + ": before the RTO of " + ms(pred) + backoff + " had run" +
+              (opt_.profile == Profile::rfc6298 ? " (and before even the " + ms(floorless_rto()) +
+                                                      " RTO computed without the 2.4 minimum)"
+                                                : std::string()));
     }
   } else if (!rebased_window && rec.verdict == "late" && waited > pred * 3 / 2 + tol) {
     add("late", frame, t,
-        std::string(syn ? "SYN timeout" : "timeout") + " after " + ms(waited) + " (armed by " +
-            std::string(armed_by) + "), far later than the predicted " + ms(pred));
+        std::string(syn ? "the SYN timer" : "the timer") + " fired " + ms(waited) + " after " +
+            armed_by_text(armed_by) + ", far later than the predicted RTO of " + ms(pred) +
+            " (not a departure: a sender may wait longer)");
   }
 
   if (!check) {
     out_.findings.resize(findings_before);
     rec.verdict = "unchecked";
   }
+  for (std::size_t i = findings_before; i < out_.findings.size(); ++i) rec.rules.push_back(out_.findings[i].rule);
+  // The first data timeout before a fresh sample settles an open 5.7 check:
+  // a MUST 5.7 finding above if it fired before 3 s, else the sender kept 3 s.
+  if (!syn) open_57_.reset();
   out_.timeouts.push_back(rec);
   const bool from_timeout = (arm_any_by_ == "timeout" || arm_any_by_ == "send" || arm_any_by_ == "tlp" ||
                              arm_any_by_ == "retransmit");

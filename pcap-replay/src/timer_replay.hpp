@@ -35,9 +35,16 @@ class TimerReplay {
                        bool ambiguous);
   /// A valid RTT sample R (section 2/3), with SND.UNA/SND.NXT for the Linux window.
   void on_sample(std::chrono::microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt);
-  /// The handshake completed (our SYN was acknowledged); 5.7.
+  /// The handshake completed (our SYN was acknowledged) at `frame`; 5.7.
+  /// Under the rfc6298 profile, when the SYN timed out and the handshake gave
+  /// an RTT sample (a timestamp echo), whether the sender used 3 s is only
+  /// visible if a data timeout fires before the next sample: the first such
+  /// timeout is judged (MUST 5.7 if earlier than 3 s); otherwise, at the next
+  /// sample or at finish(), an INFO 5.7 note says it was not verifiable.
   void on_handshake_complete(std::uint64_t frame, CaptureTime t, bool sample_in_handshake,
                              std::optional<std::chrono::microseconds> handshake_sample);
+  /// End of the capture: settles a 5.7 check still open (INFO note).
+  void finish();
   /// A TLP was sent: Linux restarts the RTO timer with a full RTO.
   void on_probe(CaptureTime t);
   /// New data sent on a timer while data was outstanding (a Linux TLP that
@@ -72,6 +79,8 @@ class TimerReplay {
     bool from_timeout;  // waited measured from the previous timeout / SYN send
   };
   void add(std::string_view rule, std::uint64_t frame, CaptureTime t, std::string message);
+  /// Adds the INFO 5.7 note of an open check (see on_handshake_complete) and closes it.
+  void note_57_unverifiable(std::string_view why);
   std::chrono::microseconds floorless_rto() const;
 
   const Options& opt_;
@@ -92,6 +101,15 @@ class TimerReplay {
   bool syn_timed_out_ = false;
   bool data_sample_since_handshake_ = false;
   bool handshake_done_ = false;
+  // 5.7 not yet visible on the wire (rfc6298 profile, SYN timed out, sample in
+  // the handshake): where the note goes if no data timeout shows it.
+  struct Open57 {
+    std::uint64_t frame;
+    CaptureTime time;
+    std::chrono::microseconds sample;
+    std::size_t findings_index;  // keeps findings in capture order
+  };
+  std::optional<Open57> open_57_;
 };
 
 }  // namespace replay

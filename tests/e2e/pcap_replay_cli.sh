@@ -19,8 +19,9 @@ expect() {  # expect STATUS DESCRIPTION -- command...
   fi
 }
 expect 0 "linux capture, --profile linux: no MUST" -- "$BIN" check --profile linux "$T/syn-loss.pcap"
-expect 1 "linux capture, --profile rfc6298: 5.5 and 5.7" -- "$BIN" check "$T/syn-loss.pcap"
+expect 1 "linux capture, --profile rfc6298: 5.5, and 5.7 noted" -- "$BIN" check "$T/syn-loss.pcap"
 grep -q '\[MUST 5.5\]' /tmp/pcap_replay_cli.$$ || { echo "FAIL: no 5.5 in the report"; fail=1; }
+grep -q '\[INFO 5.7\]' /tmp/pcap_replay_cli.$$ || { echo "FAIL: no INFO 5.7 note in the report"; fail=1; }
 expect 0 "blackhole, rfc6298: SHOULD only" -- "$BIN" check "$T/blackhole-backoff.pcap"
 expect 1 "blackhole, rfc6298 --strict: SHOULD counts" -- "$BIN" check --strict "$T/blackhole-backoff.pcap"
 expect 2 "missing file" -- "$BIN" check /nonexistent.pcap

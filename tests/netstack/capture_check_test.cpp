@@ -11,8 +11,12 @@
 
 #include <doctest/doctest.h>
 
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "sim_fixture.hpp"
 
@@ -62,6 +66,40 @@ void check_capture(const Captured& c, const std::vector<Expected>& expected = {}
   check_capture(c.pcap, static_cast<long>(c.stats.retransmissions), expected);
 }
 
+// As check_capture(), but INFO notes from pcap-replay are allowed (5.7 on a
+// lost SYN cannot always be seen on the wire: pcap-replay then notes it):
+// no MUST/SHOULD/MAY finding, no diagnostics, every timeout "ok", exit 0, and
+// the sender flow's retransmissions equal the sender's own count.
+void check_capture_no_departure(const Captured& c) {
+  CAPTURE(c.pcap.string());
+  const auto bin = pcap_replay_binary();
+  if (!bin) {
+    MESSAGE("pcap-replay not built: capture check skipped for ", c.pcap.string());
+    return;
+  }
+  const auto r = run_command("'" + bin->string() + "' check --profile rfc6298 --json '" + c.pcap.string() + "' 2>&1");
+  INFO("pcap-replay output: " << r.output);
+  CHECK(r.status == 0);
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(r.output);
+  } catch (const std::exception& e) {
+    FAIL_CHECK("pcap-replay --json did not print JSON: " << e.what());
+    return;
+  }
+  CHECK(doc["diagnostics"].empty());
+  long retransmissions = -1;
+  for (const auto& f : doc["flows"]) {
+    for (const auto& x : f["findings"]) CHECK(x["level"] == "INFO");
+    for (const auto& t : f["timeouts"]) CHECK(t["verdict"] == "ok");
+    if (f["src"].get<std::string>().find("40000") == std::string::npos) continue;
+    retransmissions = 0;
+    for (const auto& [kind, v] : f["retransmissions"].items()) retransmissions += v.get<long>();
+  }
+  CHECK(retransmissions == static_cast<long>(c.stats.retransmissions));
+  if (const auto tshark = tshark_retransmissions(c.pcap, 40000)) CHECK(*tshark == static_cast<long>(c.stats.retransmissions));
+}
+
 netstack::SimConfig rtt100() {
   netstack::SimConfig cfg;
   cfg.forward = plain_link(milliseconds{50});
@@ -98,17 +136,18 @@ TEST_CASE("capture: B15 and 5.7, a lost SYN and a lost first data segment") {
     CHECK(c.stats.retransmissions_timeout == 2);
     check_capture(c);
   }
-  SUBCASE("with timestamps: only pcap-replay's Linux-style 5.7 warning on the SYN-ACK") {
-    // pcap-replay (rfc6298 profile) flags frame 3 because the SYN-ACK's TSecr would
-    // give a sample that Linux uses instead of the fallback; this sender does not
-    // take it (Karn on the handshake, shared case B15) and waits the full 3 s, which
-    // pcap-replay's own timeout verdict confirms ("ok", predicted 3000 ms).
+  SUBCASE("with timestamps: no departure (the data timeout at 3 s shows 5.7 kept)") {
+    // The SYN-ACK's TSecr would give a sample that Linux uses instead of the 3 s
+    // fallback; this sender does not take it (Karn on the handshake, shared case
+    // B15) and waits the full 3 s before resending D1. pcap-replay (rfc6298
+    // profile) sees that timeout before any fresh sample and judges 5.7 by it:
+    // "ok", predicted 3000 ms, no finding (at most an INFO note).
     Scenario sc;
     sc.sim = rtt100();
     sc.sim.forward.drop_numbers = {1, 4};
     const auto c = run_captured(sc, "b15-ts");
     CHECK(c.stats.retransmissions_timeout == 2);
-    check_capture(c, {{"5.7", 3}});
+    check_capture_no_departure(c);
   }
 }
 
@@ -181,8 +220,9 @@ TEST_CASE("capture: a zero-window stall with persist probes is clean (probes are
 }
 
 TEST_CASE("capture: seed sweep at 5 % loss with jitter, reordering and duplication is clean") {
-  // Seeds 101-105 (seed 100 loses the SYN with timestamps on: the B15 case above).
-  for (std::uint64_t seed = 101; seed < 106; ++seed) {
+  // Seeds 100-105 (seed 100 loses the SYN with timestamps on, the B15 case
+  // above: pcap-replay may note 5.7 as not verifiable, an INFO note).
+  for (std::uint64_t seed = 100; seed < 106; ++seed) {
     CAPTURE(seed);
     Scenario sc;
     sc.sender = sender_config(seed % 3 == 0);
@@ -203,6 +243,6 @@ TEST_CASE("capture: seed sweep at 5 % loss with jitter, reordering and duplicati
     sc.sim.reverse.seed = seed * 7919;
     sc.bytes = 150'000;
     const auto c = run_captured(sc, "sweep-" + std::to_string(seed));
-    check_capture(c);
+    check_capture_no_departure(c);
   }
 }

@@ -132,13 +132,21 @@ TEST_CASE("linux traces, profile linux: the replayed RTO and SRTT follow the ker
 }
 
 TEST_CASE("linux traces, profile rfc6298: the departures the traces' README predicts") {
-  SUBCASE("syn-loss: 5.5 for the linear SYN timeouts, and 5.7") {
+  SUBCASE("syn-loss: 5.5 for the linear SYN timeouts, and an INFO 5.7 note") {
     auto r = analyze(linux_trace("syn-loss"), Profile::rfc6298);
     const auto& c = client(r);
     CHECK(c.timeouts.size() == 6);
     // Gaps 1.026, 1.020, 1.024, 1.024, 1.024, 2.016 s: the 2nd..5th do not double.
     CHECK(findings(c, "5.5").size() == 4);
-    CHECK(findings(c, "5.7").size() == 1);
+    // 5.7: the SYN timed out and the SYN-ACK's TSecr gave a 40 ms sample; the
+    // next sample (the first data ACK, frame 11) came before any data timeout,
+    // so whether the sender used 3 s cannot be seen: an INFO note on the
+    // SYN-ACK (frame 8), no MUST (the README: "a 5.7 finding or a noted exception").
+    REQUIRE(findings(c, "5.7").size() == 1);
+    CHECK(findings(c, "5.7")[0].level == Level::info);
+    CHECK(findings(c, "5.7")[0].frame == 8);
+    CHECK(findings(c, "5.7")[0].message.find("not verifiable from the wire") != std::string::npos);
+    CHECK(r.count(Level::must) == 4);
     CHECK(findings(c, "2.1").empty());  // the first SYN waited 1.026 s
     CHECK(r.exit_status(false) == 1);
   }

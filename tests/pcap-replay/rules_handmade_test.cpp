@@ -296,3 +296,56 @@ TEST_CASE("B17: sequence numbers compared modulo 2^32 across the wrap (shared ca
   CHECK(c.timeouts[0].verdict == "ok");
   CHECK(c.findings.empty());
 }
+
+TEST_CASE("rules 5.7 with timestamps: after a SYN timeout the handshake's TS sample does not excuse a 1 s data timeout") {
+  // SYN at 0 (TSval 100) lost, SYN again at 1 s (TSval 1100); the SYN-ACK at
+  // 1.1 s echoes TSecr 1100: a timestamp sample R = 1.1 - 1.0 = 100 ms, so
+  // SRTT 100, RTTVAR 50, RTO max(1 s, 100 + 4*50 = 300 ms) = 1 s (2.2, 2.4);
+  // 5.7 re-initialises it to 3 s when data begins (a Linux sender keeps 1 s
+  // here, or rather its own 300 ms). D1 [1,1001) at 1.2 s starts the timer
+  // (5.1); D1 is resent `retx_after` later. Tolerance 1 ms + 10 % of 3 s.
+  auto make = [](std::int64_t retx_after, bool ack_first = false) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 100, 0, {}});
+    s.pkts.push_back({1000 * ms, true, 0, 0, wire::kSyn, 0, 1100, 0, {}});
+    s.pkts.push_back({1100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000, 1100, {}});  // frame 3
+    s.pkts.push_back({1100 * ms + 10, true, 1, 1, wire::kAck, 0, 1100, 5000, {}});
+    s.pkts.push_back({1200 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1200, 5000, {}});         // D1
+    s.pkts.push_back({1200 * ms + 10, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1200, 5000, {}});  // D2
+    if (ack_first) s.pkts.push_back({1300 * ms, false, 1, 1001, wire::kAck, 0, 5200, 1200, {}});  // sample 100 ms
+    const std::int64_t t = 1200 * ms + retx_after;
+    s.pkts.push_back({t, true, ack_first ? 1001u : 1u, 1, wire::kAck | wire::kPsh, 1000,
+                      static_cast<std::uint32_t>(100 + t / 1000), 5000, {}});
+    return s;
+  };
+  // 1000 ms < 3000 - (1 + 300) = 2699 ms: MUST 5.7 on the retransmission (frame 7).
+  auto r = check(make(1000 * ms), "r57ts-break");
+  REQUIRE(client(r).timestamps);
+  CHECK(client(r).samples_ts == 1);
+  REQUIRE(client(r).timeouts.size() == 2);  // the SYN's and D1's
+  CHECK(client(r).timeouts[1].predicted.count() == 3'000'000);
+  REQUIRE(findings(client(r), "5.7").size() == 1);
+  CHECK(findings(client(r), "5.7")[0].level == Level::must);
+  CHECK(findings(client(r), "5.7")[0].frame == 7);
+  CHECK(client(r).findings.size() == 1);
+  CHECK(r.exit_status(false) == 1);
+  // 3000 ms: the sender kept 3 s, which the wire shows: no finding, no note.
+  auto k = check(make(3000 * ms), "r57ts-keep");
+  CHECK(client(k).findings.empty());
+  REQUIRE(client(k).timeouts.size() == 2);
+  CHECK(client(k).timeouts[1].verdict == "ok");
+  // The first data ACK (a fresh 100 ms sample) comes before any data timeout:
+  // 5.7 cannot be seen; an INFO note on the SYN-ACK (frame 3), no departure.
+  // After that sample RTO = max(1 s, ...) = 1 s, so D2 resent 1.1 s after the
+  // ACK restarted the timer (5.3) is on time.
+  auto n = check(make(1200 * ms, true), "r57ts-note");
+  REQUIRE(findings(client(n), "5.7").size() == 1);
+  CHECK(findings(client(n), "5.7")[0].level == Level::info);
+  CHECK(findings(client(n), "5.7")[0].frame == 3);
+  CHECK(findings(client(n), "5.7")[0].message.find("not verifiable from the wire") != std::string::npos);
+  CHECK(n.count(Level::must) == 0);
+  CHECK(n.count(Level::should) == 0);
+  CHECK(n.exit_status(true) == 0);
+  // Linux profile: Linux skips 5.7 after a handshake sample; no note either.
+  CHECK(findings(client(check(make(1200 * ms, true), "r57ts-note-linux", Profile::linux_kernel)), "5.7").empty());
+}

@@ -1,0 +1,200 @@
+// What the command line builds its exit status and input sections from:
+// which input files are usable (Report::inputs), which frame problems were
+// skipped and which only warned (Diagnostic::skipped), the note for a filter
+// that matched nothing, the summary line, the data-bearing wording of the
+// text report and `flows --json`. The command line itself (exit statuses,
+// messages) is checked by tests/e2e/pcap_replay_cli.sh.
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "replay_scenario.hpp"
+#include "report_json.hpp"
+#include "report_text.hpp"
+
+using namespace replaytest;
+using replay::Profile;
+
+namespace {
+
+std::string public_trace(const std::string& name) { return (shared_dir() / "traces" / "public" / name).string(); }
+
+// A little-endian microsecond pcap, LINKTYPE_ETHERNET, snaplen 65535, then `records`.
+std::string write_pcap(const std::string& name, const Bytes& records) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("pcap_replay_cli_" + std::to_string(::getpid()) + "_" + name + ".pcap"))
+                               .string();
+  Bytes b = {0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0};
+  b.insert(b.end(), records.begin(), records.end());
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  return path;
+}
+
+// A record header: ts 1 s + 0 us, caplen, len (little-endian).
+Bytes record_header(std::uint32_t caplen, std::uint32_t len) {
+  Bytes h = {1, 0, 0, 0, 0, 0, 0, 0};
+  for (std::uint32_t v : {caplen, len})
+    for (int i = 0; i < 4; ++i) h.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  return h;
+}
+
+replay::Report analyze_any(const std::vector<std::string>& files, const std::string& filter = "") {
+  std::vector<std::string> errors;
+  auto o = replay::Options::for_profile(Profile::rfc6298);
+  o.filter = filter;
+  return replay::analyze_files(files, o, false, errors);
+}
+
+}  // namespace
+
+TEST_CASE("input: a file unreadable from its first record is unusable, named with libpcap's reason") {
+  // zeek__ldap-gap-data-missing.pcapng: libpcap refuses the first block (its
+  // second interface has another snaplen), so nothing can be read.
+  const std::string f = public_trace("zeek__ldap-gap-data-missing.pcapng");
+  auto r = analyze_any({f});
+  REQUIRE(r.inputs.size() == 1);
+  CHECK(r.inputs[0].opened);
+  CHECK(r.inputs[0].frames == 0);
+  CHECK(r.inputs[0].read_error);
+  CHECK_FALSE(r.inputs[0].usable());
+  CHECK(r.inputs[0].error.find(f + ": frame 1: pcap: read error") == 0);
+  CHECK(replay::unusable_inputs(r).size() == 1);
+  CHECK_FALSE(replay::empty_input_note(r).has_value());  // the unusable file says it all
+}
+
+TEST_CASE("input: with one unusable file and one good one, the good one is analysed and the other named") {
+  auto r = analyze_any({public_trace("libpcap__pcap-invalid-version-1.pcap"), linux_trace("syn-loss")});
+  REQUIRE(r.inputs.size() == 2);
+  CHECK_FALSE(r.inputs[0].opened);
+  CHECK(r.inputs[0].error.find("archaic pcap savefile format") != std::string::npos);
+  CHECK(r.inputs[1].usable());
+  CHECK(r.inputs[1].frames == 2033);  // tshark -r syn-loss.pcap | wc -l
+  CHECK(r.flows.size() == 1);
+  REQUIRE(replay::unusable_inputs(r).size() == 1);
+  CHECK(replay::unusable_inputs(r)[0]->name == public_trace("libpcap__pcap-invalid-version-1.pcap"));
+  std::ostringstream t;
+  replay::write_text_report(t, r);
+  CHECK(t.str().find("unusable input (nothing analysed from these files; exit status 2):\n  " +
+                     public_trace("libpcap__pcap-invalid-version-1.pcap") + ": cannot open") != std::string::npos);
+  CHECK(t.str().find(", 1 unusable file(s); profile rfc6298") != std::string::npos);
+  const auto j = replay::to_json(r);
+  CHECK(j["inputs"][0]["usable"] == false);
+  CHECK(j["inputs"][1]["usable"] == true);
+  CHECK(j["summary"]["unusable_files"] == 1);
+}
+
+TEST_CASE("input: hand-made files: truncated first record and all-malformed are unusable, an empty pcap is not") {
+  // A record announcing 60 captured bytes with only 10 in the file.
+  Bytes cut = record_header(60, 60);
+  cut.resize(cut.size() + 10, 0);
+  const std::string truncated = write_pcap("truncated", cut);
+  // One 2-byte Ethernet frame: malformed ("eth"), the only frame.
+  Bytes tiny = record_header(2, 2);
+  tiny.push_back(0);
+  tiny.push_back(0);
+  const std::string malformed = write_pcap("malformed", tiny);
+  const std::string empty = write_pcap("empty", {});
+  auto r = analyze_any({truncated, malformed, empty});
+  REQUIRE(r.inputs.size() == 3);
+  CHECK_FALSE(r.inputs[0].usable());
+  CHECK(r.inputs[0].frames == 0);
+  CHECK_FALSE(r.inputs[1].usable());
+  CHECK(r.inputs[1].error == malformed + ": every frame (1) is malformed");
+  CHECK(r.inputs[1].skipped_frames == 1);
+  CHECK(r.inputs[2].usable());  // a valid capture, just no frame
+  CHECK(r.inputs[2].frames == 0);
+  CHECK(replay::unusable_inputs(r).size() == 2);
+  CHECK(replay::empty_input_note(r) == std::optional<std::string>("no TCP segment in the input"));
+  for (const auto& p : {truncated, malformed, empty}) std::remove(p.c_str());
+}
+
+TEST_CASE("input: a BPF filter that matches nothing gives a note, not an error") {
+  auto r = analyze_any({linux_trace("syn-loss")}, "host 1.2.3.4");
+  CHECK(r.flows.empty());
+  CHECK(replay::unusable_inputs(r).empty());
+  CHECK(r.inputs[0].frames == 2033);
+  CHECK(r.inputs[0].tcp_segments == 0);
+  CHECK(replay::empty_input_note(r) == std::optional<std::string>("no TCP segment matched the filter \"host 1.2.3.4\""));
+  std::ostringstream t;
+  replay::write_text_report(t, r);
+  CHECK(t.str().find("note: no TCP segment matched the filter \"host 1.2.3.4\"") != std::string::npos);
+  CHECK(replay::to_json(r)["note"] == "no TCP segment matched the filter \"host 1.2.3.4\"");
+}
+
+TEST_CASE("diagnostics: frames used with a warning are not counted as skipped (pppoe-over-qinq)") {
+  // Frames 19, 33, 41, 47, 63, 81: the IPv4 total length claims 6 bytes more
+  // than the PPPoE payload; Wireshark and the reader take the length from the
+  // frame and use them.
+  auto r = analyze_any({public_trace("zeek__pppoe-over-qinq.pcap")});
+  REQUIRE(r.diagnostics.size() == 6);
+  for (const auto& d : r.diagnostics) {
+    CHECK(d.field == "ip.len");
+    CHECK_FALSE(d.skipped);
+  }
+  CHECK(r.diagnostics[0].frame == 19);
+  CHECK(r.inputs[0].skipped_frames == 0);
+  const std::string line = replay::summary_line(r);
+  CHECK(line.find("input: 0 frame(s) skipped, 6 analysed with a warning; profile rfc6298") != std::string::npos);
+  std::ostringstream t;
+  replay::write_text_report(t, r);
+  CHECK(t.str().find("bad input") == std::string::npos);
+  CHECK(t.str().find("warnings (frames analysed, the problem worked around as Wireshark does):\n  " +
+                     public_trace("zeek__pppoe-over-qinq.pcap") + ": frame 19: ip.len:") != std::string::npos);
+  const auto j = replay::to_json(r);
+  CHECK(j["diagnostics"][0]["skipped"] == false);
+  CHECK(j["summary"]["frames_skipped"] == 0);
+  CHECK(j["summary"]["frames_with_warning"] == 6);
+}
+
+TEST_CASE("diagnostics: frames with a bad timestamp are skipped and listed as such") {
+  // tcpdump__timestamp_invalid_micro.pcap: two records whose microseconds are
+  // 1 s or more; the reader skips them ("frame.time").
+  auto r = analyze_any({public_trace("tcpdump__timestamp_invalid_micro.pcap")});
+  REQUIRE(r.diagnostics.size() == 2);
+  for (const auto& d : r.diagnostics) {
+    CHECK(d.field == "frame.time");
+    CHECK(d.skipped);
+  }
+  CHECK(r.inputs[0].usable());
+  CHECK(replay::summary_line(r).find("input: 2 frame(s) skipped, 0 analysed with a warning") != std::string::npos);
+  std::ostringstream t;
+  replay::write_text_report(t, r);
+  CHECK(t.str().find("bad input (frames skipped, not analysed):") != std::string::npos);
+  CHECK(replay::to_json(r)["diagnostics"][1]["skipped"] == true);
+}
+
+TEST_CASE("text report: SYN and FIN are data-bearing, payload bytes counted apart (syn-loss receiver)") {
+  // The receiver 198.18.0.2:5001 sends 641 packets: the SYN-ACK and the FIN
+  // occupy sequence space (2 data-bearing segments), no payload.
+  auto r = analyze(linux_trace("syn-loss"), Profile::linux_kernel);
+  std::ostringstream t;
+  replay::write_text_report(t, r);
+  CHECK(t.str().find("sender 198.18.0.2:5001 -> 198.18.0.1:37650: 641 packets, 2 data-bearing segment(s) "
+                     "(SYN/FIN count as one byte), 0 payload bytes;") != std::string::npos);
+}
+
+TEST_CASE("flows --json: the connection list with both directions") {
+  auto r = analyze({linux_trace("syn-loss"), linux_trace("bulk-clean")}, Profile::rfc6298);
+  const auto j = replay::flows_to_json(r);
+  CHECK(j["kind"] == "flows");
+  REQUIRE(j["flows"].size() == 2);
+  const auto& f = j["flows"][0];
+  CHECK(f["flow"] == 1);
+  CHECK(f["client"] == "198.18.0.1:37650");
+  CHECK(f["server"] == "198.18.0.2:5001");
+  CHECK(f["packets"] == 2033);
+  CHECK(f["first_frame"] == 1);
+  CHECK(f["last_frame"] == 2033);
+  CHECK(f["syn"] == true);
+  CHECK(f["fin"] == true);
+  CHECK(f["senders"][0]["packets"] == 1392);  // 1392 + 641 = 2033
+  CHECK(f["senders"][1]["packets"] == 641);
+  CHECK(f["senders"][1]["data_segments"] == 2);  // SYN-ACK, FIN
+  CHECK(f["senders"][1]["bytes"] == 0);
+  CHECK(j["flows"][1]["file"] == linux_trace("bulk-clean"));
+  CHECK(j["inputs"].size() == 2);
+}
