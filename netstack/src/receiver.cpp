@@ -41,6 +41,7 @@ struct TcpReceiver::Impl {
   ReceiverState state = ReceiverState::Listen;
   ReceiverStats stats;
   std::vector<std::vector<std::uint8_t>> out;
+  std::uint16_t next_ip_id = 1;  // IPv4 Identification of the next datagram (RFC 6864 4.1)
   rto::Instant last_now{};
 
   Endpoint remote;
@@ -85,7 +86,7 @@ struct TcpReceiver::Impl {
       h.options.tsval = sampler.tsval(now);
       h.options.tsecr = ts_recent;
     }
-    out.push_back(encode_segment(cfg.local, remote, h, {}));
+    out.push_back(encode_segment(cfg.local, remote, h, {}, next_ip_id++));
     ++stats.acks_sent;
     last_ack_sent = h.ack;
     last_window_sent = window();

@@ -7,7 +7,7 @@
 namespace netstack {
 
 std::vector<std::uint8_t> encode_segment(const Endpoint& src, const Endpoint& dst, wire::TcpHeader tcp,
-                                         std::span<const std::uint8_t> payload) {
+                                         std::span<const std::uint8_t> payload, std::uint16_t ipv4_id) {
   if (src.address.version != dst.address.version) {
     throw std::invalid_argument("encode_segment: source and destination IP versions differ");
   }
@@ -30,6 +30,7 @@ std::vector<std::uint8_t> encode_segment(const Endpoint& src, const Endpoint& ds
   if (src.address.version == 4) {
     wire::Ipv4Header ip;
     ip.df = true;
+    ip.id = ipv4_id;
     ip.ttl = 64;
     ip.protocol = wire::kProtoTcp;
     ip.src = src.address.v4_bytes();

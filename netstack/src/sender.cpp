@@ -92,6 +92,7 @@ struct TcpSender::Impl {
   SenderStats stats;
   bool log_rtt = false;
   std::vector<std::vector<std::uint8_t>> out;
+  std::uint16_t next_ip_id = 1;  // IPv4 Identification of the next datagram (RFC 6864 4.1)
   rto::Instant last_now{};
 
   // Send side, offsets from ISS.
@@ -157,7 +158,7 @@ struct TcpSender::Impl {
   }
 
   void emit(wire::TcpHeader& h, std::span<const std::uint8_t> payload) {
-    out.push_back(encode_segment(cfg.local, cfg.remote, h, payload));
+    out.push_back(encode_segment(cfg.local, cfg.remote, h, payload, next_ip_id++));
     ++stats.segments_sent;
     ack_pending = false;
   }

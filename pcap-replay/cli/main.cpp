@@ -47,7 +47,8 @@ struct Args {
 };
 
 void add_common(CLI::App* app, Args& a) {
-  app->add_option("files", a.files, "capture files (pcap or pcapng); - reads standard input")->required();
+  app->add_option("files", a.files, "capture files (pcap or pcapng); - reads standard input; a file given twice is analysed once")
+      ->required();
   app->add_option("--profile", a.profile, "rfc6298 (default) or linux")
       ->check(CLI::IsMember({"rfc6298", "linux"}));
   app->add_option("--rto-min", a.rto_min_ms, "override the profile's minimum RTO, ms");

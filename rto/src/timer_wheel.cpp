@@ -32,6 +32,7 @@ TimerWheel::~TimerWheel() {
   for (auto& level : slots_)
     for (TimerEntry* head : level) detach(head);
   detach(due_);
+  detach(never_);
 }
 
 std::int64_t TimerWheel::tick_of(Instant deadline) const {
@@ -57,7 +58,7 @@ std::int64_t TimerWheel::target_tick(Instant now) const {
 }
 
 void TimerWheel::link(TimerEntry& e, unsigned level, unsigned slot) {
-  TimerEntry** head = level < kLevels ? &slots_[level][slot] : &due_;
+  TimerEntry** head = level < kLevels ? &slots_[level][slot] : (level == kLevels ? &due_ : &never_);
   e.level_ = static_cast<std::uint8_t>(level);
   e.slot_ = static_cast<std::uint8_t>(slot);
   e.next_ = *head;
@@ -78,6 +79,10 @@ void TimerWheel::unlink(TimerEntry& e) {
 
 void TimerWheel::place(TimerEntry& e) {
   const std::int64_t expiry = e.expiry_tick_;
+  if (expiry >= kFarTick) {  // Instant::max() or as far: "never", kept aside, never cascaded
+    link(e, kLevels + 1, 0);
+    return;
+  }
   if (expiry < next_tick_) {  // its tick has already been processed: due now
     link(e, kLevels, 0);
     return;

@@ -47,5 +47,85 @@ expect 0 "flows list" -- "$BIN" flows "$T/syn-loss.pcap" "$T/bulk-clean.pcap"
 expect 0 "stdin with a BPF filter" -- bash -c "\"$BIN\" check --profile linux -f 'tcp port 5001' - < \"$T/syn-loss.pcap\""
 expect 0 "filter matching nothing" -- "$BIN" check -f 'tcp port 1' "$T/syn-loss.pcap"
 grep -q 'summary: 0 flow' /tmp/pcap_replay_cli.$$ || { echo "FAIL: filter"; fail=1; }
+grep -q 'note: no TCP segment matched the filter "tcp port 1"' /tmp/pcap_replay_cli.$$ || { echo "FAIL: no filter note"; fail=1; }
+expect 0 "filter matching nothing: a note on stderr" -- "$BIN" check -f 'host 1.2.3.4' "$T/syn-loss.pcap"
+grep -q 'pcap-replay: note: no TCP segment matched the filter "host 1.2.3.4"' /tmp/pcap_replay_cli_err.$$ \
+  || { echo "FAIL: filter note on stderr"; fail=1; }
+has_err() {  # has_err TEXT: stderr of the last command contains TEXT
+  grep -qF -- "$1" /tmp/pcap_replay_cli_err.$$ || { echo "FAIL: stderr lacks: $1"; head -3 /tmp/pcap_replay_cli_err.$$; fail=1; }
+}
+user_err() {  # user_err TEXT: like has_err, and no internal names or microseconds
+  has_err "$1"
+  if grep -q 'rto::Config\| us ' /tmp/pcap_replay_cli_err.$$; then echo "FAIL: internal names/us in: $1"; fail=1; fi
+}
+has_out() {  # has_out TEXT: stdout of the last command contains TEXT
+  grep -qF -- "$1" /tmp/pcap_replay_cli.$$ || { echo "FAIL: stdout lacks: $1"; fail=1; }
+}
+# Unusable input: exit 2 with the reason on stderr, also when the file opens
+# but its first record cannot be read; a usable file beside it is reported.
+P=../shared/traces/public
+if [ -f "$P/libpcap__pcap-invalid-version-1.pcap" ]; then
+  expect 2 "file libpcap refuses to open" -- "$BIN" check "$P/libpcap__pcap-invalid-version-1.pcap"
+  has_err "unusable input: $P/libpcap__pcap-invalid-version-1.pcap: cannot open: archaic pcap savefile format"
+  [ -s /tmp/pcap_replay_cli.$$ ] && { echo "FAIL: a report for nothing usable"; fail=1; }
+  expect 2 "one unusable file beside a good one: report, then exit 2" -- \
+    "$BIN" check --profile linux "$P/libpcap__pcap-invalid-version-1.pcap" "$T/syn-loss.pcap"
+  has_out "summary: 1 flow(s), 6 retransmission(s), 6 timeout(s)"
+  has_out ", 1 unusable file(s); profile linux"
+fi
+if [ -f "$P/zeek__ldap-gap-data-missing.pcapng" ]; then
+  expect 2 "first record unreadable (ldap-gap-data-missing)" -- "$BIN" check "$P/zeek__ldap-gap-data-missing.pcapng"
+  has_err "unusable input: $P/zeek__ldap-gap-data-missing.pcapng: frame 1: pcap: read error"
+fi
+printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\0\0\0\0\0\0\0\0\xff\xff\0\0\x01\0\0\0\x01\0\0\0\0\0\0\0\x3c\0\0\0\x3c\0\0\0abc' \
+  > /tmp/pcap_replay_cli_cut.$$.pcap
+expect 2 "truncated first record" -- "$BIN" check /tmp/pcap_replay_cli_cut.$$.pcap
+has_err "unusable input: /tmp/pcap_replay_cli_cut.$$.pcap: frame 1: pcap: read error"
+rm -f /tmp/pcap_replay_cli_cut.$$.pcap
+# Frames used with a warning are not "skipped" (pppoe-over-qinq: 6 ip.len warnings).
+if [ -f "$P/zeek__pppoe-over-qinq.pcap" ]; then
+  expect 1 "warnings apart from skipped frames" -- "$BIN" check "$P/zeek__pppoe-over-qinq.pcap"
+  has_out "input: 0 frame(s) skipped, 6 analysed with a warning; profile rfc6298"
+  has_out "warnings (frames analysed, the problem worked around as Wireshark does):"
+  grep -q '^bad input' /tmp/pcap_replay_cli.$$ && { echo "FAIL: warnings listed as bad input"; fail=1; }
+  has_err "pcap-replay: warning: $P/zeek__pppoe-over-qinq.pcap: frame 19: ip.len:"
+  expect 1 "JSON diagnostics[].skipped" -- "$BIN" check --json "$P/zeek__pppoe-over-qinq.pcap"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=[x["skipped"] for x in d["diagnostics"]]; assert s==[False]*6 and d["summary"]["frames_with_warning"]==6, s' \
+    /tmp/pcap_replay_cli.$$ || { echo "FAIL: JSON skipped"; fail=1; }
+fi
+# The command line itself.
+expect 2 "unknown subcommand" -- "$BIN" frobnicate x
+has_err 'unknown subcommand "frobnicate"; valid subcommands: check, flows, timeline'
+expect 2 "no subcommand: the valid ones listed" -- "$BIN"
+has_err "a subcommand is required: check, flows or timeline"
+expect 0 "--version" -- "$BIN" --version
+has_out "pcap-replay 0."
+expect 0 "check --help documents exit status 2 for unusable input" -- "$BIN" check --help
+has_out "whose first record cannot be"
+expect 0 "flows --json: the flow list" -- "$BIN" flows --json "$T/syn-loss.pcap" "$T/bulk-clean.pcap"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d["flows"]; assert d["kind"]=="flows" and len(f)==2 and f[0]["packets"]==2033 and f[0]["senders"][1]["data_segments"]==2 and f[0]["senders"][1]["bytes"]==0, d' \
+  /tmp/pcap_replay_cli.$$ || { echo "FAIL: flows --json"; fail=1; }
+expect 0 "timeline without --csv: CSV" -- "$BIN" timeline --profile linux "$T/syn-loss.pcap"
+head -1 /tmp/pcap_replay_cli.$$ | grep -q '^flow,direction,frame,' || { echo "FAIL: timeline default CSV"; fail=1; }
+expect 2 "timeline --json refused" -- "$BIN" timeline --json "$T/syn-loss.pcap"
+has_err "timeline --json: the timeline is written as CSV only"
+expect 0 "the same file twice: analysed once" -- "$BIN" flows "$T/syn-loss.pcap" "./$T/syn-loss.pcap"
+has_err "is the same file as $T/syn-loss.pcap; it is analysed once"
+[ "$(grep -c '198.18.0.1' /tmp/pcap_replay_cli.$$)" -eq 1 ] || { echo "FAIL: duplicate file analysed twice"; fail=1; }
+expect 2 "--rto-max below 60 s under rfc6298: flag named, in ms" -- "$BIN" check --rto-max 1000 "$T/syn-loss.pcap"
+user_err "pcap-replay: --rto-max 1000 ms: RFC 6298 2.5 allows a maximum only if it is at least 60000 ms; to check a stack with a lower cap against its own numbers use --profile linux --rto-max 1000"
+expect 2 "--rto-max below the initial RTO" -- "$BIN" check --profile linux --rto-max 500 "$T/syn-loss.pcap"
+user_err "--rto-max 500 ms: below the initial RTO of 1000 ms"
+expect 2 "--rto-min above the cap" -- "$BIN" check --profile linux --rto-min 200000 "$T/syn-loss.pcap"
+user_err "--rto-min 200000 ms: above the maximum RTO (120000 ms of the linux profile)"
+expect 2 "--granularity 0 under rfc6298" -- "$BIN" check --granularity 0 "$T/syn-loss.pcap"
+user_err "--granularity 0 ms: RFC 6298 needs a positive clock granularity G"
+expect 2 "--rto-max 0" -- "$BIN" check --profile linux --rto-max 0 "$T/syn-loss.pcap"
+user_err "--rto-max 0 ms: the maximum RTO must be positive"
+expect 2 "--rto-min out of range" -- "$BIN" check --rto-min 1e12 "$T/syn-loss.pcap"
+user_err "--rto-min 1000000000000 ms: above one hour (3600000 ms)"
+# SYN/FIN count as data-bearing; payload bytes apart.
+expect 0 "receiver: data-bearing segments and payload bytes" -- "$BIN" check --profile linux "$T/syn-loss.pcap"
+has_out "641 packets, 2 data-bearing segment(s) (SYN/FIN count as one byte), 0 payload bytes"
 rm -f /tmp/pcap_replay_cli.$$ /tmp/pcap_replay_cli_err.$$
 exit $fail

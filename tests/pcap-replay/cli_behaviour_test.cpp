@@ -28,9 +28,10 @@ std::string write_pcap(const std::string& name, const Bytes& records) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("pcap_replay_cli_" + std::to_string(::getpid()) + "_" + name + ".pcap"))
                                .string();
-  Bytes b = {0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0};
-  b.insert(b.end(), records.begin(), records.end());
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  const Bytes header = {0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0};
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(header.data()), static_cast<std::streamsize>(header.size()));
+  out.write(reinterpret_cast<const char*>(records.data()), static_cast<std::streamsize>(records.size()));
   return path;
 }
 

@@ -257,3 +257,25 @@ TEST_CASE("TimerWheel extreme deadlines (Instant::min/max, negative start) neith
   CHECK(fired == 1);
   CHECK(never.armed());
 }
+
+// A stopped RetransmissionTimer reports Instant::max(); arming a wheel with it
+// must mean "never": advancing even to Instant::max() fires nothing and returns
+// at once (before, the parked entry was re-placed at every top-level turn,
+// about 2^31 times on the way to Instant::max()).
+TEST_CASE("TimerWheel an entry armed at Instant::max() never fires, stays cancellable, and re-arms normally") {
+  TimerWheel w(Instant{});
+  TimerEntry stopped;
+  w.arm(stopped, Instant::max());
+  CHECK(w.size() == 1);
+  int fired = 0;
+  CHECK(w.advance(Instant::max() - hours{1}, [&](TimerEntry&) { ++fired; }) == 0);
+  CHECK(fired == 0);
+  CHECK(stopped.armed());
+  w.cancel(stopped);
+  CHECK_FALSE(stopped.armed());
+  CHECK(w.size() == 0);
+  // Re-armed with a real deadline (after the wheel's time moved far ahead) it fires at once.
+  w.arm(stopped, Instant{milliseconds{5}});
+  CHECK(w.advance(Instant::max() - hours{1}, [&](TimerEntry&) { ++fired; }) == 1);
+  CHECK(fired == 1);
+}

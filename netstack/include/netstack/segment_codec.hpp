@@ -16,10 +16,14 @@ namespace netstack {
 
 /// Encodes `tcp` (ports taken from src/dst; options as given) with `payload`
 /// into an IP datagram from src to dst, IP version from src.address, with
-/// correct IP and TCP checksums. Throws std::invalid_argument when the
-/// addresses differ in version or the options do not fit (40 bytes).
+/// correct IP and TCP checksums. IPv4 datagrams carry DF and the
+/// Identification `ipv4_id` (RFC 6864 4.1: any value for atomic datagrams;
+/// the cores count it up per datagram, as Linux does per socket, so a capture
+/// tells a retransmission from a packet captured twice). Throws
+/// std::invalid_argument when the addresses differ in version or the options
+/// do not fit (40 bytes).
 std::vector<std::uint8_t> encode_segment(const Endpoint& src, const Endpoint& dst, wire::TcpHeader tcp,
-                                         std::span<const std::uint8_t> payload);
+                                         std::span<const std::uint8_t> payload, std::uint16_t ipv4_id = 0);
 
 /// A parsed datagram carrying TCP. `payload` points into the input bytes.
 struct ParsedSegment {

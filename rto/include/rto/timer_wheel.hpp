@@ -73,6 +73,9 @@ class TimerWheel {
 
   /// Arms `e` to fire at `deadline`; if already armed (in this wheel) it is
   /// re-armed (moved). A deadline already passed fires at the next advance().
+  /// A deadline 2^61 ticks or more after the start (e.g. Instant::max(), what a
+  /// stopped RetransmissionTimer reports) never fires but stays armed (counted
+  /// in size(), cancellable) until re-armed or cancelled.
   void arm(TimerEntry& e, Instant deadline);
   /// Disarms `e`; no effect if not armed.
   void cancel(TimerEntry& e);
@@ -115,6 +118,7 @@ class TimerWheel {
   std::array<std::array<TimerEntry*, kSlots>, kLevels> slots_{};
   std::array<std::uint64_t, kLevels> occupied_{};  // bit s set = slot s non-empty
   TimerEntry* due_ = nullptr;                      // deadline already passed when armed
+  TimerEntry* never_ = nullptr;                    // deadline at or beyond kFarTick: never fires
 };
 
 template <class F>
