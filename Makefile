@@ -153,9 +153,17 @@ run: deps
 	  status=$$?; echo "pcap-replay exit status: $$status (0: no MUST-level departure; 1: MUST-level departures found)"; \
 	  [ $$status -le 1 ]
 
+BENCH_CAPTURE ?= ../shared/traces/linux/blackhole-backoff.pcap
 bench: deps
-	@$(MAKE) --no-print-directory $(BENCHES) SAN=0
+	@$(MAKE) --no-print-directory $(BENCHES) $(BIN)/pcap-replay SAN=0
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@# Whole-process time of a full check beside tshark's retransmission
+	@# analysis of the same capture (the independent tool, as a baseline).
+	@if [ -r $(BENCH_CAPTURE) ]; then \
+	  hyperfine --warmup 2 --runs 10 \
+	    '$(BIN)/pcap-replay check --profile linux $(BENCH_CAPTURE)' \
+	    'tshark -r $(BENCH_CAPTURE) -Y tcp.analysis.retransmission'; \
+	else echo "bench: $(BENCH_CAPTURE) not found, whole-process timing skipped"; fi
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/rto $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
