@@ -241,11 +241,8 @@ int main(int argc, char** argv) {
 
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
-    bool is_unusable_reason = false;
-    for (const auto* in : unusable) is_unusable_reason = is_unusable_reason || in->error == replay::to_string(d);
-    if (is_unusable_reason) continue;  // said below, once
-    std::cerr << "pcap-replay: " << (d.skipped ? "" : "warning: ") << replay::to_string(d)
-              << (d.skipped ? " (skipped)" : "") << "\n";
+    if (replay::is_unusable_reason(r, d)) continue;  // said below, once
+    std::cerr << "pcap-replay: " << (d.skipped ? "skipped: " : "warning: ") << replay::to_string(d) << "\n";
   }
   for (const auto* in : unusable) std::cerr << "pcap-replay: unusable input: " << in->error << "\n";
   if (unusable.size() == r.inputs.size()) return 2;  // nothing could be read: no report

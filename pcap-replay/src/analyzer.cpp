@@ -220,6 +220,25 @@ std::vector<const InputFile*> unusable_inputs(const Report& r) {
   return out;
 }
 
+bool is_unusable_reason(const Report& r, const Diagnostic& d) {
+  if (!d.skipped) return false;
+  for (const auto& in : r.inputs)
+    if (!in.usable() && in.name == d.file && in.error == to_string(d)) return true;
+  return false;
+}
+
+InputCounts input_counts(const Report& r) {
+  InputCounts c;
+  for (const auto& d : r.diagnostics) {
+    if (!d.skipped)
+      ++c.warned;
+    else if (!is_unusable_reason(r, d))
+      ++c.skipped;
+  }
+  for (const auto& in : r.inputs) c.unusable += in.usable() ? 0 : 1;
+  return c;
+}
+
 std::optional<std::string> empty_input_note(const Report& r) {
   if (!r.flows.empty() || r.inputs.empty()) return std::nullopt;
   bool any_usable = false;

@@ -55,6 +55,17 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
 /// the input was at least partly unusable).
 std::vector<const InputFile*> unusable_inputs(const Report& r);
 
+/// True when `d` is the reason an input file is unusable (the read error at
+/// its first record): reported once, as the file's reason, not as a frame.
+bool is_unusable_reason(const Report& r, const Diagnostic& d);
+
+/// Input problem counts for the summaries: frames skipped (without the
+/// unusable files' reasons), frames analysed with a warning, unusable files.
+struct InputCounts {
+  std::size_t skipped = 0, warned = 0, unusable = 0;
+};
+InputCounts input_counts(const Report& r);
+
 /// When some input was usable but no connection came out of it: "no TCP
 /// segment matched the filter \"...\"" (with a BPF filter) or "no TCP
 /// segment in the input"; nullopt otherwise.

@@ -13,6 +13,7 @@ std::string_view to_string(SendKind k) {
     case SendKind::tlp: return "tlp";
     case SendKind::slow_start_after_rto: return "slow-start-retx";
     case SendKind::spurious: return "spurious-retx";
+    case SendKind::unclassified: return "unclassified";
   }
   return "send";
 }

@@ -26,10 +26,16 @@ enum class SendKind : std::uint8_t {
   tlp,                   ///< Linux tail-loss probe (RFC 8985): highest segment, ~2 SRTT after the last ACK
   slow_start_after_rto,  ///< rest of the window resent after an RTO, ACK-clocked (not a timer expiry)
   spurious,              ///< retransmission of data the peer had already acknowledged
+  /// a retransmission (its sequence range was sent before) whose cause the
+  /// capture cannot show: nothing from the peer has been seen (one-direction
+  /// capture: no ACKs, no SND.UNA), or it came back-to-back with the sender's
+  /// previous segment, with no ACK, timer expiry or loss evidence before it.
+  /// Never counted as a timeout; no backoff.
+  unclassified,
 };
-inline constexpr std::size_t kSendKinds = 7;
+inline constexpr std::size_t kSendKinds = 8;
 
-/// "send", "rto", "syn-rto", "fast-retx", "tlp", "slow-start-retx", "spurious-retx".
+/// "send", "rto", "syn-rto", "fast-retx", "tlp", "slow-start-retx", "spurious-retx", "unclassified".
 std::string_view to_string(SendKind k);
 
 /// Where an RTT sample came from.
@@ -65,9 +71,11 @@ struct TimeoutRecord {
   std::chrono::microseconds latest{0};
   std::string_view armed_by;  ///< "ack", "send", "timeout", "tlp", "retransmit", "oldest-send"
   std::string_view verdict;   ///< "ok", "early", "late", or "unchecked" (no segment from the peer seen)
-  /// true: `predicted` is the previous expiry's wait times the expected ratio
-  /// (2, or 1), because an earlier expiry of the chain already departed
-  /// (reported once; the rest of the chain is judged by its doubling, 5.5).
+  /// true: `predicted` is the 5.5 expectation from the observed previous
+  /// interval of the chain, min(2 x it, max RTO) (1 x for linear SYN timeouts
+  /// or at the max RTO), because this or an earlier expiry of the chain
+  /// departed (reported once; the rest of the chain is judged by its
+  /// doubling, 5.5); `earliest`/`latest` are then that check's window.
   bool relative = false;
   std::vector<std::string> rules;  ///< ids of the findings raised at this expiry (e.g. {"2.4"}), if any
 };
@@ -85,6 +93,8 @@ struct SenderReport {
   std::uint64_t keepalives = 0;      ///< keep-alives (not retransmissions)
   std::uint64_t zero_window_probes = 0;  ///< zero-window probes (not retransmissions)
   bool timestamps = false;           ///< RFC 7323 timestamps seen both ways
+  bool tsval_sent = false;           ///< this sender's segments carry TSval (RFC 7323)
+  bool tsval_peer = false;           ///< the peer's segments carry TSval (false also when the peer is not seen)
   bool sack = false;                 ///< SACK blocks seen from the peer
   bool peer_seen = false;  ///< any segment from the other side; without, timer rules are not checked
   std::optional<std::chrono::microseconds> srtt, rttvar;  ///< replayed estimator at the end (nullopt: no sample)

@@ -107,13 +107,11 @@ json to_json(const Report& r) {
     }
   }
   doc["flows"] = flows;
-  std::size_t skipped = 0, warned = 0, unusable = 0;
-  for (const auto& d : r.diagnostics) (d.skipped ? skipped : warned) += 1;
-  for (const auto& in : r.inputs) unusable += in.usable() ? 0 : 1;
+  const InputCounts in = input_counts(r);
   doc["summary"] = {{"flows", r.flows.size()},
-                    {"frames_skipped", skipped},
-                    {"frames_with_warning", warned},
-                    {"unusable_files", unusable},
+                    {"frames_skipped", in.skipped},
+                    {"frames_with_warning", in.warned},
+                    {"unusable_files", in.unusable},
                     {"must", r.count(Level::must)},
                     {"should", r.count(Level::should)},
                     {"may", r.count(Level::may)},

@@ -19,9 +19,8 @@ double rel_s(const Report& r, CaptureTime t) {
 }  // namespace
 
 std::string summary_line(const Report& r) {
-  std::uint64_t timeouts = 0, retx = 0, skipped = 0, warned = 0, unusable = 0;
-  for (const auto& d : r.diagnostics) (d.skipped ? skipped : warned) += 1;
-  for (const auto& in : r.inputs) unusable += in.usable() ? 0 : 1;
+  std::uint64_t timeouts = 0, retx = 0;
+  const InputCounts in = input_counts(r);
   for (const auto& f : r.flows)
     for (const auto& s : f.senders) {
       timeouts += s.timeouts.size();
@@ -31,7 +30,7 @@ std::string summary_line(const Report& r) {
       "summary: {} flow(s), {} retransmission(s), {} timeout(s); findings: {} MUST, {} SHOULD, {} MAY, {} INFO; "
       "input: {} frame(s) skipped, {} analysed with a warning{}; profile {}",
       r.flows.size(), retx, timeouts, r.count(Level::must), r.count(Level::should), r.count(Level::may),
-      r.count(Level::info), skipped, warned, unusable ? fmt::format(", {} unusable file(s)", unusable) : "",
+      r.count(Level::info), in.skipped, in.warned, in.unusable ? fmt::format(", {} unusable file(s)", in.unusable) : "",
       to_string(r.options.profile));
 }
 
@@ -135,27 +134,19 @@ void write_text_report(std::ostream& os, const Report& r) {
 }
 
 void write_input_problems(std::ostream& os, const Report& r) {
-  bool any_unusable = false;
-  for (const auto& in : r.inputs) any_unusable = any_unusable || !in.usable();
-  if (any_unusable) {
+  if (input_counts(r).unusable) {
     os << "\nunusable input (nothing analysed from these files; exit status 2):\n";
     for (const auto& in : r.inputs)
       if (!in.usable()) os << "  " << in.error << "\n";
   }
   // A read error at the first record is the unusable file's reason: said once, above.
-  const auto said = [&](const Diagnostic& d) {
-    for (const auto& in : r.inputs)
-      if (!in.usable() && in.error == to_string(d)) return true;
-    return false;
-  };
-  std::size_t skipped = 0, warned = 0;
-  for (const auto& d : r.diagnostics) (d.skipped ? skipped : warned) += d.skipped && said(d) ? 0 : 1;
-  if (skipped) {
+  const InputCounts c = input_counts(r);
+  if (c.skipped) {
     os << "\nbad input (frames skipped, not analysed):\n";
     for (const auto& d : r.diagnostics)
-      if (d.skipped && !said(d)) os << "  " << to_string(d) << "\n";
+      if (d.skipped && !is_unusable_reason(r, d)) os << "  " << to_string(d) << "\n";
   }
-  if (warned) {
+  if (c.warned) {
     os << "\nwarnings (frames analysed, the problem worked around as Wireshark does):\n";
     for (const auto& d : r.diagnostics)
       if (!d.skipped) os << "  " << to_string(d) << "\n";

@@ -9,8 +9,10 @@ namespace replay {
 
 /// Per flow and sender: endpoints, packets, RTT samples, final SRTT/RTTVAR/RTO,
 /// retransmissions by kind, every timeout (frame, time, sequence, backoff k,
-/// waited, predicted, verdict) and the findings by rule; then the reader's
-/// diagnostics and one summary line. Senders that sent no data are omitted.
+/// waited, predicted, verdict) and the findings by rule; then a note when no
+/// TCP segment came out of usable input (e.g. a filter matching nothing), the
+/// input problems (write_input_problems) and one summary line. Senders that
+/// sent no data-bearing segment (payload, SYN or FIN) are omitted.
 void write_text_report(std::ostream& os, const Report& r);
 
 /// The input problems, each kind under its own heading: files that could not

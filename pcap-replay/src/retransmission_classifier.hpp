@@ -26,18 +26,41 @@ struct RetransmissionContext {
   std::optional<std::chrono::microseconds> srtt;  ///< sender's SRTT per the replayed estimator
   std::chrono::microseconds rto{0};               ///< the replayed estimator's current RTO
   bool single_segment_probe = false;  ///< profile knows TLP of a lone segment (Linux)
+  /// Any segment from the peer seen so far. Without, SND.UNA and the ACK
+  /// clock are unknown: a retransmission's cause cannot be told.
+  bool peer_seen = true;
+  /// Part of the burst that follows a timeout retransmission: no segment from
+  /// the peer since that expiry, and sent within half the expiry's wait of
+  /// the previous retransmission of the burst (a genuine next expiry cannot
+  /// come before the backed-off RTO). RFC 5681 3.1 / go-back-N after an RTO.
+  bool in_rto_burst = false;
+  /// Sent within kBackToBack of the sender's previous segment with nothing
+  /// from the peer between: not after a quiet period, so not a timer expiry.
+  bool back_to_back = false;
 };
+
+/// A retransmission sent closer than this to the sender's previous segment
+/// (nothing from the peer between) did not follow a quiet period: it is not a
+/// candidate timer expiry (section 5 timers fire after RTO of silence).
+inline constexpr std::chrono::microseconds kBackToBack{1'000};
 
 /// The kind of a retransmission (never SendKind::first). Rules:
 ///  - already acked -> spurious (tshark's tcp.analysis.spurious_retransmission);
 ///  - SYN on its timer -> syn_timeout (an ACK-triggered SYN-ACK answers a
 ///    retransmitted SYN: fast);
+///  - nothing from the peer seen yet -> unclassified (cause unknown);
 ///  - ACK-triggered: after an RTO, slow_start_after_rto (Linux resends the
 ///    rest of the window in slow start); else fast (dup ACKs / SACK / RACK);
+///  - in the burst right after a timeout retransmission (no ACK since) and
+///    not the head (SND.UNA) -> slow_start_after_rto (RFC 5681 3.1,
+///    go-back-N): one expiry resends one segment, the rest is recovery;
+///    the head again is a further (too early) expiry;
 ///  - on a timer: with loss evidence and within one SRTT of the last ACK, a
 ///    RACK reordering timer (fast); the highest segment, no timeout or probe
 ///    yet since the last ACK, and not also the head unless (Linux profile)
-///    its wait is nearer 2*SRTT than the RTO -> tlp (RFC 8985 7.3); otherwise timeout.
+///    its wait is nearer 2*SRTT than the RTO -> tlp (RFC 8985 7.3);
+///  - back-to-back with the previous segment and no timeout in the chain ->
+///    unclassified (no quiet period: not a candidate expiry); otherwise timeout.
 SendKind classify_retransmission(const RetransmissionContext& c);
 
 }  // namespace replay

@@ -45,7 +45,10 @@ void SenderModel::mark_retransmitted(std::uint32_t seq, std::uint32_t end, Captu
 void SenderModel::on_send(const Segment& s) {
   ++out_.packets;
   const auto& h = s.tcp;
-  if (h.options.tsval) ts_clock_.observe(s.time, *h.options.tsval);
+  if (h.options.tsval) {
+    ts_clock_.observe(s.time, *h.options.tsval);
+    out_.tsval_sent = true;
+  }
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
   const bool syn = h.has(wire::kSyn);
@@ -62,6 +65,12 @@ void SenderModel::on_send(const Segment& s) {
   const bool ack_triggered =
       (last_peer_time_ && since(s.time, *last_peer_time_) <= kAckClock) ||
       (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= microseconds{200});
+  // The sender's previous segment, and whether the peer was silent since.
+  const std::optional<CaptureTime> prev_send = last_send_time_;
+  const bool peer_since_prev = prev_send && last_peer_time_ && *last_peer_time_ >= *prev_send;
+  // Sent right after the previous segment with nothing from the peer between:
+  // not after a quiet period, so not on a timer (expiry or probe).
+  const bool back_to_back = prev_send && !peer_since_prev && since(s.time, *prev_send) < kBackToBack;
   last_send_time_ = s.time;
   last_send_ack_triggered_ = ack_triggered;
   if (len == 0) return;
@@ -80,7 +89,7 @@ void SenderModel::on_send(const Segment& s) {
     if (peer_window_ == 0 && s.payload_len == 1) ++out_.zero_window_probes;
     const bool was_idle = (snd_una_ == snd_max_) || outstanding_.empty();
     if (was_idle) timer_.on_timer_start(s.time);  // 5.1
-    else if (!ack_triggered) timer_.on_new_data_probe(s.time);
+    else if (!ack_triggered && !back_to_back) timer_.on_new_data_probe(s.time);
     outstanding_.push_back(Tx{seq, end, s.time, s.time, s.frame, false});
     snd_max_ = end;
     ++out_.by_kind[static_cast<std::size_t>(SendKind::first)];
@@ -112,6 +121,14 @@ void SenderModel::on_send(const Segment& s) {
   c.srtt = timer_.estimator().srtt();
   c.rto = timer_.estimator().rto();
   c.single_segment_probe = opt_.profile == Profile::linux_kernel;
+  c.peer_seen = last_peer_time_.has_value();
+  if (burst_last_ && timer_.chain_length() > 0) {
+    // A genuine further expiry comes no sooner than the backed-off RTO, at
+    // least about the previous expiry's wait: half of it separates the two.
+    const microseconds burst_gap = std::max(timer_.last_expiry_wait() / 2, kBackToBack);
+    c.in_rto_burst = since(s.time, *burst_last_) < burst_gap;
+  }
+  c.back_to_back = back_to_back;
   const SendKind kind = classify_retransmission(c);
   ++out_.by_kind[static_cast<std::size_t>(kind)];
 
@@ -126,6 +143,7 @@ void SenderModel::on_send(const Segment& s) {
                         /*check=*/last_peer_time_.has_value() || syn);
       in_rto_recovery_ = true;
       recovery_point_ = snd_max_;
+      burst_last_ = s.time;
       break;
     case SendKind::tlp:
       timer_.on_probe(s.time);
@@ -139,6 +157,7 @@ void SenderModel::on_send(const Segment& s) {
       break;
     case SendKind::slow_start_after_rto:
       if (c.is_head) timer_.on_head_retransmit(s.time);
+      if (c.in_rto_burst) burst_last_ = s.time;
       break;
     default:
       break;
@@ -178,7 +197,11 @@ void SenderModel::on_peer(const Segment& s) {
   const auto& h = s.tcp;
   last_peer_time_ = s.time;
   out_.peer_seen = true;
-  if (h.options.tsval) peer_timestamps_ = true;
+  burst_last_.reset();  // the burst after an expiry ends with anything from the peer
+  if (h.options.tsval) {
+    peer_timestamps_ = true;
+    out_.tsval_peer = true;
+  }
   if (h.options.sack_count > 0 || h.options.sack_permitted) out_.sack = out_.sack || h.options.sack_count > 0;
   if (!started_ || !h.has(wire::kAck) || h.has(wire::kRst)) return;
   peer_window_ = h.window;

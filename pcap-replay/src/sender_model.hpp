@@ -74,6 +74,9 @@ class SenderModel {
   // Feedback from the peer.
   std::optional<CaptureTime> last_peer_time_;
   std::optional<CaptureTime> last_send_time_;
+  // The post-RTO burst: time of its last retransmission (the expiry's or a
+  // burst member's); cleared by any segment from the peer.
+  std::optional<CaptureTime> burst_last_;
   bool last_send_ack_triggered_ = false;
   std::uint16_t peer_window_ = 1;
   unsigned dupacks_ = 0;

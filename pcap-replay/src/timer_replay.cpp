@@ -181,45 +181,54 @@ void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::
 
   bool reported = false;
   std::optional<std::pair<microseconds, microseconds>> rebased_window;
-  // 5.5 / 2.5: consecutive expiries of one segment double (profile ratio q:
-  // 2, or 1 for Linux's linear SYN timeouts or at the cap).
-  double q = 2.0;
+  // 5.5 / 2.5: consecutive expiries of one segment double. Judged against
+  // the OBSERVED previous interval, not the replayed estimator (whose 1 s
+  // floor and cap would hide a sender that stops doubling below them):
+  // expected = min(2 x previous interval, the profile's max RTO); 1 x for
+  // the profile's linear SYN timeouts (Linux) or once the previous interval
+  // already reached the cap. The lower bound is never below 1.25 x the
+  // previous interval where doubling is expected, so no slack can hide a
+  // factor-of-two error.
   if (k >= 2) {
     const ChainEntry& prev = chain_.back();
     const microseconds gap = since(t, prev.time);
-    q = prev.predicted.count() > 0 ? static_cast<double>(pred_est.count()) / prev.predicted.count() : 2.0;
-    const double slack = opt_.slack_percent / 100.0;
-    const double min_ratio = q * (1.0 - slack) / (opt_.timer_wheel_lateness ? 1.125 : 1.0);
-    const double gap_us = static_cast<double>(gap.count());
+    const microseconds cap = opt_.config.max_rto;
+    const bool linear_syn = syn && prev.syn && pred_est <= prev.predicted && prev.predicted < cap;
+    const bool at_cap = prev.waited >= cap;
+    const bool doubles = !linear_syn && !at_cap;
     const double prev_us = static_cast<double>(prev.waited.count());
-    const bool fail = prev.from_timeout ? gap_us < prev_us * min_ratio - static_cast<double>(g.count())
-                                        : (q >= 1.5 && gap_us <= prev_us * (1.0 + slack) + g.count());
-    if (fail && q >= 1.5) {
+    const double expected = doubles ? std::min(2.0 * prev_us, static_cast<double>(cap.count())) : prev_us;
+    const double slack = opt_.slack_percent / 100.0;
+    const double wheel = opt_.timer_wheel_lateness ? 1.125 : 1.0;
+    double lo = expected * (1.0 - slack) / wheel - static_cast<double>(g.count());
+    if (doubles && expected >= 1.5 * prev_us) lo = std::max(lo, 1.25 * prev_us);
+    // Later is allowed (a sender may cap higher, or wait longer): up to 2 x
+    // the previous interval; twice that when the previous wait was counted
+    // from an ACK or send (the timer may have been restarted unseen).
+    const double hi_base = std::max(expected, (linear_syn ? 1.0 : 2.0) * prev_us) * (prev.from_timeout ? 1.0 : 2.0);
+    const microseconds expected_us{static_cast<std::int64_t>(expected)};
+    const double hi = hi_base * (1.0 + slack) + static_cast<double>((opt_.lateness(expected_us) + g).count());
+    const bool fail = static_cast<double>(gap.count()) < lo;
+    if (fail) {
       const bool plateau = chain_doubled_ && gap < std::chrono::seconds{60} * 9 / 10;
       const std::string which = std::string(syn ? "SYN " : "") + "expiry " + std::to_string(k) +
                                 " of this chain came " + ms(gap) + " after expiry " + std::to_string(k - 1) +
                                 ", which itself waited " + ms(prev.waited);
       add(plateau ? "2.5" : "5.5", frame, t,
           plateau ? which + ": the backoff stopped growing below the 60 s that 2.5 allows as a maximum"
-                  : which + ": the RTO was not doubled (5.5 expects about " +
-                        ms(microseconds{static_cast<std::int64_t>(prev_us * q)}) + ")");
+                  : which + ": the RTO was not doubled (5.5 expects about " + ms(expected_us) + ", at least " +
+                        ms(microseconds{static_cast<std::int64_t>(std::max(lo, 0.0))}) + ")");
       reported = true;
       chain_departed_ = true;
-    } else if (!fail && q >= 1.5 && prev.from_timeout) {
+    } else if (doubles) {
       chain_doubled_ = true;
     }
     if (chain_departed_) {
-      // Once a chain departed from the profile, judge later expiries by the
-      // ratio to the previous observed gap, not by the estimator. At the
-      // profile's cap the sender may still double (a higher cap is allowed).
-      const double qp = pred_est >= opt_.config.max_rto ? 2.0 : q;
-      rec.predicted = microseconds{static_cast<std::int64_t>(prev_us * qp)};
+      // Once a chain departed from the profile, later expiries are judged by
+      // the doubling of the observed intervals alone (this window).
+      rec.predicted = expected_us;
       waited = gap;
       armed_by = "timeout";
-      const double lo = prev.from_timeout ? prev_us * min_ratio - static_cast<double>(g.count())
-                                          : (q >= 1.5 ? prev_us * (1.0 + slack) + g.count() : 0.0);
-      const double hi = prev_us * qp * (1.0 + slack) * (prev.from_timeout ? 1.0 : 2.0) +
-                        static_cast<double>((opt_.lateness(rec.predicted) + g).count());
       rebased_window = {microseconds{static_cast<std::int64_t>(std::max(lo, 0.0))},
                         microseconds{static_cast<std::int64_t>(hi)}};
     }
@@ -301,7 +310,18 @@ void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::
   out_.timeouts.push_back(rec);
   const bool from_timeout = (arm_any_by_ == "timeout" || arm_any_by_ == "send" || arm_any_by_ == "tlp" ||
                              arm_any_by_ == "retransmit");
-  chain_.push_back(ChainEntry{t, waited_any, pred_est, from_timeout});
+  // The interval the next expiry's doubling (5.5) is measured against: the
+  // wait since the timer was last armed; or, when new data was sent on a
+  // timer in the first half of that wait, since that send: a Linux TLP that
+  // sends new data rearms the RTO (tcp_send_loss_probe), and its PTO is at
+  // most the RTO (tcp_schedule_loss_probe), so a genuine probe always lies in
+  // the first half. A later send (an application write) does not count.
+  microseconds interval = waited_any;
+  if (k == 1 && new_data_probe_ && *new_data_probe_ > arm_any) {
+    const microseconds from_probe = since(t, *new_data_probe_);
+    if (from_probe * 2 >= waited_any) interval = from_probe;
+  }
+  chain_.push_back(ChainEntry{t, interval, pred_est, from_timeout, syn});
   // 5.5: back off (Linux: SYN expiries linear for the first tcp_syn_linear_timeouts).
   if (syn) {
     est_.on_syn_timeout();

@@ -57,13 +57,22 @@ class TimerReplay {
   /// A timeout retransmission (kind timeout or syn_timeout) of relative
   /// sequence `rel_seq` while SND.UNA was `rel_una`. `head_send`: last send
   /// time of the head segment before this retransmission. `check`: false
-  /// when the capture holds nothing from the peer (SND.UNA unknown): the
-  /// timeout is recorded ("unchecked") and backs off, but no rule is judged.
+  /// when the capture holds nothing from the peer (only SYN retransmissions
+  /// get here then; data repeats are SendKind::unclassified): the timeout is
+  /// recorded ("unchecked") and backs off, but no rule is judged.
+  /// From the second expiry of a chain on, 5.5 (or 2.5) is judged against
+  /// the observed previous interval: expected min(2 x it, max RTO), 1 x for
+  /// the profile's linear SYN timeouts or once it reached the max RTO.
   void on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::uint32_t rel_seq,
                   std::uint32_t rel_una, std::optional<CaptureTime> head_send, bool check = true);
 
   /// Timeouts in the current chain (since the last ACK of new data).
   unsigned chain_length() const { return static_cast<unsigned>(chain_.size()); }
+  /// Observed wait of the last expiry of the current chain (since the timer
+  /// was last armed, or since the previous expiry); 0 when the chain is empty.
+  std::chrono::microseconds last_expiry_wait() const {
+    return chain_.empty() ? std::chrono::microseconds{0} : chain_.back().waited;
+  }
   /// True when a TLP was sent since the last ACK of new data.
   bool probe_since_ack() const { return probe_since_ack_; }
   /// Time the timer was last (re)armed by any event (for the classifier).
@@ -77,6 +86,7 @@ class TimerReplay {
     std::chrono::microseconds waited;
     std::chrono::microseconds predicted;
     bool from_timeout;  // waited measured from the previous timeout / SYN send
+    bool syn;
   };
   void add(std::string_view rule, std::uint64_t frame, CaptureTime t, std::string message);
   /// Adds the INFO 5.7 note of an open check (see on_handshake_complete) and closes it.

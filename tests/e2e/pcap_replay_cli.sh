@@ -74,6 +74,11 @@ if [ -f "$P/libpcap__pcap-invalid-version-1.pcap" ]; then
   has_out ", 1 unusable file(s); profile linux"
 fi
 if [ -f "$P/zeek__ldap-gap-data-missing.pcapng" ]; then
+  if [ -f "$P/tcpdump__timestamp_invalid_micro.pcap" ]; then
+    expect 0 "skipped frames named on stderr as skipped" -- "$BIN" check "$P/tcpdump__timestamp_invalid_micro.pcap"
+    has_err "pcap-replay: skipped: $P/tcpdump__timestamp_invalid_micro.pcap: frame 3: frame.time:"
+    has_out "input: 2 frame(s) skipped, 0 analysed with a warning"
+  fi
   expect 2 "first record unreadable (ldap-gap-data-missing)" -- "$BIN" check "$P/zeek__ldap-gap-data-missing.pcapng"
   has_err "unusable input: $P/zeek__ldap-gap-data-missing.pcapng: frame 1: pcap: read error"
 fi

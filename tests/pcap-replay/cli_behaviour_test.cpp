@@ -113,6 +113,23 @@ TEST_CASE("input: hand-made files: truncated first record and all-malformed are 
   for (const auto& p : {truncated, malformed, empty}) std::remove(p.c_str());
 }
 
+TEST_CASE("input: an unusable file's read error counts as the file, not as a skipped frame") {
+  auto r = analyze_any({public_trace("zeek__ldap-gap-data-missing.pcapng"), public_trace("zeek__pppoe-over-qinq.pcap")});
+  REQUIRE(r.diagnostics.size() == 7);  // the read error at ldap-gap's frame 1, then pppoe's 6 ip.len warnings
+  CHECK(replay::is_unusable_reason(r, r.diagnostics[0]));
+  CHECK_FALSE(replay::is_unusable_reason(r, r.diagnostics[1]));
+  const auto c = replay::input_counts(r);
+  CHECK(c.skipped == 0);
+  CHECK(c.warned == 6);
+  CHECK(c.unusable == 1);
+  CHECK(replay::summary_line(r).find("input: 0 frame(s) skipped, 6 analysed with a warning, 1 unusable file(s)") !=
+        std::string::npos);
+  std::ostringstream t;
+  replay::write_text_report(t, r);
+  CHECK(t.str().find("bad input") == std::string::npos);  // the read error is under "unusable input" only
+  CHECK(t.str().find("unusable input") != std::string::npos);
+}
+
 TEST_CASE("input: a BPF filter that matches nothing gives a note, not an error") {
   auto r = analyze_any({linux_trace("syn-loss")}, "host 1.2.3.4");
   CHECK(r.flows.empty());

@@ -1,0 +1,339 @@
+// Hand-made captures for three kinds of fault once found in the analysis:
+//  - 5.5 / 2.5 judged against the OBSERVED previous interval between
+//    expiries, so a sender whose RTO lies below the 1 s floor (or below the
+//    replayed estimator's cap) cannot stop doubling unseen;
+//  - the burst of resends right after a timeout retransmission (go-back-N,
+//    RFC 5681 3.1) and back-to-back resends without a quiet period are not
+//    timer expiries (no 5.4 / 5.5 / 5.3 findings for them), while a wrong
+//    first-of-burst segment (5.4) or SND.UNA resent again (5.5) still is;
+//  - one-direction captures: repeats are retransmissions of unknown kind
+//    ("unclassified"), no timeouts, no backoff, timestamps per direction.
+// Each: one capture that breaks the rule, one that keeps it.
+//
+// Common base (as rules_handmade_test.cpp): handshake RTT 100 ms (SYN at 0),
+// data [1,1001) at 200 ms acked at 300 ms: SRTT 100, RTTVAR 37.5 ms; RTO
+// (rfc6298) max(1 s, 250 ms) = 1 s, 250 ms without the 2.4 floor; Linux RTO
+// 100 + 200 = 300 ms. [1001,2001) and [2001,3001) at 400 ms start the timer (5.1).
+// Tolerance: G 1 ms + 10 %; Linux adds the timer-wheel factor 1.125.
+
+#include <doctest/doctest.h>
+
+#include "replay_scenario.hpp"
+
+using namespace replaytest;
+using replay::Level;
+using replay::Profile;
+using replay::SendKind;
+
+namespace {
+
+constexpr std::int64_t ms = 1000;  // microseconds per millisecond
+
+Scenario base() {
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  s.data(200 * ms, 1);
+  s.ack(300 * ms, 1001);
+  s.data(400 * ms, 1001);
+  s.data(400 * ms + 10, 2001);
+  return s;
+}
+
+std::size_t count(const replay::SenderReport& s, SendKind k) { return s.by_kind[static_cast<std::size_t>(k)]; }
+
+/// Findings of level MUST in a sender.
+std::size_t musts(const replay::SenderReport& s) {
+  std::size_t n = 0;
+  for (const auto& f : s.findings) n += f.level == Level::must ? 1 : 0;
+  return n;
+}
+
+// A chain of expiries of [1001,2001): the timer started at 400 ms (5.1),
+// then expiries `gaps` apart (the first counted from 400 ms).
+Scenario chain(std::initializer_list<std::int64_t> gaps_ms) {
+  Scenario s = base();
+  std::int64_t t = 400 * ms;
+  for (std::int64_t g : gaps_ms) {
+    t += g * ms;
+    s.data(t, 1001);
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("rules 5.5/2.5 (observed interval): a sub-1 s sender that stops doubling at expiry 8 is found") {
+  // The shape of blackhole-backoff.pcap with frame 7406 moved: a Linux-like
+  // sender with base RTO 300 ms doubles 300, 600, ..., 19200 ms, then the 8th
+  // expiry comes 19200 ms after the 7th. The replayed rfc6298 estimator
+  // (1 s floor, 60 s cap) reaches its own cap at k = 7 (1, 2, ..., 32, 60 s);
+  // before the fix its ratio 60/60 switched the doubling check off.
+  // 5.5 from the observed interval: expected min(2 x 19200, 60000) = 38400 ms;
+  // lower bound 38400 * 0.9 - 1 = 34559 ms (rfc6298); 19200 < 34559: MUST.
+  // The chain had doubled before and 19.2 s < 54 s: the backoff stopped
+  // growing below 60 s -> reported as 2.5 (as the Linux profile does).
+  // Frames: 7 base + 8 expiries; the 8th expiry is frame 15.
+  auto brk = chain({300, 600, 1200, 2400, 4800, 9600, 19200, 19200});
+  auto r = analyze(brk, "r55obs-break", Profile::rfc6298);
+  const auto& c = client(r);
+  REQUIRE(c.timeouts.size() == 8);
+  // Expiry 1: 300 ms < 1 s, but >= the 250 ms floorless RTO: SHOULD 2.4 only.
+  REQUIRE(findings(c, "2.4").size() == 1);
+  CHECK(findings(c, "2.4")[0].frame == 8);
+  REQUIRE(findings(c, "2.5").size() == 1);
+  CHECK(findings(c, "2.5")[0].frame == 15);
+  CHECK(findings(c, "2.5")[0].level == Level::must);
+  CHECK(findings(c, "5.5").empty());
+  const auto& t8 = c.timeouts[7];
+  CHECK(t8.waited.count() == 19'200'000);
+  CHECK(t8.predicted.count() == 38'400'000);
+  CHECK(t8.earliest.count() == 34'559'000);  // the window shown is the one applied
+  CHECK(t8.verdict == "early");
+  CHECK(t8.relative);
+  CHECK(r.exit_status(false) == 1);
+  // Linux profile: the chain followed the Linux RTO (300 ms * 2^k); the same
+  // 8th expiry fails 38400 * 0.9 / 1.125 - 1 = 30719 ms.
+  auto l = analyze(brk, "r55obs-break-linux", Profile::linux_kernel);
+  REQUIRE(findings(client(l), "2.5").size() == 1);
+  CHECK(findings(client(l), "2.5")[0].frame == 15);
+  CHECK(client(l).timeouts[7].earliest.count() == 30'719'000);
+  CHECK(client(l).timeouts[7].verdict == "early");
+  CHECK(l.count(Level::must) == 1);
+
+  // Keep: the 8th expiry 38400 ms after the 7th (doubled; below the 60 s cap).
+  auto keep = chain({300, 600, 1200, 2400, 4800, 9600, 19200, 38400});
+  auto k = analyze(keep, "r55obs-keep", Profile::rfc6298);
+  CHECK(musts(client(k)) == 0);
+  CHECK(findings(client(k), "2.4").size() == 1);
+  REQUIRE(client(k).timeouts.size() == 8);
+  CHECK(client(k).timeouts[7].verdict == "ok");
+  CHECK(k.exit_status(false) == 0);
+  auto kl = analyze(keep, "r55obs-keep-linux", Profile::linux_kernel);
+  CHECK(kl.count(Level::must) == 0);
+  CHECK(kl.count(Level::should) == 0);
+}
+
+TEST_CASE("rules 5.5 (observed interval): 390 ms after a 345 ms first expiry is not doubled; 690 ms is") {
+  // The shape of random-loss.pcap with frame 1810 moved. An ACK at 500 ms
+  // acknowledges [1001,2001) (sample 100 ms: RTTVAR 28.125, SRTT 100; RTO
+  // max(1 s, 212.5 ms) = 1 s) and restarts the timer (5.3) for [2001,3001).
+  // Expiry 1 at 845 ms: 345 ms < 1 s but >= 212.5 - 22.25 ms: SHOULD 2.4.
+  // Expiry 2 `second` ms later. 5.5: expected 2 x 345 = 690 ms, lower bound
+  // 690 * 0.9 - 1 = 620 ms; upper (previous wait counted from an ACK: the
+  // timer may have been restarted unseen) 2 x 690 * 1.1 + 1 = 1519 ms.
+  // Before the fix, rfc6298 accepted 390 ms in [380.5, 1519.0].
+  auto make = [](std::int64_t second) {
+    Scenario s = base();
+    s.ack(500 * ms, 2001);
+    s.data(845 * ms, 2001);
+    s.data(845 * ms + second * ms, 2001);
+    return s;
+  };
+  auto r = analyze(make(390), "r55rl-break", Profile::rfc6298);
+  const auto& c = client(r);
+  REQUIRE(c.timeouts.size() == 2);
+  CHECK(c.timeouts[0].waited.count() == 345'000);
+  CHECK(c.timeouts[0].armed_by == "ack");
+  // Frames: 7 base, ACK 8, expiry 1 = 9, expiry 2 = 10.
+  REQUIRE(findings(c, "5.5").size() == 1);
+  CHECK(findings(c, "5.5")[0].frame == 10);
+  CHECK(findings(c, "5.5")[0].level == Level::must);
+  CHECK(c.timeouts[1].predicted.count() == 690'000);
+  CHECK(c.timeouts[1].earliest.count() == 620'000);
+  CHECK(c.timeouts[1].latest.count() == 1'519'000);
+  CHECK(c.timeouts[1].verdict == "early");
+  CHECK(r.exit_status(false) == 1);
+  // Linux: 690 * 0.9 / 1.125 - 1 = 551 ms > 390 ms: also MUST 5.5.
+  auto l = analyze(make(390), "r55rl-break-linux", Profile::linux_kernel);
+  CHECK(findings(client(l), "5.5").size() == 1);
+
+  // The widest slack the CLI allows (40 %) still cannot hide it: rfc6298
+  // 690 * 0.6 - 1 = 413 ms; Linux 690 * 0.6 / 1.125 - 1 = 367 ms; both raised
+  // to 1.25 x 345 = 431.25 ms (never below 1.25 x the previous interval).
+  for (Profile p : {Profile::rfc6298, Profile::linux_kernel}) {
+    replay::Options o = replay::Options::for_profile(p);
+    o.slack_percent = 40;
+    const std::string path = make(390).write("r55rl-slack40");
+    std::vector<std::string> errors;
+    auto w = replay::analyze_files({path}, o, false, errors);
+    std::filesystem::remove(path);
+    CHECK(errors.empty());
+    CHECK(findings(client(w), "5.5").size() == 1);
+    REQUIRE(client(w).timeouts.size() == 2);
+    CHECK(client(w).timeouts[1].earliest.count() == 431'250);
+  }
+
+  // Keep: 690 ms, doubled.
+  auto k = analyze(make(690), "r55rl-keep", Profile::rfc6298);
+  CHECK(findings(client(k), "5.5").empty());
+  CHECK(musts(client(k)) == 0);
+  REQUIRE(client(k).timeouts.size() == 2);
+  CHECK(client(k).timeouts[1].verdict == "ok");
+  CHECK(k.exit_status(false) == 0);
+}
+
+TEST_CASE("rules 5.5 at the cap: 60 s after 60 s keeps it; 40 s then 40 s breaks it (expected 60 s)") {
+  // rfc6298 cap 60 s. Gaps 1, 2, 4, 8, 16, 32 s then 60, 60 s: at 32 s the
+  // expected next is min(64, 60) = 60 s; at 60 s (the cap) 1 x: 60 s again.
+  auto keep = chain({1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000});
+  auto k = analyze(keep, "r55cap-keep", Profile::rfc6298);
+  CHECK(client(k).findings.empty());
+  // Gaps ..., 32 s, 40 s: expected min(64, 60) = 60 s, lower bound
+  // 60 * 0.9 - 0.001 = 53.999 s > 40 s: departs. 40 s >= 54 s? no -> 2.5
+  // (the chain doubled before: the backoff stopped growing below 60 s).
+  auto brk = chain({1000, 2000, 4000, 8000, 16000, 32000, 40000});
+  auto b = analyze(brk, "r55cap-break", Profile::rfc6298);
+  REQUIRE(findings(client(b), "2.5").size() == 1);
+  CHECK(client(b).timeouts.back().earliest.count() == 53'999'000);
+}
+
+TEST_CASE("classify 5.4/5.5: a go-back-N burst after an expiry is one timeout plus slow-start resends") {
+  // [3001,4001) also sent at 400 ms. At 1400 ms (RTO 1 s after 5.1) the
+  // sender resends 1001 (the expiry), then 2001 and 3001 0.1 ms apart with
+  // no ACK between: RFC 5681 3.1 recovery, not further expiries.
+  // Before the fix: "expiry 2 came 0.1 ms after ... not doubled" (5.5) and
+  // "retransmission of relative SEQ 2001, but SND.UNA is 1001" (5.4).
+  auto make = [](std::uint32_t first) {
+    Scenario s = base();
+    s.data(400 * ms + 20, 3001);
+    s.data(1400 * ms, first);
+    s.data(1400 * ms + 100, first == 1001 ? 2001 : 3001);
+    s.data(1400 * ms + 200, first == 1001 ? 3001 : 1001);
+    s.ack(1500 * ms, 4001);
+    return s;
+  };
+  auto k = analyze(make(1001), "burst-keep", Profile::rfc6298);
+  const auto& c = client(k);
+  CHECK(count(c, SendKind::timeout) == 1);
+  CHECK(count(c, SendKind::slow_start_after_rto) == 2);
+  REQUIRE(c.timeouts.size() == 1);
+  CHECK(c.timeouts[0].frame == 9);
+  CHECK(c.findings.empty());
+  // The ACK at 1500 ms covers retransmitted data: no sample (Karn, 3), so the
+  // backed-off RTO is kept: backoff 1 (one expiry, not three).
+  CHECK(c.backoff == 1);
+  CHECK(c.rto.count() == 2'000'000);
+
+  // Break 5.4: the expiry resends 2001 (not SND.UNA = 1001) first; 3001 then
+  // 1001 follow 0.1 ms apart. 3001 is part of the burst; 1001 is the head
+  // again with no ACK: a further expiry 0.2 ms after the first (5.5).
+  auto b = analyze(make(2001), "burst-break-54", Profile::rfc6298);
+  const auto& cb = client(b);
+  REQUIRE(findings(cb, "5.4").size() == 1);
+  CHECK(findings(cb, "5.4")[0].frame == 9);
+  CHECK(count(cb, SendKind::slow_start_after_rto) == 1);
+  CHECK(count(cb, SendKind::timeout) == 2);
+  CHECK(findings(cb, "5.5").size() == 1);
+}
+
+TEST_CASE("classify 5.5: SND.UNA resent again 1 ms after an expiry with no ACK is a (wrong) second expiry") {
+  Scenario s = base();
+  s.data(1400 * ms, 1001);
+  s.data(1401 * ms, 1001);
+  auto r = analyze(s, "burst-head-again", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::timeout) == 2);
+  REQUIRE(c.timeouts.size() == 2);
+  // Expected 2 x 1000 = 2000 ms, lower bound 2000 * 0.9 - 1 = 1799 ms > 1 ms.
+  REQUIRE(findings(c, "5.5").size() == 1);
+  CHECK(findings(c, "5.5")[0].frame == 9);
+  CHECK(c.timeouts[1].earliest.count() == 1'799'000);
+  CHECK(r.exit_status(false) == 1);
+}
+
+TEST_CASE("classify: a FIN resent 0.2 ms after the data resend of an expiry is not a second expiry") {
+  // KakaoTalk_talk frame 29 shape: data [1001,2001) and FIN (seq 2001) at
+  // 400 ms; the expiry at 1400 ms resends the data, the FIN follows 0.2 ms later.
+  auto make = [](std::int64_t fin_after) {
+    Scenario s;
+    s.handshake(0, 100 * ms);
+    s.data(200 * ms, 1);
+    s.ack(300 * ms, 1001);
+    s.data(400 * ms, 1001);
+    s.pkts.push_back({400 * ms + 10, true, 2001, 1, wire::kAck | wire::kFin, 0, {}, {}, {}});
+    s.data(1400 * ms, 1001);
+    s.pkts.push_back({1400 * ms + fin_after, true, 2001, 1, wire::kAck | wire::kFin, 0, {}, {}, {}});
+    return s;
+  };
+  auto k = analyze(make(200), "fin-burst-keep", Profile::rfc6298);
+  CHECK(count(client(k), SendKind::timeout) == 1);
+  CHECK(count(client(k), SendKind::slow_start_after_rto) == 1);
+  CHECK(client(k).findings.empty());
+  // Break: the FIN resent alone 1 s after the data's expiry (a quiet period
+  // later, not the head): a further expiry, of the wrong segment (5.4), and
+  // not doubled (1000 ms where 2000 ms is expected: 5.5).
+  auto b = analyze(make(1000 * ms), "fin-burst-break", Profile::rfc6298);
+  CHECK(count(client(b), SendKind::timeout) == 2);
+  CHECK(findings(client(b), "5.4").size() == 1);
+  CHECK(findings(client(b), "5.5").size() == 1);
+}
+
+TEST_CASE("classify: a head resend back-to-back with new data, no quiet period, is unclassified, not an expiry") {
+  // whatsapp_login_chat frames 40-45 shape: 1001 and 2001 sent at 400 ms,
+  // then 1001 again 0.3 ms later with nothing from the peer: no timer can
+  // have run (no quiet period), and no ACK or loss evidence explains it.
+  Scenario s = base();
+  s.data(400 * ms + 300, 1001);
+  s.data(400 * ms + 500, 2001);
+  auto r = analyze(s, "b2b-unclassified", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::unclassified) == 2);
+  CHECK(c.timeouts.empty());
+  CHECK(c.findings.empty());
+  CHECK(c.backoff == 0);
+  // With a quiet period (1 s after the timer started) the same resend is the
+  // expiry, judged as usual (1000 ms: on time).
+  Scenario q = base();
+  q.data(1400 * ms, 1001);
+  auto k = analyze(q, "b2b-quiet", Profile::rfc6298);
+  CHECK(count(client(k), SendKind::timeout) == 1);
+  CHECK(count(client(k), SendKind::unclassified) == 0);
+}
+
+TEST_CASE("one direction: repeats are unclassified retransmissions, no timeouts, no backoff; TSval per direction") {
+  // Only the client's segments, with TSval (mid-connection, no SYN): data
+  // [1,1001), [1001,2001), [2001,3001) at 0 ms; [1,1001) again at 300 and
+  // 900 ms, [1001,2001) at 900.1 ms. Nothing from the peer: causes unknown.
+  Scenario s;
+  auto d = [&](std::int64_t t, std::uint32_t seq) {
+    s.pkts.push_back({t, true, seq, 1, wire::kAck | wire::kPsh, 1000,
+                      static_cast<std::uint32_t>(100 + t / 1000), 0, {}});
+  };
+  d(0, 1);
+  d(10, 1001);
+  d(20, 2001);
+  d(300 * ms, 1);
+  d(900 * ms, 1);
+  d(900 * ms + 100, 1001);
+  auto r = analyze(s, "oneway", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK_FALSE(c.peer_seen);
+  CHECK(c.retransmissions() == 3);
+  CHECK(count(c, SendKind::unclassified) == 3);
+  CHECK(count(c, SendKind::timeout) == 0);
+  CHECK(count(c, SendKind::slow_start_after_rto) == 0);
+  CHECK(c.timeouts.empty());
+  CHECK(c.backoff == 0);
+  CHECK(c.rto.count() == 1'000'000);  // the initial RTO (2.1): nothing backed off
+  CHECK(c.findings.empty());
+  CHECK(c.tsval_sent);
+  CHECK_FALSE(c.tsval_peer);
+  CHECK_FALSE(c.timestamps);  // "both ways" stays false
+  CHECK(r.exit_status(true) == 0);
+
+  // The same client segments plus one segment from the peer (a duplicate
+  // ACK of 1 at 100 ms, with TSval): now classified. 1 at 300 ms: an expiry
+  // (5.1 start at 0; 300 ms < 1 s before any sample: SHOULD 2.1); 1 at 900 ms:
+  // expiry 2, 600 ms = 2 x 300 (5.5 kept); 1001 0.1 ms later: the burst.
+  Scenario w = s;
+  w.pkts.insert(w.pkts.begin() + 3, Pkt{100 * ms, false, 1, 1, wire::kAck, 0, 5000, 100, {}});
+  auto rw = analyze(w, "twoway", Profile::rfc6298);
+  const auto& cw = client(rw);
+  CHECK(cw.peer_seen);
+  CHECK(count(cw, SendKind::unclassified) == 0);
+  CHECK(count(cw, SendKind::timeout) == 2);               // 300 ms and 900 ms
+  CHECK(count(cw, SendKind::slow_start_after_rto) == 1);  // 1001 in the burst
+  CHECK(cw.tsval_sent);
+  CHECK(cw.tsval_peer);
+  CHECK(cw.timestamps);
+}
