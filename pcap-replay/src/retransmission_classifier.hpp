@@ -34,12 +34,13 @@ struct RetransmissionContext {
   /// the previous retransmission of the burst (a genuine next expiry cannot
   /// come before the backed-off RTO). RFC 5681 3.1 / go-back-N after an RTO.
   bool in_rto_burst = false;
-  /// Sent within kBackToBack of the sender's previous segment with nothing
-  /// from the peer between: not after a quiet period, so not a timer expiry.
+  /// Sent within kBackToBack of the sender's previous data-bearing segment
+  /// with nothing from the peer between: not after a quiet period, so not a
+  /// timer expiry.
   bool back_to_back = false;
 };
 
-/// A retransmission sent closer than this to the sender's previous segment
+/// A retransmission sent closer than this to the sender's previous data-bearing segment
 /// (nothing from the peer between) did not follow a quiet period: it is not a
 /// candidate timer expiry (section 5 timers fire after RTO of silence).
 inline constexpr std::chrono::microseconds kBackToBack{1'000};

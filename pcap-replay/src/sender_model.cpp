@@ -65,15 +65,17 @@ void SenderModel::on_send(const Segment& s) {
   const bool ack_triggered =
       (last_peer_time_ && since(s.time, *last_peer_time_) <= kAckClock) ||
       (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= microseconds{200});
-  // The sender's previous segment, and whether the peer was silent since.
-  const std::optional<CaptureTime> prev_send = last_send_time_;
-  const bool peer_since_prev = prev_send && last_peer_time_ && *last_peer_time_ >= *prev_send;
-  // Sent right after the previous segment with nothing from the peer between:
-  // not after a quiet period, so not on a timer (expiry or probe).
-  const bool back_to_back = prev_send && !peer_since_prev && since(s.time, *prev_send) < kBackToBack;
   last_send_time_ = s.time;
   last_send_ack_triggered_ = ack_triggered;
   if (len == 0) return;
+  // The sender's previous data-bearing segment (pure ACKs answer the peer and
+  // say nothing of the sender's timer), and whether the peer was silent since.
+  const std::optional<CaptureTime> prev_send = last_data_send_time_;
+  last_data_send_time_ = s.time;
+  const bool peer_since_prev = prev_send && last_peer_time_ && *last_peer_time_ >= *prev_send;
+  // Sent right after the previous one with nothing from the peer between:
+  // not after a quiet period, so not on a timer (expiry or probe).
+  const bool back_to_back = prev_send && !peer_since_prev && since(s.time, *prev_send) < kBackToBack;
 
   const std::uint32_t seq = h.seq;
   const std::uint32_t end = seq + len;

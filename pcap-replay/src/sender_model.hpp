@@ -74,6 +74,7 @@ class SenderModel {
   // Feedback from the peer.
   std::optional<CaptureTime> last_peer_time_;
   std::optional<CaptureTime> last_send_time_;
+  std::optional<CaptureTime> last_data_send_time_;  // last data-bearing segment (SYN/FIN count)
   // The post-RTO burst: time of its last retransmission (the expiry's or a
   // burst member's); cleared by any segment from the peer.
   std::optional<CaptureTime> burst_last_;
