@@ -67,6 +67,8 @@ json to_json(const Report& r) {
       jf["data_segments"] = s.data_segments;
       jf["bytes"] = s.bytes;
       jf["timestamps"] = s.timestamps;
+      jf["tsval_sent"] = s.tsval_sent;
+      jf["tsval_peer"] = s.tsval_peer;
       jf["sack"] = s.sack;
       jf["peer_seen"] = s.peer_seen;
       jf["capture_duplicates"] = f.capture_duplicates;

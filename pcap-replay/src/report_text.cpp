@@ -11,6 +11,14 @@ namespace replay {
 using std::chrono::microseconds;
 
 namespace {
+
+// RFC 7323 timestamps as seen per direction: "on" (both ways), "off" (neither),
+// or which side carries TSval ("sender only, the peer does not echo" / "peer not seen").
+std::string timestamps_text(const SenderReport& s) {
+  if (s.timestamps) return "on";
+  if (!s.tsval_sent) return s.peer_seen ? "off" : "off (peer not seen)";
+  return s.peer_seen ? "sent by this side only" : "sent by this side, peer not seen";
+}
 double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 std::string opt_ms(const std::optional<microseconds>& d) { return d ? fmt::format("{:.3f} ms", ms(*d)) : "-"; }
 double rel_s(const Report& r, CaptureTime t) {
@@ -64,7 +72,7 @@ void write_text_report(std::ostream& os, const Report& r) {
       os << fmt::format("  sender {} -> {}: {} packets, {} data-bearing segment(s) (SYN/FIN count as one byte), "
                         "{} payload bytes; timestamps {}, SACK {}\n",
                         to_string(s.src), to_string(s.dst), s.packets, s.data_segments, s.bytes,
-                        s.timestamps ? "on" : "off", s.sack ? "seen" : "not seen");
+                        timestamps_text(s), s.sack ? "seen" : "not seen");
       if (!s.peer_seen)
         os << "    nothing from the peer in the capture (one direction only): SND.UNA is unknown, timer rules "
               "not checked\n";

@@ -194,20 +194,38 @@ void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::
     const microseconds gap = since(t, prev.time);
     const microseconds cap = opt_.config.max_rto;
     const bool linear_syn = syn && prev.syn && pred_est <= prev.predicted && prev.predicted < cap;
-    const bool at_cap = prev.waited >= cap;
-    const bool doubles = !linear_syn && !at_cap;
-    const double prev_us = static_cast<double>(prev.waited.count());
-    const double expected = doubles ? std::min(2.0 * prev_us, static_cast<double>(cap.count())) : prev_us;
     const double slack = opt_.slack_percent / 100.0;
     const double wheel = opt_.timer_wheel_lateness ? 1.125 : 1.0;
-    double lo = expected * (1.0 - slack) / wheel - static_cast<double>(g.count());
-    if (doubles && expected >= 1.5 * prev_us) lo = std::max(lo, 1.25 * prev_us);
-    // Later is allowed (a sender may cap higher, or wait longer): up to 2 x
-    // the previous interval; twice that when the previous wait was counted
-    // from an ACK or send (the timer may have been restarted unseen).
-    const double hi_base = std::max(expected, (linear_syn ? 1.0 : 2.0) * prev_us) * (prev.from_timeout ? 1.0 : 2.0);
-    const microseconds expected_us{static_cast<std::int64_t>(expected)};
-    const double hi = hi_base * (1.0 + slack) + static_cast<double>((opt_.lateness(expected_us) + g).count());
+    struct Window {
+      double prev_us, expected, lo, hi;
+      bool doubles;
+    };
+    auto window_after = [&](microseconds prev_waited) {
+      Window w{};
+      w.prev_us = static_cast<double>(prev_waited.count());
+      w.doubles = !linear_syn && prev_waited < cap;  // not once the previous interval reached the cap
+      w.expected = w.doubles ? std::min(2.0 * w.prev_us, static_cast<double>(cap.count())) : w.prev_us;
+      w.lo = w.expected * (1.0 - slack) / wheel - static_cast<double>(g.count());
+      if (w.doubles && w.expected >= 1.5 * w.prev_us) w.lo = std::max(w.lo, 1.25 * w.prev_us);
+      // Later is allowed (a sender may cap higher, or wait longer): up to 2 x
+      // the previous interval; twice that when the previous wait was counted
+      // from an ACK or send (the timer may have been restarted unseen).
+      const double hi_base =
+          std::max(w.expected, (linear_syn ? 1.0 : 2.0) * w.prev_us) * (prev.from_timeout ? 1.0 : 2.0);
+      const microseconds expected_us{static_cast<std::int64_t>(w.expected)};
+      w.hi = hi_base * (1.0 + slack) + static_cast<double>((opt_.lateness(expected_us) + g).count());
+      return w;
+    };
+    const double gap_us = static_cast<double>(gap.count());
+    Window win = window_after(prev.waited);
+    if (prev.waited_since_probe && (gap_us < win.lo || gap_us > win.hi)) {
+      const Window alt = window_after(*prev.waited_since_probe);
+      if (gap_us >= alt.lo && gap_us <= alt.hi) win = alt;
+    }
+    const bool doubles = win.doubles;
+    const double lo = win.lo;
+    const double hi = win.hi;
+    const microseconds expected_us{static_cast<std::int64_t>(win.expected)};
     const bool fail = static_cast<double>(gap.count()) < lo;
     if (fail) {
       const bool plateau = chain_doubled_ && gap < std::chrono::seconds{60} * 9 / 10;
@@ -316,12 +334,12 @@ void TimerReplay::on_timeout(std::uint64_t frame, CaptureTime t, bool syn, std::
   // sends new data rearms the RTO (tcp_send_loss_probe), and its PTO is at
   // most the RTO (tcp_schedule_loss_probe), so a genuine probe always lies in
   // the first half. A later send (an application write) does not count.
-  microseconds interval = waited_any;
+  std::optional<microseconds> since_probe;
   if (k == 1 && new_data_probe_ && *new_data_probe_ > arm_any) {
     const microseconds from_probe = since(t, *new_data_probe_);
-    if (from_probe * 2 >= waited_any) interval = from_probe;
+    if (from_probe * 2 >= waited_any) since_probe = from_probe;
   }
-  chain_.push_back(ChainEntry{t, interval, pred_est, from_timeout, syn});
+  chain_.push_back(ChainEntry{t, waited_any, pred_est, from_timeout, syn, since_probe});
   // 5.5: back off (Linux: SYN expiries linear for the first tcp_syn_linear_timeouts).
   if (syn) {
     est_.on_syn_timeout();

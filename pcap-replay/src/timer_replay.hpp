@@ -87,6 +87,11 @@ class TimerReplay {
     std::chrono::microseconds predicted;
     bool from_timeout;  // waited measured from the previous timeout / SYN send
     bool syn;
+    // The wait counted from a new-data probe sent in the first half of `waited`
+    // instead: the probe may or may not have restarted the RTO (Linux restarts
+    // it in tcp_send_loss_probe, but an RTO already due is not pushed back), so
+    // the next expiry's doubling (5.5) is accepted against either interval.
+    std::optional<std::chrono::microseconds> waited_since_probe;
   };
   void add(std::string_view rule, std::uint64_t frame, CaptureTime t, std::string message);
   /// Adds the INFO 5.7 note of an open check (see on_handshake_complete) and closes it.

@@ -36,4 +36,19 @@ if [ -x "$BUILD/bin/pcap-replay" ]; then
   [ $rc -eq 0 ] || { echo "$out"; fail "pcap-replay --profile linux exited $rc on the kernel's own capture"; }
   echo "$out" | grep -q "6 timeout(s)" || fail "pcap-replay did not find the 6 timeouts"
 fi
+if [ -x "$BUILD/bin/pcap-replay" ]; then
+  # Under the strict profile (what `make run` shows): expiry 1 fired after
+  # ~213 ms, below the 1 s floor (one SHOULD 2.4, frame 179); expiries 2-6
+  # double the previous interval (5.5 ok), the second one included although a
+  # tail-loss probe went out during the first wait.
+  "$BUILD/bin/pcap-replay" check --json "$CAP" | python3 -c '
+import json, sys
+f = json.load(sys.stdin)["flows"][0]
+got = [(t["frame"], t["verdict"]) for t in f["timeouts"]]
+want = [(179, "early")] + [(n, "ok") for n in range(180, 185)]
+assert got == want, got
+found = [(x["rule"], x["level"], x["frame"]) for x in f["findings"]]
+assert found == [("2.4", "SHOULD", 179)], found
+' || fail "pcap-replay --profile rfc6298: expected one SHOULD 2.4 at frame 179 and expiries 180-184 ok"
+fi
 echo "PASS: capture_linux_blackhole"
