@@ -29,17 +29,7 @@ namespace {
 
 constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 
-Scenario base() {
-  Scenario s;
-  s.handshake(0, 100 * ms);
-  s.data(200 * ms, 1);
-  s.ack(300 * ms, 1001);
-  s.data(400 * ms, 1001);
-  s.data(400 * ms + 10, 2001);
-  return s;
-}
 
-std::size_t count(const replay::SenderReport& s, SendKind k) { return s.by_kind[static_cast<std::size_t>(k)]; }
 
 /// Findings of level MUST in a sender.
 std::size_t musts(const replay::SenderReport& s) {
@@ -51,7 +41,7 @@ std::size_t musts(const replay::SenderReport& s) {
 // A chain of expiries of [1001,2001): the timer started at 400 ms (5.1),
 // then expiries `gaps` apart (the first counted from 400 ms).
 Scenario chain(std::initializer_list<std::int64_t> gaps_ms) {
-  Scenario s = base();
+  Scenario s = base_scenario();
   std::int64_t t = 400 * ms;
   for (std::int64_t g : gaps_ms) {
     t += g * ms;
@@ -123,7 +113,7 @@ TEST_CASE("rules 5.5 (observed interval): 390 ms after a 345 ms first expiry is 
   // timer may have been restarted unseen) 2 x 690 * 1.1 + 1 = 1519 ms.
   // Before the fix, rfc6298 accepted 390 ms in [380.5, 1519.0].
   auto make = [](std::int64_t second) {
-    Scenario s = base();
+    Scenario s = base_scenario();
     s.ack(500 * ms, 2001);
     s.data(845 * ms, 2001);
     s.data(845 * ms + second * ms, 2001);
@@ -194,7 +184,7 @@ TEST_CASE("classify 5.4/5.5: a go-back-N burst after an expiry is one timeout pl
   // Before the fix: "expiry 2 came 0.1 ms after ... not doubled" (5.5) and
   // "retransmission of relative SEQ 2001, but SND.UNA is 1001" (5.4).
   auto make = [](std::uint32_t first) {
-    Scenario s = base();
+    Scenario s = base_scenario();
     s.data(400 * ms + 20, 3001);
     s.data(1400 * ms, first);
     s.data(1400 * ms + 100, first == 1001 ? 2001 : 3001);
@@ -227,7 +217,7 @@ TEST_CASE("classify 5.4/5.5: a go-back-N burst after an expiry is one timeout pl
 }
 
 TEST_CASE("classify 5.5: SND.UNA resent again 1 ms after an expiry with no ACK is a (wrong) second expiry") {
-  Scenario s = base();
+  Scenario s = base_scenario();
   s.data(1400 * ms, 1001);
   s.data(1401 * ms, 1001);
   auto r = analyze(s, "burst-head-again", Profile::rfc6298);
@@ -272,7 +262,7 @@ TEST_CASE("classify: a head resend back-to-back with new data, no quiet period, 
   // whatsapp_login_chat frames 40-45 shape: 1001 and 2001 sent at 400 ms,
   // then 1001 again 0.3 ms later with nothing from the peer: no timer can
   // have run (no quiet period), and no ACK or loss evidence explains it.
-  Scenario s = base();
+  Scenario s = base_scenario();
   s.data(400 * ms + 300, 1001);
   s.data(400 * ms + 500, 2001);
   auto r = analyze(s, "b2b-unclassified", Profile::rfc6298);
@@ -283,7 +273,7 @@ TEST_CASE("classify: a head resend back-to-back with new data, no quiet period, 
   CHECK(c.backoff == 0);
   // With a quiet period (1 s after the timer started) the same resend is the
   // expiry, judged as usual (1000 ms: on time).
-  Scenario q = base();
+  Scenario q = base_scenario();
   q.data(1400 * ms, 1001);
   auto k = analyze(q, "b2b-quiet", Profile::rfc6298);
   CHECK(count(client(k), SendKind::timeout) == 1);

@@ -31,7 +31,6 @@ double rel_s(const replay::Report& r, replay::CaptureTime t) {
   return std::chrono::duration<double>(t - r.first_time).count();
 }
 
-std::size_t count(const replay::SenderReport& s, SendKind k) { return s.by_kind[static_cast<std::size_t>(k)]; }
 
 struct TruthRow {
   std::int64_t t_ns;

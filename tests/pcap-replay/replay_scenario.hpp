@@ -188,4 +188,23 @@ inline std::string run(const std::string& cmd) {
 /// True when tshark can be run.
 inline bool have_tshark() { return run("tshark -v 2>/dev/null | head -c 7") == "TShark "; }
 
+/// The base scenario of the rule tests: handshake at 0 / 100 ms (R = 100 ms),
+/// [1,1001) at 200 ms acknowledged at 300 ms (R' = 100 ms: SRTT 100, RTTVAR
+/// 37.5, RTO max(1 s, 250 ms) = 1 s; Linux 100 + 200 = 300 ms), then
+/// [1001,2001) and [2001,3001) at 400 ms, which start the timer (5.1).
+inline Scenario base_scenario() {
+  Scenario s;
+  s.handshake(0, 100'000);
+  s.data(200'000, 1);
+  s.ack(300'000, 1001);
+  s.data(400'000, 1001);
+  s.data(400'000 + 10, 2001);
+  return s;
+}
+
+/// How many retransmissions of kind `k` the sender report counts.
+inline std::size_t count(const replay::SenderReport& s, replay::SendKind k) {
+  return s.by_kind[static_cast<std::size_t>(k)];
+}
+
 }  // namespace replaytest

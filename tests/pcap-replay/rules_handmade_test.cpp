@@ -23,26 +23,16 @@ namespace {
 
 constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 
-Scenario base() {
-  Scenario s;
-  s.handshake(0, 100 * ms);
-  s.data(200 * ms, 1);
-  s.ack(300 * ms, 1001);
-  s.data(400 * ms, 1001);
-  s.data(400 * ms + 10, 2001);
-  return s;
-}
 
 replay::Report check(const Scenario& s, const std::string& name, Profile p = Profile::rfc6298) {
   return analyze(s, name, p);
 }
 
-std::size_t count(const replay::SenderReport& s, SendKind k) { return s.by_kind[static_cast<std::size_t>(k)]; }
 
 }  // namespace
 
 TEST_CASE("rules: base scenario RTT samples and RTO (2.2, 2.3, 2.4 arithmetic)") {
-  auto r = check(base(), "base");
+  auto r = check(base_scenario(), "base");
   const auto& c = client(r);
   CHECK(c.samples_seq == 2);
   // SRTT 100 ms, RTTVAR 37.5 ms, RTO max(1 s, 250 ms) = 1 s.
@@ -73,7 +63,7 @@ TEST_CASE("rules 2.1: a SYN retransmitted before the initial 1 s RTO breaks it; 
 }
 
 TEST_CASE("rules 2.4: a timeout after 300 ms (the 250 ms RTO without the 1 s floor) breaks it; 1 s keeps it") {
-  Scenario brk = base();
+  Scenario brk = base_scenario();
   brk.data(700 * ms, 1001);  // 300 ms after the timer started at 400 ms
   auto r = check(brk, "r24-break");
   const auto& c = client(r);
@@ -84,7 +74,7 @@ TEST_CASE("rules 2.4: a timeout after 300 ms (the 250 ms RTO without the 1 s flo
   CHECK(r.exit_status(false) == 0);  // SHOULD only
   CHECK(r.exit_status(true) == 1);   // --strict
 
-  Scenario keep = base();
+  Scenario keep = base_scenario();
   keep.data(1400 * ms, 1001);  // 1000 ms: the floored RTO
   auto k = check(keep, "r24-keep");
   CHECK(client(k).findings.empty());
@@ -95,7 +85,7 @@ TEST_CASE("rules 2.4: a timeout after 300 ms (the 250 ms RTO without the 1 s flo
 }
 
 TEST_CASE("rules 5.3/5.6: a timeout 100 ms after the timer started (below even the 250 ms RTO) breaks it") {
-  Scenario brk = base();
+  Scenario brk = base_scenario();
   brk.data(500 * ms, 1001);  // 100 ms < 250 - (1 + 25) ms
   auto r = check(brk, "r53-break");
   REQUIRE(findings(client(r), "5.3/5.6").size() == 1);
@@ -108,14 +98,14 @@ TEST_CASE("rules 5.3/5.6: a timeout 100 ms after the timer started (below even t
 }
 
 TEST_CASE("rules 5.4: a timeout retransmitting a later segment breaks it; the earliest keeps it") {
-  Scenario brk = base();
+  Scenario brk = base_scenario();
   brk.data(400 * ms + 20, 3001);
   brk.data(1400 * ms, 2001);  // SND.UNA is 1001
   auto r = check(brk, "r54-break");
   REQUIRE(findings(client(r), "5.4").size() == 1);
   CHECK(findings(client(r), "5.4")[0].message.find("2001") != std::string::npos);
 
-  Scenario keep = base();
+  Scenario keep = base_scenario();
   keep.data(400 * ms + 20, 3001);
   keep.data(1400 * ms, 1001);
   auto k = check(keep, "r54-keep");
@@ -124,14 +114,14 @@ TEST_CASE("rules 5.4: a timeout retransmitting a later segment breaks it; the ea
 }
 
 TEST_CASE("rules 5.5: expiries 1 s apart break the doubling; 1, 2, 4 s keep it") {
-  Scenario brk = base();
+  Scenario brk = base_scenario();
   for (int i = 1; i <= 3; ++i) brk.data((400 + 1000 * i) * ms, 1001);
   auto r = check(brk, "r55-break");
   // Gaps 1000, 1000, 1000 ms: the 2nd and 3rd are below 2 * 1000 * 0.9.
   CHECK(findings(client(r), "5.5").size() == 2);
   CHECK(findings(client(r), "5.5")[0].frame == 9);
 
-  Scenario keep = base();
+  Scenario keep = base_scenario();
   keep.data(1400 * ms, 1001);
   keep.data(3400 * ms, 1001);
   keep.data(7400 * ms, 1001);
@@ -145,7 +135,7 @@ TEST_CASE("rules 5.5: expiries 1 s apart break the doubling; 1, 2, 4 s keep it")
 }
 
 TEST_CASE("rules 2.5: backoff stopping at 16 s breaks it; stopping at the 60 s cap keeps it") {
-  Scenario brk = base();
+  Scenario brk = base_scenario();
   // Expiries at +1, +2, +4, +8, +16, +16, +16 s.
   std::int64_t t = 400 * ms;
   for (std::int64_t gap : {1, 2, 4, 8, 16, 16, 16}) {
@@ -156,7 +146,7 @@ TEST_CASE("rules 2.5: backoff stopping at 16 s breaks it; stopping at the 60 s c
   CHECK(!findings(client(r), "2.5").empty());
   CHECK(findings(client(r), "5.5").empty());
 
-  Scenario keep = base();
+  Scenario keep = base_scenario();
   t = 400 * ms;
   for (std::int64_t gap : {1, 2, 4, 8, 16, 32, 60, 60}) {
     t += gap * 1000 * ms;
@@ -195,7 +185,7 @@ TEST_CASE("rules 5.7: after a SYN timeout, a data timeout after 1 s breaks the 3
 
 TEST_CASE("rules 3 (Karn): the RTO collapsing after an ambiguous ACK breaks it; keeping the backoff keeps it") {
   auto make = [](std::int64_t second_wait) {
-    Scenario s = base();
+    Scenario s = base_scenario();
     s.data(1400 * ms, 1001);  // timeout 1: RTO 1 s -> backoff 1, RTO 2 s (5.5)
     s.ack(1500 * ms, 2001);   // acknowledges retransmitted data: no sample (3)
     s.data(1500 * ms + second_wait, 2001);
@@ -211,13 +201,13 @@ TEST_CASE("rules 3 (Karn): the RTO collapsing after an ambiguous ACK breaks it; 
 }
 
 TEST_CASE("rules late (INFO): a timeout after 2 s where 1 s was predicted is noted, not a departure") {
-  Scenario brk = base();
+  Scenario brk = base_scenario();
   brk.data(2400 * ms, 1001);  // 2000 > 1.5 * 1000 + 101
   auto r = check(brk, "late-break");
   REQUIRE(findings(client(r), "late").size() == 1);
   CHECK(findings(client(r), "late")[0].level == Level::info);
   CHECK(r.exit_status(true) == 0);
-  Scenario keep = base();
+  Scenario keep = base_scenario();
   keep.data(1450 * ms, 1001);  // 1050 ms: within 1000 + 101
   CHECK(findings(client(check(keep, "late-keep")), "late").empty());
 }
