@@ -104,17 +104,7 @@ TEST_CASE("seed sweep: 5 % loss, jitter, reordering, duplication both ways; ever
     netstack::TcpSender s(sc);
     netstack::TcpReceiver r(rc);
     netstack::SimConfig cfg;
-    for (auto* l : {&cfg.forward, &cfg.reverse}) {
-      l->delay = milliseconds{10 + static_cast<int>(seed % 40)};
-      l->jitter = milliseconds{3};
-      l->bandwidth_bps = 10'000'000;
-      l->queue_limit = 30;
-      l->loss = 0.05;
-      l->reorder = 0.02;
-      l->duplicate = 0.02;
-    }
-    cfg.forward.seed = seed;
-    cfg.reverse.seed = seed * 7919;
+    set_sweep_links(cfg, seed);
     netstack::SimNetwork net(cfg, s, r);
     const auto data = pattern(150'000, seed);
     s.write(data);

@@ -230,17 +230,7 @@ TEST_CASE("capture: seed sweep at 5 % loss with jitter, reordering and duplicati
     sc.receiver = receiver_config(seed % 3 == 0);
     sc.receiver.delayed_ack = seed % 4 < 2;
     sc.receiver.sack = seed % 5 != 0;
-    for (auto* l : {&sc.sim.forward, &sc.sim.reverse}) {
-      l->delay = milliseconds{10 + static_cast<int>(seed % 40)};
-      l->jitter = milliseconds{3};
-      l->bandwidth_bps = 10'000'000;
-      l->queue_limit = 30;
-      l->loss = 0.05;
-      l->reorder = 0.02;
-      l->duplicate = 0.02;
-    }
-    sc.sim.forward.seed = seed;
-    sc.sim.reverse.seed = seed * 7919;
+    set_sweep_links(sc.sim, seed);
     sc.bytes = 150'000;
     const auto c = run_captured(sc, "sweep-" + std::to_string(seed));
     check_capture_no_departure(c);

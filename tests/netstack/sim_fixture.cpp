@@ -32,6 +32,20 @@ netstack::ReceiverConfig receiver_config(bool v6) {
   return c;
 }
 
+void set_sweep_links(netstack::SimConfig& cfg, std::uint64_t seed) {
+  for (auto* l : {&cfg.forward, &cfg.reverse}) {
+    l->delay = milliseconds{10 + static_cast<int>(seed % 40)};
+    l->jitter = milliseconds{3};
+    l->bandwidth_bps = 10'000'000;
+    l->queue_limit = 30;
+    l->loss = 0.05;
+    l->reorder = 0.02;
+    l->duplicate = 0.02;
+  }
+  cfg.forward.seed = seed;
+  cfg.reverse.seed = seed * 7919;
+}
+
 netstack::LinkConfig plain_link(microseconds one_way) {
   netstack::LinkConfig l;
   l.delay = one_way;

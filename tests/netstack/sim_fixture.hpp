@@ -32,6 +32,11 @@ netstack::ReceiverConfig receiver_config(bool v6 = false);
 /// A link with one-way delay `one_way` and nothing else.
 netstack::LinkConfig plain_link(microseconds one_way);
 
+/// The seed sweep's path, both ways: 10-49 ms one-way delay (by seed), 3 ms
+/// jitter, 10 Mbit/s, a 30-packet queue, 5 % loss, 2 % reordering and 2 %
+/// duplication; forward seeded with `seed`, reverse with seed * 7919.
+void set_sweep_links(netstack::SimConfig& cfg, std::uint64_t seed);
+
 /// `n` bytes of a deterministic pseudo-random pattern (seed picks the pattern).
 std::vector<std::uint8_t> pattern(std::size_t n, std::uint64_t seed = 42);
 
