@@ -49,8 +49,13 @@ struct Args {
 void add_common(CLI::App* app, Args& a) {
   app->add_option("files", a.files, "capture files (pcap or pcapng); - reads standard input; a file given twice is analysed once")
       ->required();
-  app->add_option("--profile", a.profile, "rfc6298 (default) or linux")
-      ->check(CLI::IsMember({"rfc6298", "linux"}));
+  std::vector<std::string> names;
+  for (const auto& p : replay::all_profiles()) names.push_back(std::string(p.name));
+  names.push_back("auto");
+  std::string help = "the stack the senders are judged against: ";
+  for (const auto& p : replay::all_profiles()) help += std::string(p.name) + " (" + std::string(p.title) + "), ";
+  help += "or auto (each sender against every profile; the best fit is reported). Default rfc6298";
+  app->add_option("--profile", a.profile, help)->check(CLI::IsMember(names));
   app->add_option("--rto-min", a.rto_min_ms, "override the profile's minimum RTO, ms");
   app->add_option("--rto-max", a.rto_max_ms,
                   "override the profile's maximum RTO, ms (rfc6298: at least 60000, RFC 6298 2.5)");
@@ -209,10 +214,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  replay::Options opt = replay::Options::for_profile(*replay::parse_profile(a.profile));
-  if (a.rto_min_ms) opt.config.min_rto = from_ms(*a.rto_min_ms);
-  if (a.rto_max_ms) opt.config.max_rto = from_ms(*a.rto_max_ms);
-  if (a.syn_linear) opt.config.syn_linear_timeouts = *a.syn_linear;
+  replay::Options opt = replay::Options::for_profile(a.profile);
+  if (a.rto_min_ms) opt.config.min_rto = from_ms(*a.rto_min_ms), opt.user_min_rto = true;
+  if (a.rto_max_ms) opt.config.max_rto = from_ms(*a.rto_max_ms), opt.user_max_rto = true;
+  if (a.syn_linear) opt.config.syn_linear_timeouts = *a.syn_linear, opt.user_syn_linear = true;
   if (a.granularity_ms) {
     opt.granularity = from_ms(*a.granularity_ms);
     opt.config.granularity = opt.granularity;

@@ -1,11 +1,15 @@
 #include "analyzer.hpp"
 
 #include <array>
+#include <map>
 #include <deque>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "flow_table.hpp"
+#include "inference.hpp"
+#include "thresholds.hpp"
 #include "sender_model.hpp"
 
 namespace replay {
@@ -17,9 +21,16 @@ struct Recent {
   std::uint64_t peer_count;  // segments of the other direction seen before it
 };
 
+// One reading of a connection: its senders modelled against one profile.
+struct Candidate {
+  const Options* options;
+  std::array<SenderReport, 2> senders;
+  std::unique_ptr<SenderModel> model[2];
+};
+
 struct Connection {
   FlowReport report;
-  std::unique_ptr<SenderModel> model[2];
+  std::vector<Candidate> candidates;  // one per profile (--profile auto), else one
   std::array<std::deque<Recent>, 2> recent;  // last segments per direction (capture duplicates)
   std::array<std::uint64_t, 2> seen{};      // segments per direction so far
 };
@@ -32,8 +43,8 @@ struct Connection {
 // counts: on a 0.1 ms path a fast retransmit comes ~0.1 ms after the
 // original, inside one 1 ms TSval tick, so the fallback window is 0.2 ms and
 // no segment from the peer (a duplicate ACK) may lie between the two copies.
-constexpr std::chrono::microseconds kSameIdWindow{10'000};
-constexpr std::chrono::microseconds kNoIdWindow{200};
+using limits::kNoIdWindow;
+using limits::kSameIdWindow;
 
 bool same_header(const Segment& a, const Segment& b) {
   if (a.tcp.seq != b.tcp.seq || a.tcp.ack != b.tcp.ack || a.tcp.flags != b.tcp.flags ||
@@ -58,8 +69,9 @@ bool same_header(const Segment& a, const Segment& b) {
 // segment from the peer in between.
 bool capture_duplicate(const Recent& prev, const Segment& b, std::uint64_t peer_count) {
   const Segment& a = prev.segment;
-  if (b.time < a.time || !same_header(a, b)) return false;
-  const auto apart = b.time - a.time;
+  if (!same_header(a, b)) return false;
+  // Either order: two capture interfaces may timestamp the copies out of order.
+  const auto apart = b.time < a.time ? a.time - b.time : b.time - a.time;
   if (a.ip_id && b.ip_id && (*a.ip_id != 0 || *b.ip_id != 0)) {
     return *a.ip_id == *b.ip_id && apart <= kSameIdWindow;
   }
@@ -70,12 +82,54 @@ bool capture_duplicate(const Recent& prev, const Segment& b, std::uint64_t peer_
 
 struct Analyzer::Impl {
   Options options;
+  std::vector<std::unique_ptr<Options>> profiles;  // the readings each connection is modelled under
   bool keep_timeline;
   FlowTable table;
   std::vector<std::unique_ptr<Connection>> conns;
+  std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostClock>> hosts;  // TSval rate per sending address
   Report report;
-  Impl(Options o, bool keep) : options(std::move(o)), keep_timeline(keep), table(options.idle_split) {}
+  HostClock* host(const Endpoint& e) {
+    auto& h = hosts[e.addr];
+    if (!h) h = std::make_unique<HostClock>();
+    return h.get();
+  }
+  Impl(Options o, bool keep) : options(std::move(o)), keep_timeline(keep), table(options.idle_split) {
+    if (options.auto_profile) {
+      for (const StackProfile& p : all_profiles()) {
+        auto po = std::make_unique<Options>(options.with_profile(p));
+        try {
+          po->config.validate();
+        } catch (const rto::ConfigError&) {
+          continue;  // the user's overrides do not fit this stack
+        }
+        profiles.push_back(std::move(po));
+      }
+    } else {
+      profiles.push_back(std::make_unique<Options>(options));
+    }
+  }
 };
+
+namespace {
+// How well a reading explains a sender: fewer departures first, then fewer
+// settings and notes, then the closer predictions.
+std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, std::int64_t> score(const SenderReport& s) {
+  std::uint64_t must = 0, should = 0, notes = 0;
+  for (const auto& f : s.findings) {
+    if (f.level == Level::must) ++must;
+    else if (f.level == Level::should) ++should;
+    else if (f.rule == RuleId::stack_setting || f.rule == RuleId::ambiguous) ++notes;
+  }
+  std::uint64_t off = 0;
+  std::int64_t err = 0;
+  for (const auto& t : s.timeouts) {
+    if (t.verdict != Verdict::ok && t.verdict != Verdict::unchecked) ++off;
+    const auto d = t.waited - t.predicted;
+    err += (d.count() < 0 ? -d.count() : d.count()) / 1000;
+  }
+  return {must, should, notes, off, err};
+}
+}  // namespace
 
 Analyzer::Analyzer(Options options, bool keep_timeline)
     : impl_(std::make_unique<Impl>(std::move(options), keep_timeline)) {
@@ -114,8 +168,18 @@ void Analyzer::add(const Segment& s) {
     f.senders[0].dst = f.server;
     f.senders[1].src = f.server;
     f.senders[1].dst = f.client;
-    c->model[0] = std::make_unique<SenderModel>(m.options, f.senders[0], m.keep_timeline);
-    c->model[1] = std::make_unique<SenderModel>(m.options, f.senders[1], m.keep_timeline);
+    for (const auto& po : m.profiles) {
+      c->candidates.push_back(Candidate{po.get(), {}, {}});
+      Candidate& cand = c->candidates.back();
+      for (int d = 0; d < 2; ++d) {
+        cand.senders[d].src = f.senders[d].src;
+        cand.senders[d].dst = f.senders[d].dst;
+      }
+    }
+    for (Candidate& cand : c->candidates)
+      for (int d = 0; d < 2; ++d)
+        cand.model[d] = std::make_unique<SenderModel>(*cand.options, cand.senders[d], m.keep_timeline,
+                                                      m.host(f.senders[d].src));
     idx = m.conns.size();
     m.conns.push_back(std::move(c));
     m.table.open(s, *idx);
@@ -143,8 +207,10 @@ void Analyzer::add(const Segment& s) {
   if (s.tcp.has(wire::kSyn)) f.saw_syn = true;
   if (s.tcp.has(wire::kFin)) f.saw_fin = true;
   if (s.tcp.has(wire::kRst)) f.saw_rst = true;
-  c.model[1 - dir]->on_peer(s);
-  c.model[dir]->on_send(s);
+  for (Candidate& cand : c.candidates) {
+    cand.model[1 - dir]->on_peer(s);
+    cand.model[dir]->on_send(s);
+  }
 }
 
 void Analyzer::add_diagnostics(const std::vector<Diagnostic>& d) {
@@ -156,8 +222,18 @@ void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(i
 Report Analyzer::finish() {
   Impl& m = *impl_;
   for (auto& c : m.conns) {
-    c->model[0]->finish();
-    c->model[1]->finish();
+    for (Candidate& cand : c->candidates) {
+      cand.model[0]->finish();
+      cand.model[1]->finish();
+    }
+    for (int d = 0; d < 2; ++d) {
+      std::size_t best = 0;
+      for (std::size_t i = 1; i < c->candidates.size(); ++i)
+        if (score(c->candidates[i].senders[d]) < score(c->candidates[best].senders[d])) best = i;
+      c->report.senders[d] = std::move(c->candidates[best].senders[d]);
+      infer_settings(c->report.senders[d], *c->candidates[best].options);
+    }
+    c->candidates.clear();
     m.report.flows.push_back(std::move(c->report));
   }
   m.conns.clear();

@@ -14,13 +14,41 @@ std::string_view to_string(SendKind k) {
     case SendKind::slow_start_after_rto: return "slow-start-retx";
     case SendKind::spurious: return "spurious-retx";
     case SendKind::unclassified: return "unclassified";
+    case SendKind::out_of_order: return "out-of-order";
   }
   return "send";
 }
 
+std::string_view to_string(ArmCause c) {
+  switch (c) {
+    case ArmCause::send: return "send";
+    case ArmCause::ack: return "ack";
+    case ArmCause::sack: return "sack";
+    case ArmCause::timeout: return "timeout";
+    case ArmCause::probe: return "tlp";
+    case ArmCause::head_retransmit: return "retransmit";
+    case ArmCause::head_send: return "oldest-send";
+    case ArmCause::syn_send: return "syn-send";
+  }
+  return "send";
+}
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::ok: return "ok";
+    case Verdict::early: return "early";
+    case Verdict::late: return "late";
+    case Verdict::unchecked: return "unchecked";
+  }
+  return "ok";
+}
+
+std::string_view to_string(ClockUsed c) { return c == ClockUsed::tsval ? "tsval" : "capture"; }
+
 std::uint64_t SenderReport::retransmissions() const {
   std::uint64_t n = 0;
-  for (std::size_t i = 1; i < kSendKinds; ++i) n += by_kind[i];
+  for (std::size_t i = 1; i < kSendKinds; ++i)
+    if (static_cast<SendKind>(i) != SendKind::out_of_order) n += by_kind[i];
   return n;
 }
 

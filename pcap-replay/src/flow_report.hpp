@@ -32,11 +32,48 @@ enum class SendKind : std::uint8_t {
   /// previous segment, with no ACK, timer expiry or loss evidence before it.
   /// Never counted as a timeout; no backoff.
   unclassified,
+  /// not a retransmission by the sender: a first transmission seen out of
+  /// order (it fills a hole no earlier segment covered, soon after the
+  /// highest), or an old copy delayed in the network (its TSval is older than
+  /// what the sender had already sent). As tshark's tcp.analysis.out_of_order.
+  out_of_order,
 };
-inline constexpr std::size_t kSendKinds = 8;
+inline constexpr std::size_t kSendKinds = 9;
 
-/// "send", "rto", "syn-rto", "fast-retx", "tlp", "slow-start-retx", "spurious-retx", "unclassified".
+/// "send", "rto", "syn-rto", "fast-retx", "tlp", "slow-start-retx", "spurious-retx", "unclassified", "out-of-order".
 std::string_view to_string(SendKind k);
+
+/// What (re)armed the retransmission timer an expiry is counted from.
+enum class ArmCause : std::uint8_t {
+  send,             ///< data sent with nothing outstanding (5.1)
+  ack,              ///< an ACK of new data (5.3)
+  sack,             ///< a SACK that gave an RTT sample (Linux tcp_rearm_rto)
+  timeout,          ///< the previous expiry (5.6)
+  probe,            ///< a tail-loss probe (Linux tcp_send_loss_probe re-arms a full RTO)
+  head_retransmit,  ///< a retransmission of the head segment (Linux tcp_xmit_retransmit_queue)
+  head_send,        ///< the head segment's last transmission (Linux tcp_rearm_rto with a probe pending)
+  syn_send,         ///< the previous transmission of the SYN
+};
+/// "send", "ack", "sack", "timeout", "tlp", "retransmit", "oldest-send", "syn-send".
+std::string_view to_string(ArmCause c);
+
+/// The verdict on one expiry's timing.
+enum class Verdict : std::uint8_t {
+  ok,         ///< inside the accepted window
+  early,      ///< before it (a finding says which rule)
+  late,       ///< after it (never a departure)
+  unchecked,  ///< nothing from the peer seen: not judged
+};
+/// "ok", "early", "late", "unchecked".
+std::string_view to_string(Verdict v);
+
+/// Which clock an expiry's backoff was judged on.
+enum class ClockUsed : std::uint8_t {
+  capture,  ///< the capture's timestamps
+  tsval,    ///< the sender's RFC 7323 TSval clock (the capture clock disagreed)
+};
+/// "capture", "tsval".
+std::string_view to_string(ClockUsed c);
 
 /// Where an RTT sample came from.
 enum class SampleKind : std::uint8_t {
@@ -69,20 +106,45 @@ struct TimeoutRecord {
   std::chrono::microseconds predicted{0};  ///< the profile's RTO at that moment (with backoff)
   std::chrono::microseconds earliest{0};   ///< accepted window, as a wait from the same arm time
   std::chrono::microseconds latest{0};
-  std::string_view armed_by;  ///< "ack", "send", "timeout", "tlp", "retransmit", "oldest-send"
-  std::string_view verdict;   ///< "ok", "early", "late", or "unchecked" (no segment from the peer seen)
+  ArmCause armed_by = ArmCause::send;  ///< what armed the timer `waited` counts from
+  Verdict verdict = Verdict::ok;
+  ClockUsed clock = ClockUsed::capture;  ///< the clock the backoff was judged on
   /// true: `predicted` is the 5.5 expectation from the observed previous
   /// interval of the chain, min(2 x it, max RTO) (1 x for linear SYN timeouts
   /// or at the max RTO), because this or an earlier expiry of the chain
   /// departed (reported once; the rest of the chain is judged by its
   /// doubling, 5.5); `earliest`/`latest` are then that check's window.
   bool relative = false;
-  std::vector<std::string> rules;  ///< ids of the findings raised at this expiry (e.g. {"2.4"}), if any
+  std::vector<RuleId> rules;  ///< the findings raised at this expiry (e.g. {2.4}), if any
+};
+
+/// What the sender's stack does, inferred from its own timeouts and probes
+/// (no profile assumed). Each optional is unset when the capture does not
+/// show it; `evidence` lists the frames it was read from.
+struct InferredSettings {
+  std::optional<std::chrono::microseconds> initial_rto;  ///< first SYN wait, or first data wait with no sample yet
+  std::vector<std::chrono::microseconds> syn_waits;      ///< the SYN timer's waits, in order
+  std::optional<unsigned> syn_linear;   ///< SYN expiries that kept the RTO before doubling
+  /// "variance" (RTO = SRTT + ~rto_min: Linux), "sum" (RTO >= 1 s: RFC 6298), or empty.
+  std::string floor;
+  std::optional<std::chrono::microseconds> min_first_wait;  ///< shortest first-expiry wait with samples
+  std::optional<std::chrono::microseconds> plateau;  ///< the wait the backoff stopped growing at (a cap reached)
+  std::optional<std::chrono::microseconds> additive;  ///< constant term fitted to a chain: waits = RTO x 2^k + it
+  std::optional<std::chrono::microseconds> lateness;  ///< largest observed wait beyond the prediction (within the window)
+  std::uint64_t probes = 0;        ///< tail-loss probes sent
+  unsigned linear_data = 0;        ///< data expiries that kept the RTO (thin-stream linear timeouts?)
+  std::optional<double> tsval_hz;  ///< the TSval clock's rate
+  std::string fallback_57;         ///< what the sender did after a SYN timeout: "3 s", "kept the sample's RTO", ""
+  std::vector<std::uint64_t> evidence;  ///< frames the settings were read from
+  std::string summary;             ///< one line: "behaves like Linux 6.x defaults: ..."
 };
 
 /// One sender (one direction of one connection).
 struct SenderReport {
   Endpoint src, dst;                ///< this sender and its peer
+  /// The profile this sender was judged against (--profile, or the best fit under auto).
+  std::string_view profile;
+  InferredSettings inferred;
   std::uint64_t packets = 0;        ///< segments sent by this side
   std::uint64_t data_segments = 0;  ///< data-bearing segments (incl. retransmissions)
   std::uint64_t bytes = 0;          ///< payload bytes of first transmissions

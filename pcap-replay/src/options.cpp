@@ -1,25 +1,34 @@
 #include "options.hpp"
 
+#include <stdexcept>
+
 namespace replay {
 
-std::string to_string(Profile p) { return p == Profile::linux_kernel ? "linux" : "rfc6298"; }
-
-std::optional<Profile> parse_profile(const std::string& name) {
-  if (name == "rfc6298" || name == "rfc") return Profile::rfc6298;
-  if (name == "linux") return Profile::linux_kernel;
-  return std::nullopt;
+Options Options::for_profile(const StackProfile& p) {
+  Options o;
+  o.profile = &p;
+  o.config = p.config;
+  return o;
 }
 
-Options Options::for_profile(Profile p) {
-  Options o;
-  o.profile = p;
-  if (p == Profile::linux_kernel) {
-    o.config = rto::Config::linux_default();
-    o.timer_wheel_lateness = true;
-    o.rearm_from_oldest_send = true;
-  } else {
-    o.config = rto::Config::rfc6298();
+Options Options::for_profile(std::string_view name) {
+  if (name == "auto") {
+    Options o = for_profile(*find_profile("linux"));
+    o.auto_profile = true;
+    return o;
   }
+  const StackProfile* p = find_profile(name);
+  if (!p) throw std::invalid_argument("unknown profile \"" + std::string(name) + "\" (known: " + profile_names() + ", auto)");
+  return for_profile(*p);
+}
+
+Options Options::with_profile(const StackProfile& p) const {
+  Options o = *this;
+  o.profile = &p;
+  o.config = p.config;
+  if (user_min_rto) o.config.min_rto = config.min_rto;
+  if (user_max_rto) o.config.max_rto = config.max_rto;
+  if (user_syn_linear) o.config.syn_linear_timeouts = config.syn_linear_timeouts;
   return o;
 }
 
@@ -29,7 +38,7 @@ std::chrono::microseconds Options::tolerance(std::chrono::microseconds predicted
 
 std::chrono::microseconds Options::lateness(std::chrono::microseconds rto) const {
   using std::chrono::milliseconds;
-  if (!timer_wheel_lateness) return std::chrono::microseconds{0};
+  if (profile->lateness != Lateness::linux_wheel) return std::chrono::microseconds{0};
   // Linux timer wheel (kernel/time/timer.c, HZ=250): level granularity 1, 8,
   // 64, 512 jiffies for timeouts below 63, 504, 4032, 32256 jiffies.
   if (rto < milliseconds{252}) return milliseconds{4};

@@ -22,6 +22,31 @@ json inputs_json(const Report& r) {
                  {"read_error", in.read_error}});
   return a;
 }
+json rule_ids(const std::vector<RuleId>& rules) {
+  json a = json::array();
+  for (RuleId r : rules) a.push_back(std::string(to_string(r)));
+  return a;
+}
+
+json inferred_json(const InferredSettings& in) {
+  const auto opt = [](const std::optional<std::chrono::microseconds>& d) { return d ? json(ms(*d)) : json(nullptr); };
+  json syn = json::array();
+  for (auto w : in.syn_waits) syn.push_back(ms(w));
+  return {{"summary", in.summary},
+          {"initial_rto_ms", opt(in.initial_rto)},
+          {"syn_waits_ms", syn},
+          {"syn_linear_timeouts", in.syn_linear ? json(*in.syn_linear) : json(nullptr)},
+          {"rto_floor", in.floor.empty() ? json(nullptr) : json(in.floor)},
+          {"first_rto_ms", opt(in.min_first_wait)},
+          {"cap_reached_ms", opt(in.plateau)},
+          {"additive_ms", opt(in.additive)},
+          {"max_lateness_ms", opt(in.lateness)},
+          {"loss_probes", in.probes},
+          {"linear_data_timeouts", in.linear_data},
+          {"tsval_hz", in.tsval_hz ? json(*in.tsval_hz) : json(nullptr)},
+          {"fallback_57", in.fallback_57.empty() ? json(nullptr) : json(in.fallback_57)},
+          {"evidence_frames", in.evidence}};
+}
 }  // namespace
 
 json to_json(const Report& r) {
@@ -31,10 +56,10 @@ json to_json(const Report& r) {
   doc["tool"] = "pcap-replay";
   doc["schema_version"] = 1;
   doc["kind"] = "check";
-  doc["profile"] = to_string(o.profile);
+  doc["profile"] = o.auto_profile ? std::string("auto") : std::string(o.profile->name);
   doc["tolerance"] = {{"granularity_ms", ms(o.granularity)},
                       {"slack_percent", o.slack_percent},
-                      {"timer_wheel_lateness", o.timer_wheel_lateness}};
+                      {"timer_wheel_lateness", o.profile->lateness == Lateness::linux_wheel}};
   doc["rto_config"] = {{"initial_rto_ms", ms(o.config.initial_rto)},
                        {"min_rto_ms", ms(o.config.min_rto)},
                        {"max_rto_ms", ms(o.config.max_rto)},
@@ -91,20 +116,23 @@ json to_json(const Report& r) {
                          {"observed_rto_ms", ms(t.waited)},
                          {"predicted_rto_ms", ms(t.predicted)},
                          {"accepted_ms", {ms(t.earliest), ms(t.latest)}},
-                         {"armed_by", t.armed_by},
-                         {"verdict", t.verdict},
+                         {"armed_by", to_string(t.armed_by)},
+                         {"verdict", to_string(t.verdict)},
+                         {"clock", to_string(t.clock)},
                          {"relative", t.relative},
-                         {"rules", t.rules}});
+                         {"rules", rule_ids(t.rules)}});
       jf["timeouts"] = touts;
       json finds = json::array();
       for (const auto& x : s.findings)
-        finds.push_back({{"rule", x.rule},
+        finds.push_back({{"rule", to_string(x.rule)},
                          {"level", to_string(x.level)},
                          {"frame", x.frame},
                          {"time", to_seconds(x.time)},
                          {"rel_time", rel(x.time)},
                          {"message", x.message}});
       jf["findings"] = finds;
+      jf["profile"] = s.profile;
+      jf["inferred"] = inferred_json(s.inferred);
       flows.push_back(std::move(jf));
     }
   }

@@ -39,17 +39,27 @@ std::string summary_line(const Report& r) {
       "input: {} frame(s) skipped, {} analysed with a warning{}; profile {}",
       r.flows.size(), retx, timeouts, r.count(Level::must), r.count(Level::should), r.count(Level::may),
       r.count(Level::info), in.skipped, in.warned, in.unusable ? fmt::format(", {} unusable file(s)", in.unusable) : "",
-      to_string(r.options.profile));
+      r.options.auto_profile ? std::string("auto") : std::string(r.options.profile->name));
 }
 
 void write_text_report(std::ostream& os, const Report& r) {
   const Options& o = r.options;
-  os << fmt::format("pcap-replay check: profile {}, tolerance {:.3f} ms + {}% of the predicted value{}\n",
-                    to_string(o.profile), ms(o.granularity), o.slack_percent,
-                    o.timer_wheel_lateness ? ", plus Linux timer-wheel lateness (up to 12.5 %, never early)" : "");
-  os << fmt::format("  RTO: initial {:.0f} ms, min {:.0f} ms, max {:.0f} ms, SYN linear timeouts {}\n",
-                    ms(o.config.initial_rto), ms(o.config.min_rto), ms(o.config.max_rto),
-                    o.config.syn_linear_timeouts);
+  if (o.auto_profile) {
+    os << fmt::format("pcap-replay check: profile auto (each sender against {}; the best fit is reported), "
+                      "tolerance {:.3f} ms + {}% of the predicted value\n",
+                      profile_names(), ms(o.granularity), o.slack_percent);
+  } else {
+    os << fmt::format("pcap-replay check: profile {} ({}), tolerance {:.3f} ms + {}% of the predicted value{}\n",
+                      o.profile->name, o.profile->title, ms(o.granularity), o.slack_percent,
+                      o.profile->lateness == Lateness::linux_wheel
+                          ? ", plus Linux timer-wheel lateness (up to 12.5 %, never early)"
+                          : "");
+    os << fmt::format("  RTO: initial {:.0f} ms, min {:.0f} ms, max {:.0f} ms, SYN linear timeouts {}{}\n",
+                      ms(o.config.initial_rto), ms(o.config.min_rto), ms(o.config.max_rto),
+                      o.config.syn_linear_timeouts,
+                      o.profile->additive.count() ? fmt::format(", {:.0f} ms added to every RTO", ms(o.profile->additive))
+                                                  : std::string());
+  }
   for (const auto& f : r.flows) {
     os << fmt::format("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n", f.id,
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
@@ -79,8 +89,9 @@ void write_text_report(std::ostream& os, const Report& r) {
       os << fmt::format("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
                         "{} ACKs of retransmitted data gave none\n",
                         s.samples_seq, s.samples_ts, s.ambiguous_acks);
+      os << fmt::format("    {}\n", s.inferred.summary);
       os << fmt::format("    replayed estimator ({}) at the end: SRTT {}, RTTVAR {}, RTO {:.3f} ms, backoff {}\n",
-                        to_string(o.profile), opt_ms(s.srtt), opt_ms(s.rttvar), ms(s.rto), s.backoff);
+                        s.profile, opt_ms(s.srtt), opt_ms(s.rttvar), ms(s.rto), s.backoff);
       os << "    retransmissions:";
       std::string kinds;
       for (std::size_t k = 1; k < kSendKinds; ++k) {
@@ -98,7 +109,8 @@ void write_text_report(std::ostream& os, const Report& r) {
                           "n", "waited", "predicted", "accepted", "armed by", "verdict");
         bool any_relative = false;
         for (const auto& t : s.timeouts) {
-          std::string verdict(t.verdict);
+          std::string verdict(to_string(t.verdict));
+          if (t.clock == ClockUsed::tsval) verdict += " (sender's TSval clock)";
           for (std::size_t i = 0; i < t.rules.size(); ++i) {
             const Rule& ru = rule(t.rules[i]);
             verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(ru.level), ru.id);
@@ -107,7 +119,8 @@ void write_text_report(std::ostream& os, const Report& r) {
           os << fmt::format("      {:>8} {:>9.3f} {:>11} {:>3} {:>9.1f} {:>10} {:>19}  {:<11} {}\n", t.frame,
                             rel_s(r, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq), t.backoff,
                             ms(t.waited), fmt::format("{:.1f}{}", ms(t.predicted), t.relative ? "*" : " "),
-                            fmt::format("[{:.1f}, {:.1f}]", ms(t.earliest), ms(t.latest)), t.armed_by, verdict);
+                            fmt::format("[{:.1f}, {:.1f}]", ms(t.earliest), ms(t.latest)), to_string(t.armed_by),
+                            verdict);
         }
         os << "      waited: since the event in 'armed by'; accepted: predicted +/- the tolerance; verdict: early or "
               "late = outside it, followed by the finding it raised\n";
@@ -124,7 +137,7 @@ void write_text_report(std::ostream& os, const Report& r) {
           for (Level lv : {Level::must, Level::should, Level::may, Level::info}) {
             std::vector<const Finding*> these;
             for (const auto& x : s.findings)
-              if (x.rule == ru.id && x.level == lv) these.push_back(&x);
+              if (x.rule == ru.rule && x.level == lv) these.push_back(&x);
             if (these.empty()) continue;
             const bool note = lv == Level::info && ru.level != Level::info;
             os << fmt::format("      [{} {}] {} ({} time(s)): {}{}\n", to_string(lv), ru.id, ru.section, these.size(),

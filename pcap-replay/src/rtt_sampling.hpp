@@ -13,6 +13,14 @@
 
 namespace replay {
 
+/// The TSval clock rate of one host, taken from its longest-lived
+/// connection so far (connections have their own offsets, RFC 7323 5.4, but
+/// share the rate): a short connection is judged on its host's long-run rate.
+struct HostClock {
+  std::int64_t ticks = 0;    ///< TSval ticks over the longest connection's span
+  std::int64_t span_us = 0;  ///< that span of capture time
+};
+
 /// The sender's TSval clock, learnt from the TSvals it sends.
 /// When it ticks at 1 kHz (Linux, most BSDs today) the phase of the
 /// millisecond is estimated from every (capture time, TSval) pair and an echo
@@ -28,9 +36,20 @@ class TsClock {
   std::optional<std::chrono::microseconds> echo_rtt(CaptureTime ack_time, std::uint32_t tsecr) const;
   /// True once a TSval was seen.
   bool seen() const { return seen_; }
+  /// Pools this clock's intervals into its host's (may be null).
+  void set_host(HostClock* host) { host_ = host; }
+  /// The TSval clock's rate in Hz, fitted over the TSvals seen (at least
+  /// limits::kTsClockMinSpan of capture time) and snapped to a common rate
+  /// (1, 2, 10, 100, 250, 300, 1000 Hz) within limits::kTsRateTolerancePercent;
+  /// nullopt when unknown or not a common rate.
+  std::optional<double> rate_hz() const;
+  /// The sender's own time from TSval `a` to TSval `b` (modulo 2^32), at the
+  /// fitted rate; nullopt when the rate is unknown.
+  std::optional<std::chrono::microseconds> interval(std::uint32_t a, std::uint32_t b) const;
 
  private:
   bool one_khz() const;
+  HostClock* host_ = nullptr;
   bool seen_ = false;
   std::uint32_t ts0_ = 0;         // first TSval, origin of the unwrapped scale
   std::int64_t t0_us_ = 0;        // capture time of the first TSval

@@ -4,6 +4,8 @@
 
 #include <rto/seq.hpp>
 
+#include "thresholds.hpp"
+
 namespace replay {
 
 using std::chrono::microseconds;
@@ -16,13 +18,13 @@ namespace {
 microseconds since(CaptureTime later, CaptureTime earlier) {
   return std::chrono::duration_cast<microseconds>(later - earlier);
 }
-// A send within this time of a segment from the peer is ACK-clocked (the
-// capture is taken at or near the sender).
-constexpr microseconds kAckClock{2'000};
 }  // namespace
 
-SenderModel::SenderModel(const Options& options, SenderReport& out, bool keep_timeline)
-    : opt_(options), out_(out), keep_timeline_(keep_timeline), timer_(options, out) {}
+SenderModel::SenderModel(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host)
+    : opt_(options), out_(out), keep_timeline_(keep_timeline), timer_(options, out, ts_clock_) {
+  ts_clock_.set_host(host);
+  out_.profile = options.profile->name;
+}
 
 void SenderModel::record(const Segment& s, std::string_view event, std::uint32_t rel_seq,
                          std::optional<microseconds> sample, std::optional<SampleKind> kind) {
@@ -42,6 +44,52 @@ void SenderModel::mark_retransmitted(std::uint32_t seq, std::uint32_t end, Captu
   }
 }
 
+void SenderModel::insert_outstanding(const Tx& x) {
+  auto it = std::partition_point(outstanding_.begin(), outstanding_.end(),
+                                 [&](const Tx& y) { return seq_lt(y.seq, x.seq); });
+  outstanding_.insert(it, x);
+}
+
+unsigned SenderModel::in_flight() const {
+  unsigned n = 0;
+  for (const Tx& x : outstanding_) n += x.sacked ? 0 : 1;
+  return n;
+}
+
+void SenderModel::learn_handshake_delays() {
+  // Client: SYN -> (peer) SYN-ACK -> our ACK. Server: (peer) SYN -> our SYN-ACK.
+  // The sender's own response time as the capture sees it is the round trip
+  // from the capture point to the sender (about 0 when captured there).
+  if (sender_rtt_) return;
+  if (own_syn_ && peer_synack_ && last_send_time_ && *last_send_time_ >= *peer_synack_) {
+    sender_rtt_ = since(*last_send_time_, *peer_synack_);
+    hs_rtt_ = since(*last_send_time_, *own_syn_);
+  } else if (peer_syn_ && own_synack_ && *own_synack_ >= *peer_syn_) {
+    sender_rtt_ = since(*own_synack_, *peer_syn_);
+  }
+  if (sender_rtt_) timer_.set_sender_rtt(*sender_rtt_);
+}
+
+microseconds SenderModel::ack_clock_window() const {
+  const microseconds d = sender_rtt_.value_or(microseconds{0});
+  return std::max(limits::kAckClockMin, d * limits::kAckClockRoundTrips);
+}
+
+bool SenderModel::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t) {
+  const microseconds window = std::max(limits::kReorderWindowFloor, hs_rtt_.value_or(microseconds{0}));
+  for (auto it = holes_.begin(); it != holes_.end(); ++it) {
+    if (!(seq_ge(seq, it->seq) && seq_le(end, it->end))) continue;
+    const bool recent = since(t, it->time) <= window;
+    // Shrink or split the hole: this part has now been seen.
+    const Hole h = *it;
+    it = holes_.erase(it);
+    if (seq_lt(h.seq, seq)) it = holes_.insert(it, Hole{h.seq, seq, h.time}) + 1;
+    if (seq_lt(end, h.end)) holes_.insert(it, Hole{end, h.end, h.time});
+    return recent;
+  }
+  return false;
+}
+
 void SenderModel::on_send(const Segment& s) {
   ++out_.packets;
   const auto& h = s.tcp;
@@ -54,6 +102,16 @@ void SenderModel::on_send(const Segment& s) {
   const bool syn = h.has(wire::kSyn);
   const bool fin = h.has(wire::kFin);
   const std::uint32_t len = s.payload_len + (syn ? 1 : 0) + (fin ? 1 : 0);
+  const bool answers_syn = syn && h.has(wire::kAck) && peer_syn_since_synack_;
+  if (syn) {
+    peer_syn_since_synack_ = false;
+    own_sack_ok_ = own_sack_ok_ || h.options.sack_permitted;
+    if (h.has(wire::kAck)) {
+      if (!own_synack_) own_synack_ = s.time;
+    } else if (!own_syn_) {
+      own_syn_ = s.time;
+    }
+  }
 
   if (!started_) {
     started_ = true;
@@ -62,11 +120,20 @@ void SenderModel::on_send(const Segment& s) {
     snd_una_ = h.seq;
     snd_max_ = h.seq;
   }
+  const microseconds clock_window = ack_clock_window();
   const bool ack_triggered =
-      (last_peer_time_ && since(s.time, *last_peer_time_) <= kAckClock) ||
+      (last_peer_time_ && since(s.time, *last_peer_time_) <= clock_window) ||
       (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= microseconds{200});
   last_send_time_ = s.time;
   last_send_ack_triggered_ = ack_triggered;
+  learn_handshake_delays();
+  // RFC 7323: is this TSval older than what the sender already sent?
+  bool old_tsval = false;
+  if (h.options.tsval) {
+    if (newest_tsval_ && rto::ts_diff(*newest_tsval_, *h.options.tsval) >= static_cast<std::int32_t>(limits::kOldTsvalTicks))
+      old_tsval = true;
+    if (!newest_tsval_ || rto::ts_diff(*h.options.tsval, *newest_tsval_) > 0) newest_tsval_ = *h.options.tsval;
+  }
   if (len == 0) return;
   // The sender's previous data-bearing segment (pure ACKs answer the peer and
   // say nothing of the sender's timer), and whether the peer was silent since.
@@ -75,7 +142,7 @@ void SenderModel::on_send(const Segment& s) {
   const bool peer_since_prev = prev_send && last_peer_time_ && *last_peer_time_ >= *prev_send;
   // Sent right after the previous one with nothing from the peer between:
   // not after a quiet period, so not on a timer (expiry or probe).
-  const bool back_to_back = prev_send && !peer_since_prev && since(s.time, *prev_send) < kBackToBack;
+  const bool back_to_back = prev_send && !peer_since_prev && since(s.time, *prev_send) < limits::kMinTimerWait;
 
   const std::uint32_t seq = h.seq;
   const std::uint32_t end = seq + len;
@@ -85,13 +152,20 @@ void SenderModel::on_send(const Segment& s) {
     return;
   }
   ++out_.data_segments;
+  const std::optional<std::uint32_t> tsval = h.options.tsval;
   if (seq_ge(seq, snd_max_)) {
-    // First transmission (a gap means the capture missed some; take it as sent).
+    // First transmission. A gap means the capture has not seen what lies
+    // between (yet: it may come reordered).
+    if (seq_gt(seq, snd_max_) && started_ && snd_max_ != snd_una_) holes_.push_back(Hole{snd_max_, seq, s.time});
     // Zero-window probe: one byte into a zero window.
-    if (peer_window_ == 0 && s.payload_len == 1) ++out_.zero_window_probes;
+    if (peer_window_ == 0 && s.payload_len == 1) {
+      ++out_.zero_window_probes;
+      zwp_seq_ = seq;
+    }
     const bool was_idle = (snd_una_ == snd_max_) || outstanding_.empty();
-    if (was_idle) timer_.on_timer_start(s.time);  // 5.1
-    else if (!ack_triggered && !back_to_back) timer_.on_new_data_probe(s.time);
+    if (syn) timer_.on_syn_sent(s.time, tsval);
+    else timer_.on_data_sent(s.time, was_idle, tsval);  // 5.1
+    if (!was_idle && !ack_triggered && !back_to_back) timer_.on_new_data_probe(s.time);
     outstanding_.push_back(Tx{seq, end, s.time, s.time, s.frame, false});
     snd_max_ = end;
     ++out_.by_kind[static_cast<std::size_t>(SendKind::first)];
@@ -104,62 +178,126 @@ void SenderModel::on_send(const Segment& s) {
     ++out_.zero_window_probes;
     return;
   }
+  // The window opened: data that starts with the probe's byte sends the rest
+  // for the first time (the one byte it repeats was a probe, not lost data).
+  if (zwp_seq_ && seq == *zwp_seq_ && peer_window_ > 0 && seq_gt(end, snd_max_)) {
+    zwp_seq_.reset();
+    outstanding_.push_back(Tx{snd_max_, end, s.time, s.time, s.frame, false});
+    out_.bytes += rto::seq_diff(end, snd_max_);
+    snd_max_ = end;
+    ++out_.by_kind[static_cast<std::size_t>(SendKind::first)];
+    timer_.on_data_sent(s.time, false, tsval);
+    record(s, to_string(SendKind::first), rel(seq));
+    return;
+  }
 
-  // A retransmission: classify it.
+  // A repeat: explain it.
   std::optional<CaptureTime> head_send;
   if (!outstanding_.empty() && outstanding_.front().seq == snd_una_) head_send = outstanding_.front().last_time;
-  RetransmissionContext c;
-  c.syn = syn;
-  c.already_acked = seq_le(end, snd_una_);
-  c.ack_triggered = ack_triggered;
-  c.in_rto_recovery = in_rto_recovery_ && seq_lt(snd_una_, recovery_point_);
-  c.loss_evidence = dupacks_ > 0 || sack_evidence_ || (in_fast_recovery_ && seq_lt(snd_una_, fast_recovery_point_));
-  c.is_head = seq_le(seq, snd_una_);
-  c.is_highest = seq_ge(end, snd_max_);
-  c.timeouts_in_chain = timer_.chain_length();
-  c.probe_since_ack = timer_.probe_since_ack();
-  c.since_arm = timer_.last_arm() ? since(s.time, *timer_.last_arm()) : microseconds{0};
-  c.since_peer = last_peer_time_ ? since(s.time, *last_peer_time_) : microseconds::max();
-  c.srtt = timer_.estimator().srtt();
-  c.rto = timer_.estimator().rto();
-  c.single_segment_probe = opt_.profile == Profile::linux_kernel;
-  c.peer_seen = last_peer_time_.has_value();
+  Observation o;
+  o.syn = syn;
+  o.already_acked = seq_le(end, snd_una_);
+  o.old_tsval = old_tsval;
+  o.fills_hole = !syn && fill_hole(seq, end, s.time);
+  // A SYN-ACK sent again after the peer sent its SYN again is the reply to it.
+  o.ack_clocked = ack_triggered || answers_syn;
+  o.peer_seen = last_peer_time_.has_value();
+  o.in_rto_recovery = in_rto_recovery_ && seq_lt(snd_una_, recovery_point_);
+  o.loss_evidence = dupacks_ > 0 || sack_evidence_;
+  o.in_fast_recovery = in_fast_recovery_ && seq_lt(snd_una_, fast_recovery_point_);
+  o.is_head = seq_le(seq, snd_una_);
+  o.is_highest = seq_ge(end, snd_max_);
+  o.back_to_back = back_to_back;
+  o.sack_negotiated = handshake_seen_ ? (own_sack_ok_ && peer_sack_ok_) : true;
+  o.single_segment = in_flight() <= 1;
+  o.timeouts_in_chain = timer_.chain_length();
+  o.probe_since_ack = timer_.probe_since_ack();
+  const microseconds rto = timer_.armed_rto();
+  if (timer_.last_arm()) {
+    o.since_arm = since(s.time, *timer_.last_arm());
+    const microseconds lead = since(*timer_.last_arm(), *timer_.earliest_arm());
+    o.rto_left = rto > lead ? rto - lead : microseconds{1};
+  }
+  o.since_peer = last_peer_time_ ? since(s.time, *last_peer_time_) : microseconds::max();
+  o.srtt = timer_.estimator().srtt();
+  o.tolerance = opt_.tolerance(rto) + sender_rtt_.value_or(microseconds{0});
+  o.lateness = opt_.lateness(rto);
+  o.tick = opt_.config.tick;
+  o.sender_rtt = sender_rtt_.value_or(microseconds{0});
   if (burst_last_ && timer_.chain_length() > 0) {
     // A genuine further expiry comes no sooner than the backed-off RTO, at
-    // least about the previous expiry's wait: half of it separates the two.
-    const microseconds burst_gap = std::max(timer_.last_expiry_wait() / 2, kBackToBack);
-    c.in_rto_burst = since(s.time, *burst_last_) < burst_gap;
+    // least about the previous expiry's wait: a fraction of it separates the two.
+    const microseconds burst_gap =
+        std::max(timer_.last_expiry_wait() * limits::kBurstFractionNum / limits::kBurstFractionDen,
+                 limits::kMinTimerWait);
+    o.in_rto_burst = since(s.time, *burst_last_) < burst_gap;
   }
-  c.back_to_back = back_to_back;
-  const SendKind kind = classify_retransmission(c);
+  const Explanation ex = explain(o, *opt_.profile);
+  const SendKind kind = ex.kind;
   ++out_.by_kind[static_cast<std::size_t>(kind)];
 
+  if (kind == SendKind::out_of_order) {
+    // Not the sender's doing: a first transmission seen late, or an old copy.
+    if (ex.cause == Cause::reordered_first) insert_outstanding(Tx{seq, end, s.time, s.time, s.frame, false});
+    record(s, to_string(kind), rel(seq));
+    return;
+  }
   if (seq_gt(end, snd_max_)) {  // partly new data
     outstanding_.push_back(Tx{snd_max_, end, s.time, s.time, s.frame, false});
     snd_max_ = end;
   }
   switch (kind) {
     case SendKind::timeout:
-    case SendKind::syn_timeout:
-      timer_.on_timeout(s.frame, s.time, syn, rel(seq), rel(snd_una_), head_send,
-                        /*check=*/last_peer_time_.has_value() || syn);
+    case SendKind::syn_timeout: {
+      if (syn && syn_acked_frame_ && !syn_lost_ack_noted_) {
+        syn_lost_ack_noted_ = true;
+        out_.findings.push_back(Finding{
+            RuleId::ambiguous, Level::info, s.frame, s.time,
+            "the SYN is retransmitted on its timer although the capture shows it acknowledged at frame " +
+                std::to_string(*syn_acked_frame_) +
+                ": that segment did not reach the sender (lost after the capture point); the SYN timer is "
+                "judged from the SYN's own transmissions"});
+      }
+      Expiry e;
+      e.frame = s.frame;
+      e.time = s.time;
+      e.syn = syn;
+      e.rel_seq = rel(seq);
+      e.rel_una = rel(snd_una_);
+      e.tsval = tsval;
+      e.check = last_peer_time_.has_value() || syn;
+      e.thin = in_flight() < 4;
+      timer_.on_timeout(e);
+      pending_54_.reset();
+      if (!syn && !o.is_head) pending_54_ = s.frame;
       in_rto_recovery_ = true;
       recovery_point_ = snd_max_;
       burst_last_ = s.time;
       break;
+    }
     case SendKind::tlp:
-      timer_.on_probe(s.time);
+      timer_.on_probe(s.time, tsval);
+      ++out_.inferred.probes;
       break;
     case SendKind::fast:
       if (!in_fast_recovery_ || !seq_lt(snd_una_, fast_recovery_point_)) {
         in_fast_recovery_ = true;
         fast_recovery_point_ = snd_max_;
       }
-      if (c.is_head) timer_.on_head_retransmit(s.time);
+      if (o.is_head) timer_.on_head_retransmit(s.time, tsval);
       break;
     case SendKind::slow_start_after_rto:
-      if (c.is_head) timer_.on_head_retransmit(s.time);
-      if (c.in_rto_burst) burst_last_ = s.time;
+      if (o.is_head && o.in_rto_burst && pending_54_) {
+        // The expiry's burst did resend the earliest unacknowledged segment:
+        // 5.4 does not order the segments inside one burst.
+        const std::uint64_t f = *pending_54_;
+        pending_54_.reset();
+        std::erase_if(out_.findings, [&](const Finding& x) { return x.frame == f && x.rule == RuleId::rfc6298_5_4; });
+        for (auto& t : out_.timeouts)
+          if (t.frame == f) std::erase(t.rules, RuleId::rfc6298_5_4);
+      }
+      if (o.is_head) timer_.on_head_retransmit(s.time, tsval);
+      if (o.in_rto_burst) burst_last_ = s.time;
       break;
     default:
       break;
@@ -200,12 +338,25 @@ void SenderModel::on_peer(const Segment& s) {
   last_peer_time_ = s.time;
   out_.peer_seen = true;
   burst_last_.reset();  // the burst after an expiry ends with anything from the peer
+  pending_54_.reset();
   if (h.options.tsval) {
     peer_timestamps_ = true;
     out_.tsval_peer = true;
   }
+  if (h.has(wire::kSyn)) {
+    peer_sack_ok_ = peer_sack_ok_ || h.options.sack_permitted;
+    handshake_seen_ = handshake_seen_ || (own_syn_ || own_synack_);
+    if (h.has(wire::kAck)) {
+      if (!peer_synack_) peer_synack_ = s.time;
+      handshake_seen_ = handshake_seen_ || own_syn_.has_value();
+    } else {
+      if (!peer_syn_) peer_syn_ = s.time;
+      peer_syn_since_synack_ = true;
+    }
+  }
   if (h.options.sack_count > 0 || h.options.sack_permitted) out_.sack = out_.sack || h.options.sack_count > 0;
   if (!started_ || !h.has(wire::kAck) || h.has(wire::kRst)) return;
+  if (!handshake_seen_ && syn_seen_ && (peer_syn_ || peer_synack_)) handshake_seen_ = true;
   peer_window_ = h.window;
   const std::uint32_t ack = h.ack;
   const auto sack_above = [&](std::uint32_t una) {
@@ -214,6 +365,9 @@ void SenderModel::on_peer(const Segment& s) {
     return false;
   };
   if (sack_above(snd_una_)) sack_evidence_ = true;
+  // The capture point is not the sender: a sample measured there misses the
+  // round trip between it and the sender.
+  const microseconds correction = sender_rtt_.value_or(microseconds{0});
   // Linux also samples from newly SACKed, never retransmitted data when the
   // ACK gives no other sample (tcp_ack_update_rtt: seq_rtt < 0 -> sack_rtt).
   CaptureTime first_sacked{};
@@ -221,8 +375,11 @@ void SenderModel::on_peer(const Segment& s) {
 
   if (!seq_gt(ack, snd_una_)) {
     if (have_sacked && seq_ge(ack, snd_una_)) {
-      const microseconds r = since(s.time, first_sacked);
+      const microseconds r = since(s.time, first_sacked) + correction;
       take_sample(s, r, SampleKind::seq);
+      std::optional<CaptureTime> head;
+      if (!outstanding_.empty()) head = outstanding_.front().last_time;
+      timer_.on_sack_sample(s.time, head);
       record(s, "sack", rel(ack), r, SampleKind::seq);
     }
     // Duplicate ACK (RFC 5681 2): no data, no SYN/FIN, same ACK, data outstanding.
@@ -252,6 +409,7 @@ void SenderModel::on_peer(const Segment& s) {
     if (!oldest && !x.sacked) oldest = x.last_time;
     x.seq = ack;
   }
+  while (!holes_.empty() && seq_le(holes_.front().end, ack)) holes_.pop_front();
   const bool acks_syn = syn_seen_ && !syn_acked_ && seq_gt(ack, isn_);
   snd_una_ = ack;
   dupacks_ = 0;
@@ -260,18 +418,22 @@ void SenderModel::on_peer(const Segment& s) {
 
   // The RTT sample the sender could take (section 3; Linux tcp_clean_rtx_queue):
   // from the oldest newly acked segment if no acked segment was retransmitted
-  // (Karn), else from the timestamp echo (RFC 7323 4), else none.
+  // (Karn), else from newly SACKed data, else from the timestamp echo (RFC
+  // 7323 4: one sample per TSval, from an ACK that advances SND.UNA), else none.
   std::optional<microseconds> sample;
   std::optional<SampleKind> kind;
   if (oldest && !any_retx) {
-    sample = since(s.time, *oldest);
+    sample = since(s.time, *oldest) + correction;
     kind = SampleKind::seq;
   } else if (have_sacked) {
-    sample = since(s.time, first_sacked);
+    sample = since(s.time, first_sacked) + correction;
     kind = SampleKind::seq;
-  } else if (h.options.tsecr && ts_clock_.seen()) {
+  } else if (h.options.tsecr && ts_clock_.seen() && last_echo_sampled_ != h.options.tsecr) {
     sample = ts_clock_.echo_rtt(s.time, *h.options.tsecr);
-    if (sample) kind = SampleKind::ts_echo;
+    if (sample) {
+      kind = SampleKind::ts_echo;
+      last_echo_sampled_ = *h.options.tsecr;
+    }
   }
   if (sample && sample->count() >= 0) {
     take_sample(s, *sample, *kind);
@@ -281,11 +443,12 @@ void SenderModel::on_peer(const Segment& s) {
     if (any_retx) ++out_.ambiguous_acks;
   }
   const bool all_acked = snd_una_ == snd_max_;
-  std::optional<CaptureTime> oldest_send;
-  if (!outstanding_.empty()) oldest_send = outstanding_.front().last_time;
-  timer_.on_ack_new_data(s.time, all_acked, oldest_send, any_retx && !sample);
+  std::optional<CaptureTime> head_send;
+  if (!outstanding_.empty()) head_send = outstanding_.front().last_time;
+  timer_.on_ack_new_data(s.time, all_acked, head_send, any_retx && !sample);
   if (acks_syn) {
     syn_acked_ = true;
+    syn_acked_frame_ = s.frame;
     timer_.on_handshake_complete(s.frame, s.time, sample.has_value(), sample);
   }
   record(s, "ack", rel(ack), sample, kind);
@@ -298,6 +461,7 @@ void SenderModel::finish() {
   out_.rttvar = e.rttvar();
   out_.rto = e.rto();
   out_.backoff = e.backoff();
+  if (auto r = ts_clock_.rate_hz()) out_.inferred.tsval_hz = *r;
 }
 
 }  // namespace replay

@@ -2,7 +2,8 @@
 // One direction of a connection seen as a sender: what it has sent and what
 // the peer acknowledged (SND.UNA, SND.MAX, the outstanding segments), which
 // of its segments are retransmissions and of what kind, the RTT samples it
-// could take from the peer's ACKs, and its replayed timer (TimerReplay).
+// could take from the peer's ACKs, and its replayed timer (TimerModel).
+// Each repeated range is explained (explanation.hpp) before the timer hears of it.
 
 #include <cstdint>
 #include <deque>
@@ -10,10 +11,10 @@
 
 #include "flow_report.hpp"
 #include "options.hpp"
-#include "retransmission_classifier.hpp"
+#include "explanation.hpp"
 #include "rtt_sampling.hpp"
 #include "segment.hpp"
-#include "timer_replay.hpp"
+#include "timer_model.hpp"
 
 namespace replay {
 
@@ -23,7 +24,8 @@ namespace replay {
 /// SenderReport given at construction (which must outlive the model).
 class SenderModel {
  public:
-  SenderModel(const Options& options, SenderReport& out, bool keep_timeline);
+  /// `host`: the sending host's pooled TSval rate (may be null; must outlive the model).
+  SenderModel(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host = nullptr);
 
   /// A segment sent by this side.
   void on_send(const Segment& s);
@@ -36,6 +38,10 @@ class SenderModel {
   std::uint32_t rel(std::uint32_t seq) const { return seq - isn_; }
 
  private:
+  struct Hole {  // sequence space skipped by a first transmission, not yet seen
+    std::uint32_t seq, end;
+    CaptureTime time;  // when the segment beyond it was seen
+  };
   struct Tx {  // one transmitted range of sequence space
     std::uint32_t seq, end;
     CaptureTime first_time, last_time;
@@ -53,11 +59,20 @@ class SenderModel {
   void take_sample(const Segment& s, std::chrono::microseconds r, SampleKind kind);
   void mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t);
 
+  /// Capture-to-sender round trip and handshake RTT from the SYN exchange.
+  void learn_handshake_delays();
+  /// The ACK-clock window: responses to the peer show up within it.
+  std::chrono::microseconds ack_clock_window() const;
+  /// True (and the hole shrunk) when [seq, end) lies in a hole seen recently.
+  bool fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t);
+  void insert_outstanding(const Tx& x);
+  unsigned in_flight() const;
+
   const Options& opt_;
   SenderReport& out_;
   bool keep_timeline_;
-  TimerReplay timer_;
   TsClock ts_clock_;
+  TimerModel timer_;
 
   bool started_ = false;
   bool syn_seen_ = false, syn_acked_ = false;
@@ -83,6 +98,19 @@ class SenderModel {
   unsigned dupacks_ = 0;
   bool sack_evidence_ = false;
   bool peer_timestamps_ = false;
+  // The handshake as the capture saw it.
+  std::optional<CaptureTime> own_syn_, peer_syn_, own_synack_, peer_synack_;
+  bool own_sack_ok_ = false, peer_sack_ok_ = false, handshake_seen_ = false;
+  std::optional<std::chrono::microseconds> sender_rtt_, hs_rtt_;
+  std::optional<std::uint64_t> syn_acked_frame_;
+  bool syn_lost_ack_noted_ = false;
+  // RFC 7323: the newest TSval this sender had sent, and the last TSecr sampled.
+  std::optional<std::uint32_t> newest_tsval_;
+  std::optional<std::uint32_t> last_echo_sampled_;
+  std::deque<Hole> holes_;
+  std::optional<std::uint32_t> zwp_seq_;  // the byte a zero-window probe carried
+  bool peer_syn_since_synack_ = false;    // a (duplicate) SYN from the peer demands our SYN-ACK again
+  std::optional<std::uint64_t> pending_54_;  // an expiry that resent a segment above SND.UNA, head not yet in its burst
 };
 
 }  // namespace replay

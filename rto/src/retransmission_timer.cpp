@@ -48,6 +48,8 @@ void RetransmissionTimer::on_syn_expiry(Instant now, Estimator& estimator) {
   start(now, estimator.rto());
 }
 
+void RetransmissionTimer::restart(Instant now, microseconds rto) { start(now, rto); }
+
 void RetransmissionTimer::stop() {
   running_ = false;
   deadline_ = Instant::max();

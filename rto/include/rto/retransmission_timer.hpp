@@ -34,6 +34,12 @@ class RetransmissionTimer {
   /// As on_expiry, for the timer of an unacknowledged SYN
   /// (Estimator::on_syn_timeout; 5.7 is applied later by on_handshake_complete).
   void on_syn_expiry(Instant now, Estimator& estimator);
+  /// Restarts the timer at `now` to expire after `rto`, for a re-arm event a
+  /// stack adds to section 5 (Linux: a tail-loss probe re-arms a full RTO in
+  /// tcp_send_loss_probe; a retransmission of the head in
+  /// tcp_xmit_retransmit_queue). `now` may be in the past (Linux counts the
+  /// deadline from the head segment's send time, tcp_rearm_rto).
+  void restart(Instant now, std::chrono::microseconds rto);
   /// Stops the timer (e.g. connection closed). Same as on_all_acked().
   void stop();
   /// The absolute expiry time; Instant::max() when not running.

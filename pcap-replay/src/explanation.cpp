@@ -1,0 +1,88 @@
+#include "explanation.hpp"
+
+#include <algorithm>
+
+#include "thresholds.hpp"
+
+namespace replay {
+
+using std::chrono::microseconds;
+
+std::string_view to_string(Cause c) {
+  switch (c) {
+    case Cause::network_copy: return "network-copy";
+    case Cause::reordered_first: return "reordered";
+    case Cause::already_acked: return "already-acked";
+    case Cause::syn_timer: return "syn-timer";
+    case Cause::no_peer: return "no-peer";
+    case Cause::ack_clock: return "ack-clock";
+    case Cause::rto_burst: return "rto-burst";
+    case Cause::rack_timer: return "rack-timer";
+    case Cause::recovery: return "recovery";
+    case Cause::no_quiet_period: return "no-quiet-period";
+    case Cause::probe_timer: return "probe-timer";
+    case Cause::rto_timer: return "rto-timer";
+  }
+  return "";
+}
+
+microseconds probe_timeout(const ProbeRule& rule, microseconds srtt, bool single_segment, microseconds tick) {
+  microseconds two = 2 * srtt;
+  if (tick.count() > 0) two = (two + tick - microseconds{1}) / tick * tick;  // usecs_to_jiffies rounds up
+  return two + (single_segment ? rule.single_segment_allowance : rule.allowance);
+}
+
+namespace {
+// A timer-driven repeat that fits the profile's loss probe: eligible (SACK,
+// the Open state, no probe or timeout since the last ACK) and sent when the
+// PTO, clamped to the RTO remaining, would fire.
+bool fits_probe(const Observation& o, const StackProfile& p) {
+  if (!p.probe.enabled || !o.sack_negotiated || !o.srtt || o.timeouts_in_chain > 0 || o.probe_since_ack ||
+      o.loss_evidence || o.in_fast_recovery || o.in_rto_recovery || !o.is_highest)
+    return false;
+  const microseconds pto = probe_timeout(p.probe, *o.srtt, o.single_segment, o.tick);
+  const microseconds fire = o.rto_left.count() > 0 ? std::min(pto, o.rto_left) : pto;
+  const microseconds lo = fire > o.tolerance ? fire - o.tolerance : microseconds{0};
+  return o.since_arm >= lo && o.since_arm <= std::max(fire, pto) + o.lateness + o.tolerance;
+}
+}  // namespace
+
+Explanation explain(const Observation& o, const StackProfile& p) {
+  // The network, not the sender.
+  if (o.old_tsval && !o.syn) return {SendKind::out_of_order, Cause::network_copy};
+  if (o.fills_hole) return {SendKind::out_of_order, Cause::reordered_first};
+  if (o.already_acked && !o.syn) return {SendKind::spurious, Cause::already_acked};
+  if (o.syn) return o.ack_clocked ? Explanation{SendKind::fast, Cause::ack_clock} : Explanation{SendKind::syn_timeout, Cause::syn_timer};
+  // Without the peer, a repeat is visible but not its cause.
+  if (!o.peer_seen) return {SendKind::unclassified, Cause::no_peer};
+  // A response to the peer: the ACK clock (fast retransmit, SACK recovery,
+  // slow start after an RTO). A few ms after a peer segment is never a timer.
+  if (o.ack_clocked || o.since_peer < limits::kMinTimerWait)
+    return o.in_rto_recovery ? Explanation{SendKind::slow_start_after_rto, Cause::recovery}
+                             : Explanation{SendKind::fast, Cause::ack_clock};
+  // 5.4: an expiry resends one segment; what follows it before any ACK, far
+  // sooner than a further expiry could come, is the go-back-N burst (the head
+  // included: resent twice in one burst is not two expiries).
+  if (o.in_rto_burst) return {SendKind::slow_start_after_rto, Cause::rto_burst};
+  // On a timer. RACK's reordering timer fires a fraction of an RTT after an
+  // ACK that showed a hole; an RTO cannot come that soon.
+  if ((o.loss_evidence || o.in_fast_recovery) && o.srtt && o.timeouts_in_chain == 0 &&
+      o.since_peer < std::max(*o.srtt, limits::kRackWindowFloor) + o.sender_rtt)
+    return {SendKind::fast, Cause::rack_timer};
+  if (o.in_rto_recovery && o.timeouts_in_chain == 0 && !o.is_head) return {SendKind::slow_start_after_rto, Cause::recovery};
+  // No quiet period before it (and no expiry of its chain yet): not a timer.
+  if (o.back_to_back && o.timeouts_in_chain == 0) return {SendKind::unclassified, Cause::no_quiet_period};
+  // The loss probe resends the highest segment; an RTO resends the head. When
+  // the two coincide (one segment outstanding) the timing decides: the probe
+  // fires at min(PTO, RTO left), so with a small SRTT at the RTO's own time.
+  // The highest segment but not the head, on a timer, before any expiry:
+  // only a probe resends it (an RTO resends the head). Head and highest at
+  // once: the timing and the probe's conditions decide.
+  if (p.probe.enabled && o.is_highest && !o.is_head && o.timeouts_in_chain == 0 && !o.probe_since_ack)
+    return {SendKind::tlp, Cause::probe_timer};
+  if (fits_probe(o, p) && (p.rearm_from_head || o.since_arm + o.tolerance < o.rto_left))
+    return {SendKind::tlp, Cause::probe_timer};
+  return {SendKind::timeout, Cause::rto_timer};
+}
+
+}  // namespace replay

@@ -1,0 +1,18 @@
+#pragma once
+// What a sender's stack does, read from its own timeouts and probes: the
+// initial RTO, the SYN schedule, how the RTO is floored, the cap it reached,
+// an additive term, timer lateness, loss probes, linear data timeouts, 5.7,
+// and its TSval clock. No profile is assumed for the numbers; the summary
+// line names the profile the sender was judged against (under --profile
+// auto, the one that fits it best).
+
+#include "flow_report.hpp"
+#include "options.hpp"
+
+namespace replay {
+
+/// Fills s.inferred from s.timeouts, s.findings and what the model counted;
+/// `judged` is the reading s was judged under.
+void infer_settings(SenderReport& s, const Options& judged);
+
+}  // namespace replay

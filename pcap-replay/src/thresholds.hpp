@@ -1,0 +1,110 @@
+#pragma once
+// Every heuristic threshold of the analysis, stated once. Each is a property
+// of real TCP stacks or of capture equipment, not a tuning knob: the comment
+// says what it stands for, and tests/pcap-replay/thresholds_test.cpp has a
+// keep/break pair at each boundary. The report's explanatory text is written
+// from these values (see describe_thresholds()).
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace replay::limits {
+
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+// ---- what is a timer expiry ---------------------------------------------
+
+/// No retransmission timer of any stack fires sooner than this after the
+/// event that armed it: Linux's shortest timer is the loss probe at
+/// 2*SRTT + 2 jiffies (8 ms at HZ=250, tcp_schedule_loss_probe); RTOs are at
+/// least 200 ms (Linux rto_min), 30 ms + 200 ms slop (FreeBSD), 300 ms
+/// (Windows). A repeat sent sooner than this after the sender's previous
+/// transmission, with no quiet period, or sooner than this after a segment
+/// from the peer, was not sent on a timer (ACK clock, go-back-N burst).
+inline constexpr microseconds kMinTimerWait{5'000};
+
+/// A segment sent within this time of a segment from the peer is taken as a
+/// response to it (ACK clock) when the capture is at the sender. With the
+/// capture elsewhere the response comes one capture-to-sender round trip
+/// later: the window is then kAckClockRoundTrips times that round trip
+/// (measured in the handshake), never less than this.
+inline constexpr microseconds kAckClockMin{2'000};
+/// See kAckClockMin: how many capture-to-sender round trips a response to
+/// the peer may take to show up at the capture point (the sender's stack
+/// and a busy path add delay; a timer cannot fire that soon).
+inline constexpr std::int64_t kAckClockRoundTrips = 2;
+
+/// After a timeout, the go-back-N burst (RFC 5681 3.1): a repeat sent,
+/// with no segment from the peer since, less than this fraction of the
+/// expiry's wait after the previous retransmission of the burst is part of
+/// the burst, not a further expiry (a further expiry comes no sooner than
+/// the backed-off RTO, i.e. about 1x to 2x the previous wait).
+inline constexpr std::int64_t kBurstFractionNum = 1, kBurstFractionDen = 2;
+
+/// RACK's reordering timer (RFC 8985 6.2) fires a fraction of an RTT after
+/// an ACK that showed a hole: a timer-driven repeat with loss evidence within
+/// max(SRTT, this) of the last ACK is RACK, not an RTO.
+inline constexpr microseconds kRackWindowFloor{10'000};
+
+// ---- the network, not the sender -----------------------------------------
+
+/// A repeat whose TSval is at least this many TSval ticks older than the
+/// newest TSval the sender had already sent is an old copy delayed in the
+/// network (RFC 7323: TSval is monotonic, a retransmission carries the
+/// current one), not a retransmission.
+inline constexpr std::uint32_t kOldTsvalTicks = 2;
+
+/// A segment that fills a hole in the sequence space no earlier segment of
+/// the capture covered, sent within max(handshake RTT, this) of the highest
+/// segment, is a reordered first transmission (as tshark's
+/// tcp.analysis.out_of_order), not a retransmission.
+inline constexpr microseconds kReorderWindowFloor{3'000};
+
+/// The same datagram captured twice (two VLANs of a tap, a mirror port):
+/// same non-zero IPv4 ID, same TCP header and TSval, at most this far apart
+/// in capture time (either order). TTL and link-layer tags may differ.
+inline constexpr microseconds kSameIdWindow{10'000};
+/// Without an IPv4 ID to compare (IPv6, ID 0): a data-bearing copy at most
+/// this far apart and no segment from the peer between. A fast retransmit on
+/// a 0.1 ms path comes ~0.1 ms after the original, inside one TSval tick.
+inline constexpr microseconds kNoIdWindow{200};
+
+// ---- judging an expiry ---------------------------------------------------
+
+/// A doubling check never accepts less than this factor times the previous
+/// wait (x 4/5 = 1.25), whatever the slack: no tolerance can hide a missing
+/// factor of two (5.5).
+inline constexpr std::int64_t kDoublingFloorNum = 5, kDoublingFloorDen = 4;
+
+/// 2.5 ("the maximum must be at least 60 s"): the backoff has plateaued when
+/// this many consecutive expiries waited the same (within the tolerance)
+/// after it had doubled at least once. One non-doubled wait is 5.5.
+inline constexpr unsigned kPlateauRepeats = 2;
+
+/// The smallest maximum RTO RFC 6298 2.5 allows.
+inline constexpr microseconds kRfcMinMaxRto{60'000'000};
+
+/// An expiry later than this factor (x 3/2) of its prediction plus the
+/// tolerance gets an INFO "late" note (a sender may wait longer: not a
+/// departure).
+inline constexpr std::int64_t kLateFactorNum = 3, kLateFactorDen = 2;
+
+// ---- the sender's TSval clock -------------------------------------------
+
+/// The TSval clock's rate is fitted over at least this span of capture time.
+inline constexpr microseconds kTsClockMinSpan{200'000};
+/// A fitted rate within this percentage of a common rate (1, 10, 100, 250,
+/// 1000 Hz) snaps to it.
+inline constexpr unsigned kTsRateTolerancePercent = 5;
+/// When the capture clock and the sender's TSval clock disagree on an
+/// interval by more than this percentage (a capture app on the device, a
+/// busy tap batching timestamps), a chain's doubling is also judged on the
+/// TSval clock, and the report says which clock was used.
+inline constexpr unsigned kClockDisagreePercent = 15;
+
+/// One line naming these values, for the report's explanation.
+std::string describe_thresholds();
+
+}  // namespace replay::limits

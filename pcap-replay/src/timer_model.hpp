@@ -1,0 +1,188 @@
+#pragma once
+// The retransmission timer of one sender as its stack profile models it,
+// replayed along the capture: an rto::Estimator fed with the replayed RTT
+// samples and an rto::RetransmissionTimer driven by the section 5 events
+// (5.1 start, 5.2 stop, 5.3 restart, 5.5/5.6 back off and restart), plus the
+// profile's own re-arm events (Linux: loss probe, head retransmission, SACK
+// sample, deadline from the head's send time). Where the capture cannot tell
+// when the sender armed its timer (the head's send time or the ACK; an ACK
+// that may not have reached the sender) the model keeps the interval of
+// possible arm times, so every judgement has both bounds.
+//
+// At each observed expiry it predicts the window the profile allows and
+// judges the wait; from the second expiry of a chain on, it judges the
+// backoff (5.5) against the observed previous wait, on the capture clock
+// and, when the two disagree, on the sender's own TSval clock. A departure
+// that a documented setting of the stack explains is an INFO naming the
+// setting; one that no reading consistent with the profile explains is the
+// rule's finding.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <rto/estimator.hpp>
+#include <rto/retransmission_timer.hpp>
+
+#include "flow_report.hpp"
+#include "options.hpp"
+#include "rtt_sampling.hpp"
+
+namespace replay {
+
+/// One observed timer expiry (a retransmission the explanation chose as one).
+struct Expiry {
+  std::uint64_t frame = 0;
+  CaptureTime time{};
+  bool syn = false;               ///< SYN or SYN-ACK on its timer
+  std::uint32_t rel_seq = 0;      ///< relative SEQ retransmitted
+  std::uint32_t rel_una = 0;      ///< relative SND.UNA at the time
+  std::optional<std::uint32_t> tsval;  ///< the retransmission's TSval, if any
+  /// false when nothing from the peer was seen: recorded ("unchecked") and
+  /// backed off, no rule judged.
+  bool check = true;
+  /// Linux tcp_stream_is_thin: fewer than 4 segments in flight.
+  bool thin = false;
+};
+
+/// The timer model of one sender. Events must come in capture order.
+class TimerModel {
+ public:
+  /// Throws rto::ConfigError if options.config is invalid.
+  TimerModel(const Options& options, SenderReport& out, const TsClock& clock);
+
+  /// Data was sent at `t`; `was_idle`: nothing was outstanding (5.1 starts
+  /// the timer). `tsval`: its TSval.
+  void on_data_sent(CaptureTime t, bool was_idle, std::optional<std::uint32_t> tsval);
+  /// A SYN (or SYN-ACK) was transmitted at `t`: its timer counts from here
+  /// whatever the capture saw acknowledged (a SYN retransmitted after a
+  /// SYN-ACK in the capture means that SYN-ACK did not reach the sender).
+  void on_syn_sent(CaptureTime t, std::optional<std::uint32_t> tsval);
+  /// An ACK of new data at `t`. `all_acked`: nothing outstanding (5.2 stops
+  /// the timer), else 5.3 restarts it. `head_send`: last transmission time of
+  /// the earliest still-unacknowledged segment (Linux counts the deadline from
+  /// it). `ambiguous`: the ACK covered retransmitted data and gave no sample
+  /// (Karn, section 3).
+  void on_ack_new_data(CaptureTime t, bool all_acked, std::optional<CaptureTime> head_send, bool ambiguous);
+  /// A SACK without new cumulative ACK gave an RTT sample at `t` (Linux
+  /// re-arms the RTO then, from the head's send time).
+  void on_sack_sample(CaptureTime t, std::optional<CaptureTime> head_send);
+  /// A valid RTT sample R (sections 2 and 3), with SND.UNA/SND.NXT for the Linux window.
+  void on_sample(std::chrono::microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt);
+  /// The handshake completed (our SYN was acknowledged) at `frame`; 5.7.
+  void on_handshake_complete(std::uint64_t frame, CaptureTime t, bool sample_in_handshake,
+                             std::optional<std::chrono::microseconds> handshake_sample);
+  /// A tail-loss probe was sent at `t` (RFC 8985 7.3): the profile's RTO
+  /// re-arm (Linux: a full RTO from the probe).
+  void on_probe(CaptureTime t, std::optional<std::uint32_t> tsval);
+  /// New data was sent on a timer while data was outstanding (a probe that
+  /// sends new data, or an application write): it may have restarted the
+  /// timer, so the first expiry after it is accepted against either.
+  void on_new_data_probe(CaptureTime t);
+  /// The head segment (SND.UNA) was retransmitted by fast recovery at `t`:
+  /// Linux restarts the RTO (tcp_xmit_retransmit_queue).
+  void on_head_retransmit(CaptureTime t, std::optional<std::uint32_t> tsval);
+  /// A timer expiry. Records a TimeoutRecord and any findings in the report.
+  void on_timeout(const Expiry& e);
+  /// End of the capture: settles what is still open (5.7 note, a pending
+  /// plateau or non-doubled expiry).
+  void finish();
+  /// The round trip from the capture point to the sender and back, as the
+  /// handshake showed it (0 when captured at the sender): every timing
+  /// tolerance is widened by it.
+  void set_sender_rtt(std::chrono::microseconds d) { sender_rtt_ = d; }
+
+  /// Timeouts in the current data chain (since the last ACK of new data).
+  unsigned chain_length() const { return static_cast<unsigned>(chain_.size()); }
+  /// Observed wait of the last expiry of the current data chain; 0 when empty.
+  std::chrono::microseconds last_expiry_wait() const {
+    return chain_.empty() ? std::chrono::microseconds{0} : chain_.back().w_lo;
+  }
+  /// True when a probe was sent since the last ACK of new data.
+  bool probe_since_ack() const { return probe_since_ack_; }
+  /// Time the RTO timer was last (re)armed (the latest reading); nullopt when stopped.
+  std::optional<CaptureTime> last_arm() const;
+  /// The earliest reading of the arm time (the head's send time under
+  /// Linux, or the arm before an ACK the sender may not have received).
+  std::optional<CaptureTime> earliest_arm() const;
+  /// The replayed estimator.
+  const rto::Estimator& estimator() const { return est_; }
+  /// The RTO the profile arms next (current RTO plus the additive slop).
+  std::chrono::microseconds armed_rto() const;
+
+ private:
+  struct Arm {
+    CaptureTime at{};
+    ArmCause cause = ArmCause::send;
+    std::optional<std::uint32_t> tsval;  // the sender's TSval at the arm, if a transmission armed it
+  };
+  struct ChainEntry {
+    CaptureTime time{};
+    std::chrono::microseconds w_lo{0}, w_hi{0};  // the wait, as an interval (uncertain arm time)
+    std::chrono::microseconds predicted{0};
+    std::optional<std::uint32_t> tsval, arm_tsval;
+    bool from_timeout = false;  // counted from the previous expiry (or a transmission of the sender)
+    bool syn = false;
+    bool late = false;  // after its accepted window (its lateness hides the RTO it doubled)
+    std::uint64_t frame = 0;
+  };
+  struct Flat {  // an expiry that did not grow after the chain had doubled
+    std::uint64_t frame;
+    CaptureTime time;
+    std::chrono::microseconds gap, prev;
+    unsigned k;
+    bool syn;
+  };
+  void add(RuleId rule, std::uint64_t frame, CaptureTime t, std::string message);
+  void note_57_unverifiable(std::string_view why);
+  void resolve_flat(bool plateau_confirmed);
+  void arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval = std::nullopt);
+  void judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<ChainEntry>& chain, const Arm& a,
+                   std::optional<CaptureTime> early_arm);
+  bool judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<ChainEntry>& chain);
+  std::chrono::microseconds floorless_rto() const;
+
+  const Options& opt_;
+  const StackProfile& prof_;
+  SenderReport& out_;
+  const TsClock& clock_;
+  rto::Estimator est_;
+  /// The SYN's own RTO: no sample can be taken before the SYN is
+  /// acknowledged, so a SYN timed out again after the capture saw it
+  /// acknowledged is judged on the initial RTO and its SYN backoff.
+  rto::Estimator syn_est_;
+  rto::RetransmissionTimer timer_;
+  /// The latest re-arm of any kind a stack may use (a probe, a head
+  /// retransmission, a SACK sample, whatever the profile): the backoff
+  /// check counts the previous wait from anywhere between this and the arm.
+  std::optional<CaptureTime> rearm_any_;
+  std::optional<rto::Estimator> floorless_;  // same samples, no 2.4 floor (tells 2.4 from 5.3/5.6)
+  std::chrono::microseconds sender_rtt_{0};
+
+  std::optional<Arm> arm_;        // latest reading of the RTO arm (nullopt: timer stopped)
+  std::optional<Arm> arm_early_;  // an earlier reading (Linux head send time)
+  std::optional<Arm> syn_arm_;    // last SYN transmission
+  std::optional<CaptureTime> new_data_probe_;
+  std::vector<ChainEntry> chain_, syn_chain_;
+  bool chain_departed_ = false, chain_doubled_ = false;
+  bool syn_departed_ = false, syn_doubled_ = false;
+  bool chain_setting_noted_ = false, syn_setting_noted_ = false;
+  std::optional<Flat> flat_;
+  bool plateau_reported_ = false;
+  bool probe_since_ack_ = false;
+  bool karn_pending_ = false;
+  bool syn_timed_out_ = false;
+  bool data_sample_since_handshake_ = false;
+  bool handshake_done_ = false;
+  struct Open57 {
+    std::uint64_t frame;
+    CaptureTime time;
+    std::chrono::microseconds sample;
+    std::size_t findings_index;
+  };
+  std::optional<Open57> open_57_;
+};
+
+}  // namespace replay
