@@ -67,6 +67,7 @@ void SenderModel::learn_handshake_delays() {
   } else if (peer_syn_ && own_synack_ && *own_synack_ >= *peer_syn_) {
     sender_rtt_ = since(*own_synack_, *peer_syn_);
   }
+  if (sender_rtt_ && *sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};  // at the sender
   if (sender_rtt_) timer_.set_sender_rtt(*sender_rtt_);
 }
 
@@ -428,7 +429,7 @@ void SenderModel::on_peer(const Segment& s) {
   } else if (have_sacked) {
     sample = since(s.time, first_sacked) + correction;
     kind = SampleKind::seq;
-  } else if (h.options.tsecr && ts_clock_.seen() && last_echo_sampled_ != h.options.tsecr) {
+  } else if (h.options.tsecr && ts_clock_.seen()) {
     sample = ts_clock_.echo_rtt(s.time, *h.options.tsecr);
     if (sample) {
       kind = SampleKind::ts_echo;

@@ -31,6 +31,12 @@ inline constexpr microseconds kMinTimerWait{5'000};
 /// later: the window is then kAckClockRoundTrips times that round trip
 /// (measured in the handshake), never less than this.
 inline constexpr microseconds kAckClockMin{2'000};
+/// A capture-to-sender round trip (the sender's response time in the
+/// handshake, as the capture saw it) below this means the capture was taken
+/// at the sender: RTT samples are used as measured. Above it, the round trip
+/// is added to every sample and to every timing tolerance.
+inline constexpr microseconds kCaptureAtSender{1'000};
+
 /// See kAckClockMin: how many capture-to-sender round trips a response to
 /// the peer may take to show up at the capture point (the sender's stack
 /// and a busy path add delay; a timer cannot fire that soon).
@@ -78,12 +84,10 @@ inline constexpr microseconds kNoIdWindow{200};
 /// factor of two (5.5).
 inline constexpr std::int64_t kDoublingFloorNum = 5, kDoublingFloorDen = 4;
 
-/// 2.5 ("the maximum must be at least 60 s"): the backoff has plateaued when
-/// this many consecutive expiries waited the same (within the tolerance)
-/// after it had doubled at least once. One non-doubled wait is 5.5.
-inline constexpr unsigned kPlateauRepeats = 2;
-
-/// The smallest maximum RTO RFC 6298 2.5 allows.
+/// The smallest maximum RTO RFC 6298 2.5 allows. A chain that had doubled
+/// and then waits about as long as the previous expiry (it stopped growing)
+/// below this has a cap under 60 s (2.5); one that grows, but by less than
+/// the doubling, breaks 5.5.
 inline constexpr microseconds kRfcMinMaxRto{60'000'000};
 
 /// An expiry later than this factor (x 3/2) of its prediction plus the

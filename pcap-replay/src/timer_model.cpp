@@ -102,9 +102,8 @@ void TimerModel::on_syn_sent(CaptureTime t, std::optional<std::uint32_t> tsval) 
 
 void TimerModel::on_ack_new_data(CaptureTime t, bool all_acked, std::optional<CaptureTime> head_send,
                                  bool ambiguous) {
-  resolve_flat(false);
   chain_.clear();
-  chain_departed_ = chain_doubled_ = chain_setting_noted_ = plateau_reported_ = false;
+  chain_departed_ = chain_doubled_ = chain_setting_noted_ = false;
   probe_since_ack_ = false;
   new_data_probe_.reset();
   if (all_acked) {
@@ -179,7 +178,6 @@ void TimerModel::note_57_unverifiable(std::string_view why) {
 }
 
 void TimerModel::finish() {
-  resolve_flat(false);
   note_57_unverifiable("the capture ends before any data timeout");
 }
 
@@ -200,28 +198,6 @@ void TimerModel::on_head_retransmit(CaptureTime t, std::optional<std::uint32_t> 
   if (arm_) rearm_any_ = t;
   if (!arm_ || !prof_.rearm_from_head) return;  // RFC 6298 5.1: fast retransmit does not move the timer (B12)
   arm(t, ArmCause::head_retransmit, tsval);  // Linux tcp_xmit_retransmit_queue re-arms the RTO
-}
-
-void TimerModel::resolve_flat(bool plateau_confirmed) {
-  if (!flat_) return;
-  const Flat f = *flat_;
-  flat_.reset();
-  const std::string which = std::string(f.syn ? "SYN " : "") + "expiry " + std::to_string(f.k) + " came " +
-                            ms(f.gap) + " after expiry " + std::to_string(f.k - 1) + ", which itself waited " +
-                            ms(f.prev);
-  const RuleId id = plateau_confirmed ? RuleId::rfc6298_2_5 : RuleId::rfc6298_5_5;
-  const std::string msg =
-      plateau_confirmed
-          ? which + ": the backoff stopped growing at about " + ms(f.gap) + ", below the " +
-                conf(limits::kRfcMinMaxRto) + " that 2.5 allows as a maximum"
-          : which + ": the RTO was not doubled (5.5), and the chain did not stay at that value, so it is not a cap";
-  // Keep the findings in capture order.
-  auto pos = std::find_if(out_.findings.begin(), out_.findings.end(),
-                          [&](const Finding& x) { return x.time > f.time; });
-  out_.findings.insert(pos, Finding{id, rule(id).level, f.frame, f.time, msg});
-  for (auto& t : out_.timeouts)
-    if (t.frame == f.frame) t.rules.push_back(id);
-  if (plateau_confirmed) plateau_reported_ = true;
 }
 
 namespace {
@@ -306,7 +282,7 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
       switch (t.kind) {
         case Tunable::Kind::max_rto:
           match = !e.syn && doubled && gap + tol_prev >= t.lo && gap <= t.hi + tol_prev;
-          what = "the backoff stopped growing at " + ms(gap) + ": a maximum RTO of about " + conf(gap);
+          what = "the backoff stopped growing at " + ms(gap) + " (a maximum RTO of about " + conf(gap) + ")";
           break;
         case Tunable::Kind::thin_linear:
           match = !e.syn && e.thin && (k - 1) <= t.count;
@@ -324,33 +300,25 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
       }
       if (match) {
         ok = true;
+        departed = true;  // judged by its own backoff from here on
         if (!noted) {
           noted = true;
           add(RuleId::stack_setting, e.frame, e.time,
-              what + ": not the " + std::string(prof_.title) + " default, but what " + std::string(t.name) +
-                  " gives");
+              what + ": not what " + std::string(prof_.title) + " do by default, but what the setting " +
+                  std::string(t.name) + " gives");
         }
         break;
       }
     }
   }
   if (!ok) {
-    if (flat && doubled && gap < limits::kRfcMinMaxRto && !e.syn) {
-      // It stopped growing below 60 s: a cap (2.5) once a second expiry
-      // confirms the plateau, else one expiry that did not double (5.5).
-      if (flat_) {
-        resolve_flat(true);
-        rec.rules.push_back(RuleId::rfc6298_2_5);
-      } else if (!plateau_reported_) {
-        flat_ = Flat{e.frame, e.time, gap, prev.w_lo, k, e.syn};
-      } else {
-        add(RuleId::rfc6298_2_5, e.frame, e.time,
-            "expiry " + std::to_string(k) + " came " + ms(gap) + " after expiry " + std::to_string(k - 1) +
-                ": the backoff stays at about " + ms(gap) + ", below the " + conf(limits::kRfcMinMaxRto) +
-                " that 2.5 allows as a maximum");
-      }
+    if (flat && doubled && gap < limits::kRfcMinMaxRto) {
+      // It stopped growing below 60 s after it had doubled: a cap (2.5).
+      add(RuleId::rfc6298_2_5, e.frame, e.time,
+          std::string("expiry ") + std::to_string(k) + " came " + ms(gap) + " after expiry " + std::to_string(k - 1) +
+              ", which itself waited " + ms(prev.w_lo) + ": the backoff stopped growing at about " + ms(gap) +
+              ", below the " + conf(limits::kRfcMinMaxRto) + " that 2.5 allows as a maximum");
     } else {
-      resolve_flat(false);
       const std::string which = std::string(e.syn ? "SYN " : "") + "expiry " + std::to_string(k) +
                                 " of this chain came " + ms(gap) + " after expiry " + std::to_string(k - 1) +
                                 ", which itself waited " + ms(prev.w_lo);
@@ -358,9 +326,8 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
           which + ": the RTO was not doubled (5.5 expects about " + ms(w.expected) + ", at least " + ms(w.lo) + ")");
     }
     departed = true;
-  } else {
-    if (flat_ && !flat) resolve_flat(false);
-    if (w.doubles && !flat) doubled = true;
+  } else if (w.doubles && !flat) {
+    doubled = true;
   }
   if (!departed) return false;
   // Once a chain departed, later expiries are judged by their backoff alone.
@@ -370,7 +337,7 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
   rec.armed_by = ArmCause::timeout;
   rec.earliest = w.lo;
   rec.latest = w.hi;
-  rec.verdict = judged_gap < w.lo ? Verdict::early : (judged_gap > w.hi ? Verdict::late : Verdict::ok);
+  rec.verdict = !ok ? Verdict::early : (judged_gap > w.hi ? Verdict::late : Verdict::ok);
   return true;
 }
 
@@ -423,9 +390,12 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
       add(RuleId::rfc6298_2_1, e.frame, e.time,
           what + ": below the initial RTO of " + conf(opt_.config.initial_rto) +
               " that 2.1 requires until the first RTT sample (none yet)");
-    } else if (floorless_ && waited + opt_.tolerance(floorless_rto()) + sender_rtt_ >= floorless_rto()) {
-      // Early only against the 2.4 floor (the sender's own backed-off RTO
-      // without it was kept): a SHOULD, whatever came before.
+    } else if (floorless_ && (floor_departed_ || !karn_pending_) &&
+               waited + opt_.tolerance(floorless_rto()) + sender_rtt_ >= floorless_rto()) {
+      // Early only against the 2.4 floor: a SHOULD. After an ACK of
+      // retransmitted data this reading holds only for a sender already seen
+      // without the floor (its own backed-off RTO was then kept).
+      floor_departed_ = true;
       add(RuleId::rfc6298_2_4, e.frame, e.time,
           what + ": below the " + conf(opt_.config.min_rto) + " minimum RTO of 2.4" + backoff +
               " (RFC 6298 without the minimum would give " + ms(floorless_rto()) + ")");

@@ -86,8 +86,7 @@ class TimerModel {
   void on_head_retransmit(CaptureTime t, std::optional<std::uint32_t> tsval);
   /// A timer expiry. Records a TimeoutRecord and any findings in the report.
   void on_timeout(const Expiry& e);
-  /// End of the capture: settles what is still open (5.7 note, a pending
-  /// plateau or non-doubled expiry).
+  /// End of the capture: settles what is still open (the 5.7 note).
   void finish();
   /// The round trip from the capture point to the sender and back, as the
   /// handshake showed it (0 when captured at the sender): every timing
@@ -128,16 +127,8 @@ class TimerModel {
     bool late = false;  // after its accepted window (its lateness hides the RTO it doubled)
     std::uint64_t frame = 0;
   };
-  struct Flat {  // an expiry that did not grow after the chain had doubled
-    std::uint64_t frame;
-    CaptureTime time;
-    std::chrono::microseconds gap, prev;
-    unsigned k;
-    bool syn;
-  };
   void add(RuleId rule, std::uint64_t frame, CaptureTime t, std::string message);
   void note_57_unverifiable(std::string_view why);
-  void resolve_flat(bool plateau_confirmed);
   void arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval = std::nullopt);
   void judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<ChainEntry>& chain, const Arm& a,
                    std::optional<CaptureTime> early_arm);
@@ -169,8 +160,7 @@ class TimerModel {
   bool chain_departed_ = false, chain_doubled_ = false;
   bool syn_departed_ = false, syn_doubled_ = false;
   bool chain_setting_noted_ = false, syn_setting_noted_ = false;
-  std::optional<Flat> flat_;
-  bool plateau_reported_ = false;
+  bool floor_departed_ = false;  // a 2.4 finding was raised: the sender has no 1 s floor
   bool probe_since_ack_ = false;
   bool karn_pending_ = false;
   bool syn_timed_out_ = false;

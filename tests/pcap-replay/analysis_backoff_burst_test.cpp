@@ -22,7 +22,7 @@
 
 using namespace replaytest;
 using replay::Level;
-using replay::Profile;
+using replaytest::Profile;
 using replay::SendKind;
 
 namespace {
@@ -78,17 +78,19 @@ TEST_CASE("rules 5.5/2.5 (observed interval): a sub-1 s sender that stops doubli
   CHECK(t8.waited.count() == 19'200'000);
   CHECK(t8.predicted.count() == 38'400'000);
   CHECK(t8.earliest.count() == 34'559'000);  // the window shown is the one applied
-  CHECK(t8.verdict == "early");
+  CHECK(t8.verdict == replay::Verdict::early);
   CHECK(t8.relative);
   CHECK(r.exit_status(false) == 1);
-  // Linux profile: the chain followed the Linux RTO (300 ms * 2^k); the same
-  // 8th expiry fails 38400 * 0.9 / 1.125 - 1 = 30719 ms.
+  // Linux profile: the chain followed the Linux RTO (300 ms * 2^k); the 8th
+  // expiry stops growing at 19.2 s, inside the 1..120 s range that Linux's
+  // net.ipv4.tcp_rto_max_ms allows: not a MUST but an INFO naming the
+  // setting (--profile linux is Linux with any of its documented settings).
   auto l = analyze(brk, "r55obs-break-linux", Profile::linux_kernel);
-  REQUIRE(findings(client(l), "2.5").size() == 1);
-  CHECK(findings(client(l), "2.5")[0].frame == 15);
-  CHECK(client(l).timeouts[7].earliest.count() == 30'719'000);
-  CHECK(client(l).timeouts[7].verdict == "early");
-  CHECK(l.count(Level::must) == 1);
+  CHECK(findings(client(l), "2.5").empty());
+  REQUIRE(findings(client(l), "setting").size() == 1);
+  CHECK(findings(client(l), "setting")[0].frame == 15);
+  CHECK(findings(client(l), "setting")[0].message.find("tcp_rto_max_ms") != std::string::npos);
+  CHECK(l.count(Level::must) == 0);
 
   // Keep: the 8th expiry 38400 ms after the 7th (doubled; below the 60 s cap).
   auto keep = chain({300, 600, 1200, 2400, 4800, 9600, 19200, 38400});
@@ -96,7 +98,7 @@ TEST_CASE("rules 5.5/2.5 (observed interval): a sub-1 s sender that stops doubli
   CHECK(musts(client(k)) == 0);
   CHECK(findings(client(k), "2.4").size() == 1);
   REQUIRE(client(k).timeouts.size() == 8);
-  CHECK(client(k).timeouts[7].verdict == "ok");
+  CHECK(client(k).timeouts[7].verdict == replay::Verdict::ok);
   CHECK(k.exit_status(false) == 0);
   auto kl = analyze(keep, "r55obs-keep-linux", Profile::linux_kernel);
   CHECK(kl.count(Level::must) == 0);
@@ -123,7 +125,7 @@ TEST_CASE("rules 5.5 (observed interval): 390 ms after a 345 ms first expiry is 
   const auto& c = client(r);
   REQUIRE(c.timeouts.size() == 2);
   CHECK(c.timeouts[0].waited.count() == 345'000);
-  CHECK(c.timeouts[0].armed_by == "ack");
+  CHECK(c.timeouts[0].armed_by == replay::ArmCause::ack);
   // Frames: 7 base, ACK 8, expiry 1 = 9, expiry 2 = 10.
   REQUIRE(findings(c, "5.5").size() == 1);
   CHECK(findings(c, "5.5")[0].frame == 10);
@@ -131,17 +133,23 @@ TEST_CASE("rules 5.5 (observed interval): 390 ms after a 345 ms first expiry is 
   CHECK(c.timeouts[1].predicted.count() == 690'000);
   CHECK(c.timeouts[1].earliest.count() == 620'000);
   CHECK(c.timeouts[1].latest.count() == 1'519'000);
-  CHECK(c.timeouts[1].verdict == "early");
+  CHECK(c.timeouts[1].verdict == replay::Verdict::early);
   CHECK(r.exit_status(false) == 1);
-  // Linux: 690 * 0.9 / 1.125 - 1 = 551 ms > 390 ms: also MUST 5.5.
+  // Linux: 690 * 0.9 / 1.125 - 1 = 551 ms > 390 ms, not doubled; but one
+  // segment is in flight (a thin stream) and 390 ms is about the 345 ms
+  // before (within 1 ms + 10 % of 445 ms, the later reading of the wait,
+  // plus the 32 ms wheel bucket): Linux's net.ipv4.tcp_thin_linear_timeouts
+  // keeps the RTO for 6 expiries. INFO naming it, not MUST.
   auto l = analyze(make(390), "r55rl-break-linux", Profile::linux_kernel);
-  CHECK(findings(client(l), "5.5").size() == 1);
+  CHECK(findings(client(l), "5.5").empty());
+  REQUIRE(findings(client(l), "setting").size() == 1);
+  CHECK(findings(client(l), "setting")[0].message.find("tcp_thin_linear_timeouts") != std::string::npos);
 
   // The widest slack the CLI allows (40 %) still cannot hide it: rfc6298
-  // 690 * 0.6 - 1 = 413 ms; Linux 690 * 0.6 / 1.125 - 1 = 367 ms; both raised
-  // to 1.25 x 345 = 431.25 ms (never below 1.25 x the previous interval).
-  for (Profile p : {Profile::rfc6298, Profile::linux_kernel}) {
-    replay::Options o = replay::Options::for_profile(p);
+  // 690 * 0.6 - 1 = 413 ms, raised to 1.25 x 345 = 431.25 ms (never below
+  // 1.25 x the previous interval).
+  {
+    replay::Options o = replay::Options::for_profile(Profile::rfc6298);
     o.slack_percent = 40;
     const std::string path = make(390).write("r55rl-slack40");
     std::vector<std::string> errors;
@@ -158,7 +166,7 @@ TEST_CASE("rules 5.5 (observed interval): 390 ms after a 345 ms first expiry is 
   CHECK(findings(client(k), "5.5").empty());
   CHECK(musts(client(k)) == 0);
   REQUIRE(client(k).timeouts.size() == 2);
-  CHECK(client(k).timeouts[1].verdict == "ok");
+  CHECK(client(k).timeouts[1].verdict == replay::Verdict::ok);
   CHECK(k.exit_status(false) == 0);
 }
 
@@ -169,12 +177,16 @@ TEST_CASE("rules 5.5 at the cap: 60 s after 60 s keeps it; 40 s then 40 s breaks
   auto k = analyze(keep, "r55cap-keep", Profile::rfc6298);
   CHECK(client(k).findings.empty());
   // Gaps ..., 32 s, 40 s: expected min(64, 60) = 60 s, lower bound
-  // 60 * 0.9 - 0.001 = 53.999 s > 40 s: departs. 40 s >= 54 s? no -> 2.5
-  // (the chain doubled before: the backoff stopped growing below 60 s).
-  auto brk = chain({1000, 2000, 4000, 8000, 16000, 32000, 40000});
+  // 60 * 0.9 - 0.001 = 53.999 s > 40 s: departs. 40 s grew from 32 s (by
+  // more than 1 ms + 10 % of 32 s = 3.201 s), so it is a wait that was not
+  // doubled (5.5); the next 40 s stops growing: a cap below 60 s (2.5).
+  auto brk = chain({1000, 2000, 4000, 8000, 16000, 32000, 40000, 40000});
   auto b = analyze(brk, "r55cap-break", Profile::rfc6298);
+  REQUIRE(findings(client(b), "5.5").size() == 1);
+  CHECK(findings(client(b), "5.5")[0].frame == 14);
+  CHECK(client(b).timeouts[6].earliest.count() == 53'999'000);
   REQUIRE(findings(client(b), "2.5").size() == 1);
-  CHECK(client(b).timeouts.back().earliest.count() == 53'999'000);
+  CHECK(findings(client(b), "2.5")[0].frame == 15);
 }
 
 TEST_CASE("classify 5.4/5.5: a go-back-N burst after an expiry is one timeout plus slow-start resends") {
@@ -204,31 +216,49 @@ TEST_CASE("classify 5.4/5.5: a go-back-N burst after an expiry is one timeout pl
   CHECK(c.backoff == 1);
   CHECK(c.rto.count() == 2'000'000);
 
-  // Break 5.4: the expiry resends 2001 (not SND.UNA = 1001) first; 3001 then
-  // 1001 follow 0.1 ms apart. 3001 is part of the burst; 1001 is the head
-  // again with no ACK: a further expiry 0.2 ms after the first (5.5).
+  // The expiry resends 2001 (not SND.UNA = 1001) first; 3001 then 1001
+  // follow 0.1 ms apart with no ACK: all one go-back-N burst, which does
+  // resend the earliest unacknowledged segment. 5.4 does not order the
+  // segments inside a burst, and the head again inside it is not a second
+  // expiry (0.2 ms < half the 1 s wait).
   auto b = analyze(make(2001), "burst-break-54", Profile::rfc6298);
   const auto& cb = client(b);
-  REQUIRE(findings(cb, "5.4").size() == 1);
-  CHECK(findings(cb, "5.4")[0].frame == 9);
-  CHECK(count(cb, SendKind::slow_start_after_rto) == 1);
-  CHECK(count(cb, SendKind::timeout) == 2);
-  CHECK(findings(cb, "5.5").size() == 1);
+  CHECK(findings(cb, "5.4").empty());
+  CHECK(count(cb, SendKind::slow_start_after_rto) == 2);
+  CHECK(count(cb, SendKind::timeout) == 1);
+  CHECK(findings(cb, "5.5").empty());
+  // Without the head in the burst (an ACK comes first), 5.4 stands.
+  Scenario s = base_scenario();
+  s.data(400 * ms + 20, 3001);
+  s.data(1400 * ms, 2001);
+  s.ack(1450 * ms, 1001);
+  auto b2 = analyze(s, "burst-break-54-nohead", Profile::rfc6298);
+  REQUIRE(findings(client(b2), "5.4").size() == 1);
+  CHECK(findings(client(b2), "5.4")[0].frame == 9);
 }
 
-TEST_CASE("classify 5.5: SND.UNA resent again 1 ms after an expiry with no ACK is a (wrong) second expiry") {
+TEST_CASE("classify 5.5: SND.UNA resent again 1 ms after an expiry with no ACK is part of its burst") {
+  // The expiry at 1400 ms waited 1 s; a further expiry comes no sooner than
+  // about that wait (1 x, not doubled) and 1 ms is under half of it
+  // (limits::kBurstFraction): the head resent inside one go-back-N burst is
+  // not a second expiry. At 1400 + 601 ms (over half of 1 s) it would be.
   Scenario s = base_scenario();
   s.data(1400 * ms, 1001);
   s.data(1401 * ms, 1001);
   auto r = analyze(s, "burst-head-again", Profile::rfc6298);
   const auto& c = client(r);
-  CHECK(count(c, SendKind::timeout) == 2);
-  REQUIRE(c.timeouts.size() == 2);
-  // Expected 2 x 1000 = 2000 ms, lower bound 2000 * 0.9 - 1 = 1799 ms > 1 ms.
-  REQUIRE(findings(c, "5.5").size() == 1);
-  CHECK(findings(c, "5.5")[0].frame == 9);
-  CHECK(c.timeouts[1].earliest.count() == 1'799'000);
-  CHECK(r.exit_status(false) == 1);
+  CHECK(count(c, SendKind::timeout) == 1);
+  CHECK(count(c, SendKind::slow_start_after_rto) == 1);
+  CHECK(c.findings.empty());
+  Scenario s2 = base_scenario();
+  s2.data(1400 * ms, 1001);
+  s2.data(2001 * ms, 1001);
+  auto r2 = analyze(s2, "burst-head-later", Profile::rfc6298);
+  CHECK(count(client(r2), SendKind::timeout) == 2);
+  // Expected 2 x 1000 = 2000 ms, lower bound 2000 * 0.9 - 1 = 1799 ms > 601 ms.
+  REQUIRE(findings(client(r2), "5.5").size() == 1);
+  CHECK(findings(client(r2), "5.5")[0].frame == 9);
+  CHECK(client(r2).timeouts[1].earliest.count() == 1'799'000);
 }
 
 TEST_CASE("classify: a FIN resent 0.2 ms after the data resend of an expiry is not a second expiry") {

@@ -14,7 +14,7 @@
 
 using namespace replaytest;
 using replay::Level;
-using replay::Profile;
+using replaytest::Profile;
 using replay::SendKind;
 
 namespace {
@@ -90,7 +90,7 @@ TEST_CASE("linux traces, profile linux: every kernel RTO expiry is found as a ti
       CAPTURE(i);
       CHECK(std::abs(rel_s(r, c.timeouts[i].time) - ev["t_rel_s"].get<double>()) < 0.001);
       CHECK(c.timeouts[i].rel_seq == ev["seq_rel"].get<std::uint32_t>());
-      CHECK(c.timeouts[i].verdict == "ok");
+      CHECK(c.timeouts[i].verdict == replay::Verdict::ok);
     }
     // All retransmitted segments are accounted for, and probes are probes.
     CHECK(c.retransmissions() == m["sender_netns_counters"]["Tcp.RetransSegs"].get<std::uint64_t>());

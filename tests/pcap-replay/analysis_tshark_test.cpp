@@ -18,7 +18,7 @@
 #include "replay_scenario.hpp"
 
 using namespace replaytest;
-using replay::Profile;
+using replaytest::Profile;
 using replay::SendKind;
 
 namespace {

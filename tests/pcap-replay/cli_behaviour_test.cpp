@@ -17,7 +17,7 @@
 #include "report_text.hpp"
 
 using namespace replaytest;
-using replay::Profile;
+using replaytest::Profile;
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "timeline_csv.hpp"
 
 using namespace replaytest;
-using replay::Profile;
+using replaytest::Profile;
 
 TEST_CASE("output: JSON has flows[].timeouts[] and flows[].findings[] with the documented fields") {
   auto r = analyze(linux_trace("blackhole-backoff"), Profile::rfc6298);

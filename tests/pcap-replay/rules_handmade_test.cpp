@@ -16,7 +16,7 @@
 
 using namespace replaytest;
 using replay::Level;
-using replay::Profile;
+using replaytest::Profile;
 using replay::SendKind;
 
 namespace {
@@ -24,7 +24,7 @@ namespace {
 constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 
 
-replay::Report check(const Scenario& s, const std::string& name, Profile p = Profile::rfc6298) {
+replay::Report check(const Scenario& s, const std::string& name, std::string_view p = Profile::rfc6298) {
   return analyze(s, name, p);
 }
 
@@ -59,7 +59,7 @@ TEST_CASE("rules 2.1: a SYN retransmitted before the initial 1 s RTO breaks it; 
   auto k = check(keep, "r21-keep");
   CHECK(client(k).findings.empty());
   REQUIRE(client(k).timeouts.size() == 1);
-  CHECK(client(k).timeouts[0].verdict == "ok");
+  CHECK(client(k).timeouts[0].verdict == replay::Verdict::ok);
 }
 
 TEST_CASE("rules 2.4: a timeout after 300 ms (the 250 ms RTO without the 1 s floor) breaks it; 1 s keeps it") {
@@ -81,7 +81,7 @@ TEST_CASE("rules 2.4: a timeout after 300 ms (the 250 ms RTO without the 1 s flo
   REQUIRE(client(k).timeouts.size() == 1);
   CHECK(client(k).timeouts[0].waited.count() == 1'000'000);
   CHECK(client(k).timeouts[0].predicted.count() == 1'000'000);
-  CHECK(client(k).timeouts[0].verdict == "ok");
+  CHECK(client(k).timeouts[0].verdict == replay::Verdict::ok);
 }
 
 TEST_CASE("rules 5.3/5.6: a timeout 100 ms after the timer started (below even the 250 ms RTO) breaks it") {
@@ -131,7 +131,7 @@ TEST_CASE("rules 5.5: expiries 1 s apart break the doubling; 1, 2, 4 s keep it")
   // RTO 1 s, then 2 s, then 4 s (5.5); backoff k = 1, 2, 3.
   CHECK(client(k).timeouts[2].predicted.count() == 4'000'000);
   CHECK(client(k).timeouts[2].backoff == 3);
-  CHECK(client(k).timeouts[2].verdict == "ok");
+  CHECK(client(k).timeouts[2].verdict == replay::Verdict::ok);
 }
 
 TEST_CASE("rules 2.5: backoff stopping at 16 s breaks it; stopping at the 60 s cap keeps it") {
@@ -227,9 +227,9 @@ TEST_CASE("classify: a TLP (highest segment ~2 SRTT after the last ACK) is not a
   CHECK(count(c, SendKind::tlp) == 1);
   CHECK(count(c, SendKind::timeout) == 1);
   REQUIRE(c.timeouts.size() == 1);
-  CHECK(c.timeouts[0].armed_by == "tlp");
+  CHECK(c.timeouts[0].armed_by == replay::ArmCause::probe);
   CHECK(c.timeouts[0].predicted.count() == 240'000);
-  CHECK(c.timeouts[0].verdict == "ok");
+  CHECK(c.timeouts[0].verdict == replay::Verdict::ok);
   CHECK(r.count(Level::must) == 0);
 }
 
@@ -283,7 +283,7 @@ TEST_CASE("B17: sequence numbers compared modulo 2^32 across the wrap (shared ca
   CHECK(c.timeouts[0].rel_seq == 1001);
   CHECK(c.timeouts[0].waited.count() == 1'000'000);
   CHECK(c.timeouts[0].predicted.count() == 1'000'000);
-  CHECK(c.timeouts[0].verdict == "ok");
+  CHECK(c.timeouts[0].verdict == replay::Verdict::ok);
   CHECK(c.findings.empty());
 }
 
@@ -323,7 +323,7 @@ TEST_CASE("rules 5.7 with timestamps: after a SYN timeout the handshake's TS sam
   auto k = check(make(3000 * ms), "r57ts-keep");
   CHECK(client(k).findings.empty());
   REQUIRE(client(k).timeouts.size() == 2);
-  CHECK(client(k).timeouts[1].verdict == "ok");
+  CHECK(client(k).timeouts[1].verdict == replay::Verdict::ok);
   // The first data ACK (a fresh 100 ms sample) comes before any data timeout:
   // 5.7 cannot be seen; an INFO note on the SYN-ACK (frame 3), no departure.
   // After that sample RTO = max(1 s, ...) = 1 s, so D2 resent 1.1 s after the
