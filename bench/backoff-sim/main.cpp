@@ -75,7 +75,8 @@ int brooker(const Common& c, std::vector<int> clients, int trials) {
   }
   if (!c.svg_dir.empty()) {
     LineChart calls{"OCC contention: total calls (writes)", "clients", "calls, mean per run", {}, false};
-    LineChart time{"OCC contention: completion time", "clients", "ms until the last write succeeds", {}, false};
+    LineChart time{"OCC contention: completion time (log scale)", "clients", "ms until the last write succeeds", {},
+                   true};
     for (Strategy s : strategies) {
       Series a{name(s), {}}, b{name(s), {}};
       for (int n : clients) {
