@@ -43,4 +43,11 @@ check "2 layers x 3 attempts: 9 bottom calls per request" '$1 == 2 && $3 == "non
 check "3 layers with an AWS quota per layer (100 retries each): under 1.5 per request" '$1 == 3 && $3 == "aws-quota" && $4 == 1 && $7 < 1.5' "$tmp/a.csv"
 check "3 layers with gRPC throttling per layer: under 1.2 per request" '$1 == 3 && $3 == "grpc-throttle" && $4 == 1 && $7 < 1.2' "$tmp/a.csv"
 [ -s "$tmp/amplification.svg" ] || { echo "FAIL: no amplification SVG"; fail=1; }
+# The plots are well-formed SVG (rendered when rsvg-convert, from librsvg2-bin, is installed).
+if command -v rsvg-convert >/dev/null; then
+  for f in "$tmp"/*.svg; do
+    rsvg-convert "$f" -o "${f%.svg}.png" 2>/dev/null && [ -s "${f%.svg}.png" ] || { echo "FAIL: $f does not render"; fail=1; }
+  done
+  echo "ok: $(ls "$tmp"/*.svg | wc -l) SVG plots render"
+fi
 exit $fail
