@@ -167,6 +167,8 @@ bench: deps
 	@mkdir -p bench/results
 	@for e in brooker ratelimit amplification; do echo "== backoff-sim $$e"; \
 	  $(BIN)/backoff-sim $$e --svg-dir bench/results || exit 1; done
+	@echo "== backoff-sim ratelimit, a 429 costing 0.1 token"
+	@$(BIN)/backoff-sim ratelimit --reject-cost 0.1 --time-limit-s 300 --trials 2 --svg-suffix -cost --svg-dir bench/results
 	@# Whole-process time of a full check beside tshark's retransmission
 	@# analysis of the same capture (the independent tool, as a baseline).
 	@if [ -r $(BENCH_CAPTURE) ]; then \

@@ -106,7 +106,7 @@ struct RateRun {
   std::string label;
 };
 
-int ratelimit(const Common& c, RateParams p, int trials) {
+int ratelimit(const Common& c, RateParams p, int trials, const std::string& suffix) {
   const std::vector<RateRun> runs = {
       {Strategy::none, Budget::none, "none"},
       {Strategy::exponential, Budget::none, "exponential"},
@@ -129,31 +129,37 @@ int ratelimit(const Common& c, RateParams p, int trials) {
       m.calls += r.calls;
       m.rejected += r.rejected;
       m.failed_jobs += r.failed_jobs;
+      m.served += r.served;
+      m.finished = m.finished && r.finished;
     }
+    m.served /= static_cast<std::uint64_t>(trials);
     m.calls /= static_cast<std::uint64_t>(trials);
     m.rejected /= static_cast<std::uint64_t>(trials);
     m.failed_jobs /= static_cast<std::uint64_t>(trials);
   }
   if (c.csv) {
-    fmt::print("strategy,completion_ms,mean_utilisation,calls,rejected,failed_jobs\n");
+    fmt::print("strategy,completion_ms,mean_utilisation,calls,rejected,failed_jobs,served,finished\n");
     for (std::size_t i = 0; i < runs.size(); ++i)
-      fmt::print("{},{:.1f},{:.4f},{},{},{}\n", runs[i].label, mean[i].completion_ms, mean[i].mean_utilisation,
-                 mean[i].calls, mean[i].rejected, mean[i].failed_jobs);
+      fmt::print("{},{:.1f},{:.4f},{},{},{},{},{}\n", runs[i].label, mean[i].completion_ms, mean[i].mean_utilisation,
+                 mean[i].calls, mean[i].rejected, mean[i].failed_jobs, mean[i].served, mean[i].finished ? 1 : 0);
   } else {
     fmt::print(
         "ratelimit: {} workers x {} jobs against a token bucket of {} req/s (burst {}); 429 over it; "
-        "messages |N({} ms, {} ms)|; base {} ms, cap {} ms; mean of {} trials\n",
-        p.workers, p.jobs_per_worker, p.rate_per_s, p.burst, p.net_mean_ms, p.net_sd_ms, p.base_ms, p.cap_ms, trials);
+        "a 429 costs {} token; messages |N({} ms, {} ms)|; base {} ms, cap {} ms; mean of {} trials, stopped at {} s\n",
+        p.workers, p.jobs_per_worker, p.rate_per_s, p.burst, p.reject_cost, p.net_mean_ms, p.net_sd_ms, p.base_ms,
+        p.cap_ms, trials, p.time_limit_ms / 1000);
     fmt::print("ideal completion: {:.1f} s\n", p.workers * p.jobs_per_worker / p.rate_per_s);
-    fmt::print("{:<20} {:>14} {:>12} {:>10} {:>10} {:>12}\n", "strategy", "completion_s", "mean_util", "calls",
-               "rejected", "failed_jobs");
+    fmt::print("{:<20} {:>14} {:>12} {:>10} {:>10} {:>10} {:>12}\n", "strategy", "completion_s", "mean_util", "calls",
+               "rejected", "served", "failed_jobs");
     for (std::size_t i = 0; i < runs.size(); ++i)
-      fmt::print("{:<20} {:>14.2f} {:>11.1f}% {:>10} {:>10} {:>12}\n", runs[i].label, mean[i].completion_ms / 1000,
-                 100 * mean[i].mean_utilisation, mean[i].calls, mean[i].rejected, mean[i].failed_jobs);
+      fmt::print("{:<20} {:>14} {:>11.1f}% {:>10} {:>10} {:>10} {:>12}\n", runs[i].label,
+                 mean[i].finished ? fmt::format("{:.2f}", mean[i].completion_ms / 1000)
+                                  : fmt::format("DNF >{:.0f}", p.time_limit_ms / 1000),
+                 100 * mean[i].mean_utilisation, mean[i].calls, mean[i].rejected, mean[i].served, mean[i].failed_jobs);
   }
   if (!c.svg_dir.empty()) {
-    LineChart util{fmt::format("{} workers vs a {} req/s limit: API utilisation (seed {}, first trial)", p.workers,
-                               p.rate_per_s, c.seed),
+    const std::string cost = p.reject_cost > 0 ? fmt::format(", a 429 costs {}", p.reject_cost) : "";
+    LineChart util{fmt::format("API use: {} workers, {} req/s limit{}", p.workers, p.rate_per_s, cost),
                    fmt::format("time (s), {} ms bins", p.bin_ms), "utilisation (%)", {}, false};
     for (std::size_t i = 0; i < runs.size(); ++i) {
       if (runs[i].b != Budget::none || runs[i].s == Strategy::none || runs[i].s == Strategy::equal) continue;
@@ -163,14 +169,14 @@ int ratelimit(const Common& c, RateParams p, int trials) {
       util.series.push_back(s);
     }
     LineChart zoom = util;
-    zoom.title = "The same, first 30 s";
+    zoom.title = "The same, first 30 s" + cost;
     for (auto& ser : zoom.series)
       std::erase_if(ser.points, [](const std::pair<double, double>& pt) { return pt.first > 30; });
-    if (!write_file(svg_path(c, "ratelimit-utilisation-30s.svg"), render(zoom))) return 1;
+    if (!write_file(svg_path(c, "ratelimit-utilisation-30s" + suffix + ".svg"), render(zoom))) return 1;
     BarChart done{"Time to finish the batch", "completion (s), mean", {"completion"}, {}};
     for (std::size_t i = 0; i < runs.size(); ++i) done.groups.push_back({runs[i].label, {mean[i].completion_ms / 1000}});
-    if (!write_file(svg_path(c, "ratelimit-utilisation.svg"), render(util)) ||
-        !write_file(svg_path(c, "ratelimit-completion.svg"), render(done)))
+    if (!write_file(svg_path(c, "ratelimit-utilisation" + suffix + ".svg"), render(util)) ||
+        !write_file(svg_path(c, "ratelimit-completion" + suffix + ".svg"), render(done)))
       return 1;
   }
   return 0;
@@ -248,7 +254,16 @@ int main(int argc, char** argv) {
   r->add_option("--burst", rp.burst, "token bucket size")->check(CLI::PositiveNumber)->capture_default_str();
   r->add_option("--base-ms", rp.base_ms)->check(CLI::PositiveNumber)->capture_default_str();
   r->add_option("--cap-ms", rp.cap_ms)->check(CLI::PositiveNumber)->capture_default_str();
+  r->add_option("--reject-cost", rp.reject_cost, "tokens a 429 takes from the bucket (the cost of rejecting)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  double time_limit_s = rp.time_limit_ms / 1000;
+  r->add_option("--time-limit-s", time_limit_s, "stop the run at this virtual time (s)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   r->add_option("--trials", r_trials)->check(CLI::PositiveNumber)->capture_default_str();
+  std::string r_svg_suffix;
+  r->add_option("--svg-suffix", r_svg_suffix, "appended to the plot file names (e.g. -cost)");
   add_common(r, common);
 
   auto* a = app.add_subcommand("amplification", "retries at every layer multiply at the bottom; budgets bound it");
@@ -260,6 +275,9 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (b->parsed()) return brooker(common, clients, b_trials);
-  if (r->parsed()) return ratelimit(common, rp, r_trials);
+  if (r->parsed()) {
+    rp.time_limit_ms = time_limit_s * 1000;
+    return ratelimit(common, rp, r_trials, r_svg_suffix);
+  }
   return amplification(common, max_layers, attempts, requests);
 }

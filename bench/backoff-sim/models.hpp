@@ -39,6 +39,8 @@ struct RateParams {
   double base_ms = 100;       // first wait's ceiling
   double cap_ms = 10'000;
   double bin_ms = 250;        // utilisation histogram bin
+  double reject_cost = 0;     // tokens a 429 takes (while there are any): the API's cost of saying no
+  double time_limit_ms = 600'000;  // the run stops here; a batch not done by then did not finish
 };
 
 struct RateResult {
@@ -48,6 +50,8 @@ struct RateResult {
   std::uint64_t failed_jobs = 0;  // jobs given up (only with a retry budget)
   double mean_utilisation = 0;    // served / (burst + rate * completion): the share of capacity used
   std::vector<double> utilisation;  // per bin: served / (rate * bin)
+  bool finished = true;           // every job done (or given up) before time_limit_ms
+  std::uint64_t served = 0;       // requests served (200)
 };
 
 RateResult run_ratelimit(Strategy s, Budget b, const RateParams& p, std::uint64_t seed);

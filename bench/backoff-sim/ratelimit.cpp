@@ -49,6 +49,11 @@ RateResult run_ratelimit(Strategy s, Budget budget_kind, const RateParams& p, st
   };
   while (!q.empty()) {
     const Event e = q.pop(t);
+    if (t > p.time_limit_ms) {
+      r.finished = false;
+      r.completion_ms = p.time_limit_ms;
+      break;
+    }
     if (e.kind == Kind::request_at_api) {
       ++r.calls;
       tokens = std::min(p.burst, tokens + (t - refilled_at) * p.rate_per_s / 1000.0);
@@ -61,6 +66,7 @@ RateResult run_ratelimit(Strategy s, Budget budget_kind, const RateParams& p, st
         ++served_per_bin[bin];
       } else {
         ++r.rejected;
+        tokens = std::max(0.0, tokens - p.reject_cost);
       }
       q.push(t + delay(), Event{Kind::response, ok, e.worker});
       continue;
@@ -87,6 +93,7 @@ RateResult run_ratelimit(Strategy s, Budget budget_kind, const RateParams& p, st
     r.utilisation.push_back(static_cast<double>(n) / capacity_per_bin);
     served += n;
   }
+  r.served = served;
   if (r.completion_ms > 0)
     r.mean_utilisation = static_cast<double>(served) / (p.burst + p.rate_per_s * r.completion_ms / 1000.0);
   return r;

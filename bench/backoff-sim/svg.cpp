@@ -67,7 +67,7 @@ std::string header(const std::string& title) {
       "font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text x=\"{2}\" y=\"24\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">{3}</text>\n",
-      kWidth, kHeight, (kLeft + kWidth - kRight) / 2, esc(title));
+      kWidth, kHeight, kWidth / 2, esc(title));
 }
 
 std::string axes(const Frame& f, const std::string& x_label, const std::string& y_label, bool x_ticks) {
