@@ -42,7 +42,10 @@ bool fits_probe(const Observation& o, const StackProfile& p) {
     return false;
   const microseconds pto = probe_timeout(p.probe, *o.srtt, o.single_segment, o.tick);
   const microseconds fire = o.rto_left.count() > 0 ? std::min(pto, o.rto_left) : pto;
-  const microseconds lo = fire > o.tolerance ? fire - o.tolerance : microseconds{0};
+  // RFC 8985 7.2 leaves the allowance for a delayed ACK (WCDelAckT) to the
+  // stack: anything from the bare 2 SRTT on is a probe's time.
+  const microseconds bare = std::min(fire, probe_timeout(ProbeRule{true, {}, {}}, *o.srtt, false, o.tick));
+  const microseconds lo = bare > o.tolerance ? bare - o.tolerance : microseconds{0};
   return o.since_arm >= lo && o.since_arm <= std::max(fire, pto) + o.lateness + o.tolerance;
 }
 }  // namespace
@@ -57,7 +60,7 @@ Explanation explain(const Observation& o, const StackProfile& p) {
   if (!o.peer_seen) return {SendKind::unclassified, Cause::no_peer};
   // A response to the peer: the ACK clock (fast retransmit, SACK recovery,
   // slow start after an RTO). A few ms after a peer segment is never a timer.
-  if (o.ack_clocked || o.since_peer < limits::kMinTimerWait)
+  if (o.ack_clocked || (o.sender_rtt.count() == 0 && o.since_peer < limits::kMinTimerWait))
     return o.in_rto_recovery ? Explanation{SendKind::slow_start_after_rto, Cause::recovery}
                              : Explanation{SendKind::fast, Cause::ack_clock};
   // 5.4: an expiry resends one segment; what follows it before any ACK, far

@@ -71,9 +71,19 @@ void SenderModel::learn_handshake_delays() {
   if (sender_rtt_) timer_.set_sender_rtt(*sender_rtt_);
 }
 
-microseconds SenderModel::ack_clock_window() const {
+bool SenderModel::ack_clocked(CaptureTime t) const {
   const microseconds d = sender_rtt_.value_or(microseconds{0});
-  return std::max(limits::kAckClockMin, d * limits::kAckClockRoundTrips);
+  const microseconds band = d * limits::kAckClockBandNum / limits::kAckClockBandDen + limits::kAckClockMin;
+  // The capture may see the peer's segment late too (its own path to the
+  // capture point), so a response can show up sooner than d: from 0 on.
+  const microseconds lo{0};
+  const microseconds hi = d + band;
+  for (auto it = peer_times_.rbegin(); it != peer_times_.rend(); ++it) {
+    const microseconds after = since(t, *it);
+    if (after > hi) break;
+    if (after >= lo) return true;
+  }
+  return false;
 }
 
 bool SenderModel::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t) {
@@ -93,6 +103,15 @@ bool SenderModel::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t)
 
 void SenderModel::on_send(const Segment& s) {
   ++out_.packets;
+  if (pending_sample_ && s.time < pending_sample_->until && s.payload_len > 0 &&
+      seq_lt(s.tcp.seq, pending_sample_->ack)) {
+    // Sent again before the ACK could reach the sender: the ACK covers a
+    // retransmission, so the sender took no sample from it (Karn, 3).
+    pending_sample_.reset();
+    ++out_.ambiguous_acks;
+    timer_.on_ambiguous_ack();
+  }
+  settle_pending_sample(s.time);
   const auto& h = s.tcp;
   if (h.options.tsval) {
     ts_clock_.observe(s.time, *h.options.tsval);
@@ -109,8 +128,8 @@ void SenderModel::on_send(const Segment& s) {
     own_sack_ok_ = own_sack_ok_ || h.options.sack_permitted;
     if (h.has(wire::kAck)) {
       if (!own_synack_) own_synack_ = s.time;
-    } else if (!own_syn_) {
-      own_syn_ = s.time;
+    } else if (!peer_synack_) {
+      own_syn_ = s.time;  // the SYN the peer's first SYN-ACK answers is the latest before it
     }
   }
 
@@ -121,9 +140,8 @@ void SenderModel::on_send(const Segment& s) {
     snd_una_ = h.seq;
     snd_max_ = h.seq;
   }
-  const microseconds clock_window = ack_clock_window();
   const bool ack_triggered =
-      (last_peer_time_ && since(s.time, *last_peer_time_) <= clock_window) ||
+      ack_clocked(s.time) ||
       (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= microseconds{200});
   last_send_time_ = s.time;
   last_send_ack_triggered_ = ack_triggered;
@@ -328,6 +346,14 @@ bool SenderModel::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {
   return found;
 }
 
+void SenderModel::settle_pending_sample(CaptureTime now) {
+  if (!pending_sample_ || now < pending_sample_->until) return;
+  const PendingSample p = *pending_sample_;
+  pending_sample_.reset();
+  timer_.on_sample(p.r, p.snd_una, p.snd_nxt);
+  if (p.kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
+}
+
 void SenderModel::take_sample(const Segment& s, microseconds r, SampleKind kind) {
   timer_.on_sample(r, snd_una_, snd_max_);
   if (kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
@@ -335,8 +361,11 @@ void SenderModel::take_sample(const Segment& s, microseconds r, SampleKind kind)
 }
 
 void SenderModel::on_peer(const Segment& s) {
+  settle_pending_sample(s.time);
   const auto& h = s.tcp;
   last_peer_time_ = s.time;
+  peer_times_.push_back(s.time);
+  if (peer_times_.size() > limits::kAckClockHistory) peer_times_.pop_front();
   out_.peer_seen = true;
   burst_last_.reset();  // the burst after an expiry ends with anything from the peer
   pending_54_.reset();
@@ -351,7 +380,7 @@ void SenderModel::on_peer(const Segment& s) {
       if (!peer_synack_) peer_synack_ = s.time;
       handshake_seen_ = handshake_seen_ || own_syn_.has_value();
     } else {
-      if (!peer_syn_) peer_syn_ = s.time;
+      if (!own_synack_) peer_syn_ = s.time;  // the SYN our first SYN-ACK answers is the latest before it
       peer_syn_since_synack_ = true;
     }
   }
@@ -436,7 +465,10 @@ void SenderModel::on_peer(const Segment& s) {
       last_echo_sampled_ = *h.options.tsecr;
     }
   }
-  if (sample && sample->count() >= 0) {
+  const bool distant = sender_rtt_ && sender_rtt_->count() > 0;
+  if (sample && sample->count() >= 0 && distant && *kind == SampleKind::seq && !acks_syn) {
+    pending_sample_ = PendingSample{*sample, *kind, s.time + *sender_rtt_, ack, snd_una_, snd_max_};
+  } else if (sample && sample->count() >= 0) {
     take_sample(s, *sample, *kind);
   } else {
     sample.reset();
@@ -456,6 +488,7 @@ void SenderModel::on_peer(const Segment& s) {
 }
 
 void SenderModel::finish() {
+  if (pending_sample_) settle_pending_sample(pending_sample_->until);
   timer_.finish();
   const auto& e = timer_.estimator();
   out_.srtt = e.srtt();

@@ -57,12 +57,25 @@ class SenderModel {
               std::optional<std::chrono::microseconds> sample = std::nullopt,
               std::optional<SampleKind> kind = std::nullopt);
   void take_sample(const Segment& s, std::chrono::microseconds r, SampleKind kind);
+  /// A sample from an ACK the capture saw before it reached a distant sender
+  /// is held until it has (one capture-to-sender round trip): a
+  /// retransmission of the acknowledged data captured before then was sent
+  /// before the ACK arrived, so the sender could take no sample (Karn).
+  void settle_pending_sample(CaptureTime now);
+  struct PendingSample {
+    std::chrono::microseconds r;
+    SampleKind kind;
+    CaptureTime until;
+    std::uint32_t ack, snd_una, snd_nxt;
+  };
+  std::optional<PendingSample> pending_sample_;
   void mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t);
 
   /// Capture-to-sender round trip and handshake RTT from the SYN exchange.
   void learn_handshake_delays();
-  /// The ACK-clock window: responses to the peer show up within it.
-  std::chrono::microseconds ack_clock_window() const;
+  /// True when a transmission at `t` can be a response to one of the
+  /// peer's recent segments (the ACK clock), given where the capture is.
+  bool ack_clocked(CaptureTime t) const;
   /// True (and the hole shrunk) when [seq, end) lies in a hole seen recently.
   bool fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t);
   void insert_outstanding(const Tx& x);
@@ -88,6 +101,7 @@ class SenderModel {
   std::uint32_t fast_recovery_point_ = 0;
   // Feedback from the peer.
   std::optional<CaptureTime> last_peer_time_;
+  std::deque<CaptureTime> peer_times_;  // the peer's latest segments (limits::kAckClockHistory)
   std::optional<CaptureTime> last_send_time_;
   std::optional<CaptureTime> last_data_send_time_;  // last data-bearing segment (SYN/FIN count)
   // The post-RTO burst: time of its last retransmission (the expiry's or a

@@ -8,12 +8,12 @@ std::string describe_thresholds() {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "no timer fires within %.0f ms of what armed it; a response to the peer shows up within "
-                "max(%.0f ms, %lld x the capture-to-sender round trip); a repeat within 1/%lld of the previous "
+                "%.0f ms, or (captured away from the sender) one capture-to-sender round trip -+ %lld/%lld; a repeat within 1/%lld of the previous "
                 "expiry's wait with no ACK between is part of its go-back-N burst; a TSval %u ticks older than "
                 "the newest sent is an old copy in the network; a doubling is never accepted below %lld/%lld x "
                 "the previous wait",
                 kMinTimerWait.count() / 1000.0, kAckClockMin.count() / 1000.0,
-                static_cast<long long>(kAckClockRoundTrips), static_cast<long long>(kBurstFractionDen / kBurstFractionNum),
+                static_cast<long long>(kAckClockBandNum), static_cast<long long>(kAckClockBandDen), static_cast<long long>(kBurstFractionDen / kBurstFractionNum),
                 kOldTsvalTicks, static_cast<long long>(kDoublingFloorNum), static_cast<long long>(kDoublingFloorDen));
   return buf;
 }

@@ -6,6 +6,7 @@
 // from these values (see describe_thresholds()).
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -27,20 +28,23 @@ inline constexpr microseconds kMinTimerWait{5'000};
 
 /// A segment sent within this time of a segment from the peer is taken as a
 /// response to it (ACK clock) when the capture is at the sender. With the
-/// capture elsewhere the response comes one capture-to-sender round trip
-/// later: the window is then kAckClockRoundTrips times that round trip
-/// (measured in the handshake), never less than this.
+/// capture elsewhere the response comes one capture-to-sender round trip d
+/// (measured in the handshake) after the peer segment it answers, or sooner
+/// (the capture may see the peer's segment late as well): within
+/// d x (1 + kAckClockBand) plus this.
 inline constexpr microseconds kAckClockMin{2'000};
+/// See kAckClockMin: the relative width of the band around the
+/// capture-to-sender round trip in which a response shows up (path jitter,
+/// the sender's own processing).
+inline constexpr std::int64_t kAckClockBandNum = 1, kAckClockBandDen = 2;
+/// How many of the peer's latest segments a response may answer.
+inline constexpr std::size_t kAckClockHistory = 32;
 /// A capture-to-sender round trip (the sender's response time in the
 /// handshake, as the capture saw it) below this means the capture was taken
 /// at the sender: RTT samples are used as measured. Above it, the round trip
 /// is added to every sample and to every timing tolerance.
 inline constexpr microseconds kCaptureAtSender{1'000};
 
-/// See kAckClockMin: how many capture-to-sender round trips a response to
-/// the peer may take to show up at the capture point (the sender's stack
-/// and a busy path add delay; a timer cannot fire that soon).
-inline constexpr std::int64_t kAckClockRoundTrips = 2;
 
 /// After a timeout, the go-back-N burst (RFC 5681 3.1): a repeat sent,
 /// with no segment from the peer since, less than this fraction of the

@@ -69,6 +69,11 @@ class TimerModel {
   /// A SACK without new cumulative ACK gave an RTT sample at `t` (Linux
   /// re-arms the RTO then, from the head's send time).
   void on_sack_sample(CaptureTime t, std::optional<CaptureTime> head_send);
+  /// An ACK turned out to cover retransmitted data (Karn, section 3): a
+  /// backed-off RTO must be kept until a valid sample.
+  void on_ambiguous_ack() {
+    if (est_.backoff() > 0) karn_pending_ = true;
+  }
   /// A valid RTT sample R (sections 2 and 3), with SND.UNA/SND.NXT for the Linux window.
   void on_sample(std::chrono::microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt);
   /// The handshake completed (our SYN was acknowledged) at `frame`; 5.7.
