@@ -46,7 +46,7 @@ bool fits_probe(const Observation& o, const StackProfile& p) {
   // stack: anything from the bare 2 SRTT on is a probe's time.
   const microseconds bare = std::min(fire, probe_timeout(ProbeRule{true, {}, {}}, *o.srtt, false, o.tick));
   const microseconds lo = bare > o.tolerance ? bare - o.tolerance : microseconds{0};
-  return o.since_arm >= lo && o.since_arm <= std::max(fire, pto) + o.lateness + o.tolerance;
+  return o.since_arm >= lo && o.since_arm <= std::max(fire, pto) + o.lateness + o.tolerance + o.sender_rtt;
 }
 }  // namespace
 

@@ -22,6 +22,18 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
   const std::int64_t rel = rto::ts_diff(tsval, ts0_);
   last_rel_ts_ = std::max(last_rel_ts_, rel);
   last_t_us_ = std::max(last_t_us_, t_us);
+  if (host_) {
+    if (!host_->seen) {
+      host_->seen = true;
+      host_->ts0 = tsval;
+      host_->t0_us = t_us;
+    }
+    const std::int64_t hrel = rto::ts_diff(tsval, host_->ts0);
+    if (t_us >= host_->last_t_us) {
+      host_->last_rel = hrel;
+      host_->last_t_us = t_us;
+    }
+  }
   if (host_ && last_t_us_ - t0_us_ > host_->span_us) {
     host_->span_us = last_t_us_ - t0_us_;
     host_->ticks = last_rel_ts_;
@@ -35,23 +47,31 @@ bool TsClock::one_khz() const {
   return r && *r == 1000.0;
 }
 
-std::optional<double> TsClock::rate_hz() const {
-  std::int64_t span_us = last_t_us_ - t0_us_;
-  std::int64_t ticks = last_rel_ts_;
-  // The host's pooled rate when it has seen more than this connection.
-  if (host_ && host_->span_us > span_us) {
-    span_us = host_->span_us;
-    ticks = host_->ticks;
-  }
-  if (!seen_ || span_us < limits::kTsClockMinSpan.count() || ticks <= 0) return std::nullopt;
+namespace {
+// The common rate `ticks` over `span_us` is, if any.
+std::optional<double> snap_rate(std::int64_t ticks, std::int64_t span_us) {
+  if (span_us < limits::kTsClockMinSpan.count() || ticks <= 0) return std::nullopt;
   const double raw = static_cast<double>(ticks) * 1e6 / static_cast<double>(span_us);
-  constexpr std::array<double, 7> kCommon{1, 2, 10, 100, 250, 300, 1000};
+  constexpr std::array<double, 6> kCommon{1, 2, 10, 100, 250, 1000};
   for (double c : kCommon) {
     // One tick of quantisation at each end of the span is allowed besides the percentage.
     const double tick_slack = 2.0 * 1e6 / static_cast<double>(span_us);
     if (std::abs(raw - c) <= c * limits::kTsRateTolerancePercent / 100.0 + tick_slack) return c;
   }
   return std::nullopt;
+}
+}  // namespace
+
+std::optional<double> TsClock::rate_hz() const {
+  if (!seen_) return std::nullopt;
+  const std::int64_t span_us = last_t_us_ - t0_us_;
+  // The host's rate when it has seen more than this connection: over all its
+  // connections (one clock), else over its longest connection.
+  if (host_ && host_->last_t_us - host_->t0_us > span_us)
+    if (auto r = snap_rate(host_->last_rel, host_->last_t_us - host_->t0_us)) return r;
+  if (host_ && host_->span_us > span_us)
+    if (auto r = snap_rate(host_->ticks, host_->span_us)) return r;
+  return snap_rate(last_rel_ts_, span_us);
 }
 
 std::optional<std::chrono::microseconds> TsClock::interval(std::uint32_t a, std::uint32_t b) const {

@@ -19,6 +19,12 @@ namespace replay {
 struct HostClock {
   std::int64_t ticks = 0;    ///< TSval ticks over the longest connection's span
   std::int64_t span_us = 0;  ///< that span of capture time
+  /// The host's first and latest TSval across all its connections: when the
+  /// host numbers every connection from one clock (no per-connection
+  /// offset) this gives its rate over the whole capture.
+  bool seen = false;
+  std::uint32_t ts0 = 0;
+  std::int64_t t0_us = 0, last_rel = 0, last_t_us = 0;
 };
 
 /// The sender's TSval clock, learnt from the TSvals it sends.
@@ -40,7 +46,7 @@ class TsClock {
   void set_host(HostClock* host) { host_ = host; }
   /// The TSval clock's rate in Hz, fitted over the TSvals seen (at least
   /// limits::kTsClockMinSpan of capture time) and snapped to a common rate
-  /// (1, 2, 10, 100, 250, 300, 1000 Hz) within limits::kTsRateTolerancePercent;
+  /// (1, 2, 10, 100, 250, 1000 Hz) within limits::kTsRateTolerancePercent;
   /// nullopt when unknown or not a common rate.
   std::optional<double> rate_hz() const;
   /// The sender's own time from TSval `a` to TSval `b` (modulo 2^32), at the

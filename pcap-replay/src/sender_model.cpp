@@ -239,7 +239,7 @@ void SenderModel::on_send(const Segment& s) {
   }
   o.since_peer = last_peer_time_ ? since(s.time, *last_peer_time_) : microseconds::max();
   o.srtt = timer_.estimator().srtt();
-  o.tolerance = opt_.tolerance(rto) + sender_rtt_.value_or(microseconds{0});
+  o.tolerance = opt_.tolerance(rto);
   o.lateness = opt_.lateness(rto);
   o.tick = opt_.config.tick;
   o.sender_rtt = sender_rtt_.value_or(microseconds{0});
@@ -295,8 +295,19 @@ void SenderModel::on_send(const Segment& s) {
       break;
     }
     case SendKind::tlp:
-      timer_.on_probe(s.time, tsval);
       ++out_.inferred.probes;
+      if (o.is_head) {
+        Expiry e;
+        e.frame = s.frame;
+        e.time = s.time;
+        e.rel_seq = rel(seq);
+        e.rel_una = rel(snd_una_);
+        e.tsval = tsval;
+        e.thin = in_flight() < 4;
+        timer_.on_probe(e);
+      } else {
+        timer_.on_probe(s.time, tsval);
+      }
       break;
     case SendKind::fast:
       if (!in_fast_recovery_ || !seq_lt(snd_una_, fast_recovery_point_)) {
@@ -350,12 +361,13 @@ void SenderModel::settle_pending_sample(CaptureTime now) {
   if (!pending_sample_ || now < pending_sample_->until) return;
   const PendingSample p = *pending_sample_;
   pending_sample_.reset();
-  timer_.on_sample(p.r, p.snd_una, p.snd_nxt);
+  timer_.on_sample(p.r, p.snd_una, p.snd_nxt, p.r - sender_rtt_.value_or(microseconds{0}));
   if (p.kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
 }
 
 void SenderModel::take_sample(const Segment& s, microseconds r, SampleKind kind) {
-  timer_.on_sample(r, snd_una_, snd_max_);
+  const microseconds corr = kind == SampleKind::seq ? sender_rtt_.value_or(microseconds{0}) : microseconds{0};
+  timer_.on_sample(r, snd_una_, snd_max_, r - corr);
   if (kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
   (void)s;
 }

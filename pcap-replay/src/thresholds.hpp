@@ -107,10 +107,11 @@ inline constexpr microseconds kTsClockMinSpan{200'000};
 /// 1000 Hz) snaps to it.
 inline constexpr unsigned kTsRateTolerancePercent = 5;
 /// When the capture clock and the sender's TSval clock disagree on an
-/// interval by more than this percentage (a capture app on the device, a
-/// busy tap batching timestamps), a chain's doubling is also judged on the
-/// TSval clock, and the report says which clock was used.
-inline constexpr unsigned kClockDisagreePercent = 15;
+/// interval by more than this many TSval ticks (their quantisation: a
+/// capture app on the device, a busy tap batching timestamps, a queue
+/// between sender and capture), a wait that departs on the capture clock is
+/// judged on the TSval clock too, and the report says which clock was used.
+inline constexpr std::int64_t kClockDisagreeTicks = 2;
 
 /// One line naming these values, for the report's explanation.
 std::string describe_thresholds();

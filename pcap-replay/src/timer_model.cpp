@@ -45,7 +45,8 @@ microseconds scale(microseconds d, double f) { return microseconds{static_cast<s
 }  // namespace
 
 TimerModel::TimerModel(const Options& options, SenderReport& out, const TsClock& clock)
-    : opt_(options), prof_(*options.profile), out_(out), clock_(clock), est_(options.config), syn_est_(options.config) {
+    : opt_(options), prof_(*options.profile), out_(out), clock_(clock), est_(options.config), syn_est_(options.config),
+      est_raw_(options.config) {
   if (prof_.floor == FloorMode::on_sum && options.config.variant == rto::Config::Variant::rfc6298) {
     // Same arithmetic without the 2.4 floor: tells "early only because the
     // floor was not applied" (2.4, SHOULD) from "early" (5.3/5.6, MUST).
@@ -53,8 +54,10 @@ TimerModel::TimerModel(const Options& options, SenderReport& out, const TsClock&
     c.min_rto = microseconds{0};
     try {
       floorless_.emplace(c);
+      floorless_raw_.emplace(c);
     } catch (const rto::ConfigError&) {
       floorless_.reset();
+      floorless_raw_.reset();
     }
   }
 }
@@ -64,7 +67,9 @@ void TimerModel::add(RuleId id, std::uint64_t frame, CaptureTime t, std::string 
   out_.findings.push_back(Finding{id, r.level, frame, t, std::move(message)});
 }
 
-microseconds TimerModel::floorless_rto() const { return floorless_ ? floorless_->rto() : est_.rto(); }
+microseconds TimerModel::floorless_rto() const {
+  return floorless_ ? std::min(floorless_->rto(), floorless_raw_->rto()) : std::min(est_.rto(), est_raw_.rto());
+}
 
 microseconds TimerModel::armed_rto() const { return est_.rto() + prof_.additive; }
 
@@ -102,6 +107,7 @@ void TimerModel::on_syn_sent(CaptureTime t, std::optional<std::uint32_t> tsval) 
 
 void TimerModel::on_ack_new_data(CaptureTime t, bool all_acked, std::optional<CaptureTime> head_send,
                                  bool ambiguous) {
+  held_probe_.reset();
   chain_.clear();
   chain_departed_ = chain_doubled_ = chain_setting_noted_ = false;
   probe_since_ack_ = false;
@@ -139,9 +145,12 @@ void TimerModel::on_sack_sample(CaptureTime t, std::optional<CaptureTime> head_s
   timer_.restart(instant(t), armed_rto());
 }
 
-void TimerModel::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt) {
+void TimerModel::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt,
+                           std::optional<microseconds> raw) {
   if (!est_.on_rtt_sample(r, snd_una, snd_nxt)) return;
   if (floorless_) floorless_->on_rtt_sample(r, snd_una, snd_nxt);
+  est_raw_.on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
+  if (floorless_raw_) floorless_raw_->on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
   karn_pending_ = false;
   if (handshake_done_) {
     data_sample_since_handshake_ = true;
@@ -156,7 +165,9 @@ void TimerModel::on_handshake_complete(std::uint64_t frame, CaptureTime t, bool 
   // 5.7 (the Estimator applies the 3 s fallback per its variant: Linux only
   // when the handshake gave no sample).
   est_.on_handshake_complete(syn_timed_out_);
+  est_raw_.on_handshake_complete(syn_timed_out_);
   if (floorless_) floorless_->on_handshake_complete(syn_timed_out_);
+  if (floorless_raw_) floorless_raw_->on_handshake_complete(syn_timed_out_);
   if (prof_.fallback_57 == Fallback57::rfc && syn_timed_out_ && sample_in_handshake && handshake_sample) {
     // RFC 6298 re-initialises the RTO to 3 s when data begins, until the
     // next sample; Linux keeps the RTO from the sample. Only a data timeout
@@ -190,6 +201,11 @@ void TimerModel::on_probe(CaptureTime t, std::optional<std::uint32_t> tsval) {
   const Arm before = *arm_;
   arm(t, ArmCause::probe, tsval);
   if (!prof_.rearm_from_head) arm_early_ = before;
+}
+
+void TimerModel::on_probe(const Expiry& as_expiry) {
+  if (arm_) held_probe_ = HeldProbe{as_expiry, *arm_, arm_early_, since(as_expiry.time, arm_->at)};
+  on_probe(as_expiry.time, as_expiry.tsval);
 }
 
 void TimerModel::on_new_data_probe(CaptureTime t) { new_data_probe_ = t; }
@@ -232,7 +248,7 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
     w.doubles = !linear_syn && b_lo < cap;
     const microseconds e_lo = w.doubles ? std::min(2 * b_lo, cap) : b_lo;
     const microseconds e_hi = w.doubles ? std::min(2 * b_hi, cap) : b_hi;
-    microseconds lo = scale(e_lo, (1.0 - slack) / wheel) - g - sender_rtt_ - extra;
+    microseconds lo = scale(e_lo, (1.0 - slack) / wheel) - g - extra;
     if (prev.late) lo = microseconds{0};  // its lateness hides the RTO it doubled: any clear growth will do
     if (w.doubles && 2 * e_lo >= 3 * b_lo)
       lo = std::max(lo, b_lo * limits::kDoublingFloorNum / limits::kDoublingFloorDen);
@@ -255,12 +271,9 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
     const auto prev_ts = clock_.interval(*prev.arm_tsval, *prev.tsval);
     const auto rate = clock_.rate_hz();
     if (gap_ts && prev_ts && rate && gap_ts->count() > 0 && prev_ts->count() > 0) {
-      const auto disagree = [](microseconds a, microseconds b) {
-        const microseconds d = a > b ? a - b : b - a;
-        return d * 100 > std::max(a, b) * limits::kClockDisagreePercent;
-      };
+      const microseconds tick{static_cast<std::int64_t>(limits::kClockDisagreeTicks * 1e6 / *rate)};  // two ticks of quantisation
+      const auto disagree = [&](microseconds a, microseconds b) { return (a > b ? a - b : b - a) > tick; };
       if (disagree(*gap_ts, gap) || disagree(*prev_ts, prev.w_lo)) {
-        const microseconds tick{static_cast<std::int64_t>(2e6 / *rate)};  // two ticks of quantisation
         const BackoffWindow wt = window(*prev_ts, *prev_ts, true, tick);
         if (*gap_ts >= wt.lo && *gap_ts <= wt.hi) {
           ok = true;
@@ -346,11 +359,16 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
   const unsigned k = static_cast<unsigned>(chain.size()) + 1;
   bool& departed = e.syn ? syn_departed_ : chain_departed_;
   const microseconds pred = e.syn ? syn_est_.rto() + prof_.additive : armed_rto();
-  const microseconds tol = opt_.tolerance(pred) + sender_rtt_;
+  // The reading most favourable to the sender: the samples as the capture
+  // measured them, or corrected for the capture point.
+  const microseconds pred_lo = e.syn ? pred : std::min(pred, est_raw_.rto() + prof_.additive);
+  // The capture point away from the sender: a wait armed by an ACK shows up
+  // longer by the capture-to-sender round trip, never shorter.
+  const microseconds tol = opt_.tolerance(pred);
   const microseconds waited = since(e.time, a.at);
   const microseconds back = early_arm && *early_arm < a.at ? since(a.at, *early_arm) : microseconds{0};
-  microseconds earliest = pred > tol + back ? pred - tol - back : microseconds{0};
-  microseconds latest = pred + opt_.lateness(pred) + tol;
+  microseconds earliest = pred_lo > tol + back ? pred_lo - tol - back : microseconds{0};
+  microseconds latest = pred + opt_.lateness(pred) + tol + sender_rtt_;
   if (k == 1 && new_data_probe_ && *new_data_probe_ > a.at) latest += since(*new_data_probe_, a.at);
   rec.predicted = pred;
   rec.waited = waited;
@@ -365,9 +383,9 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
     const auto w_ts = clock_.interval(*a.tsval, *e.tsval);
     const auto rate = clock_.rate_hz();
     if (w_ts && rate) {
-      const microseconds tick{static_cast<std::int64_t>(2e6 / *rate)};
+      const microseconds tick{static_cast<std::int64_t>(limits::kClockDisagreeTicks * 1e6 / *rate)};
       const microseconds d = *w_ts > waited ? *w_ts - waited : waited - *w_ts;
-      if (d * 100 > std::max(*w_ts, waited) * limits::kClockDisagreePercent && *w_ts + tick >= earliest &&
+      if (d > tick && *w_ts + tick >= earliest &&
           *w_ts <= latest + tick) {
         rec.verdict = Verdict::ok;
         rec.clock = ClockUsed::tsval;
@@ -391,7 +409,7 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
           what + ": below the initial RTO of " + conf(opt_.config.initial_rto) +
               " that 2.1 requires until the first RTT sample (none yet)");
     } else if (floorless_ && (floor_departed_ || !karn_pending_) &&
-               waited + opt_.tolerance(floorless_rto()) + sender_rtt_ >= floorless_rto()) {
+               waited + opt_.tolerance(floorless_rto()) >= floorless_rto()) {
       // Early only against the 2.4 floor: a SHOULD. After an ACK of
       // retransmitted data this reading holds only for a sender already seen
       // without the floor (its own backed-off RTO was then kept).
@@ -419,6 +437,21 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
 }
 
 void TimerModel::on_timeout(const Expiry& e) {
+  if (held_probe_ && !e.syn && chain_.empty()) {
+    const HeldProbe h = *held_probe_;
+    held_probe_.reset();
+    // About twice the probe's wait after it: the probe was the first expiry
+    // and this one doubled it (a probe's re-armed RTO would give about 1x).
+    if (since(e.time, h.e.time) * 2 >= h.wait * 3) {
+      --out_.by_kind[static_cast<std::size_t>(SendKind::tlp)];
+      ++out_.by_kind[static_cast<std::size_t>(SendKind::timeout)];
+      if (out_.inferred.probes) --out_.inferred.probes;
+      arm_ = h.before;
+      arm_early_ = h.before_early;
+      probe_since_ack_ = false;
+      on_timeout(h.e);
+    }
+  }
   auto& chain = e.syn ? syn_chain_ : chain_;
   const unsigned k = static_cast<unsigned>(chain.size()) + 1;
   TimeoutRecord rec;
@@ -482,12 +515,16 @@ void TimerModel::on_timeout(const Expiry& e) {
   if (e.syn) {
     timer_.on_syn_expiry(instant(e.time), est_);
     syn_est_.on_syn_timeout();
+    est_raw_.on_syn_timeout();
     if (floorless_) floorless_->on_syn_timeout();
+    if (floorless_raw_) floorless_raw_->on_syn_timeout();
     syn_timed_out_ = true;
     syn_arm_ = Arm{e.time, ArmCause::timeout, e.tsval};
   } else {
     timer_.on_expiry(instant(e.time), est_);
+    est_raw_.on_timeout();
     if (floorless_) floorless_->on_timeout();
+    if (floorless_raw_) floorless_raw_->on_timeout();
   }
   arm(e.time, ArmCause::timeout, e.tsval);
 }

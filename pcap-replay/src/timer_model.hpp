@@ -75,13 +75,23 @@ class TimerModel {
     if (est_.backoff() > 0) karn_pending_ = true;
   }
   /// A valid RTT sample R (sections 2 and 3), with SND.UNA/SND.NXT for the Linux window.
-  void on_sample(std::chrono::microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt);
+  /// `raw`: the same sample as the capture measured it, before the
+  /// capture-to-sender correction; an expiry is early only if it is early
+  /// under both readings.
+  void on_sample(std::chrono::microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt,
+                 std::optional<std::chrono::microseconds> raw = std::nullopt);
   /// The handshake completed (our SYN was acknowledged) at `frame`; 5.7.
   void on_handshake_complete(std::uint64_t frame, CaptureTime t, bool sample_in_handshake,
                              std::optional<std::chrono::microseconds> handshake_sample);
   /// A tail-loss probe was sent at `t` (RFC 8985 7.3): the profile's RTO
   /// re-arm (Linux: a full RTO from the probe).
   void on_probe(CaptureTime t, std::optional<std::uint32_t> tsval);
+  /// The same for a probe that resent the head (one segment outstanding):
+  /// it may have been an RTO expiry instead. If the next expiry comes about
+  /// twice its wait after it (a doubling, where a probe's re-armed RTO would
+  /// give about 1x), it is counted as that expiry after all (kind, counts
+  /// and chain).
+  void on_probe(const Expiry& as_expiry);
   /// New data was sent on a timer while data was outstanding (a probe that
   /// sends new data, or an application write): it may have restarted the
   /// timer, so the first expiry after it is accepted against either.
@@ -155,6 +165,8 @@ class TimerModel {
   /// check counts the previous wait from anywhere between this and the arm.
   std::optional<CaptureTime> rearm_any_;
   std::optional<rto::Estimator> floorless_;  // same samples, no 2.4 floor (tells 2.4 from 5.3/5.6)
+  rto::Estimator est_raw_;                       // est_ fed the uncorrected samples
+  std::optional<rto::Estimator> floorless_raw_;  // floorless_ fed the uncorrected samples
   std::chrono::microseconds sender_rtt_{0};
 
   std::optional<Arm> arm_;        // latest reading of the RTO arm (nullopt: timer stopped)
@@ -178,6 +190,13 @@ class TimerModel {
     std::size_t findings_index;
   };
   std::optional<Open57> open_57_;
+  struct HeldProbe {
+    Expiry e;
+    Arm before;
+    std::optional<Arm> before_early;
+    std::chrono::microseconds wait{0};
+  };
+  std::optional<HeldProbe> held_probe_;
 };
 
 }  // namespace replay
