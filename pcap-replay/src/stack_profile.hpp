@@ -68,8 +68,9 @@ struct StackProfile {
   FloorMode floor = FloorMode::on_sum;
   Fallback57 fallback_57 = Fallback57::rfc;
   Lateness lateness = Lateness::none;
-  /// Added to every RTO when the timer is armed (FreeBSD and Darwin
-  /// tcp_rexmit_slop, 200 ms): the waits are RTO x 2^k + slop.
+  /// Added to every data RTO when the timer is armed (FreeBSD and Darwin
+  /// tcp_rexmit_slop, 200 ms): the waits are RTO x 2^k + slop. Not to the
+  /// SYN schedule (Darwin's SYNs go out 1 s apart exactly).
   std::chrono::microseconds additive{0};
   ProbeRule probe;
   /// Linux tcp_rearm_rto: with a loss-probe or RACK timer pending, the RTO

@@ -232,7 +232,9 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
   const ChainEntry& prev = chain.back();
   const microseconds gap = since(e.time, prev.time);
   const microseconds cap = opt_.config.max_rto;
-  const microseconds slop = prof_.additive;
+  // The slop rides on the data RTO; the SYN schedule is the bare table
+  // (Darwin's SYNs go out at 1 s intervals exactly).
+  const microseconds slop = e.syn ? microseconds{0} : prof_.additive;
   const microseconds g = opt_.granularity;
   const bool linear_syn = e.syn && prev.syn && (k - 1) <= opt_.config.syn_linear_timeouts;
   bool& departed = e.syn ? syn_departed_ : chain_departed_;
@@ -358,14 +360,17 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
                              std::optional<CaptureTime> early_arm) {
   const unsigned k = static_cast<unsigned>(chain.size()) + 1;
   bool& departed = e.syn ? syn_departed_ : chain_departed_;
-  const microseconds pred = e.syn ? syn_est_.rto() + prof_.additive : armed_rto();
+  const microseconds pred = e.syn ? syn_est_.rto() : armed_rto();
   // The reading most favourable to the sender: the samples as the capture
   // measured them, or corrected for the capture point.
   const microseconds pred_lo = e.syn ? pred : std::min(pred, est_raw_.rto() + prof_.additive);
   // The capture point away from the sender: a wait armed by an ACK shows up
   // longer by the capture-to-sender round trip, never shorter.
   const microseconds tol = opt_.tolerance(pred);
-  const microseconds waited = since(e.time, a.at);
+  // The backoff check already chose the sender's clock: the wait is its too.
+  std::optional<microseconds> on_ts;
+  if (rec.clock == ClockUsed::tsval && e.tsval && a.tsval) on_ts = clock_.interval(*a.tsval, *e.tsval);
+  const microseconds waited = on_ts ? *on_ts : since(e.time, a.at);
   const microseconds back = early_arm && *early_arm < a.at ? since(a.at, *early_arm) : microseconds{0};
   microseconds earliest = pred_lo > tol + back ? pred_lo - tol - back : microseconds{0};
   microseconds latest = pred + opt_.lateness(pred) + tol + sender_rtt_;

@@ -55,6 +55,10 @@ struct Scenario {
   std::vector<Pkt> pkts;
   /// IPv4 Identification of packet i (index into pkts); packets not listed carry ID 0.
   std::map<std::size_t, std::uint16_t> ip_id;
+  /// IPv4 TTL of packet i; packets not listed carry 64.
+  std::map<std::size_t, std::uint8_t> ttl;
+  /// Both SYNs offer SACK (RFC 2018 SACK-permitted).
+  bool sack_permitted = false;
 
   /// SYN at t, SYN-ACK at t + rtt, ACK right after: one clean handshake sample of `rtt`.
   void handshake(std::int64_t t_us, std::int64_t rtt_us) {
@@ -72,7 +76,7 @@ struct Scenario {
   }
 
   /// The IPv4 packet of `p`, with IPv4 Identification `id`.
-  Bytes packet(const Pkt& p, std::uint16_t id = 0) const {
+  Bytes packet(const Pkt& p, std::uint16_t id = 0, std::uint8_t hop_limit = 64) const {
     wire::TcpHeader t;
     t.src_port = p.from_client ? 40000 : 5001;
     t.dst_port = p.from_client ? 5001 : 40000;
@@ -83,12 +87,14 @@ struct Scenario {
     t.flags = p.flags;
     t.window = 65535;
     t.options.tsval = p.tsval;
+    t.options.sack_permitted = sack_permitted && (p.flags & wire::kSyn);
     if (p.tsval) t.options.tsecr = p.tsecr.value_or(0);
     for (const auto& b : p.sack) {
       t.options.sack[t.options.sack_count++] = wire::SackBlock{client_isn + b.left, client_isn + b.right};
     }
     wire::Ipv4Header ip;
     ip.id = id;
+    ip.ttl = hop_limit;
     ip.src = {198, 18, 0, static_cast<std::uint8_t>(p.from_client ? 1 : 2)};
     ip.dst = {198, 18, 0, static_cast<std::uint8_t>(p.from_client ? 2 : 1)};
     const std::size_t tl = wire::tcp_options_len(t.options) + 20;
@@ -116,7 +122,9 @@ struct Scenario {
     for (std::size_t i = 0; i < pkts.size(); ++i) {
       const Pkt& p = pkts[i];
       const auto id = ip_id.find(i);
-      const Bytes b = packet(p, id == ip_id.end() ? std::uint16_t{0} : id->second);
+      const auto hl = ttl.find(i);
+      const Bytes b = packet(p, id == ip_id.end() ? std::uint16_t{0} : id->second,
+                             hl == ttl.end() ? std::uint8_t{64} : hl->second);
       put32(static_cast<std::uint32_t>(epoch_s + p.t_us / 1'000'000));
       put32(static_cast<std::uint32_t>(p.t_us % 1'000'000));
       put32(static_cast<std::uint32_t>(b.size()));
