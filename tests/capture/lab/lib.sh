@@ -128,13 +128,32 @@ lab_nft_counter() {  # packets matched so far by rule NAME
   rcv nft -a list table inet lab | grep "comment \"$1\"" | grep -oE 'packets [0-9]+' | head -n1 | cut -d' ' -f2
 }
 
+lab_nft_handle() {  # prints "CHAIN HANDLE" of rule NAME
+  rcv nft -a list table inet lab | awk -v n="comment \"$1\"" '/chain /{c=$2} index($0,n){print c, $NF; exit}'
+}
+
 lab_nft_del() {
-  local name=$1 line handle chain pk
-  line=$(rcv nft -a list table inet lab | awk -v n="comment \"$name\"" '/chain /{c=$2} index($0,n){print c, $NF; exit}')
-  chain=${line% *}; handle=${line##* }
-  pk=$(lab_nft_counter "$name")
-  rcv nft delete rule inet lab "$chain" handle "$handle"
+  local name=$1 line pk
+  line=$(lab_nft_handle "$name")
+  rcv nft delete rule inet lab ${line% *} handle ${line##* }
+  pk=$(lab_nft_counter "$name" || true)
   lab_event rule_removed "{\"rule\": \"$name\", \"dropped_packets\": ${pk:-0}}"
+}
+
+# lab_del_rule_when NAME FIELD MIN TIMEOUT_S : removes rule NAME as soon as
+# max(FIELD) >= MIN on the sender's sockets (the waiter deletes it itself,
+# ~2-30 ms after the kernel state changed), and logs when.
+lab_del_rule_when() {
+  local name=$1 line out pk
+  line=$(lab_nft_handle "$name")
+  if ! out=$(snd "$PY" "$LAB_DIR/tcpinfo.py" wait --ports "$PORTS" --field "$2" --min "$3" --timeout "$4" \
+        --then "ip netns exec $RCV nft delete rule inet lab ${line% *} handle ${line##* }"); then
+    lab_log "timeout waiting for $2 >= $3"; return 1
+  fi
+  local v t_seen t_del
+  read -r v t_seen t_del <<<"$out"
+  lab_log "$2 reached $v at $t_seen; rule $name removed at $t_del"
+  echo "{\"t_wall\": $t_del, \"event\": \"rule_removed\", \"rule\": \"$name\", \"trigger\": \"$2 >= $3 in the sender's tcp_info\", \"t_trigger_seen\": $t_seen}" >>"$WORK/events.jsonl"
 }
 
 lab_nstat() {  # lab_nstat NS FILE : absolute counters, no history file touched
@@ -143,17 +162,14 @@ lab_nstat() {  # lab_nstat NS FILE : absolute counters, no history file touched
 
 lab_tcpinfo() { snd "$PY" "$LAB_DIR/tcpinfo.py" get --ports "${2:-$PORTS}" --field "$1" --max; }
 
-# lab_wait_tcpinfo FIELD MIN TIMEOUT_S : waits until max over the sender's
-# sockets of FIELD >= MIN (polls every 5 ms).
+# lab_wait_tcpinfo FIELD MIN TIMEOUT_S [PORTS] : waits until max over the
+# sender's sockets of FIELD >= MIN (tcpinfo.py polls every 2 ms in-process).
 lab_wait_tcpinfo() {
-  local f=$1 min=$2 to=$3 v deadline
-  deadline=$(( $(date +%s) + ${to%.*} ))
-  while :; do
-    v=$(lab_tcpinfo "$f"); v=${v:-0}; v=${v%.*}
-    [ "$v" -ge "$min" ] && { lab_log "$f reached $v"; return 0; }
-    [ "$(date +%s)" -le "$deadline" ] || { lab_log "timeout waiting for $f >= $min (at $v)"; return 1; }
-    sleep 0.005
-  done
+  local v
+  if v=$(snd "$PY" "$LAB_DIR/tcpinfo.py" wait --ports "${4:-$PORTS}" --field "$1" --min "$2" --timeout "$3"); then
+    lab_log "$1 reached $v"; return 0
+  fi
+  lab_log "timeout waiting for $1 >= $2"; return 1
 }
 
 # lab_start PORTS [IFACE] : PORTS is a comma list of the lab's TCP ports.

@@ -10,6 +10,11 @@ network namespace it runs in.
       timer-relevant fields changed since its previous row (or every row with
       --all-rows). Runs until --stop FILE exists or SIGTERM/SIGINT.
 
+  tcpinfo.py wait --ports P --field total_rto --min 1 [--timeout S]
+      Polls every 2 ms in-process and exits 0 as soon as max(FIELD) over the
+      matching sockets >= MIN (1 on timeout); --then CMD runs CMD right
+      away (e.g. an `nft delete rule`), without a shell script's latency.
+
   tcpinfo.py get --ports P --field backoff [--max]
       Prints one field of the (first / max over) matching sockets, for scripts
       that wait on a kernel state.
@@ -167,6 +172,24 @@ def do_get(a):
     return 0
 
 
+def do_wait(a):
+    ports = {int(p) for p in a.ports.split(",")}
+    deadline = time.time() + a.timeout
+    while time.time() < deadline:
+        vals = [r.get(a.field, "") for r in matching(ports)]
+        vals = [v for v in vals if v != ""]
+        if vals and max(vals) >= a.min:
+            t = time.time()
+            if a.then:
+                import subprocess
+                subprocess.run(a.then, shell=True, check=False)
+            print("%s %.6f %.6f" % (max(vals), t, time.time()))
+            return 0
+        time.sleep(0.002)
+    print("timeout", file=sys.stderr)
+    return 1
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -182,8 +205,14 @@ def main():
     g.add_argument("--field", required=True)
     g.add_argument("--state")
     g.add_argument("--max", action="store_true")
+    w = sub.add_parser("wait")
+    w.add_argument("--ports", required=True)
+    w.add_argument("--field", required=True)
+    w.add_argument("--min", type=float, required=True)
+    w.add_argument("--timeout", type=float, default=60)
+    w.add_argument("--then", help="shell command run at once when the condition holds")
     a = p.parse_args()
-    return do_sample(a) if a.cmd == "sample" else do_get(a)
+    return {"sample": do_sample, "get": do_get, "wait": do_wait}[a.cmd](a)
 
 
 if __name__ == "__main__":
