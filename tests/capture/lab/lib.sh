@@ -179,7 +179,7 @@ lab_start() {
   for p in ${PORTS//,/ }; do filter="${filter:+$filter or }tcp port $p"; done
   lab_nstat "$SND" "$WORK/nstat.snd.before"
   lab_nstat "$RCV" "$WORK/nstat.rcv.before"
-  $SNDX tcpdump -i "$iface" -s "$SNAPLEN" -U -w "$WORK/cap.pcap" "$filter" 2>"$WORK/tcpdump.err" &
+  $SNDX tcpdump -i "$iface" ${LAB_TCPDUMP_OPTS:-} -s "$SNAPLEN" -U -w "$WORK/cap.pcap" "$filter" 2>"$WORK/tcpdump.err" &
   LAB_TCPDUMP_PID=$!; PIDS+=($!)
   for _ in $(seq 200); do grep -q "listening on" "$WORK/tcpdump.err" 2>/dev/null && break; sleep 0.02; done
   $SNDX "$PY" "$LAB_DIR/tcpinfo.py" sample --ports "$PORTS" --out "$WORK/tcpinfo.csv" \

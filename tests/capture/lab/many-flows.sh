@@ -56,19 +56,24 @@ touch "$WORK/stop"
 wait $S1 $S2 || true
 lab_event transfer_done "{\"clients\": $(cat "$WORK/many.json"), \"sink\": $(cat "$WORK/server1.json"), \"rr\": $(cat "$WORK/server2.json")}"
 # RTO expiries per TCP state seen in the 10 ms tcp_info samples (a lower
-# bound: an expiry whose socket vanished within 10 ms is not seen).
+# bound: an expiry whose socket vanished within 10 ms is not seen). The state
+# is the one of the sample BEFORE the expiry; "A->B" when it changed between
+# the two samples (e.g. SYN_SENT->ESTABLISHED: a SYN RTO that then connected).
 "$PY" - "$WORK/tcpinfo.csv" >"$WORK/by_state.json" <<'PY'
 import csv, json, sys
-last, by = {}, {}
+last, st, by = {}, {}, {}
 for r in csv.DictReader(open(sys.argv[1])):
     if r["total_rto"] == "":
         continue
     k, v = r["cookie"], int(r["total_rto"])
     if v > last.get(k, 0):
-        by[r["state"]] = by.get(r["state"], 0) + v - last.get(k, 0)
+        a, b = st.get(k, r["state"]), r["state"]
+        key = a if a == b else a + "->" + b
+        by[key] = by.get(key, 0) + v - last.get(k, 0)
     last[k] = max(v, last.get(k, 0))
-print(json.dumps(by))
+    st[k] = r["state"]
+print(json.dumps(dict(sorted(by.items()))))
 PY
-NOTES="timeouts = RTO expiries of all 120 client sockets in the sender namespace (TcpExtTCPTimeouts), incl. SYN ones (syn_timeouts = TcpExtTCPSynRetrans, SYN retransmissions; every SYN retransmission of a client is an RTO). Per state, from tcp_info (lower bound): $(cat "$WORK/by_state.json"). Fast retransmits and TLPs are not expiries. Random loss makes the counts differ from run to run; the truth is this run's counters."
+NOTES="timeouts = RTO expiries of all 120 client sockets in the sender namespace (TcpExtTCPTimeouts), incl. SYN ones (syn_timeouts = TcpExtTCPSynRetrans, SYN retransmissions; every SYN retransmission of a client is an RTO). Per state, from tcp_info samples (lower bound, state before -> after the expiry): $(cat "$WORK/by_state.json"). FIN retransmissions in the pcap: see pcap_check.fin_retransmissions_from_sender_addr (RTOs or probes in FIN_WAIT1). Some flows may end with a RST from the server (receiver namespace) after the outages; the clients count them as failed flows (events: transfer_done). Fast retransmits and TLPs are not expiries. Random loss makes the counts differ from run to run; the truth is this run's counters."
 lab_event rto_by_state "{\"from_tcpinfo_lower_bound\": $(cat "$WORK/by_state.json")}"
 lab_finish

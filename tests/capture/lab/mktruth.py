@@ -90,6 +90,8 @@ def main():
         "tshark_retransmissions_from_sender_addr": tshark_count(
             pcap, f"ip.src == {src} && (tcp.analysis.retransmission || tcp.analysis.fast_retransmission)"),
         "syn_from_sender_addr": tshark_count(pcap, f"ip.src == {src} && tcp.flags.syn == 1 && tcp.flags.ack == 0"),
+        "fin_retransmissions_from_sender_addr": tshark_count(
+            pcap, f"ip.src == {src} && tcp.flags.fin == 1 && tcp.analysis.retransmission"),
         "synack_from_sender_addr": tshark_count(pcap, f"ip.src == {src} && tcp.flags.syn == 1 && tcp.flags.ack == 1"),
     }
     errs = [e for e in [check("timeouts", a.expect_timeouts, snd["TcpExtTCPTimeouts"]),
