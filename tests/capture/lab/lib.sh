@@ -41,6 +41,7 @@ lab_cleanup() {
   wait 2>/dev/null || true
   ip netns del "$SND" 2>/dev/null || true
   ip netns del "$RCV" 2>/dev/null || true
+  [ -n "${MID:-}" ] && ip netns del "$MID" 2>/dev/null || true
   [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
   exit $rc
 }
@@ -105,6 +106,43 @@ table inet lab {
   chain out { type filter hook output priority raw; policy accept; }
 }
 NFT
+  NFT_NS=$RCV; NFT_TABLE="inet lab"
+  if [ "${LAB_MIDDLE:-0}" = 1 ]; then lab_middle; fi
+}
+
+# lab_middle: puts a bridge in a third namespace lab-PID-m between the two
+# ends (sender veth-s <-> veth-ms [br0] veth-mr <-> veth-r receiver) and
+# moves the drop rules there (table bridge lab, chain fwd). A drop in the
+# middle is invisible to both TCP stacks; a drop in a namespace's own OUTPUT
+# hook is not: the send then fails with EPERM, and e.g. a listener whose
+# SYN-ACK retransmission fails drops the request socket (reqsk_timer_handler),
+# so the client's later segments get RSTs.
+lab_middle() {
+  MID=lab-$$-m
+  ip netns add "$MID"
+  ip -n "$SND" link del veth-s
+  ip link add veth-s netns "$SND" type veth peer name veth-ms netns "$MID"
+  ip link add veth-r netns "$RCV" type veth peer name veth-mr netns "$MID"
+  ip -n "$SND" addr add $SADDR/24 dev veth-s
+  ip -n "$RCV" addr add $RADDR/24 dev veth-r
+  ip -n "$MID" link add br0 type bridge
+  for d in veth-ms veth-mr; do
+    ip -n "$MID" link set $d gso_max_segs 1 2>/dev/null || true
+    ip -n "$MID" link set $d master br0
+    ip -n "$MID" link set $d up
+  done
+  ip -n "$MID" link set br0 up
+  ip -n "$SND" link set veth-s gso_max_segs 1 2>/dev/null || true
+  ip -n "$RCV" link set veth-r gso_max_segs 1 2>/dev/null || true
+  ip -n "$SND" link set veth-s up
+  ip -n "$RCV" link set veth-r up
+  ip netns exec "$MID" nft -f - <<NFT
+table bridge lab {
+  chain fwd { type filter hook forward priority 0; policy accept; }
+}
+NFT
+  NFT_NS=$MID; NFT_TABLE="bridge lab"
+  for _ in $(seq 100); do ip netns exec "$SND" ping -c1 -W0.2 $RADDR >/dev/null 2>&1 && break; sleep 0.05; done
 }
 
 lab_sysctl() {
@@ -118,25 +156,25 @@ lab_nft_rule() {
   local chain=$1 name=$2; shift 2
   local args=("$@") verdict=${*: -1}
   unset 'args[${#args[@]}-1]'
-  rcv nft add rule inet lab "$chain" "${args[@]}" counter "$verdict" comment "\"$name\""
+  ip netns exec "$NFT_NS" nft add rule $NFT_TABLE "$chain" "${args[@]}" counter "$verdict" comment "\"$name\""
   "$PY" -c 'import json,sys; print(json.dumps({"name": sys.argv[1], "chain": sys.argv[2], "rule": sys.argv[3]}))' \
     "$name" "$chain" "$*" >>"$WORK/rules.jsonl"
   lab_event rule_added "{\"rule\": \"$name\", \"chain\": \"$chain\", \"nft\": $("$PY" -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$*")}"
 }
 
 lab_nft_counter() {  # packets matched so far by rule NAME
-  rcv nft -a list table inet lab | grep "comment \"$1\"" | grep -oE 'packets [0-9]+' | head -n1 | cut -d' ' -f2
+  ip netns exec "$NFT_NS" nft -a list table $NFT_TABLE | grep "comment \"$1\"" | grep -oE 'packets [0-9]+' | head -n1 | cut -d' ' -f2
 }
 
 lab_nft_handle() {  # prints "CHAIN HANDLE" of rule NAME
-  rcv nft -a list table inet lab | awk -v n="comment \"$1\"" '/chain /{c=$2} index($0,n){print c, $NF; exit}'
+  ip netns exec "$NFT_NS" nft -a list table $NFT_TABLE | awk -v n="comment \"$1\"" '/chain /{c=$2} index($0,n){print c, $NF; exit}'
 }
 
 lab_nft_del() {
   local name=$1 line pk
   line=$(lab_nft_handle "$name")
-  rcv nft delete rule inet lab ${line% *} handle ${line##* }
   pk=$(lab_nft_counter "$name" || true)
+  ip netns exec "$NFT_NS" nft delete rule $NFT_TABLE ${line% *} handle ${line##* }
   lab_event rule_removed "{\"rule\": \"$name\", \"dropped_packets\": ${pk:-0}}"
 }
 
@@ -147,7 +185,7 @@ lab_del_rule_when() {
   local name=$1 line out pk
   line=$(lab_nft_handle "$name")
   if ! out=$(snd "$PY" "$LAB_DIR/tcpinfo.py" wait --ports "$PORTS" --field "$2" --min "$3" --timeout "$4" \
-        --then "ip netns exec $RCV nft delete rule inet lab ${line% *} handle ${line##* }"); then
+        --then "ip netns exec $NFT_NS nft delete rule $NFT_TABLE ${line% *} handle ${line##* }"); then
     lab_log "timeout waiting for $2 >= $3"; return 1
   fi
   local v t_seen t_del

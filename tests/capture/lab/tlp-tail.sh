@@ -17,11 +17,11 @@ CAPTURE_POINT="sender namespace, veth-s (tcpdump before the receiver-side drops:
 DESCRIPTION="20 request/responses (SACK, timestamps on); the server's tail segment of response #10 (payload $TAIL bytes, IP length $TAILLEN) is dropped $K time(s) in a row at the receiver's prerouting hook."
 case $K in
   1) EXPECT_TIMEOUTS=0; EXPECT_LOSS_PROBES=1
-     NOTES="The tail segment is lost once: Linux sends one tail-loss probe (a retransmission of that last segment, ~2*srtt+2ms after, rounded up to the 4 ms jiffy), it is delivered, no RTO. A checker must not count the probe as an RTO expiry." ;;
+     NOTES="The tail segment is lost once: Linux sends one tail-loss probe (a retransmission of that last segment; with one segment outstanding the probe timeout is min(2*srtt + rto_min, rto), so ~208 ms after the original), it is delivered, no RTO. A checker must not count the probe as an RTO expiry." ;;
   2) EXPECT_TIMEOUTS=1; EXPECT_LOSS_PROBES=1
-     NOTES="The original and the TLP are dropped; the RTO (rto_min 200 ms + jiffy rounding after the probe rearms the timer) retransmits the segment and it gets through: 1 expiry, 1 probe." ;;
+     NOTES="The original and the TLP are dropped; the RTO, ~210 ms after the probe (NOT doubled: the probe is not an expiry, it re-arms the timer with the plain rto), retransmits the segment and it gets through: 1 expiry, 1 probe." ;;
   3) EXPECT_TIMEOUTS=2; EXPECT_LOSS_PROBES=1
-     NOTES="The original, the TLP and the first RTO retransmission are dropped; the second RTO (doubled) gets through: 2 expiries, 1 probe." ;;
+     NOTES="The original, the TLP and the first RTO retransmission are dropped; the second RTO (doubled, ~440 ms later) gets through: 2 expiries, 1 probe. Wire gaps ~206, ~208, ~440 ms: the first retransmission is the probe." ;;
   *) echo "K must be 1, 2 or 3" >&2; exit 2 ;;
 esac
 lab_init "tlp-tail-$K"
