@@ -112,7 +112,7 @@ NFT
 
 # lab_middle: puts a bridge in a third namespace lab-PID-m between the two
 # ends (sender veth-s <-> veth-ms [br0] veth-mr <-> veth-r receiver) and
-# moves the drop rules there (table bridge lab, chain fwd). A drop in the
+# moves the drop rules there (table bridge lab, chain mid). A drop in the
 # middle is invisible to both TCP stacks; a drop in a namespace's own OUTPUT
 # hook is not: the send then fails with EPERM, and e.g. a listener whose
 # SYN-ACK retransmission fails drops the request socket (reqsk_timer_handler),
@@ -138,7 +138,7 @@ lab_middle() {
   ip -n "$RCV" link set veth-r up
   ip netns exec "$MID" nft -f - <<NFT
 table bridge lab {
-  chain fwd { type filter hook forward priority 0; policy accept; }
+  chain mid { type filter hook forward priority 0; policy accept; }
 }
 NFT
   NFT_NS=$MID; NFT_TABLE="bridge lab"

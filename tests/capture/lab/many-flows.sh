@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # many-flows: 120 short flows from the sender namespace (peer.py many, fixed
-# seed): half bulk uploads (8-48 KB to the sink 198.18.0.2:5001), half
-# request/response (2-6 requests of 100 bytes, responses of 1-5 KB from
+# seed): half bulk uploads (8-48 KB in 4 KB writes 10 ms apart, to the sink
+# 198.18.0.2:5001), half
+# request/response (2-6 requests of 100 bytes 100 ms apart, responses of 1-5 KB from
 # 198.18.0.2:5002), started at random times over 12 s, at most 40 at once.
 # Loss, all made in a MIDDLE namespace (lab-PID-m, a bridge between the two
-# ends, nft table bridge lab, chain fwd), invisible to both TCP stacks (a
+# ends, nft table bridge lab, chain mid), invisible to both TCP stacks (a
 # first version dropped the receiver's packets in its own OUTPUT hook: the
 # kernel then sees the send fail with EPERM, and a listener whose SYN-ACK
 # retransmission fails discards the request, so clients got RSTs):
@@ -36,14 +37,14 @@ $RCVX "$PY" "$LAB_DIR/peer.py" server --bind $RADDR --port 5002 --mode rr --stop
    --ready "$WORK/srv2.ready" --timeout 120 >"$WORK/server2.json" &
 S2=$!; PIDS+=($S2)
 lab_wait_file "$WORK/srv1.ready" 10; lab_wait_file "$WORK/srv2.ready" 10
-lab_nft_rule fwd random_in ip saddr $SADDR numgen random mod 100 \< 2 drop
-lab_nft_rule fwd random_out ip daddr $SADDR numgen random mod 100 \< 1 drop
+lab_nft_rule mid random_in ip saddr $SADDR numgen random mod 100 \< 2 drop
+lab_nft_rule mid random_out ip daddr $SADDR numgen random mod 100 \< 1 drop
 $SNDX "$PY" "$LAB_DIR/peer.py" many --to $RADDR --bulk-port 5001 --rr-port 5002 --flows 120 \
    --concurrency 40 --seed 7 --duration-s 12 --timeout 40 >"$WORK/many.json" &
 CLI=$!; PIDS+=($CLI)
 outage() {  # outage START_S LEN_S NAME
   sleep "$1"
-  lab_nft_rule fwd "$3" ip protocol tcp drop
+  lab_nft_rule mid "$3" ip protocol tcp drop
   sleep "$2"
   lab_nft_del "$3"
 }

@@ -246,9 +246,9 @@ def do_many(a):
             s.settimeout(a.timeout)
             s.connect((a.to, a.bulk_port if kind == "bulk" else a.rr_port))
             if kind == "bulk":
-                bulk_send(s, p["bytes"], 4096, 0)
+                bulk_send(s, p["bytes"], 4096, 10)
             else:
-                rr_exchange(s, p["requests"], 100, p["resp"], {}, 20)
+                rr_exchange(s, p["requests"], 100, p["resp"], {}, 100)
             finish(s, a.timeout)
             ok = True
         except OSError as e:
