@@ -110,6 +110,9 @@ def main():
                      "delay_note": "no netem qdisc on this kernel: RTT is the veth's (~0.02-0.1 ms)"},
         "sender": a.sender,
         "sysctls": sysctls,
+        "socket_options": {"TCP_CONGESTION": os.environ.get("LAB_CC", ""),
+                           "note": "net.ipv4.tcp_congestion_control is the namespace default; "
+                                   "every lab socket sets TCP_CONGESTION itself"},
         "nstat_delta": snd,
         "nstat_delta_receiver_ns": rcv,
         "expected": {

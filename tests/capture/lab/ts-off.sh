@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 CAPTURE_POINT="sender namespace, veth-s (tcpdump before the receiver-side drops: every transmission of the client is in the file; ACKs are never dropped)"
 DESCRIPTION="paced 1.2 MB bulk upload without TCP timestamps; 3% random data loss throughout; a blackhole from 1.5 s until backoff reached 4."
 EXPECT_TIMEOUTS=5-
-NOTES="timeouts = all RTO expiries: the 5 of the blackhole chain (backoff 1..4 then the 5th gets through, gaps doubling from ~rto) plus any from the random loss (e.g. a lost retransmission). No timestamps: after an RTO the first ACK acknowledges only retransmitted data, which gives no RTT sample (Karn), so the backoff is cleared by the ACK but the rto is recomputed from the old srtt (no new sample); fast retransmits/TLPs are not expiries."
+NOTES="timeouts = all RTO expiries: the 5 of the blackhole chain (backoff 1..4 then the 5th gets through, gaps doubling from ~rto) plus any from the random loss (e.g. a lost retransmission). No timestamps: after an RTO the first ACK acknowledges only retransmitted data, which gives no RTT sample (Karn); Linux resets the backoff only on a valid RTT sample (tcp_input.c, tcp_ack_update_rtt: \"RFC6298: only reset backoff on valid RTT measurement\"), i.e. at the first ACK of never-retransmitted data (here within ms, the rest being sent at once). Fast retransmits/TLPs are not expiries."
 lab_init ts-off
 lab_topology
 lab_sysctl net.ipv4.tcp_timestamps 0
