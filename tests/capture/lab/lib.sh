@@ -59,7 +59,8 @@ lab_init() {
   WORK=$(mktemp -d /tmp/lab-$SCENARIO.XXXXXX)
   : >"$WORK/events.jsonl"; : >"$WORK/sysctls.tsv"; : >"$WORK/rules.jsonl"
   trap lab_cleanup EXIT
-  trap 'exit 130' INT TERM HUP
+  trap 'exit 130' INT HUP
+  trap 'exit 143' TERM
   mkdir -p "$OUTDIR"
   SENDER=${SENDER:-$SADDR}
   NOTES=${NOTES:-}
@@ -182,14 +183,15 @@ lab_nft_del() {
 # max(FIELD) >= MIN on the sender's sockets (the waiter deletes it itself,
 # ~2-30 ms after the kernel state changed), and logs when.
 lab_del_rule_when() {
-  local name=$1 line out pk
+  local name=$1 line v t_seen t_del w
   line=$(lab_nft_handle "$name")
-  if ! out=$(snd "$PY" "$LAB_DIR/tcpinfo.py" wait --ports "$PORTS" --field "$2" --min "$3" --timeout "$4" \
-        --then "ip netns exec $NFT_NS nft delete rule $NFT_TABLE ${line% *} handle ${line##* }"); then
-    lab_log "timeout waiting for $2 >= $3"; return 1
-  fi
-  local v t_seen t_del
-  read -r v t_seen t_del <<<"$out"
+  # In the background + `wait`: a trapped INT/TERM interrupts `wait` at once
+  # (a foreground child would delay the trap until it ends).
+  $SNDX "$PY" "$LAB_DIR/tcpinfo.py" wait --ports "$PORTS" --field "$2" --min "$3" --timeout "$4" \
+        --then "ip netns exec $NFT_NS nft delete rule $NFT_TABLE ${line% *} handle ${line##* }" >"$WORK/wait.out" &
+  w=$!; PIDS+=($w)
+  if ! wait $w; then lab_log "timeout waiting for $2 >= $3"; return 1; fi
+  read -r v t_seen t_del <"$WORK/wait.out"
   lab_log "$2 reached $v at $t_seen; rule $name removed at $t_del"
   echo "{\"t_wall\": $t_del, \"event\": \"rule_removed\", \"rule\": \"$name\", \"trigger\": \"$2 >= $3 in the sender's tcp_info\", \"t_trigger_seen\": $t_seen}" >>"$WORK/events.jsonl"
 }
@@ -203,10 +205,10 @@ lab_tcpinfo() { snd "$PY" "$LAB_DIR/tcpinfo.py" get --ports "${2:-$PORTS}" --fie
 # lab_wait_tcpinfo FIELD MIN TIMEOUT_S [PORTS] : waits until max over the
 # sender's sockets of FIELD >= MIN (tcpinfo.py polls every 2 ms in-process).
 lab_wait_tcpinfo() {
-  local v
-  if v=$(snd "$PY" "$LAB_DIR/tcpinfo.py" wait --ports "${4:-$PORTS}" --field "$1" --min "$2" --timeout "$3"); then
-    lab_log "$1 reached $v"; return 0
-  fi
+  local w
+  $SNDX "$PY" "$LAB_DIR/tcpinfo.py" wait --ports "${4:-$PORTS}" --field "$1" --min "$2" --timeout "$3" >"$WORK/wait.out" &
+  w=$!; PIDS+=($w)
+  if wait $w; then lab_log "$1 reached $(cat "$WORK/wait.out")"; return 0; fi
   lab_log "timeout waiting for $1 >= $2"; return 1
 }
 

@@ -33,7 +33,9 @@ SRV=$!; PIDS+=($SRV)
 lab_wait_file "$WORK/srv.ready" 10
 lab_nft_rule pre tail_drop ip saddr $SADDR tcp sport 5001 ip length $TAILLEN quota until $((K * TAILLEN + TAILLEN / 2)) bytes drop
 $RCVX "$PY" "$LAB_DIR/peer.py" client --to $SADDR --port 5001 --mode rr --requests 20 --req-size 100 \
-   --resp-size 4000 --resp-size-at 9:$((3 * 1448 + TAIL)) --gap-ms 50 --timeout 60 >"$WORK/client.json"
+   --resp-size 4000 --resp-size-at 9:$((3 * 1448 + TAIL)) --gap-ms 50 --timeout 60 >"$WORK/client.json" &
+CLI=$!; PIDS+=($CLI)
+wait $CLI
 wait $SRV
 lab_event transfer_done "{\"client\": $(cat "$WORK/client.json"), \"server\": $(cat "$WORK/server.json"), \"tail_drops\": $(lab_nft_counter tail_drop)}"
 lab_finish
