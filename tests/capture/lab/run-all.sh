@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# (Re)makes every capture of the lab into tests/captures/lab/ (as root).
+#
+#   sudo bash tests/capture/lab/run-all.sh            # all scenarios
+#   sudo bash tests/capture/lab/run-all.sh tlp-tail-2 syn-linear-0   # some
+#
+# Each scenario checks the kernel's counters against what it was designed to
+# produce and writes nothing when they differ (then it is retried once, as
+# the machine's load can delay a rule removal); the exit status is the number
+# of scenarios that failed.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ALL=(tlp-tail-1 tlp-tail-2 tlp-tail-3 sack-head-lost rto-max-low thin-linear ts-off
+     syn-linear-0 syn-linear-default many-flows capture-dup)
+[ $# -gt 0 ] && ALL=("$@")
+failed=0
+run_one() {
+  case $1 in
+    tlp-tail-[123]) bash "$HERE/tlp-tail.sh" "${1#tlp-tail-}" ;;
+    syn-linear-0|syn-linear-default) bash "$HERE/syn-linear.sh" "${1#syn-linear-}" ;;
+    *) [ -f "$HERE/$1.sh" ] || { echo "no scenario $1" >&2; return 2; }; bash "$HERE/$1.sh" ;;
+  esac
+}
+for s in "${ALL[@]}"; do
+  echo "== $s"
+  run_one "$s" 2> >(grep -E 'MISMATCH|rror|timeout' >&2) || {
+    echo "   $s failed, retrying once"
+    run_one "$s" 2> >(grep -E 'MISMATCH|rror|timeout' >&2) || { echo "   $s FAILED"; failed=$((failed + 1)); }
+  }
+done
+echo "run-all: ${#ALL[@]} scenario(s), $failed failed"
+exit $failed
