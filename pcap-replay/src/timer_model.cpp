@@ -108,6 +108,7 @@ void TimerModel::on_syn_sent(CaptureTime t, std::optional<std::uint32_t> tsval) 
 void TimerModel::on_ack_new_data(CaptureTime t, bool all_acked, std::optional<CaptureTime> head_send,
                                  bool ambiguous) {
   held_probe_.reset();
+  cap_guess_.reset();
   chain_.clear();
   chain_departed_ = chain_doubled_ = chain_setting_noted_ = false;
   probe_since_ack_ = false;
@@ -289,23 +290,40 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
   // Did the wait stop growing (about the previous wait)?
   const microseconds tol_prev = opt_.tolerance(prev.w_hi) + opt_.lateness(prev.w_hi) + sender_rtt_;
   const bool flat = gap + tol_prev >= prev.w_lo && gap <= prev.w_hi + tol_prev;
-  if (!ok && flat) {
+  // A cap read from an earlier expiry that grew to it, now exceeded: that
+  // expiry was a missing doubling after all.
+  if (cap_guess_ && !e.syn && gap > cap_guess_->gap + opt_.tolerance(cap_guess_->gap) + opt_.lateness(cap_guess_->gap)) {
+    const CapGuess c = *cap_guess_;
+    cap_guess_.reset();
+    auto pos = std::find_if(out_.findings.begin(), out_.findings.end(), [&](const Finding& x) { return x.time > c.time; });
+    out_.findings.insert(pos, Finding{RuleId::rfc6298_5_5, Level::must, c.frame, c.time,
+                                      "expiry " + std::to_string(c.k) + " came " + ms(c.gap) +
+                                          " after the previous one: not doubled, and not a cap either (a later "
+                                          "expiry waited " + ms(gap) + ")"});
+    for (auto& t : out_.timeouts)
+      if (t.frame == c.frame) t.rules.push_back(RuleId::rfc6298_5_5);
+  }
+  const bool grew_to = gap + tol_prev >= prev.w_lo;  // about the previous wait or more
+  if (!ok && grew_to) {
     // A documented setting of the stack that explains it: INFO naming it.
     for (const Tunable& t : prof_.tunables) {
       bool match = false;
       std::string what;
       switch (t.kind) {
         case Tunable::Kind::max_rto:
+          // The first capped expiry grows to the cap (min(2 x prev, cap));
+          // the later ones stay there.
           match = !e.syn && doubled && gap + tol_prev >= t.lo && gap <= t.hi + tol_prev;
           what = "the backoff stopped growing at " + ms(gap) + " (a maximum RTO of about " + conf(gap) + ")";
+          if (match && !flat) cap_guess_ = CapGuess{e.frame, e.time, gap, k};
           break;
         case Tunable::Kind::thin_linear:
-          match = !e.syn && e.thin && (k - 1) <= t.count;
+          match = flat && !e.syn && e.thin && (k - 1) <= t.count;
           what = "expiry " + std::to_string(k) + " of a thin stream (fewer than 4 segments in flight) kept the RTO "
                  "(linear timeouts, up to " + std::to_string(t.count) + ")";
           break;
         case Tunable::Kind::syn_linear:
-          match = e.syn && (k - 1) <= t.count;
+          match = flat && e.syn && (k - 1) <= t.count;
           what = "SYN expiry " + std::to_string(k) + " kept the RTO (" + std::to_string(k - 1) +
                  " or more linear SYN timeouts, the profile's default is " +
                  std::to_string(opt_.config.syn_linear_timeouts) + ")";
@@ -325,6 +343,22 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
         break;
       }
     }
+  }
+  if (ok && linear_syn && gap > w.hi && !noted) {
+    // Doubled where the profile keeps the SYN RTO: fewer linear SYN timeouts.
+    for (const Tunable& t : prof_.tunables)
+      if (t.kind == Tunable::Kind::syn_linear) {
+        noted = true;
+        departed = true;
+        add(RuleId::stack_setting, e.frame, e.time,
+            "SYN expiry " + std::to_string(k) + " doubled the wait after " + std::to_string(k - 2) +
+                " linear SYN timeouts (the profile's default is " + std::to_string(opt_.config.syn_linear_timeouts) +
+                "): not what " + std::string(prof_.title) + " do by default, but what the setting " +
+                std::string(t.name) + " gives");
+        w.expected = 2 * prev.w_lo;  // what the doubling gives
+        w.hi = std::max(w.hi, gap);
+        break;
+      }
   }
   if (!ok) {
     if (flat && doubled && gap < limits::kRfcMinMaxRto) {

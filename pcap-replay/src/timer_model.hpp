@@ -197,6 +197,13 @@ class TimerModel {
     std::chrono::microseconds wait{0};
   };
   std::optional<HeldProbe> held_probe_;
+  struct CapGuess {  // an expiry that grew to a cap a setting allows, not yet confirmed
+    std::uint64_t frame;
+    CaptureTime time;
+    std::chrono::microseconds gap;
+    unsigned k;
+  };
+  std::optional<CapGuess> cap_guess_;
 };
 
 }  // namespace replay
