@@ -109,6 +109,13 @@ void TimerModel::on_ack_new_data(CaptureTime t, bool all_acked, std::optional<Ca
                                  bool ambiguous) {
   held_probe_.reset();
   cap_guess_.reset();
+  if (!chain_.empty()) {
+    // The sender's RTO as its own waits show it: the chain's first wait,
+    // doubled per later expiry (a floor for Karn's rule until a valid sample).
+    microseconds f = chain_.front().w_lo;
+    for (std::size_t i = 0; i < chain_.size() && f < opt_.config.max_rto; ++i) f = std::min(2 * f, opt_.config.max_rto);
+    karn_floor_ = f;
+  }
   chain_.clear();
   chain_departed_ = chain_doubled_ = chain_setting_noted_ = false;
   probe_since_ack_ = false;
@@ -149,6 +156,7 @@ void TimerModel::on_sack_sample(CaptureTime t, std::optional<CaptureTime> head_s
 void TimerModel::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt,
                            std::optional<microseconds> raw) {
   if (!est_.on_rtt_sample(r, snd_una, snd_nxt)) return;
+  karn_floor_.reset();
   if (floorless_) floorless_->on_rtt_sample(r, snd_una, snd_nxt);
   est_raw_.on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
   if (floorless_raw_) floorless_raw_->on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
@@ -401,12 +409,13 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
   // The capture point away from the sender: a wait armed by an ACK shows up
   // longer by the capture-to-sender round trip, never shorter.
   const microseconds tol = opt_.tolerance(pred);
+  const microseconds tol_lo = opt_.tolerance(pred_lo);
   // The backoff check already chose the sender's clock: the wait is its too.
   std::optional<microseconds> on_ts;
   if (rec.clock == ClockUsed::tsval && e.tsval && a.tsval) on_ts = clock_.interval(*a.tsval, *e.tsval);
   const microseconds waited = on_ts ? *on_ts : since(e.time, a.at);
   const microseconds back = early_arm && *early_arm < a.at ? since(a.at, *early_arm) : microseconds{0};
-  microseconds earliest = pred_lo > tol + back ? pred_lo - tol - back : microseconds{0};
+  microseconds earliest = pred_lo > tol_lo + back ? pred_lo - tol_lo - back : microseconds{0};
   microseconds latest = pred + opt_.lateness(pred) + tol + sender_rtt_;
   if (k == 1 && new_data_probe_ && *new_data_probe_ > a.at) latest += since(*new_data_probe_, a.at);
   rec.predicted = pred;
@@ -447,6 +456,14 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
       add(RuleId::rfc6298_2_1, e.frame, e.time,
           what + ": below the initial RTO of " + conf(opt_.config.initial_rto) +
               " that 2.1 requires until the first RTT sample (none yet)");
+    } else if (karn_pending_ && !e.syn && k == 1 && karn_floor_ &&
+               waited + opt_.tolerance(*karn_floor_) < *karn_floor_) {
+      // The sender's own waits: its last chain began with an expiry after
+      // `first` and backed off; with no valid sample since, the next wait is
+      // at least that backed-off value (the estimator's numbers aside).
+      add(RuleId::rfc6298_3_karn, e.frame, e.time,
+          what + ": below " + ms(*karn_floor_) + ", the sender's own RTO as its previous timeouts backed it off" +
+              ": the backoff was dropped after an ACK of retransmitted data, which gives no valid sample (Karn)");
     } else if (floorless_ && (floor_departed_ || !karn_pending_) &&
                waited + opt_.tolerance(floorless_rto()) >= floorless_rto()) {
       // Early only against the 2.4 floor: a SHOULD. After an ACK of

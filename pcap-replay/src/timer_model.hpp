@@ -177,7 +177,8 @@ class TimerModel {
   bool chain_departed_ = false, chain_doubled_ = false;
   bool syn_departed_ = false, syn_doubled_ = false;
   bool chain_setting_noted_ = false, syn_setting_noted_ = false;
-  bool floor_departed_ = false;  // a 2.4 finding was raised: the sender has no 1 s floor
+  bool floor_departed_ = false;
+  std::optional<std::chrono::microseconds> karn_floor_;  // the sender's own backed-off RTO until a valid sample  // a 2.4 finding was raised: the sender has no 1 s floor
   bool probe_since_ack_ = false;
   bool karn_pending_ = false;
   bool syn_timed_out_ = false;
