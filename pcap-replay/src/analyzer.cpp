@@ -87,6 +87,12 @@ struct Analyzer::Impl {
   FlowTable table;
   std::vector<std::unique_ptr<Connection>> conns;
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostClock>> hosts;  // TSval rate per sending address
+  std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostActivity>> activity;  // queue flushes per sending address
+  HostActivity* activity_of(const Endpoint& e) {
+    auto& a = activity[e.addr];
+    if (!a) a = std::make_unique<HostActivity>();
+    return a.get();
+  }
   Report report;
   HostClock* host(const Endpoint& e) {
     auto& h = hosts[e.addr];
@@ -176,10 +182,13 @@ void Analyzer::add(const Segment& s) {
         cand.senders[d].dst = f.senders[d].dst;
       }
     }
-    for (Candidate& cand : c->candidates)
+    for (std::size_t i = 0; i < c->candidates.size(); ++i) {
+      Candidate& cand = c->candidates[i];
       for (int d = 0; d < 2; ++d)
         cand.model[d] = std::make_unique<SenderModel>(*cand.options, cand.senders[d], m.keep_timeline,
-                                                      m.host(f.senders[d].src));
+                                                      m.host(f.senders[d].src), m.activity_of(f.senders[d].src),
+                                                      /*feed_activity=*/i == 0);
+    }
     idx = m.conns.size();
     m.conns.push_back(std::move(c));
     m.table.open(s, *idx);

@@ -40,6 +40,10 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
   }
   min_offset_us_ = std::min(min_offset_us_, t_us - rel * 1000);
   first_send_us_.try_emplace(tsval, t_us);
+  if (const auto r = rate_hz()) {
+    const double off = static_cast<double>(t_us - t0_us_) - static_cast<double>(rel) * 1e6 / *r;
+    if (!min_offset_at_rate_ || off < *min_offset_at_rate_) min_offset_at_rate_ = off;
+  }
 }
 
 bool TsClock::one_khz() const {
@@ -72,6 +76,19 @@ std::optional<double> TsClock::rate_hz() const {
   if (host_ && host_->span_us > span_us)
     if (auto r = snap_rate(host_->ticks, host_->span_us)) return r;
   return snap_rate(last_rel_ts_, span_us);
+}
+
+std::optional<std::chrono::microseconds> TsClock::held_for(CaptureTime t, std::uint32_t tsval) const {
+  const auto r = rate_hz();
+  if (!r || !seen_) return std::nullopt;
+  // Offsets are recomputed from the first observation: least offset over the
+  // clock's span is tracked by observe() at the rate known then.
+  if (!min_offset_at_rate_) return std::nullopt;
+  const double rel_us = static_cast<double>(rto::ts_diff(tsval, ts0_)) * 1e6 / *r;
+  const double off = static_cast<double>(to_us(t) - t0_us_) - rel_us;
+  const double d = off - *min_offset_at_rate_;
+  if (d <= 0) return std::chrono::microseconds{0};
+  return std::chrono::microseconds{static_cast<std::int64_t>(d)};
 }
 
 std::optional<std::chrono::microseconds> TsClock::interval(std::uint32_t a, std::uint32_t b) const {

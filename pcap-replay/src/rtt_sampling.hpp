@@ -49,6 +49,10 @@ class TsClock {
   /// (1, 2, 10, 100, 250, 1000 Hz) within limits::kTsRateTolerancePercent;
   /// nullopt when unknown or not a common rate.
   std::optional<double> rate_hz() const;
+  /// How long before its capture time `t` a segment carrying `tsval` was
+  /// sent, beyond the least such delay of this connection so far (its
+  /// TSval-to-capture offset above the minimum); nullopt when the rate is unknown.
+  std::optional<std::chrono::microseconds> held_for(CaptureTime t, std::uint32_t tsval) const;
   /// The sender's own time from TSval `a` to TSval `b` (modulo 2^32), at the
   /// fitted rate; nullopt when the rate is unknown.
   std::optional<std::chrono::microseconds> interval(std::uint32_t a, std::uint32_t b) const;
@@ -56,6 +60,7 @@ class TsClock {
  private:
   bool one_khz() const;
   HostClock* host_ = nullptr;
+  std::optional<double> min_offset_at_rate_;  // least (capture us - TSval us) seen, at the fitted rate
   bool seen_ = false;
   std::uint32_t ts0_ = 0;         // first TSval, origin of the unwrapped scale
   std::int64_t t0_us_ = 0;        // capture time of the first TSval

@@ -20,9 +20,12 @@ microseconds since(CaptureTime later, CaptureTime earlier) {
 }
 }  // namespace
 
-SenderModel::SenderModel(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host)
-    : opt_(options), out_(out), keep_timeline_(keep_timeline), timer_(options, out, ts_clock_) {
+SenderModel::SenderModel(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host,
+                         HostActivity* activity, bool feed_activity)
+    : opt_(options), out_(out), keep_timeline_(keep_timeline), activity_(activity), feed_activity_(feed_activity),
+      timer_(options, out, ts_clock_) {
   ts_clock_.set_host(host);
+  timer_.set_activity(activity);
   out_.profile = options.profile->name;
 }
 
@@ -117,6 +120,21 @@ void SenderModel::on_send(const Segment& s) {
     ts_clock_.observe(s.time, *h.options.tsval);
     out_.tsval_sent = true;
   }
+  if (activity_ && feed_activity_) {
+    const auto held = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
+    bool late_ack = false;
+    if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) &&
+        (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
+      // The first ACK of peer data the capture saw arrive over 0.5 s ago.
+      for (const auto& [end, t] : peer_data_)
+        if ((!acked_through_ || seq_gt(end, *acked_through_)) && seq_le(end, h.ack)) {
+          late_ack = since(s.time, t) > limits::kDelayedAckMax;
+          break;
+        }
+    }
+    activity_->observe(s.file_index, s.frame, s.time, (held && *held >= limits::kFlushHeld) || late_ack);
+  }
+  if (h.has(wire::kAck) && (!acked_through_ || seq_gt(h.ack, *acked_through_))) acked_through_ = h.ack;
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
   const bool syn = h.has(wire::kSyn);
@@ -285,6 +303,7 @@ void SenderModel::on_send(const Segment& s) {
       e.rel_una = rel(snd_una_);
       e.tsval = tsval;
       e.check = last_peer_time_.has_value() || syn;
+      e.file = s.file_index;
       e.thin = in_flight() < 4;
       timer_.on_timeout(e);
       pending_54_.reset();
@@ -378,6 +397,10 @@ void SenderModel::on_peer(const Segment& s) {
   last_peer_time_ = s.time;
   peer_times_.push_back(s.time);
   if (peer_times_.size() > limits::kAckClockHistory) peer_times_.pop_front();
+  if (s.payload_len > 0) {
+    peer_data_.emplace_back(h.seq + s.payload_len, s.time);
+    if (peer_data_.size() > limits::kPeerDataHistory) peer_data_.pop_front();
+  }
   out_.peer_seen = true;
   burst_last_.reset();  // the burst after an expiry ends with anything from the peer
   pending_54_.reset();

@@ -25,7 +25,10 @@ namespace replay {
 class SenderModel {
  public:
   /// `host`: the sending host's pooled TSval rate (may be null; must outlive the model).
-  SenderModel(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host = nullptr);
+  /// `activity`: the sending host's activity, fed by this model when
+  /// `feed_activity` (one model per packet feeds it), read by all.
+  SenderModel(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host = nullptr,
+              HostActivity* activity = nullptr, bool feed_activity = false);
 
   /// A segment sent by this side.
   void on_send(const Segment& s);
@@ -84,6 +87,8 @@ class SenderModel {
   const Options& opt_;
   SenderReport& out_;
   bool keep_timeline_;
+  HostActivity* activity_ = nullptr;
+  bool feed_activity_ = false;
   TsClock ts_clock_;
   TimerModel timer_;
 
@@ -102,6 +107,8 @@ class SenderModel {
   // Feedback from the peer.
   std::optional<CaptureTime> last_peer_time_;
   std::deque<CaptureTime> peer_times_;  // the peer's latest segments (limits::kAckClockHistory)
+  std::deque<std::pair<std::uint32_t, CaptureTime>> peer_data_;  // (end seq, capture time) of the peer's data
+  std::optional<std::uint32_t> acked_through_;                   // the highest ACK this side sent
   std::optional<CaptureTime> last_send_time_;
   std::optional<CaptureTime> last_data_send_time_;  // last data-bearing segment (SYN/FIN count)
   // The post-RTO burst: time of its last retransmission (the expiry's or a

@@ -113,6 +113,25 @@ inline constexpr unsigned kTsRateTolerancePercent = 5;
 /// judged on the TSval clock too, and the report says which clock was used.
 inline constexpr std::int64_t kClockDisagreeTicks = 2;
 
+// ---- a host's queue flushed at once --------------------------------------
+
+/// A host silent this long whose next packets come in a burst...
+inline constexpr microseconds kFlushSilence{500'000};
+/// ...within this window of the first of them...
+inline constexpr microseconds kFlushWindow{5'000};
+/// ...one of which its own TSval shows sent at least this long before it was
+/// captured (its TSval-to-capture offset this much above its connection's
+/// least): the burst was held in a queue and flushed (host_activity.hpp).
+inline constexpr microseconds kFlushHeld{100'000};
+
+/// RFC 1122 4.2.3.2: an ACK is never delayed more than 0.5 s. A pure ACK
+/// that first acknowledges data the capture saw arrive longer ago than this
+/// was held between the sender and the capture point (with the capture
+/// near the sender, its own queue): it proves a burst flushed as kFlushHeld does.
+inline constexpr microseconds kDelayedAckMax{500'000};
+/// How many of the peer's latest data segments a pure ACK is matched against.
+inline constexpr std::size_t kPeerDataHistory = 64;
+
 /// One line naming these values, for the report's explanation.
 std::string describe_thresholds();
 

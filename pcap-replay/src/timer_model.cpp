@@ -368,6 +368,19 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
         break;
       }
   }
+  if (!ok && activity_ && (activity_->flushed(prev.file, prev.frame) || activity_->flushed(e.file, e.frame))) {
+    // One of the two was captured in a burst the host flushed after a
+    // silence: its capture time is not its send time.
+    ok = true;
+    departed = true;
+    const std::uint64_t f = activity_->flushed(prev.file, prev.frame) ? prev.frame : e.frame;
+    add(RuleId::ambiguous, e.frame, e.time,
+        std::string(e.syn ? "SYN " : "") + "expiry " + std::to_string(k) + " came " + ms(gap) + " after expiry " +
+            std::to_string(k - 1) + ", which waited " + ms(prev.w_lo) + ", but frame " + std::to_string(f) +
+            " was captured in a burst the sending host released after a silence (a packet of that burst carries a "
+            "TSval sent long before its capture): capture times are not send times here, so the doubling (5.5) "
+            "cannot be judged");
+  }
   if (!ok) {
     if (flat && doubled && gap < limits::kRfcMinMaxRto) {
       // It stopped growing below 60 s after it had doubled: a cap (2.5).
@@ -550,6 +563,7 @@ void TimerModel::on_timeout(const Expiry& e) {
   ChainEntry c;
   c.time = e.time;
   c.frame = e.frame;
+  c.file = e.file;
   c.syn = e.syn;
   c.tsval = e.tsval;
   c.arm_tsval = a.tsval;

@@ -27,6 +27,7 @@
 #include <rto/retransmission_timer.hpp>
 
 #include "flow_report.hpp"
+#include "host_activity.hpp"
 #include "options.hpp"
 #include "rtt_sampling.hpp"
 
@@ -45,6 +46,7 @@ struct Expiry {
   bool check = true;
   /// Linux tcp_stream_is_thin: fewer than 4 segments in flight.
   bool thin = false;
+  std::size_t file = 0;           ///< input file index (with `frame`, the packet's identity)
 };
 
 /// The timer model of one sender. Events must come in capture order.
@@ -107,6 +109,8 @@ class TimerModel {
   /// handshake showed it (0 when captured at the sender): every timing
   /// tolerance is widened by it.
   void set_sender_rtt(std::chrono::microseconds d) { sender_rtt_ = d; }
+  /// The sending host's activity (queue flushes); may be null.
+  void set_activity(const HostActivity* a) { activity_ = a; }
 
   /// Timeouts in the current data chain (since the last ACK of new data).
   unsigned chain_length() const { return static_cast<unsigned>(chain_.size()); }
@@ -141,6 +145,7 @@ class TimerModel {
     bool syn = false;
     bool late = false;  // after its accepted window (its lateness hides the RTO it doubled)
     std::uint64_t frame = 0;
+    std::size_t file = 0;
   };
   void add(RuleId rule, std::uint64_t frame, CaptureTime t, std::string message);
   void note_57_unverifiable(std::string_view why);
@@ -168,6 +173,7 @@ class TimerModel {
   rto::Estimator est_raw_;                       // est_ fed the uncorrected samples
   std::optional<rto::Estimator> floorless_raw_;  // floorless_ fed the uncorrected samples
   std::chrono::microseconds sender_rtt_{0};
+  const HostActivity* activity_ = nullptr;
 
   std::optional<Arm> arm_;        // latest reading of the RTO arm (nullopt: timer stopped)
   std::optional<Arm> arm_early_;  // an earlier reading (Linux head send time)
