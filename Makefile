@@ -57,6 +57,7 @@ TEST_RTO      := $(call objs,tests/rto)
 TEST_REPLAY   := $(call objs,tests/pcap-replay)
 TEST_NETSTACK := $(call objs,tests/netstack)
 BENCHES       := $(patsubst bench/%.cpp,$(BIN)/bench-%,$(call srcs,bench))
+STORM_OBJS    := $(call objs,bench/reconnect-storm)
 
 LIBRTO      := $(LIB)/librto.a
 LIBWIRE     := $(LIB)/libwire.a
@@ -69,7 +70,7 @@ TESTS    := $(BIN)/test-rto $(BIN)/test-pcap-replay $(BIN)/test-netstack
 .PHONY: all test run bench deps install clean
 .DEFAULT_GOAL := all
 
-all: $(LIBRTO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS)
+all: $(LIBRTO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/reconnect-storm
 
 # ---- compile -----------------------------------------------------------
 $(OBJ)/rto/%.o: rto/%.cpp
@@ -137,6 +138,12 @@ $(BIN)/test-netstack: $(TEST_MAIN) $(TEST_NETSTACK) $(NETSTACK_LINK) $(LIBREPLAY
 $(BIN)/bench-%: $(OBJ)/bench/%.o $(LIBREPLAY) $(NETSTACK_LINK)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $< $(LIBREPLAY) $(NETSTACK_LINK) -o $@ $(PCAP_LIBS) -lfmt -lbenchmark -lpthread
+
+# Experiment 4 (bench/README.md, "Reconnect storm"): a program, not a Google
+# Benchmark, so its sources live in their own folder, outside BENCHES.
+$(BIN)/reconnect-storm: $(STORM_OBJS) $(NETSTACK_LINK)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
 
 # ---- top-level targets -------------------------------------------------
 deps:
