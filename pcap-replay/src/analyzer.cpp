@@ -72,6 +72,7 @@ struct Analyzer::Impl {
   Options options;
   bool keep_timeline;
   FlowTable table;
+  lockstep::AttemptCollector attempts;  // SYN times per connection, for the lockstep finding
   std::vector<std::unique_ptr<Connection>> conns;
   Report report;
   Impl(Options o, bool keep) : options(std::move(o)), keep_timeline(keep), table(options.idle_split) {}
@@ -143,6 +144,7 @@ void Analyzer::add(const Segment& s) {
   if (s.tcp.has(wire::kSyn)) f.saw_syn = true;
   if (s.tcp.has(wire::kFin)) f.saw_fin = true;
   if (s.tcp.has(wire::kRst)) f.saw_rst = true;
+  m.attempts.add(s, *idx, f.client, f.server);
   c.model[1 - dir]->on_peer(s);
   c.model[dir]->on_send(s);
 }
@@ -161,6 +163,7 @@ Report Analyzer::finish() {
     m.report.flows.push_back(std::move(c->report));
   }
   m.conns.clear();
+  m.report.lockstep = lockstep::find_groups(m.attempts.attempts());
   return std::move(m.report);
 }
 
