@@ -4,7 +4,7 @@
 #   make test       install missing Debian packages, build, run every test
 #   make test SAN=1 the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make run        replay the shipped capture through pcap-replay
-#   make bench      build and run the microbenchmarks
+#   make bench      build and run the microbenchmarks and the backoff experiments
 #   make deps       install missing Debian packages (apt-get, non-interactive)
 #   make install    PREFIX=/usr/local: headers, librto.a, rto.pc, programs
 #   make clean
@@ -57,6 +57,7 @@ TEST_RTO      := $(call objs,tests/rto)
 TEST_REPLAY   := $(call objs,tests/pcap-replay)
 TEST_NETSTACK := $(call objs,tests/netstack)
 BENCHES       := $(patsubst bench/%.cpp,$(BIN)/bench-%,$(call srcs,bench))
+BACKOFF_SIM   := $(call objs,bench/backoff-sim)
 STORM_OBJS    := $(call objs,bench/reconnect-storm)
 
 LIBRTO      := $(LIB)/librto.a
@@ -70,7 +71,7 @@ TESTS    := $(BIN)/test-rto $(BIN)/test-pcap-replay $(BIN)/test-netstack
 .PHONY: all test run bench deps install clean
 .DEFAULT_GOAL := all
 
-all: $(LIBRTO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/reconnect-storm
+all: $(LIBRTO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/backoff-sim $(BIN)/reconnect-storm
 
 # ---- compile -----------------------------------------------------------
 $(OBJ)/rto/%.o: rto/%.cpp
@@ -135,6 +136,11 @@ $(BIN)/test-netstack: $(TEST_MAIN) $(TEST_NETSTACK) $(NETSTACK_LINK) $(LIBREPLAY
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $(TEST_MAIN) $(TEST_NETSTACK) $(NETSTACK_LINK) $(LIBREPLAY) $(LIBWIRE) $(LIBRTO) -o $@ $(PCAP_LIBS) -lfmt
 
+# The backoff experiments (bench/backoff-sim/*.cpp, one program; not a Google Benchmark).
+$(BIN)/backoff-sim: $(BACKOFF_SIM) $(LIBRTO)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@ -lfmt
+
 $(BIN)/bench-%: $(OBJ)/bench/%.o $(LIBREPLAY) $(NETSTACK_LINK)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $< $(LIBREPLAY) $(NETSTACK_LINK) -o $@ $(PCAP_LIBS) -lfmt -lbenchmark -lpthread
@@ -162,8 +168,16 @@ run: deps
 
 BENCH_CAPTURE ?= ../shared/traces/linux/blackhole-backoff.pcap
 bench: deps
-	@$(MAKE) --no-print-directory $(BENCHES) $(BIN)/pcap-replay SAN=0
+	@$(MAKE) --no-print-directory $(BENCHES) $(BIN)/pcap-replay $(BIN)/backoff-sim $(BIN)/reconnect-storm SAN=0
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@# The backoff experiments (bench/README.md); the plots go to bench/results/.
+	@mkdir -p bench/results
+	@for e in brooker ratelimit amplification; do echo "== backoff-sim $$e"; \
+	  $(BIN)/backoff-sim $$e --svg-dir bench/results || exit 1; done
+	@echo "== backoff-sim ratelimit, a 429 costing 0.1 token"
+	@$(BIN)/backoff-sim ratelimit --reject-cost 0.1 --time-limit-s 300 --trials 2 --svg-suffix -cost --svg-dir bench/results
+	@echo "== reconnect-storm (experiment 4)"
+	@$(BIN)/reconnect-storm --svg bench/results/reconnect-storm.svg
 	@# Whole-process time of a full check beside tshark's retransmission
 	@# analysis of the same capture (the independent tool, as a baseline).
 	@if [ -r $(BENCH_CAPTURE) ]; then \

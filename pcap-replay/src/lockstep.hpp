@@ -37,8 +37,9 @@ namespace replay::lockstep {
 
 /// Retries of different chains whose times lie within this window (max - min)
 /// are "in lockstep". 10 ms covers the kernel's own granularity on the wire:
-/// 208 Linux connections started within 1.2 ms retransmitted their SYNs
-/// within 0.3-4.0 ms of each other (one jiffy at HZ=250; 10 ms at HZ=100),
+/// 208 Linux connections started within 1.5 ms retransmitted their SYNs
+/// within 0.5 ms of each other (up to 4.0 ms in another run: one jiffy at
+/// HZ=250; a jiffy is 10 ms at HZ=100),
 /// while a jittered client spreads a 1 s wait over hundreds of ms (gRPC's
 /// +-20 %: 400 ms; full jitter: the whole second). Source:
 /// tests/captures/lockstep/lockstep-syn.pcap.

@@ -127,6 +127,8 @@ def summary(d, host):
     return {"client": host, "sockets": d["count"], "start_at": d["start_at"],
             "first_connect": d["first_connect"], "last_connect": d["last_connect"],
             "results": sorted({s["result"] for s in d["sockets"]}),
+            "failed_after_s": [round(min(s["end_at"] - s["connect_at"] for s in d["sockets"]), 3),
+                               round(max(s["end_at"] - s["connect_at"] for s in d["sockets"]), 3)],
             "local_ports": [s["local_port"] for s in d["sockets"]]}
 meta = {
     "scenario": "lockstep-syn",

@@ -247,7 +247,7 @@ class ConnectionBackoff {
   template <std::uniform_random_bit_generator G>
   std::optional<Instant> on_failure(Instant now, G& g) {
     if (!started_) attempt_deadline(now);
-    ++failures_;
+    if (failures_ != ~0u) ++failures_;
     if (policy_.max_attempts != 0 && failures_ >= policy_.max_attempts) return std::nullopt;
     const Instant start = now > backoff_deadline_ ? now : backoff_deadline_;
     if (policy_.deadline && start - first_start_ > *policy_.deadline) return std::nullopt;
