@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
 
   std::cout << fmt::format("reconnect storm: {} clients, server port {} for {:.0f} s then open, {:.0f} ms one way, "
                            "connect timeout {:.1f} s (gRPC: max(backoff deadline, 20 s)), seed {}\n",
-                           base.connections, modes == "both" ? "closed (RST) or silent" : modes,
+                           base.connections,
+                           modes == "both" ? "closed (RST) or silent" : modes == "refuse" ? "closed (RST)" : "silent",
                            std::chrono::duration<double>(base.outage).count(),
                            std::chrono::duration<double>(base.one_way_delay).count() * 1e3,
                            std::chrono::duration<double>(base.connect_timeout).count(), base.seed);
