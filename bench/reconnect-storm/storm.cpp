@@ -90,7 +90,7 @@ struct Wake {
 class Sim {
  public:
   Sim(const StormConfig& c, const Strategy& s)
-      : cfg_(c), strategy_(s), server_(kServer, c.mode, rto::Instant{c.outage}),
+      : cfg_(c), server_(kServer, c.mode, rto::Instant{c.outage}),
         up_(link(c, 11)), down_(link(c, 13)) {
     if (c.pcap_path) pcap_ = std::make_unique<netstack::PcapWriter>(*c.pcap_path, c.pcap_epoch);
     clients_.resize(c.connections);
@@ -154,8 +154,7 @@ class Sim {
     if (connected == clients_.size()) result_.all_connected = last_connect.time_since_epoch();
     const rto::Instant end = result_.all_connected ? last_connect : std::min(now_, horizon);
     const std::size_t bins = static_cast<std::size_t>(end.time_since_epoch() / cfg_.bin) + 1;
-    result_.syns_per_bin.resize(std::max(bins, result_.syns_per_bin.size()), 0);
-    result_.syns_per_bin.resize(bins);
+    result_.syns_per_bin.resize(bins, 0);
     result_.syns = 0;
     for (auto v : result_.syns_per_bin) result_.syns += v;
     if (pcap_) {
@@ -250,7 +249,6 @@ class Sim {
   }
 
   StormConfig cfg_;
-  Strategy strategy_;
   StormServer server_;
   netstack::SimLink up_, down_;
   std::unique_ptr<netstack::PcapWriter> pcap_;
