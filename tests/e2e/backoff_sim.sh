@@ -26,6 +26,11 @@ awk -v a="$full" -v b="$expo" 'BEGIN { exit !(a < b * 0.75) }' && echo "ok: full
 awk -v a="$full_t" -v b="$expo_t" 'BEGIN { exit !(b > 3 * a) }' && echo "ok: exponential takes > 3 x full jitter's time" || { echo "FAIL: completion times"; fail=1; }
 awk -v a="$none25" -v b="$none50" 'BEGIN { exit !(b > 3 * a) }' && echo "ok: no backoff: doubling N more than triples the work (~N^2)" || { echo "FAIL: N^2 growth"; fail=1; }
 [ -s "$tmp/brooker-calls.svg" ] || { echo "FAIL: no brooker SVG"; fail=1; }
+# Seeded and deterministic: the same seed gives the same numbers, another seed others.
+"$BIN" brooker --clients 25,50 --trials 20 --csv --svg-dir '' >"$tmp/b2.csv"
+"$BIN" brooker --clients 25,50 --trials 20 --csv --svg-dir '' --seed 2 >"$tmp/b3.csv"
+cmp -s "$tmp/b.csv" "$tmp/b2.csv" && echo "ok: same seed, same output" || { echo "FAIL: brooker not deterministic"; fail=1; }
+cmp -s "$tmp/b.csv" "$tmp/b3.csv" && { echo "FAIL: the seed changes nothing"; fail=1; } || echo "ok: another seed, other numbers"
 
 # 2. Rate limit: 300 workers x 2 jobs against 100 req/s.
 "$BIN" ratelimit --workers 300 --jobs 2 --rate 100 --burst 10 --trials 2 --csv --svg-dir "$tmp" >"$tmp/r.csv" || { echo "FAIL: ratelimit exit"; exit 1; }
