@@ -58,6 +58,7 @@ TEST_REPLAY   := $(call objs,tests/pcap-replay)
 TEST_NETSTACK := $(call objs,tests/netstack)
 BENCHES       := $(patsubst bench/%.cpp,$(BIN)/bench-%,$(call srcs,bench))
 BACKOFF_SIM   := $(call objs,bench/backoff-sim)
+STORM_OBJS    := $(call objs,bench/reconnect-storm)
 
 LIBRTO      := $(LIB)/librto.a
 LIBWIRE     := $(LIB)/libwire.a
@@ -70,7 +71,7 @@ TESTS    := $(BIN)/test-rto $(BIN)/test-pcap-replay $(BIN)/test-netstack
 .PHONY: all test run bench deps install clean
 .DEFAULT_GOAL := all
 
-all: $(LIBRTO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/backoff-sim
+all: $(LIBRTO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/backoff-sim $(BIN)/reconnect-storm
 
 # ---- compile -----------------------------------------------------------
 $(OBJ)/rto/%.o: rto/%.cpp
@@ -144,6 +145,12 @@ $(BIN)/bench-%: $(OBJ)/bench/%.o $(LIBREPLAY) $(NETSTACK_LINK)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $< $(LIBREPLAY) $(NETSTACK_LINK) -o $@ $(PCAP_LIBS) -lfmt -lbenchmark -lpthread
 
+# Experiment 4 (bench/README.md, "Reconnect storm"): a program, not a Google
+# Benchmark, so its sources live in their own folder, outside BENCHES.
+$(BIN)/reconnect-storm: $(STORM_OBJS) $(NETSTACK_LINK)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
+
 # ---- top-level targets -------------------------------------------------
 deps:
 	@bash tests/deps.sh $(DEB_PACKAGES)
@@ -161,7 +168,7 @@ run: deps
 
 BENCH_CAPTURE ?= ../shared/traces/linux/blackhole-backoff.pcap
 bench: deps
-	@$(MAKE) --no-print-directory $(BENCHES) $(BIN)/pcap-replay $(BIN)/backoff-sim SAN=0
+	@$(MAKE) --no-print-directory $(BENCHES) $(BIN)/pcap-replay $(BIN)/backoff-sim $(BIN)/reconnect-storm SAN=0
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@# The backoff experiments (bench/README.md); the plots go to bench/results/.
 	@mkdir -p bench/results
@@ -169,6 +176,8 @@ bench: deps
 	  $(BIN)/backoff-sim $$e --svg-dir bench/results || exit 1; done
 	@echo "== backoff-sim ratelimit, a 429 costing 0.1 token"
 	@$(BIN)/backoff-sim ratelimit --reject-cost 0.1 --time-limit-s 300 --trials 2 --svg-suffix -cost --svg-dir bench/results
+	@echo "== reconnect-storm (experiment 4)"
+	@$(BIN)/reconnect-storm --svg bench/results/reconnect-storm.svg
 	@# Whole-process time of a full check beside tshark's retransmission
 	@# analysis of the same capture (the independent tool, as a baseline).
 	@if [ -r $(BENCH_CAPTURE) ]; then \

@@ -47,6 +47,7 @@ const char* to_string(FailureReason r) {
     case FailureReason::RetryTimeLimit: return "retransmission time limit reached (RFC 1122 R2)";
     case FailureReason::ConnectionRefused: return "connection refused (RST in reply to SYN)";
     case FailureReason::ResetByPeer: return "connection reset by peer";
+    case FailureReason::ConnectTimeout: return "connect timed out (the OPEN timeout, RFC 9293 3.10.1)";
   }
   return "?";
 }
@@ -133,6 +134,8 @@ struct TcpSender::Impl {
   std::optional<rto::Instant> retry_since;
   std::optional<rto::Instant> persist_deadline;
   unsigned persist_backoff = 0;
+  // RFC 9293 3.10.1: the OPEN timeout, set by connect() when configured.
+  std::optional<rto::Instant> connect_deadline;
 
   // Payload bytes per segment: SMSS less the options every data segment
   // carries (RFC 9293 3.7.1, RFC 6691): 12 bytes of timestamps when in use.
@@ -355,6 +358,10 @@ struct TcpSender::Impl {
   void on_tick(rto::Instant now) {
     last_now = std::max(last_now, now);
     if (finished() || state == SenderState::Closed) return;
+    if (state == SenderState::SynSent && connect_deadline && now >= *connect_deadline) {
+      fail(FailureReason::ConnectTimeout, SenderState::Failed);  // RFC 9293 3.10.1: abort, send nothing
+      return;
+    }
     if (timer.expired(now)) on_timer_expiry(now);
     if (finished()) return;
     if (persist_deadline && now >= *persist_deadline) {
@@ -668,6 +675,7 @@ void TcpSender::connect(rto::Instant now) {
   if (s.state != SenderState::Closed) return;
   s.last_now = now;
   s.state = SenderState::SynSent;
+  if (s.cfg.connect_timeout.count() > 0) s.connect_deadline = now + s.cfg.connect_timeout;
   s.send_syn(now, false);
 }
 
@@ -702,6 +710,8 @@ std::optional<rto::Instant> TcpSender::next_deadline() const {
   std::optional<rto::Instant> d;
   if (s.timer.running()) d = s.timer.deadline();
   if (s.persist_deadline && (!d || *s.persist_deadline < *d)) d = s.persist_deadline;
+  if (s.state == SenderState::SynSent && s.connect_deadline && (!d || *s.connect_deadline < *d))
+    d = s.connect_deadline;
   return d;
 }
 

@@ -85,6 +85,7 @@ struct Analyzer::Impl {
   std::vector<std::unique_ptr<Options>> profiles;  // the readings each connection is modelled under
   bool keep_timeline;
   FlowTable table;
+  lockstep::AttemptCollector attempts;  // SYN times per connection, for the lockstep finding
   std::vector<std::unique_ptr<Connection>> conns;
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostClock>> hosts;  // TSval rate per sending address
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostActivity>> activity;  // queue flushes per sending address
@@ -216,6 +217,7 @@ void Analyzer::add(const Segment& s) {
   if (s.tcp.has(wire::kSyn)) f.saw_syn = true;
   if (s.tcp.has(wire::kFin)) f.saw_fin = true;
   if (s.tcp.has(wire::kRst)) f.saw_rst = true;
+  m.attempts.add(s, *idx, f.client, f.server);
   for (Candidate& cand : c.candidates) {
     cand.model[1 - dir]->on_peer(s);
     cand.model[dir]->on_send(s);
@@ -246,6 +248,7 @@ Report Analyzer::finish() {
     m.report.flows.push_back(std::move(c->report));
   }
   m.conns.clear();
+  m.report.lockstep = lockstep::find_groups(m.attempts.attempts());
   return std::move(m.report);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "diagnostic.hpp"
+#include "lockstep.hpp"
 #include "options.hpp"
 #include "rules.hpp"
 #include "segment.hpp"
@@ -197,6 +198,9 @@ struct Report {
   std::vector<FlowReport> flows;
   CaptureTime first_time{};             ///< first frame over all files (rel_time origin)
   bool have_first_time = false;
+  /// Connections to one server that retried in lockstep (INFO), and herds
+  /// that retried jittered; see lockstep.hpp.
+  lockstep::Result lockstep;
 
   std::uint64_t count(Level l) const;   ///< findings of level l over all flows
   /// Exit status: 1 if any MUST finding (or SHOULD when strict), else 0.

@@ -1,6 +1,7 @@
 #include "report_json.hpp"
 
 #include "analyzer.hpp"
+#include "lockstep_report.hpp"
 
 namespace replay {
 
@@ -137,6 +138,7 @@ json to_json(const Report& r) {
     }
   }
   doc["flows"] = flows;
+  doc["lockstep"] = lockstep_json(r);
   const InputCounts in = input_counts(r);
   doc["summary"] = {{"flows", r.flows.size()},
                     {"frames_skipped", in.skipped},

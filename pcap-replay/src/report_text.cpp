@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analyzer.hpp"
+#include "lockstep_report.hpp"
 
 namespace replay {
 
@@ -36,10 +37,10 @@ std::string summary_line(const Report& r) {
     }
   return fmt::format(
       "summary: {} flow(s), {} retransmission(s), {} timeout(s); findings: {} MUST, {} SHOULD, {} MAY, {} INFO; "
-      "input: {} frame(s) skipped, {} analysed with a warning{}; profile {}",
+      "input: {} frame(s) skipped, {} analysed with a warning{}; profile {}{}",
       r.flows.size(), retx, timeouts, r.count(Level::must), r.count(Level::should), r.count(Level::may),
       r.count(Level::info), in.skipped, in.warned, in.unusable ? fmt::format(", {} unusable file(s)", in.unusable) : "",
-      r.options.auto_profile ? std::string("auto") : std::string(r.options.profile->name));
+      r.options.auto_profile ? std::string("auto") : std::string(r.options.profile->name), lockstep_summary(r));
 }
 
 void write_text_report(std::ostream& os, const Report& r) {
@@ -151,6 +152,7 @@ void write_text_report(std::ostream& os, const Report& r) {
   }
   if (auto note = empty_input_note(r)) os << "\nnote: " << *note << "\n";
   write_input_problems(os, r);
+  write_lockstep_text(os, r);
   os << "\n" << summary_line(r) << "\n";
 }
 

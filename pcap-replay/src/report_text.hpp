@@ -25,7 +25,7 @@ void write_flow_list(std::ostream& os, const Report& r);
 
 /// The summary line: "summary: N flow(s), R retransmission(s), T timeout(s);
 /// findings: X MUST, Y SHOULD, Z MAY, W INFO; input: S frame(s) skipped,
-/// U analysed with a warning[, F unusable file(s)]; profile P".
+/// U analysed with a warning[, F unusable file(s)]; profile P[; lockstep: G group(s)]".
 std::string summary_line(const Report& r);
 
 }  // namespace replay

@@ -71,6 +71,13 @@ struct SenderConfig {
   /// RFC 1122 R2: give up when an unacknowledged segment has waited this long
   /// since its first retransmission timeout started (0 = no time limit).
   std::chrono::microseconds max_retry_time{0};
+  /// The OPEN call's timeout (RFC 9293 3.10.1, "if the timeout expires,
+  /// connection is aborted"): a connection still in SynSent this long after
+  /// connect() fails with FailureReason::ConnectTimeout, however many SYN
+  /// retransmissions are left (a client's connect deadline, e.g. gRPC's
+  /// MIN_CONNECT_TIMEOUT). Nothing is sent when it fires. 0 = no timeout
+  /// (only the R2 limits above end a SynSent connection).
+  std::chrono::microseconds connect_timeout{0};
   /// Initial cwnd in segments; 0 = RFC 5681 3.1 IW (2, 3 or 4 SMSS by size).
   std::uint32_t initial_window_segments = 0;
   /// RFC 3042 Limited Transmit (RFC 5681 3.2 step 1): one new segment on each
@@ -105,6 +112,7 @@ enum class FailureReason {
   RetryTimeLimit,    ///< max_retry_time elapsed without progress (R2)
   ConnectionRefused, ///< RST in reply to our SYN
   ResetByPeer,       ///< RST in a synchronized state
+  ConnectTimeout,    ///< still in SynSent when SenderConfig::connect_timeout expired
 };
 /// A sentence naming the reason ("connection reset by peer", ...).
 const char* to_string(FailureReason r);
@@ -172,7 +180,8 @@ class TcpSender {
   TcpSender(TcpSender&&) noexcept;
   TcpSender& operator=(TcpSender&&) noexcept;
 
-  /// Active open at `now`: emits the SYN and arms the timer (RFC 6298 2.1: 1 s).
+  /// Active open at `now`: emits the SYN and arms the timer (RFC 6298 2.1: 1 s),
+  /// and the connect timeout when SenderConfig::connect_timeout is set.
   void connect(rto::Instant now);
   /// Queues application bytes (copied). Sent once the connection is established,
   /// as windows allow, at the next on_tick()/on_datagram() (next_deadline()
@@ -199,6 +208,7 @@ class TcpSender {
   /// timer's deadline, or the last time the core was given (i.e. "now") when
   /// it has something to send at once (after write()/close() without a time);
   /// nullopt when nothing is pending (Closed, finished, or idle with no timer).
+  /// In SynSent it is also never later than the connect timeout's deadline.
   std::optional<rto::Instant> next_deadline() const;
 
   /// Current state (RFC 9293 names, plus Failed / Reset).
