@@ -20,10 +20,10 @@ std::string ms(microseconds d) {
   return buf;
 }
 microseconds since(CaptureTime a, CaptureTime b) { return std::chrono::duration_cast<microseconds>(a - b); }
-// Two waits are the same when within 10 % and a timer tick of each other.
+// Two waits are the same within limits::kSameWaitPercent and kSameWaitTicks.
 bool same(microseconds a, microseconds b) {
   const microseconds d = a > b ? a - b : b - a;
-  return d * 10 <= std::max(a, b) + microseconds{40'000};
+  return d * 100 <= std::max(a, b) * limits::kSameWaitPercent + limits::kSameWaitTicks * 100;
 }
 // To the nearest 10 ms for the summary ("1 s", "200 ms").
 microseconds round10(microseconds d) { return (d + microseconds{5'000}) / 10'000 * 10'000; }
@@ -72,7 +72,7 @@ void infer_settings(SenderReport& s, const Options& judged) {
     for (std::size_t i = 1; i < w.size() && same(w[i], w[i - 1]); ++i) ++lin;
     bool grew = false;
     for (std::size_t i = 1; i < w.size(); ++i) {
-      if (w[i] * 10 >= w[i - 1] * 15) grew = true;
+      if (w[i] * limits::kDoublingExpectedDen >= w[i - 1] * limits::kDoublingExpectedNum) grew = true;
       else if (grew && same(w[i], w[i - 1]) && i + 1 < w.size() && same(w[i + 1], w[i]) &&
                (!in.plateau || w[i] > *in.plateau))
         in.plateau = w[i];
@@ -83,7 +83,7 @@ void infer_settings(SenderReport& s, const Options& judged) {
       std::vector<microseconds> b;
       for (std::size_t i = 0; i + 1 < w.size(); ++i) b.push_back(2 * w[i] - w[i + 1]);
       const auto [lo, hi] = std::minmax_element(b.begin(), b.end());
-      if (*hi - *lo <= microseconds{20'000} && *lo >= microseconds{20'000}) in.additive = (*lo + *hi) / 2;
+      if (*hi - *lo <= limits::kAdditiveAgreement && *lo >= limits::kAdditiveAgreement) in.additive = (*lo + *hi) / 2;
     }
   }
   for (const auto& t : s.timeouts)
@@ -92,7 +92,7 @@ void infer_settings(SenderReport& s, const Options& judged) {
       if (!in.lateness || late > *in.lateness) in.lateness = late;
     }
   if (in.min_first_wait)
-    in.floor = *in.min_first_wait + judged.tolerance(limits::kRfcMinMaxRto / 60) >= microseconds{1'000'000}
+    in.floor = *in.min_first_wait + judged.tolerance(limits::kRfcMinRto) >= limits::kRfcMinRto
                    ? "sum"
                    : "variance";
   for (const auto& f : s.findings)

@@ -160,7 +160,7 @@ void SenderModel::on_send(const Segment& s) {
   }
   const bool ack_triggered =
       ack_clocked(s.time) ||
-      (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= microseconds{200});
+      (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= limits::kResponseTrain);
   last_send_time_ = s.time;
   last_send_ack_triggered_ = ack_triggered;
   learn_handshake_delays();

@@ -71,6 +71,12 @@ microseconds TimerModel::floorless_rto() const {
   return floorless_ ? std::min(floorless_->rto(), floorless_raw_->rto()) : std::min(est_.rto(), est_raw_.rto());
 }
 
+bool TimerModel::pinned(const Tunable& t) const {
+  // A setting the user gave on the command line is known, not a reading.
+  return (t.kind == Tunable::Kind::max_rto && opt_.user_max_rto) ||
+         (t.kind == Tunable::Kind::syn_linear && opt_.user_syn_linear);
+}
+
 microseconds TimerModel::armed_rto() const { return est_.rto() + prof_.additive; }
 
 std::optional<CaptureTime> TimerModel::last_arm() const {
@@ -250,7 +256,9 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
   bool& doubled = e.syn ? syn_doubled_ : chain_doubled_;
   bool& noted = e.syn ? syn_setting_noted_ : chain_setting_noted_;
   const double slack = opt_.slack_percent / 100.0;
-  const double wheel = prof_.lateness == Lateness::linux_wheel ? 1.125 : 1.0;
+  const double wheel = prof_.lateness == Lateness::linux_wheel
+                           ? static_cast<double>(limits::kWheelLateNum) / limits::kWheelLateDen
+                           : 1.0;
 
   auto window = [&](microseconds w_lo, microseconds w_hi, bool from_timeout, microseconds extra) {
     BackoffWindow w;
@@ -261,7 +269,7 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
     const microseconds e_hi = w.doubles ? std::min(2 * b_hi, cap) : b_hi;
     microseconds lo = scale(e_lo, (1.0 - slack) / wheel) - g - extra;
     if (prev.late) lo = microseconds{0};  // its lateness hides the RTO it doubled: any clear growth will do
-    if (w.doubles && 2 * e_lo >= 3 * b_lo)
+    if (w.doubles && e_lo * limits::kDoublingExpectedDen >= b_lo * limits::kDoublingExpectedNum)
       lo = std::max(lo, b_lo * limits::kDoublingFloorNum / limits::kDoublingFloorDen);
     // Later is allowed (a sender may cap higher, or wait longer): up to 2 x
     // the previous wait; twice that when the previous wait was counted from
@@ -315,6 +323,7 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
   if (!ok && grew_to) {
     // A documented setting of the stack that explains it: INFO naming it.
     for (const Tunable& t : prof_.tunables) {
+      if (pinned(t)) continue;
       bool match = false;
       std::string what;
       switch (t.kind) {
@@ -355,7 +364,7 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
   if (ok && linear_syn && gap > w.hi && !noted) {
     // Doubled where the profile keeps the SYN RTO: fewer linear SYN timeouts.
     for (const Tunable& t : prof_.tunables)
-      if (t.kind == Tunable::Kind::syn_linear) {
+      if (t.kind == Tunable::Kind::syn_linear && !pinned(t)) {
         noted = true;
         departed = true;
         add(RuleId::stack_setting, e.frame, e.time,
@@ -511,7 +520,7 @@ void TimerModel::on_timeout(const Expiry& e) {
     held_probe_.reset();
     // About twice the probe's wait after it: the probe was the first expiry
     // and this one doubled it (a probe's re-armed RTO would give about 1x).
-    if (since(e.time, h.e.time) * 2 >= h.wait * 3) {
+    if (since(e.time, h.e.time) * limits::kProbeWasRtoDen >= h.wait * limits::kProbeWasRtoNum) {
       --out_.by_kind[static_cast<std::size_t>(SendKind::tlp)];
       ++out_.by_kind[static_cast<std::size_t>(SendKind::timeout)];
       if (out_.inferred.probes) --out_.inferred.probes;

@@ -154,6 +154,7 @@ class TimerModel {
                    std::optional<CaptureTime> early_arm);
   bool judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<ChainEntry>& chain);
   std::chrono::microseconds floorless_rto() const;
+  bool pinned(const Tunable& t) const;
 
   const Options& opt_;
   const StackProfile& prof_;
