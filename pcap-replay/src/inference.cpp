@@ -104,7 +104,7 @@ void infer_settings(SenderReport& s, const Options& judged) {
   std::uint64_t musts = 0;
   for (const auto& f : s.findings) musts += f.level == Level::must ? 1 : 0;
   std::string line = judged.auto_profile ? "behaves like " + std::string(judged.profile->title)
-                     : musts == 0        ? "consistent with " + std::string(judged.profile->title)
+                     : musts == 0        ? "no MUST departure from " + std::string(judged.profile->title)
                                          : "departs from " + std::string(judged.profile->title);
   std::vector<std::string> parts;
   if (in.initial_rto) parts.push_back("initial RTO " + ms(round10(*in.initial_rto)));

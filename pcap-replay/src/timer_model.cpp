@@ -444,7 +444,7 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
   rec.waited = waited;
   rec.earliest = earliest;
   rec.latest = latest;
-  rec.armed_by = back.count() > 0 && waited + tol < pred ? ArmCause::head_send : a.cause;
+  rec.armed_by = a.cause;
   rec.verdict = waited < earliest ? Verdict::early : (waited > latest ? Verdict::late : Verdict::ok);
   if (rec.verdict == Verdict::early && e.tsval && a.tsval) {
     // The sender's own clock: a capture point that saw the arm late (a
