@@ -1,5 +1,7 @@
 #include "report_text.hpp"
 
+#include "thresholds.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -61,6 +63,7 @@ void write_text_report(std::ostream& os, const Report& r) {
                       o.profile->additive.count() ? fmt::format(", {:.0f} ms added to every RTO", ms(o.profile->additive))
                                                   : std::string());
   }
+  os << "  model: " << limits::describe_thresholds() << "\n";
   for (const auto& f : r.flows) {
     os << fmt::format("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n", f.id,
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
@@ -72,8 +75,9 @@ void write_text_report(std::ostream& os, const Report& r) {
         frames += (i ? ", " : "") + std::to_string(f.duplicate_frames[i]);
       if (f.duplicate_frames.size() > 5) frames += ", ...";
       os << fmt::format("  {} packet(s) captured twice, ignored (frames {}): same headers and IPv4 ID within "
-                        "10 ms, or, without an ID, within 0.2 ms with nothing from the peer between\n",
-                        f.capture_duplicates, frames);
+                        "{:.0f} ms (either order; TTL and tags may differ), or, without an ID, within {:.1f} ms "
+                        "with nothing from the peer between\n",
+                        f.capture_duplicates, frames, ms(limits::kSameIdWindow), ms(limits::kNoIdWindow));
     }
     for (const auto& s : f.senders) {
       if (s.data_segments == 0) continue;

@@ -8,7 +8,7 @@ std::string describe_thresholds() {
   char buf[512];
   std::snprintf(buf, sizeof buf,
                 "no timer fires within %.0f ms of what armed it; a response to the peer shows up within "
-                "%.0f ms, or (captured away from the sender) one capture-to-sender round trip -+ %lld/%lld; a repeat within 1/%lld of the previous "
+                "%.0f ms (captured away from the sender: plus 1 + %lld/%lld capture-to-sender round trips); a repeat within 1/%lld of the previous "
                 "expiry's wait with no ACK between is part of its go-back-N burst; a TSval %u ticks older than "
                 "the newest sent is an old copy in the network; a doubling is never accepted below %lld/%lld x "
                 "the previous wait",
