@@ -324,3 +324,60 @@ TEST_CASE("profiles: Darwin's and FreeBSD's SYN schedule 1,1,1,1,1,2,4 s is thei
   CHECK(findings(client(r), "5.5")[0].frame == 3);
   CHECK(findings(client(r), "5.5")[3].frame == 6);
 }
+
+TEST_CASE("class 3: data that starts with a zero-window probe's byte sends the rest for the first time") {
+  // Base handshake (100 ms RTT), [1,1001) at 200 ms acked at 300 ms with
+  // window 0 (frame 5); a zero-window probe of one new byte [1001,1002) at
+  // 1300 ms; the window opens at 1400 ms (ACK of 1001, window 65535); then
+  // [1001,2001) at 1400.1 ms: it repeats the probe's byte but is the first
+  // transmission of the 999 after it, not a retransmission.
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  s.data(200 * ms, 1);
+  s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, {}, {}, {}});
+  s.data(1300 * ms, 1001, 1);
+  s.ack(1400 * ms, 1001);
+  s.data(1400 * ms + 100, 1001);
+  s.ack(1500 * ms, 2001);
+  // The scenario writer sends window 65535; frame 5's zero window is set here.
+  s.zero_window.insert(4);
+  auto r = analyze(s, "c3-zwp", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(c.zero_window_probes == 1);
+  CHECK(c.retransmissions() == 0);
+  CHECK(c.timeouts.empty());
+  CHECK(c.bytes == 2000);
+}
+
+TEST_CASE("class 6: the plateau check honours the maximum RTO given with --rto-max") {
+  // rfc6298 with a 64 s cap (RFC 6298 2.5 allows any cap of 60 s or more):
+  // 1, 2, ..., 32 s then 64, 64 s: at the cap, no finding. With the default
+  // 60 s cap the same 64 s waits are later than 60 s: allowed too (a sender
+  // may wait longer), so the check is on the low side: 40 s after 32 s
+  // (below min(64, 64) x 0.9 - 1 ms = 57.599 s) is 5.5 with the 64 s cap.
+  auto make = [](std::initializer_list<std::int64_t> gaps) {
+    Scenario s = base_scenario();
+    std::int64_t t = 400 * ms;
+    for (auto g : gaps) {
+      t += g * ms;
+      s.data(t, 1001);
+    }
+    return s;
+  };
+  replay::Options o = replay::Options::for_profile(Profile::rfc6298);
+  o.config.max_rto = std::chrono::seconds{64};
+  o.user_max_rto = true;
+  auto run_with = [&](const Scenario& s, const char* name) {
+    const std::string path = s.write(name);
+    std::vector<std::string> errors;
+    auto r = replay::analyze_files({path}, o, false, errors);
+    std::filesystem::remove(path);
+    CHECK(errors.empty());
+    return r;
+  };
+  auto k = run_with(make({1000, 2000, 4000, 8000, 16000, 32000, 64000, 64000}), "c6-cap64");
+  CHECK(client(k).findings.empty());
+  auto b = run_with(make({1000, 2000, 4000, 8000, 16000, 32000, 40000}), "c6-cap64-break");
+  REQUIRE(findings(client(b), "5.5").size() == 1);
+  CHECK(client(b).timeouts.back().earliest.count() == 57'599'000);
+}

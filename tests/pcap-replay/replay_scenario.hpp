@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -57,6 +58,8 @@ struct Scenario {
   std::map<std::size_t, std::uint16_t> ip_id;
   /// IPv4 TTL of packet i; packets not listed carry 64.
   std::map<std::size_t, std::uint8_t> ttl;
+  /// Indexes of packets that advertise a zero window.
+  std::set<std::size_t> zero_window;
   /// Both SYNs offer SACK (RFC 2018 SACK-permitted).
   bool sack_permitted = false;
 
@@ -76,7 +79,7 @@ struct Scenario {
   }
 
   /// The IPv4 packet of `p`, with IPv4 Identification `id`.
-  Bytes packet(const Pkt& p, std::uint16_t id = 0, std::uint8_t hop_limit = 64) const {
+  Bytes packet(const Pkt& p, std::uint16_t id = 0, std::uint8_t hop_limit = 64, bool zero_window_ad = false) const {
     wire::TcpHeader t;
     t.src_port = p.from_client ? 40000 : 5001;
     t.dst_port = p.from_client ? 5001 : 40000;
@@ -85,7 +88,7 @@ struct Scenario {
     t.seq = own + p.rel_seq;
     t.ack = (p.flags & wire::kAck) ? other + p.rel_ack : 0;
     t.flags = p.flags;
-    t.window = 65535;
+    t.window = zero_window_ad ? 0 : 65535;
     t.options.tsval = p.tsval;
     t.options.sack_permitted = sack_permitted && (p.flags & wire::kSyn);
     if (p.tsval) t.options.tsecr = p.tsecr.value_or(0);
@@ -124,7 +127,7 @@ struct Scenario {
       const auto id = ip_id.find(i);
       const auto hl = ttl.find(i);
       const Bytes b = packet(p, id == ip_id.end() ? std::uint16_t{0} : id->second,
-                             hl == ttl.end() ? std::uint8_t{64} : hl->second);
+                             hl == ttl.end() ? std::uint8_t{64} : hl->second, zero_window.count(i) > 0);
       put32(static_cast<std::uint32_t>(epoch_s + p.t_us / 1'000'000));
       put32(static_cast<std::uint32_t>(p.t_us % 1'000'000));
       put32(static_cast<std::uint32_t>(b.size()));
