@@ -31,12 +31,6 @@ constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 
 
 
-/// Findings of level MUST in a sender.
-std::size_t musts(const replay::SenderReport& s) {
-  std::size_t n = 0;
-  for (const auto& f : s.findings) n += f.level == Level::must ? 1 : 0;
-  return n;
-}
 
 // A chain of expiries of [1001,2001): the timer started at 400 ms (5.1),
 // then expiries `gaps` apart (the first counted from 400 ms).

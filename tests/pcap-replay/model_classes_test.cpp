@@ -16,11 +16,6 @@ namespace {
 
 constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 
-std::size_t musts(const replay::SenderReport& s) {
-  std::size_t n = 0;
-  for (const auto& f : s.findings) n += f.level == Level::must ? 1 : 0;
-  return n;
-}
 
 std::uint64_t r_flows_dups(const replay::Report& r) {
   REQUIRE(!r.flows.empty());

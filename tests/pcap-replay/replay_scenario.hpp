@@ -186,6 +186,13 @@ inline const replay::SenderReport& client(const replay::Report& r) {
   return r.flows.front().senders[0];
 }
 
+/// Findings of level MUST in a sender.
+inline std::size_t musts(const replay::SenderReport& s) {
+  std::size_t n = 0;
+  for (const auto& f : s.findings) n += f.level == replay::Level::must ? 1 : 0;
+  return n;
+}
+
 /// Findings of rule `id` in a sender.
 inline std::vector<replay::Finding> findings(const replay::SenderReport& s, const std::string& id) {
   std::vector<replay::Finding> out;
