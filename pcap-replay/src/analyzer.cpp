@@ -241,8 +241,12 @@ Report Analyzer::finish() {
       std::size_t best = 0;
       for (std::size_t i = 1; i < c->candidates.size(); ++i)
         if (score(c->candidates[i].senders[d]) < score(c->candidates[best].senders[d])) best = i;
+      std::vector<std::string_view> ties;  // other profiles that fit as well
+      for (std::size_t i = 0; i < c->candidates.size(); ++i)
+        if (i != best && score(c->candidates[i].senders[d]) == score(c->candidates[best].senders[d]))
+          ties.push_back(c->candidates[i].options->profile->name);
       c->report.senders[d] = std::move(c->candidates[best].senders[d]);
-      infer_settings(c->report.senders[d], *c->candidates[best].options);
+      infer_settings(c->report.senders[d], *c->candidates[best].options, ties);
     }
     c->candidates.clear();
     m.report.flows.push_back(std::move(c->report));

@@ -30,7 +30,7 @@ microseconds round10(microseconds d) { return (d + microseconds{5'000}) / 10'000
 
 }  // namespace
 
-void infer_settings(SenderReport& s, const Options& judged) {
+void infer_settings(SenderReport& s, const Options& judged, std::span<const std::string_view> ties) {
   InferredSettings& in = s.inferred;
   // The chains: runs of consecutive expiries (backoff 1, 2, 3, ...), SYN and data apart.
   std::vector<std::vector<const TimeoutRecord*>> chains;
@@ -103,7 +103,10 @@ void infer_settings(SenderReport& s, const Options& judged) {
   // The line.
   std::uint64_t musts = 0;
   for (const auto& f : s.findings) musts += f.level == Level::must ? 1 : 0;
-  std::string line = judged.auto_profile ? "behaves like " + std::string(judged.profile->title)
+  std::string tied;
+  for (auto t : ties) tied += (tied.empty() ? " (so do, as far as this capture shows: " : ", ") + std::string(t);
+  if (!tied.empty()) tied += ")";
+  std::string line = judged.auto_profile ? "behaves like " + std::string(judged.profile->title) + tied
                      : musts == 0        ? "no MUST departure from " + std::string(judged.profile->title)
                                          : "departs from " + std::string(judged.profile->title);
   std::vector<std::string> parts;
@@ -130,7 +133,16 @@ void infer_settings(SenderReport& s, const Options& judged) {
   }
   for (const auto& f : s.findings)
     if (f.rule == RuleId::stack_setting) parts.push_back("setting: " + f.message.substr(0, f.message.find(':')));
-  if (parts.empty()) parts.push_back("no timer expiry or probe to read settings from");
+  if (s.timeouts.empty() && in.probes == 0) {
+    // Nothing to tell one stack from another: say so, not "behaves like".
+    std::string rest;
+    for (const auto& p : parts) rest += "; " + p;
+    in.summary = (judged.auto_profile ? "no timer expiry or probe to tell its stack from (judged against " +
+                                            std::string(judged.profile->name) + ", the first profile)"
+                                      : line + ": no timer expiry or probe to read settings from") +
+                 rest;
+    return;
+  }
   for (std::size_t i = 0; i < parts.size(); ++i) line += (i == 0 ? ": " : "; ") + parts[i];
   in.summary = line;
 }

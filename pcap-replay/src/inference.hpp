@@ -6,13 +6,17 @@
 // line names the profile the sender was judged against (under --profile
 // auto, the one that fits it best).
 
+#include <span>
+#include <string_view>
+
 #include "flow_report.hpp"
 #include "options.hpp"
 
 namespace replay {
 
 /// Fills s.inferred from s.timeouts, s.findings and what the model counted;
-/// `judged` is the reading s was judged under.
-void infer_settings(SenderReport& s, const Options& judged);
+/// `judged` is the reading s was judged under; `ties` (--profile auto) the
+/// other profiles that explain the sender as well (the summary names them).
+void infer_settings(SenderReport& s, const Options& judged, std::span<const std::string_view> ties = {});
 
 }  // namespace replay
