@@ -10,6 +10,7 @@
 #   make clean
 
 PREFIX   ?= /usr/local
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CXX      ?= g++
 SAN      ?= 0
 
@@ -156,12 +157,12 @@ deps:
 	@bash tests/deps.sh $(DEB_PACKAGES)
 
 test: deps
-	@$(MAKE) --no-print-directory all $(TESTS) SAN=$(SAN)
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) SAN=$(SAN)
 	@BUILD=$(BUILD) SAN=$(SAN) bash tests/run-all.sh
 
 RUN_CAPTURE ?= tests/captures/linux-blackhole.pcap
 run: deps
-	@$(MAKE) --no-print-directory $(BIN)/pcap-replay SAN=$(SAN)
+	@$(MAKE) --no-print-directory -j$(JOBS) $(BIN)/pcap-replay SAN=$(SAN)
 	@$(BIN)/pcap-replay check --profile rfc6298 $(RUN_CAPTURE); \
 	  status=$$?; echo "pcap-replay exit status: $$status (0: no MUST-level departure; 1: MUST-level departures found)"; \
 	  [ $$status -le 1 ]
