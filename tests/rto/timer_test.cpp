@@ -97,3 +97,24 @@ TEST_CASE("5.1 a deadline past the end of the clock saturates at Instant::max() 
   CHECK(t.deadline() == Instant::max());
   CHECK(t.running());
 }
+
+TEST_CASE("restart: a stack's own re-arm (Linux loss probe, head send time) moves a running timer") {
+  // Running since 0 with 1 s (deadline 1000 ms). Linux tcp_send_loss_probe
+  // re-arms a full RTO at the probe: restart at 204 ms with 204 ms -> 408 ms,
+  // earlier than the old deadline (5.1's on_data_sent would not move it).
+  RetransmissionTimer t;
+  t.on_data_sent(at_ms(0), seconds{1});
+  t.restart(at_ms(204), milliseconds{204});
+  CHECK(t.deadline() == at_ms(408));
+  // tcp_rearm_rto counts from the head's send time, which may be in the past:
+  // head sent at 100 ms, RTO 300 ms -> deadline 400 ms, expired at 400 ms.
+  t.restart(at_ms(100), milliseconds{300});
+  CHECK(t.deadline() == at_ms(400));
+  CHECK_FALSE(t.expired(at_ms(399)));
+  CHECK(t.expired(at_ms(400)));
+  // A stopped timer restarts too.
+  t.stop();
+  t.restart(at_ms(500), seconds{1});
+  CHECK(t.running());
+  CHECK(t.deadline() == at_ms(1500));
+}
