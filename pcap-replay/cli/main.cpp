@@ -221,6 +221,7 @@ int main(int argc, char** argv) {
   if (a.granularity_ms) {
     opt.granularity = from_ms(*a.granularity_ms);
     opt.config.granularity = opt.granularity;
+    opt.user_granularity = true;
   }
   if (a.slack_percent) opt.slack_percent = *a.slack_percent;
   opt.filter = a.filter;

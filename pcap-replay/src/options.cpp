@@ -29,6 +29,7 @@ Options Options::with_profile(const StackProfile& p) const {
   if (user_min_rto) o.config.min_rto = config.min_rto;
   if (user_max_rto) o.config.max_rto = config.max_rto;
   if (user_syn_linear) o.config.syn_linear_timeouts = config.syn_linear_timeouts;
+  if (user_granularity) o.config.granularity = config.granularity;
   return o;
 }
 

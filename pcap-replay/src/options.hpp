@@ -24,7 +24,7 @@ struct Options {
   rto::Config config = rto::Config::rfc6298();
   /// Which of config's fields the user set (they are kept when --profile
   /// auto switches profile).
-  bool user_min_rto = false, user_max_rto = false, user_syn_linear = false;
+  bool user_min_rto = false, user_max_rto = false, user_syn_linear = false, user_granularity = false;
   /// Clock granularity tolerance (--granularity, default 1 ms): absolute part
   /// of every timing comparison.
   std::chrono::microseconds granularity{1000};

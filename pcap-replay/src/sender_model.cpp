@@ -323,6 +323,7 @@ void SenderModel::on_send(const Segment& s) {
         e.rel_una = rel(snd_una_);
         e.tsval = tsval;
         e.thin = in_flight() < 4;
+        e.file = s.file_index;
         timer_.on_probe(e);
       } else {
         timer_.on_probe(s.time, tsval);
