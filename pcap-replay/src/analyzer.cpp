@@ -76,7 +76,11 @@ bool capture_duplicate(const Recent& prev, const Segment& b, std::uint64_t peer_
     return *a.ip_id == *b.ip_id && apart <= kSameIdWindow;
   }
   if (b.payload_len == 0 && !b.tcp.has(wire::kSyn) && !b.tcp.has(wire::kFin)) return false;
-  return apart <= kNoIdWindow && prev.peer_count == peer_count;
+  // The same TSval (same_header compared it) stands in for the ID: a
+  // retransmission within kSameIdWindow with nothing from the peer between
+  // would carry a later TSval.
+  const bool same_tsval = a.tcp.options.tsval.has_value();
+  return apart <= (same_tsval ? kSameIdWindow : kNoIdWindow) && prev.peer_count == peer_count;
 }
 }  // namespace
 

@@ -55,7 +55,12 @@ Explanation explain(const Observation& o, const StackProfile& p) {
   if (o.old_tsval && !o.syn) return {SendKind::out_of_order, Cause::network_copy};
   if (o.fills_hole) return {SendKind::out_of_order, Cause::reordered_first};
   if (o.already_acked && !o.syn) return {SendKind::spurious, Cause::already_acked};
-  if (o.syn) return o.ack_clocked ? Explanation{SendKind::fast, Cause::ack_clock} : Explanation{SendKind::syn_timeout, Cause::syn_timer};
+  if (o.syn) {
+    if (o.ack_clocked) return {SendKind::fast, Cause::ack_clock};
+    // No SYN timer fires within kMinTimerWait of the previous SYN: a copy.
+    if (o.back_to_back) return {SendKind::out_of_order, Cause::network_copy};
+    return {SendKind::syn_timeout, Cause::syn_timer};
+  }
   // Without the peer, a repeat is visible but not its cause.
   if (!o.peer_seen) return {SendKind::unclassified, Cause::no_peer};
   // A response to the peer: the ACK clock (fast retransmit, SACK recovery,
@@ -83,8 +88,11 @@ Explanation explain(const Observation& o, const StackProfile& p) {
   // once: the timing and the probe's conditions decide.
   if (p.probe.enabled && o.is_highest && !o.is_head && o.timeouts_in_chain == 0 && !o.probe_since_ack)
     return {SendKind::tlp, Cause::probe_timer};
-  if (fits_probe(o, p) && (p.rearm_from_head || o.since_arm + o.tolerance < o.rto_left))
-    return {SendKind::tlp, Cause::probe_timer};
+  // When the PTO was clamped to the RTO's own time the two readings
+  // coincide: a probe first (as Linux does; RFC 8985 7.2 clamps too), and
+  // the next expiry tells (TimerModel counts it as the first RTO if the next
+  // wait doubles it).
+  if (fits_probe(o, p)) return {SendKind::tlp, Cause::probe_timer};
   return {SendKind::timeout, Cause::rto_timer};
 }
 

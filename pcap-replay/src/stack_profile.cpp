@@ -64,11 +64,12 @@ const std::array<StackProfile, 5>& table() {
       {"freebsd", "FreeBSD 13/14 default stack",
        "sys/netinet/tcp_timer.c: initial RTO 1 s (tcp_rexmit_initial), SYN backoff table 1,1,1,1,1,2,4,... "
        "(tcp_syn_backoff), data backoff 1,2,4,...,512 capped at 64 s (TCPTV_REXMTMAX); tcp_var.h TCPT_RANGESET adds "
-       "tcp_rexmit_slop (200 ms) to every RTO and floors it at tcp_rexmit_min (30 ms); no loss probe in the default "
-       "stack",
+       "tcp_rexmit_slop (200 ms) to every RTO and floors it at tcp_rexmit_min (30 ms); the default stack sends no "
+       "loss probe, its RACK stack (tcp_rack) does: a probe is read as one, never as an RTO",
        with(rto::Config::rfc6298(), microseconds{1'000'000}, us(milliseconds{30}), microseconds{64'000'000}, 4,
             microseconds{0}),
-       FloorMode::on_sum, Fallback57::rfc, Lateness::none, us(milliseconds{200}), ProbeRule{false, {}, {}}, false,
+       FloorMode::on_sum, Fallback57::rfc, Lateness::none, us(milliseconds{200}),
+       ProbeRule{true, microseconds{200'000}, microseconds{10'000}}, false,
        "2.4 (30 ms floor plus 200 ms slop), 2.5 (64 s cap), linear SYN timeouts", {}},
       {"macos", "macOS / iOS (xnu)",
        "xnu bsd/netinet/tcp_timer.c: SYN backoff table 1,1,1,1,1,2,4,... (tcp_syn_backoff), data backoff "

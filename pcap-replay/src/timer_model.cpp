@@ -351,6 +351,10 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
       if (match) {
         ok = true;
         departed = true;  // judged by its own backoff from here on
+        // The window shown is the setting's reading: this wait is its value.
+        w.expected = gap;
+        w.lo = std::min(w.lo, gap);
+        w.hi = std::max(w.hi, gap);
         if (!noted) {
           noted = true;
           add(RuleId::stack_setting, e.frame, e.time,
@@ -463,6 +467,12 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
       }
     }
   }
+
+  // Karn on the sender's own waits: whatever the estimator's readings allow,
+  // a wait below the backed-off value its previous chain showed, with no
+  // valid sample since, dropped the backoff.
+  if (karn_pending_ && !e.syn && k == 1 && karn_floor_ && waited + opt_.tolerance(*karn_floor_) < *karn_floor_)
+    rec.verdict = Verdict::early;
 
   if (rec.verdict == Verdict::early && !departed) {
     departed = true;
