@@ -468,6 +468,21 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
     }
   }
 
+  // A first expiry before any sample that waited an initial RTO a setting
+  // of the stack allows (Windows InitialRto 3 s): that setting, not "late".
+  if (rec.verdict == Verdict::late && k == 1 && (e.syn || !est_.srtt()) && !departed) {
+    for (const Tunable& t : prof_.tunables) {
+      if (t.kind != Tunable::Kind::initial_rto || waited + tol < t.lo || waited > t.hi + opt_.tolerance(t.hi)) continue;
+      departed = true;  // the rest of the chain is judged by its own backoff
+      rec.verdict = Verdict::ok;
+      add(RuleId::stack_setting, e.frame, e.time,
+          std::string(e.syn ? "the SYN timer" : "the timer") + " first fired " + ms(waited) +
+              " after the first transmission: an initial RTO of about " + conf(waited) + ", not what " +
+              std::string(prof_.title) + " do by default, but what the setting " + std::string(t.name) + " gives");
+      break;
+    }
+  }
+
   // Karn on the sender's own waits: whatever the estimator's readings allow,
   // a wait below the backed-off value its previous chain showed, with no
   // valid sample since, dropped the backoff.
