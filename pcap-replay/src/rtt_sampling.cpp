@@ -22,21 +22,28 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
   const std::int64_t rel = rto::ts_diff(tsval, ts0_);
   last_rel_ts_ = std::max(last_rel_ts_, rel);
   last_t_us_ = std::max(last_t_us_, t_us);
+  const std::int64_t span = t_us - t0_us_;
+  if (span >= limits::kTsClockMinSpan.count() && rel > 0 &&
+      (best_span_us_ == 0 || static_cast<double>(rel) * best_span_us_ > static_cast<double>(best_ticks_) * span)) {
+    best_ticks_ = rel;
+    best_span_us_ = span;
+  }
   if (host_) {
     if (!host_->seen) {
       host_->seen = true;
       host_->ts0 = tsval;
       host_->t0_us = t_us;
     }
+    // Across connections (one clock, no per-connection offset): the
+    // highest ratio since the host's first TSval, as for one connection.
     const std::int64_t hrel = rto::ts_diff(tsval, host_->ts0);
-    if (t_us >= host_->last_t_us) {
+    const std::int64_t hspan = t_us - host_->t0_us;
+    if (hspan >= limits::kTsClockMinSpan.count() && hrel > 0 &&
+        (host_->last_t_us == 0 ||
+         static_cast<double>(hrel) * host_->last_t_us > static_cast<double>(host_->last_rel) * hspan)) {
       host_->last_rel = hrel;
-      host_->last_t_us = t_us;
+      host_->last_t_us = hspan;
     }
-  }
-  if (host_ && last_t_us_ - t0_us_ > host_->span_us) {
-    host_->span_us = last_t_us_ - t0_us_;
-    host_->ticks = last_rel_ts_;
   }
   min_offset_us_ = std::min(min_offset_us_, t_us - rel * 1000);
   first_send_us_.try_emplace(tsval, t_us);
@@ -68,14 +75,15 @@ std::optional<double> snap_rate(std::int64_t ticks, std::int64_t span_us) {
 
 std::optional<double> TsClock::rate_hz() const {
   if (!seen_) return std::nullopt;
-  const std::int64_t span_us = last_t_us_ - t0_us_;
   // The host's rate when it has seen more than this connection: over all its
   // connections (one clock), else over its longest connection.
-  if (host_ && host_->last_t_us - host_->t0_us > span_us)
-    if (auto r = snap_rate(host_->last_rel, host_->last_t_us - host_->t0_us)) return r;
-  if (host_ && host_->span_us > span_us)
+  if (host_ && host_->last_t_us > best_span_us_)
+    if (auto r = snap_rate(host_->last_rel, host_->last_t_us)) return r;
+  if (host_ && host_->span_us > best_span_us_)
     if (auto r = snap_rate(host_->ticks, host_->span_us)) return r;
-  return snap_rate(last_rel_ts_, span_us);
+  if (auto r = snap_rate(best_ticks_, best_span_us_)) return r;
+  // A first segment captured late inflates every ratio: first to last then.
+  return snap_rate(last_rel_ts_, last_t_us_ - t0_us_);
 }
 
 std::optional<std::chrono::microseconds> TsClock::held_for(CaptureTime t, std::uint32_t tsval) const {

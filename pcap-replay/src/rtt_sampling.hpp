@@ -19,12 +19,13 @@ namespace replay {
 struct HostClock {
   std::int64_t ticks = 0;    ///< TSval ticks over the longest connection's span
   std::int64_t span_us = 0;  ///< that span of capture time
-  /// The host's first and latest TSval across all its connections: when the
-  /// host numbers every connection from one clock (no per-connection
-  /// offset) this gives its rate over the whole capture.
+  /// Across all its connections, from the host's first TSval: the ticks and
+  /// span of the observation with the highest ratio (a late capture only
+  /// lowers it). When the host numbers every connection from one clock (no
+  /// per-connection offset) this is its rate over the whole capture.
   bool seen = false;
   std::uint32_t ts0 = 0;
-  std::int64_t t0_us = 0, last_rel = 0, last_t_us = 0;
+  std::int64_t t0_us = 0, last_rel = 0, last_t_us = 0;  ///< last_t_us: the span (us) of that observation
 };
 
 /// The sender's TSval clock, learnt from the TSvals it sends.
@@ -60,6 +61,10 @@ class TsClock {
  private:
   bool one_khz() const;
   HostClock* host_ = nullptr;
+  // The observation with the highest ticks-per-second since the first: a
+  // segment captured late only lowers the ratio, so the highest is the one
+  // captured on time (limits::kTsClockMinSpan at least).
+  std::int64_t best_ticks_ = 0, best_span_us_ = 0;
   std::optional<double> min_offset_at_rate_;  // least (capture us - TSval us) seen, at the fitted rate
   bool seen_ = false;
   std::uint32_t ts0_ = 0;         // first TSval, origin of the unwrapped scale

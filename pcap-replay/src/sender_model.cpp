@@ -268,6 +268,11 @@ void SenderModel::on_send(const Segment& s) {
         std::max(timer_.last_expiry_wait() * limits::kBurstFractionNum / limits::kBurstFractionDen,
                  limits::kMinTimerWait);
     o.in_rto_burst = since(s.time, *burst_last_) < burst_gap;
+    // A burst member carries the burst's TSval (within a tick or two); one
+    // its own clock shows sent a burst gap later is a further expiry, seen
+    // early only because the one before was captured late.
+    if (o.in_rto_burst && tsval && burst_tsval_)
+      if (const auto d = ts_clock_.interval(*burst_tsval_, *tsval); d && *d >= burst_gap) o.in_rto_burst = false;
   }
   const Explanation ex = explain(o, *opt_.profile);
   const SendKind kind = ex.kind;
@@ -311,6 +316,7 @@ void SenderModel::on_send(const Segment& s) {
       in_rto_recovery_ = true;
       recovery_point_ = snd_max_;
       burst_last_ = s.time;
+      burst_tsval_ = tsval;
       break;
     }
     case SendKind::tlp:
@@ -347,7 +353,10 @@ void SenderModel::on_send(const Segment& s) {
           if (t.frame == f) std::erase(t.rules, RuleId::rfc6298_5_4);
       }
       if (o.is_head) timer_.on_head_retransmit(s.time, tsval);
-      if (o.in_rto_burst) burst_last_ = s.time;
+      if (o.in_rto_burst) {
+        burst_last_ = s.time;
+        burst_tsval_ = tsval;
+      }
       break;
     default:
       break;

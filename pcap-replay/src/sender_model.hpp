@@ -114,6 +114,7 @@ class SenderModel {
   // The post-RTO burst: time of its last retransmission (the expiry's or a
   // burst member's); cleared by any segment from the peer.
   std::optional<CaptureTime> burst_last_;
+  std::optional<std::uint32_t> burst_tsval_;  // the TSval of that retransmission, if any
   bool last_send_ack_triggered_ = false;
   std::uint16_t peer_window_ = 1;
   unsigned dupacks_ = 0;

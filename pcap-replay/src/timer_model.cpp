@@ -450,7 +450,7 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
   rec.latest = latest;
   rec.armed_by = a.cause;
   rec.verdict = waited < earliest ? Verdict::early : (waited > latest ? Verdict::late : Verdict::ok);
-  if (rec.verdict == Verdict::early && e.tsval && a.tsval) {
+  if (rec.verdict != Verdict::ok && e.tsval && a.tsval) {
     // The sender's own clock: a capture point that saw the arm late (a
     // queue, a capture app reading late) shows a short wait the sender's
     // TSvals do not.

@@ -376,3 +376,32 @@ TEST_CASE("class 6: the plateau check honours the maximum RTO given with --rto-m
   REQUIRE(findings(client(b), "5.5").size() == 1);
   CHECK(client(b).timeouts.back().earliest.count() == 57'599'000);
 }
+
+TEST_CASE("class 7: a resend its TSval shows sent a full backoff later is an expiry, not part of the burst") {
+  // TSval = ms since 0. Timer started at 400 ms (TSval 400); expiries sent
+  // at 1400 and 3400 ms (TSvals: 1 s, then 2 s: doubling), the first held
+  // 1.5 s before the capture (captured at 2900 ms). On the capture clock the
+  // second comes 500 ms after the first, under half its 2500 ms wait: a
+  // go-back-N burst member by timing alone. Its TSval is 2000 ticks later:
+  // a burst member carries the burst's TSval, so it is expiry 2.
+  Scenario s;
+  auto tv = [](std::uint32_t v) { return std::optional<std::uint32_t>{v}; };
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, tv(1), tv(0), {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, tv(5000), tv(1), {}});
+  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, tv(100), tv(5000), {}});
+  s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck, 1000, tv(200), tv(5000), {}});
+  s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, tv(5200), tv(200), {}});
+  s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck, 1000, tv(400), tv(5200), {}});
+  s.pkts.push_back({2900 * ms, true, 1001, 1, wire::kAck, 1000, tv(1400), tv(5200), {}});
+  s.pkts.push_back({3400 * ms, true, 1001, 1, wire::kAck, 1000, tv(3400), tv(5200), {}});
+  s.pkts.push_back({3500 * ms, false, 1, 2001, wire::kAck, 0, tv(8500), tv(3400), {}});
+  auto r = analyze(s, "c7-burst-ts", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::timeout) == 2);
+  CHECK(count(c, SendKind::slow_start_after_rto) == 0);
+  REQUIRE(c.timeouts.size() == 2);
+  CHECK(c.timeouts[0].clock == replay::ClockUsed::tsval);
+  CHECK(c.timeouts[0].waited.count() == 1'000'000);
+  CHECK(c.timeouts[1].waited.count() == 2'000'000);
+  CHECK(c.findings.empty());
+}
