@@ -120,7 +120,7 @@ struct TimeoutRecord {
 };
 
 /// What the sender's stack does, inferred from its own timeouts and probes
-/// (no profile assumed). Each optional is unset when the capture does not
+/// (its own waits, as the model under the judged profile classified them). Each optional is unset when the capture does not
 /// show it; `evidence` lists the frames it was read from.
 struct InferredSettings {
   std::optional<std::chrono::microseconds> initial_rto;  ///< first SYN wait, or first data wait with no sample yet

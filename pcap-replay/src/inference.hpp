@@ -2,9 +2,10 @@
 // What a sender's stack does, read from its own timeouts and probes: the
 // initial RTO, the SYN schedule, how the RTO is floored, the cap it reached,
 // an additive term, timer lateness, loss probes, linear data timeouts, 5.7,
-// and its TSval clock. No profile is assumed for the numbers; the summary
-// line names the profile the sender was judged against (under --profile
-// auto, the one that fits it best).
+// and its TSval clock. The numbers are the sender's own waits, not the
+// profile's predictions (which repeats are expiries and which are probes is
+// the model's reading under the profile); the summary line names the
+// profile the sender was judged against (under --profile auto, the best fit).
 
 #include <span>
 #include <string_view>
