@@ -22,6 +22,21 @@ std::uint64_t r_flows_dups(const replay::Report& r) {
   return r.flows.front().capture_duplicates;
 }
 
+// TSval = ms since 0 (1 kHz) on the client, 5000 + ms on the server; or no
+// timestamps. Handshake (100 ms RTT), [1,1001) at 200 ms acked at 300 ms,
+// then [1001,2001) at 400 ms (TSval 400): the timer starts (5.1).
+Scenario ts_clock_base(bool ts) {
+  Scenario s;
+  auto tv = [&](std::uint32_t v) { return ts ? std::optional<std::uint32_t>{v} : std::nullopt; };
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, tv(1), tv(0), {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, tv(5000), tv(1), {}});
+  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, tv(100), tv(5000), {}});
+  s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck, 1000, tv(200), tv(5000), {}});
+  s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, tv(5200), tv(200), {}});
+  s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck, 1000, tv(400), tv(5200), {}});
+  return s;
+}
+
 // A request/response client on a 0.1 ms path with SACK: SYN at 0, SYN-ACK at
 // 0.1 ms (sample R = 100 us), ACK at 0.11 ms; data [1,1001) at 10 ms acked at
 // 10.1 ms (R = 100 us); the request [1001,2001) at 20 ms, then `repeats`
@@ -205,14 +220,8 @@ TEST_CASE("class 7: the sender's TSval clock judges a chain whose capture timest
   // 3800: fails. TSval clock: 4000 after 2000: doubles. Without timestamps
   // the same times are a MUST 5.5.
   auto make = [](bool ts) {
-    Scenario s;
+    Scenario s = ts_clock_base(ts);
     auto tv = [&](std::uint32_t v) { return ts ? std::optional<std::uint32_t>{v} : std::nullopt; };
-    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, tv(1), tv(0), {}});
-    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, tv(5000), tv(1), {}});
-    s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, tv(100), tv(5000), {}});
-    s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck, 1000, tv(200), tv(5000), {}});
-    s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, tv(5200), tv(200), {}});
-    s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck, 1000, tv(400), tv(5200), {}});
     s.pkts.push_back({1400 * ms, true, 1001, 1, wire::kAck, 1000, tv(1400), tv(5200), {}});
     s.pkts.push_back({3600 * ms, true, 1001, 1, wire::kAck, 1000, tv(3400), tv(5200), {}});
     s.pkts.push_back({7400 * ms, true, 1001, 1, wire::kAck, 1000, tv(7400), tv(5200), {}});
@@ -384,14 +393,8 @@ TEST_CASE("class 7: a resend its TSval shows sent a full backoff later is an exp
   // second comes 500 ms after the first, under half its 2500 ms wait: a
   // go-back-N burst member by timing alone. Its TSval is 2000 ticks later:
   // a burst member carries the burst's TSval, so it is expiry 2.
-  Scenario s;
+  Scenario s = ts_clock_base(true);
   auto tv = [](std::uint32_t v) { return std::optional<std::uint32_t>{v}; };
-  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, tv(1), tv(0), {}});
-  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, tv(5000), tv(1), {}});
-  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, tv(100), tv(5000), {}});
-  s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck, 1000, tv(200), tv(5000), {}});
-  s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, tv(5200), tv(200), {}});
-  s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck, 1000, tv(400), tv(5200), {}});
   s.pkts.push_back({2900 * ms, true, 1001, 1, wire::kAck, 1000, tv(1400), tv(5200), {}});
   s.pkts.push_back({3400 * ms, true, 1001, 1, wire::kAck, 1000, tv(3400), tv(5200), {}});
   s.pkts.push_back({3500 * ms, false, 1, 2001, wire::kAck, 0, tv(8500), tv(3400), {}});
