@@ -8,24 +8,6 @@ namespace replay {
 
 using std::chrono::microseconds;
 
-std::string_view to_string(Cause c) {
-  switch (c) {
-    case Cause::network_copy: return "network-copy";
-    case Cause::reordered_first: return "reordered";
-    case Cause::already_acked: return "already-acked";
-    case Cause::syn_timer: return "syn-timer";
-    case Cause::no_peer: return "no-peer";
-    case Cause::ack_clock: return "ack-clock";
-    case Cause::rto_burst: return "rto-burst";
-    case Cause::rack_timer: return "rack-timer";
-    case Cause::recovery: return "recovery";
-    case Cause::no_quiet_period: return "no-quiet-period";
-    case Cause::probe_timer: return "probe-timer";
-    case Cause::rto_timer: return "rto-timer";
-  }
-  return "";
-}
-
 microseconds probe_timeout(const ProbeRule& rule, microseconds srtt, bool single_segment, microseconds tick) {
   microseconds two = 2 * srtt;
   if (tick.count() > 0) two = (two + tick - microseconds{1}) / tick * tick;  // usecs_to_jiffies rounds up

@@ -30,9 +30,6 @@ enum class Cause : std::uint8_t {
   probe_timer,      ///< a tail-loss probe (RFC 8985 7)
   rto_timer,        ///< the retransmission timer (RFC 6298 5.4)
 };
-/// "network-copy", "reordered", "already-acked", "syn-timer", "no-peer", "ack-clock", "rto-burst",
-/// "rack-timer", "recovery", "no-quiet-period", "probe-timer", "rto-timer".
-std::string_view to_string(Cause c);
 
 /// What the capture shows about one repeated range and the sender then.
 struct Observation {

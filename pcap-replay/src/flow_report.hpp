@@ -132,7 +132,7 @@ struct InferredSettings {
   std::optional<std::chrono::microseconds> plateau;  ///< the wait the backoff stopped growing at (a cap reached)
   std::optional<std::chrono::microseconds> additive;  ///< constant term fitted to a chain: waits = RTO x 2^k + it
   std::optional<std::chrono::microseconds> lateness;  ///< largest observed wait beyond the prediction (within the window)
-  std::uint64_t probes = 0;        ///< tail-loss probes sent
+  std::uint64_t probes = 0;        ///< tail-loss probes sent (the sender's `tlp` count)
   unsigned linear_data = 0;        ///< data expiries that kept the RTO (thin-stream linear timeouts?)
   std::optional<double> tsval_hz;  ///< the TSval clock's rate
   std::string fallback_57;         ///< what the sender did after a SYN timeout: "3 s", "kept the sample's RTO", ""

@@ -32,6 +32,7 @@ microseconds round10(microseconds d) { return (d + microseconds{5'000}) / 10'000
 
 void infer_settings(SenderReport& s, const Options& judged, std::span<const std::string_view> ties) {
   InferredSettings& in = s.inferred;
+  in.probes = s.by_kind[static_cast<std::size_t>(SendKind::tlp)];
   // The chains: runs of consecutive expiries (backoff 1, 2, 3, ...), SYN and data apart.
   std::vector<std::vector<const TimeoutRecord*>> chains;
   for (const auto& t : s.timeouts) {

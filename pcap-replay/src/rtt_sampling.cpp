@@ -39,10 +39,10 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
     const std::int64_t hrel = rto::ts_diff(tsval, host_->ts0);
     const std::int64_t hspan = t_us - host_->t0_us;
     if (hspan >= limits::kTsClockMinSpan.count() && hrel > 0 &&
-        (host_->last_t_us == 0 ||
-         static_cast<double>(hrel) * host_->last_t_us > static_cast<double>(host_->last_rel) * hspan)) {
-      host_->last_rel = hrel;
-      host_->last_t_us = hspan;
+        (host_->abs_span_us == 0 ||
+         static_cast<double>(hrel) * host_->abs_span_us > static_cast<double>(host_->abs_ticks) * hspan)) {
+      host_->abs_ticks = hrel;
+      host_->abs_span_us = hspan;
     }
   }
   min_offset_us_ = std::min(min_offset_us_, t_us - rel * 1000);
@@ -77,8 +77,8 @@ std::optional<double> TsClock::rate_hz() const {
   if (!seen_) return std::nullopt;
   // The host's rate when it has seen more than this connection: over all its
   // connections (one clock), else over its longest connection.
-  if (host_ && host_->last_t_us > best_span_us_)
-    if (auto r = snap_rate(host_->last_rel, host_->last_t_us)) return r;
+  if (host_ && host_->abs_span_us > best_span_us_)
+    if (auto r = snap_rate(host_->abs_ticks, host_->abs_span_us)) return r;
   if (host_ && host_->span_us > best_span_us_)
     if (auto r = snap_rate(host_->ticks, host_->span_us)) return r;
   if (auto r = snap_rate(best_ticks_, best_span_us_)) return r;

@@ -25,7 +25,9 @@ struct HostClock {
   /// per-connection offset) this is its rate over the whole capture.
   bool seen = false;
   std::uint32_t ts0 = 0;
-  std::int64_t t0_us = 0, last_rel = 0, last_t_us = 0;  ///< last_t_us: the span (us) of that observation
+  std::int64_t t0_us = 0;        ///< capture time of the host's first TSval, us
+  std::int64_t abs_ticks = 0;    ///< that observation's ticks since ts0
+  std::int64_t abs_span_us = 0;  ///< and its capture time since t0_us
 };
 
 /// The sender's TSval clock, learnt from the TSvals it sends.

@@ -320,7 +320,6 @@ void SenderModel::on_send(const Segment& s) {
       break;
     }
     case SendKind::tlp:
-      ++out_.inferred.probes;
       if (o.is_head) {
         Expiry e;
         e.frame = s.frame;

@@ -548,7 +548,6 @@ void TimerModel::on_timeout(const Expiry& e) {
     if (since(e.time, h.e.time) * limits::kProbeWasRtoDen >= h.wait * limits::kProbeWasRtoNum) {
       --out_.by_kind[static_cast<std::size_t>(SendKind::tlp)];
       ++out_.by_kind[static_cast<std::size_t>(SendKind::timeout)];
-      if (out_.inferred.probes) --out_.inferred.probes;
       arm_ = h.before;
       arm_early_ = h.before_early;
       probe_since_ack_ = false;
