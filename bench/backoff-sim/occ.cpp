@@ -20,11 +20,9 @@ struct Event {
 }  // namespace
 
 OccResult run_occ(int clients, Strategy s, const OccParams& p, std::uint64_t seed) {
-  using std::chrono::microseconds;
   Random net(mix(seed, 1));
   Random jitter(mix(seed, 2));
-  const auto pol = policy(s, microseconds{static_cast<std::int64_t>(p.base_ms * 1000)},
-                          microseconds{static_cast<std::int64_t>(p.cap_ms * 1000)}, 1);
+  const auto pol = policy_ms(s, p.base_ms, p.cap_ms, 1);
   std::vector<std::optional<rto::Backoff>> backoff(static_cast<std::size_t>(clients));
   if (pol)
     for (auto& b : backoff) b.emplace(*pol);

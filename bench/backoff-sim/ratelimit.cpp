@@ -21,11 +21,9 @@ struct Event {
 }  // namespace
 
 RateResult run_ratelimit(Strategy s, Budget budget_kind, const RateParams& p, std::uint64_t seed) {
-  using std::chrono::microseconds;
   Random net(mix(seed, 1));
   Random jitter(mix(seed, 2));
-  const auto pol = policy(s, microseconds{static_cast<std::int64_t>(p.base_ms * 1000)},
-                          microseconds{static_cast<std::int64_t>(p.cap_ms * 1000)}, 0);
+  const auto pol = policy_ms(s, p.base_ms, p.cap_ms, 0);
   auto budget = make_budget(budget_kind);  // one budget shared by every worker (one client)
   std::vector<std::optional<rto::Retrier>> retrier(static_cast<std::size_t>(p.workers));
   if (pol)

@@ -62,4 +62,9 @@ std::unique_ptr<rto::RetryBudget> make_budget(Budget b) {
   return nullptr;
 }
 
+std::optional<BackoffPolicy> policy_ms(Strategy s, double base_ms, double cap_ms, unsigned first_exponent) {
+  const auto us = [](double ms) { return std::chrono::microseconds{static_cast<std::int64_t>(ms * 1000)}; };
+  return policy(s, us(base_ms), us(cap_ms), first_exponent);
+}
+
 }  // namespace backoff_sim

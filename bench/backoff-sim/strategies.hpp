@@ -28,6 +28,9 @@ std::vector<Strategy> brooker_strategies();
 /// nullopt for Strategy::none (no wait at all).
 std::optional<rto::BackoffPolicy> policy(Strategy s, std::chrono::microseconds base, std::chrono::microseconds cap,
                                          unsigned first_exponent);
+/// policy() with base and cap given in milliseconds, as the experiments'
+/// parameters hold them (rounded down to whole microseconds).
+std::optional<rto::BackoffPolicy> policy_ms(Strategy s, double base_ms, double cap_ms, unsigned first_exponent);
 
 enum class Budget { none, aws, grpc };
 const char* name(Budget b);
