@@ -100,6 +100,13 @@ TEST_CASE("linux traces, profile linux: every kernel RTO expiry is found as a ti
   }
 }
 
+// The share of truth.csv rows the replay must match: the README's claim.
+// The rows are tcp_info polled at their own times, so a row taken between the
+// kernel's update and the capture's copy of the ACK lags one sample (measured:
+// blackhole-backoff 600 of 601 RTO rows, 593 of 596 SRTT rows; random-loss
+// 2259 of 2268 SRTT rows; every other trace all rows).
+constexpr std::size_t kTruthAgreementPercent = 99;
+
 TEST_CASE("linux traces, profile linux: the replayed RTO and SRTT follow the kernel's tcp_info (truth.csv)") {
   for (const char* name : kTraces) {
     CAPTURE(name);
@@ -123,10 +130,10 @@ TEST_CASE("linux traces, profile linux: the replayed RTO and SRTT follow the ker
         if (std::abs(static_cast<double>(e.srtt->count()) / 1000.0 - row.srtt_ms) <= 1.0) ++srtt_ok;
       }
     }
-    INFO("rows " << rows << " rto ok " << rto_ok << " srtt rows " << srtt_rows << " srtt ok " << srtt_ok);
+    INFO(std::string(name) << ": rows " << rows << " rto ok " << rto_ok << " srtt rows " << srtt_rows << " srtt ok " << srtt_ok);
     CHECK(rows > 100);
-    CHECK(rto_ok * 100 >= rows * 95);          // within 4 ms or 2 % for >= 95 % of rows
-    CHECK(srtt_ok * 100 >= srtt_rows * 98);    // SRTT within 1 ms (98 % of rows: one row lags a sample)
+    CHECK(rto_ok * 100 >= rows * kTruthAgreementPercent);   // RTO within 4 ms or 2 %          // within 4 ms or 2 % for >= 95 % of rows
+    CHECK(srtt_ok * 100 >= srtt_rows * kTruthAgreementPercent);  // SRTT within 1 ms    // SRTT within 1 ms (98 % of rows: one row lags a sample)
   }
 }
 
