@@ -163,7 +163,10 @@ TEST_CASE("linux traces, profile rfc6298: the departures the traces' README pred
       const auto& c = client(r);
       CHECK(count(c, SendKind::tlp) == 1);
       CHECK(c.timeouts.size() == (std::string(name) == "ipv6" ? 7u : 8u));
-      CHECK(!findings(c, "2.4").empty());
+      // One: the base RTO (~340 ms = SRTT 139 ms + 200 ms, the traces' README)
+      // is below 1 s at the first expiry; the later waits double it (5.5).
+      REQUIRE(findings(c, "2.4").size() == 1);
+      CHECK(findings(c, "2.4")[0].level == Level::should);
       CHECK(findings(c, "5.5").empty());
       CHECK(findings(c, "5.4").empty());
       CHECK(r.count(Level::must) == 0);
@@ -173,7 +176,18 @@ TEST_CASE("linux traces, profile rfc6298: the departures the traces' README pred
     auto r = analyze(linux_trace("random-loss"), Profile::rfc6298);
     const auto& c = client(r);
     CHECK(c.timeouts.size() == 12);
-    CHECK(count(c, SendKind::fast) >= 60);
+    // The kernel's own split of its 130 retransmissions (meta.json):
+    // TCPFastRetrans 69 + TCPSlowStartRetrans 49 + TCPTimeouts 12. The sum of
+    // the first two is exact here (69 + 49 = 118); the kernel files a segment
+    // by its congestion state at the moment it sent it, which the capture
+    // shows only through the packets before it, and one segment lands on the
+    // other side of that line (68 and 50 here).
+    const auto k = meta("random-loss")["sender_netns_counters"];
+    const auto kfast = k["TcpExt.TCPFastRetrans"].get<std::size_t>();
+    const auto kslow = k["TcpExt.TCPSlowStartRetrans"].get<std::size_t>();
+    CHECK(count(c, SendKind::fast) + count(c, SendKind::slow_start_after_rto) == kfast + kslow);
+    CHECK(count(c, SendKind::fast) + 1 >= kfast);
+    CHECK(count(c, SendKind::fast) <= kfast + 1);
     CHECK(findings(c, "5.5").empty());
     CHECK(findings(c, "2.4").size() == 7);  // one per chain: seven outages
   }
