@@ -54,6 +54,7 @@ NETSTACK_CLI  := $(call objs,netstack/cli)
 REPLAY_OBJS   := $(call objs,pcap-replay/src)
 REPLAY_CLI    := $(call objs,pcap-replay/cli)
 TEST_MAIN     := $(OBJ)/tests/doctest_main.o
+TEST_COMMON   := $(call objs,tests/common)
 TEST_RTO      := $(call objs,tests/rto)
 TEST_REPLAY   := $(call objs,tests/pcap-replay)
 TEST_NETSTACK := $(call objs,tests/netstack)
@@ -97,7 +98,7 @@ $(OBJ)/pcap-replay/%.o: pcap-replay/%.cpp
 
 $(OBJ)/tests/%.o: tests/%.cpp
 	@mkdir -p $(@D)
-	$(CXX) $(CXXFLAGS) $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
+	$(CXX) $(CXXFLAGS) -Itests $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
 
 $(OBJ)/bench/%.o: bench/%.cpp
 	@mkdir -p $(@D)
@@ -125,17 +126,17 @@ $(BIN)/netstack: $(NETSTACK_CLI) $(NETSTACK_LINK)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
 
-$(BIN)/test-rto: $(TEST_MAIN) $(TEST_RTO) $(LIBRTO)
+$(BIN)/test-rto: $(TEST_MAIN) $(TEST_COMMON) $(TEST_RTO) $(LIBRTO)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@
 
-$(BIN)/test-pcap-replay: $(TEST_MAIN) $(TEST_REPLAY) $(REPLAY_LINK)
+$(BIN)/test-pcap-replay: $(TEST_MAIN) $(TEST_COMMON) $(TEST_REPLAY) $(REPLAY_LINK)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
 
-$(BIN)/test-netstack: $(TEST_MAIN) $(TEST_NETSTACK) $(NETSTACK_LINK) $(LIBREPLAY)
+$(BIN)/test-netstack: $(TEST_MAIN) $(TEST_COMMON) $(TEST_NETSTACK) $(NETSTACK_LINK)
 	@mkdir -p $(@D)
-	$(CXX) $(LDFLAGS) $(TEST_MAIN) $(TEST_NETSTACK) $(NETSTACK_LINK) $(LIBREPLAY) $(LIBWIRE) $(LIBRTO) -o $@ $(PCAP_LIBS) -lfmt
+	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
 
 # The backoff experiments (bench/backoff-sim/*.cpp, one program; not a Google Benchmark).
 $(BIN)/backoff-sim: $(BACKOFF_SIM) $(LIBRTO)

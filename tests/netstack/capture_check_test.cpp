@@ -100,13 +100,6 @@ void check_capture_no_departure(const Captured& c) {
   if (const auto tshark = tshark_retransmissions(c.pcap, 40000)) CHECK(*tshark == static_cast<long>(c.stats.retransmissions));
 }
 
-netstack::SimConfig rtt100() {
-  netstack::SimConfig cfg;
-  cfg.forward = plain_link(milliseconds{50});
-  cfg.reverse = plain_link(milliseconds{50});
-  return cfg;
-}
-
 }  // namespace
 
 TEST_CASE("capture: blackhole 2-9 s (5.5 5.6), timestamps on and off, is clean for pcap-replay and tshark") {

@@ -13,13 +13,6 @@ using netstack::SenderState;
 
 namespace {
 
-netstack::SimConfig rtt100() {
-  netstack::SimConfig cfg;
-  cfg.forward = plain_link(milliseconds{50});
-  cfg.reverse = plain_link(milliseconds{50});
-  return cfg;
-}
-
 std::vector<std::uint8_t> from_peer(std::uint8_t flags, std::uint32_t seq, std::uint32_t ack) {
   wire::TcpHeader h;
   h.flags = flags;

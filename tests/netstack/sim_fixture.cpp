@@ -1,10 +1,8 @@
 #include "sim_fixture.hpp"
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
-#include <sys/wait.h>
 
 #include <doctest/doctest.h>
 
@@ -94,19 +92,13 @@ std::filesystem::path temp_dir() {
   return templ;
 }
 
-std::filesystem::path repo_root() { return std::filesystem::current_path(); }
-std::filesystem::path shared_dir() { return repo_root().parent_path() / "shared"; }
-
-CommandResult run_command(const std::string& command) {
-  CommandResult r;
-  FILE* p = popen(command.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+netstack::SimConfig rtt100(const std::vector<netstack::SimInterval>& holes) {
+  netstack::SimConfig cfg;
+  cfg.forward = plain_link(milliseconds{50});
+  cfg.reverse = plain_link(milliseconds{50});
+  cfg.forward.blackholes = holes;
+  cfg.reverse.blackholes = holes;
+  return cfg;
 }
 
 std::optional<long> tshark_retransmissions(const std::filesystem::path& pcap, std::uint16_t sport) {

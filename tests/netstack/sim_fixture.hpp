@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/command.hpp"
+#include "common/paths.hpp"
 #include "netstack/receiver.hpp"
 #include "netstack/sender.hpp"
 #include "netstack/sim_network.hpp"
@@ -44,17 +46,14 @@ std::vector<std::uint8_t> pattern(std::size_t n, std::uint64_t seed = 42);
 /// exit unless NETSTACK_KEEP_CAPTURES is set.
 std::filesystem::path temp_dir();
 
-/// The repository root (the working directory, where `make test` runs) and
-/// the shared/ folder beside it.
-std::filesystem::path repo_root();
-std::filesystem::path shared_dir();
+using testcommon::CommandResult;
+using testcommon::repo_root;
+using testcommon::run_command;
+using testcommon::shared_dir;
 
-/// Output and exit status of a shell command.
-struct CommandResult {
-  int status = -1;
-  std::string output;
-};
-CommandResult run_command(const std::string& command);
+/// A path with 50 ms one-way delay each way (RTT 100 ms) and nothing else,
+/// with the same blackholes `holes` in both directions.
+netstack::SimConfig rtt100(const std::vector<netstack::SimInterval>& holes = {});
 
 /// Number of sender->receiver (src port `sport`) frames tshark flags as
 /// retransmissions of any kind (tcp.analysis.retransmission,

@@ -22,15 +22,6 @@ struct Path {
       : sender(std::move(sc)), receiver(receiver_config()), net(std::move(cfg), sender, receiver) {}
 };
 
-netstack::SimConfig rtt100(std::vector<netstack::SimInterval> holes = {}) {
-  netstack::SimConfig cfg;
-  cfg.forward = plain_link(milliseconds{50});
-  cfg.reverse = plain_link(milliseconds{50});
-  cfg.forward.blackholes = holes;
-  cfg.reverse.blackholes = holes;
-  return cfg;
-}
-
 std::vector<double> timeout_times_ms(const netstack::SenderStats& st) {
   std::vector<double> v;
   for (const auto& r : st.retransmit_log) {

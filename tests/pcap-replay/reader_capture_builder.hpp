@@ -20,45 +20,20 @@
 #include <wire/tcp.hpp>
 
 #include "capture_reader.hpp"
+#include "common/paths.hpp"
+#include "common/pcap_file.hpp"
 
 namespace readertest {
 
-using Bytes = std::vector<std::uint8_t>;
+using testcommon::Bytes;
 
-inline void put16le(Bytes& b, std::uint16_t v) { b.push_back(v & 0xFF); b.push_back(v >> 8); }
-inline void put32le(Bytes& b, std::uint32_t v) { for (int i = 0; i < 4; ++i) b.push_back((v >> (8 * i)) & 0xFF); }
-inline void put16be(Bytes& b, std::uint16_t v) { b.push_back(v >> 8); b.push_back(v & 0xFF); }
-inline void put32be(Bytes& b, std::uint32_t v) { for (int i = 3; i >= 0; --i) b.push_back((v >> (8 * i)) & 0xFF); }
-inline void append(Bytes& b, const Bytes& more) { b.insert(b.end(), more.begin(), more.end()); }
-
-/// One classic-pcap record: seconds, fraction (µs or ns per the magic), bytes.
-struct Record {
-  std::uint32_t sec = 0;
-  std::uint32_t frac = 0;
-  Bytes data;
-  std::uint32_t orig_len = 0;  ///< 0 = data.size()
-};
-
-/// A little-endian classic pcap file (version 2.4). magic 0xA1B2C3D4 = µs, 0xA1B23C4D = ns.
-inline Bytes pcap_file(std::uint32_t magic, std::uint32_t linktype, const std::vector<Record>& recs,
-                       std::uint32_t snaplen = 262144) {
-  Bytes f;
-  put32le(f, magic);
-  put16le(f, 2);
-  put16le(f, 4);
-  put32le(f, 0);  // thiszone
-  put32le(f, 0);  // sigfigs
-  put32le(f, snaplen);
-  put32le(f, linktype);
-  for (const Record& r : recs) {
-    put32le(f, r.sec);
-    put32le(f, r.frac);
-    put32le(f, static_cast<std::uint32_t>(r.data.size()));
-    put32le(f, r.orig_len != 0 ? r.orig_len : static_cast<std::uint32_t>(r.data.size()));
-    append(f, r.data);
-  }
-  return f;
-}
+using testcommon::append;
+using testcommon::pcap_file;
+using testcommon::put16be;
+using testcommon::put16le;
+using testcommon::put32be;
+using testcommon::put32le;
+using testcommon::Record;
 
 /// One pcapng Enhanced Packet Block's content: a 64-bit timestamp in its
 /// interface's if_tsresol units.
@@ -239,11 +214,7 @@ inline std::string open_error(const std::string& path, const std::string& bpf = 
   return "";
 }
 
-/// ../shared relative to the repository root (tests run from the root), or $RTO_SHARED_DIR.
-inline std::filesystem::path shared_dir() {
-  if (const char* env = std::getenv("RTO_SHARED_DIR")) return env;
-  return std::filesystem::current_path() / ".." / "shared";
-}
+using testcommon::shared_dir;
 
 /// Nanoseconds since the epoch of a segment.
 inline std::int64_t ns(const replay::Segment& s) { return s.time.time_since_epoch().count(); }

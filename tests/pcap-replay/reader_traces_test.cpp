@@ -6,6 +6,8 @@
 // flags, TSval/TSecr).
 #include "reader_capture_builder.hpp"
 
+#include "common/command.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -90,11 +92,12 @@ std::vector<TsharkRow> tshark_rows(const fs::path& file, bool& ran) {
                           "-e frame.time_epoch -e tcp.flags -e tcp.options.timestamp.tsval "
                           "-e tcp.options.timestamp.tsecr 2>/dev/null";
   std::vector<TsharkRow> rows;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  ran = p != nullptr;
-  if (p == nullptr) return rows;
-  char line[1024];
-  while (std::fgets(line, sizeof line, p) != nullptr) {
+  const testcommon::CommandResult tshark = testcommon::run_command(cmd);
+  ran = tshark.status != -1;
+  if (!ran) return rows;
+  std::istringstream lines(tshark.output);
+  std::string line;
+  while (std::getline(lines, line)) {
     std::istringstream in(line);
     std::string f[9];
     for (auto& x : f) std::getline(in, x, '\t');
@@ -111,7 +114,6 @@ std::vector<TsharkRow> tshark_rows(const fs::path& file, bool& ran) {
                              static_cast<std::uint32_t>(std::stoul(f[4])), epoch_ns(f[5]),
                              static_cast<std::uint32_t>(std::stoul(f[6], nullptr, 16)), f[7], f[8]});
   }
-  ran = ::pclose(p) != -1 && ran;
   return rows;
 }
 

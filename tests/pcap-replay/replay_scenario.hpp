@@ -21,16 +21,15 @@
 #include <wire/tcp.hpp>
 
 #include "analyzer.hpp"
+#include "common/command.hpp"
+#include "common/paths.hpp"
+#include "common/pcap_file.hpp"
 
 namespace replaytest {
 
-using Bytes = std::vector<std::uint8_t>;
+using testcommon::Bytes;
 
-/// ../shared relative to the repository root (tests run from the root), or $RTO_SHARED_DIR.
-inline std::filesystem::path shared_dir() {
-  if (const char* env = std::getenv("RTO_SHARED_DIR")) return env;
-  return std::filesystem::current_path() / ".." / "shared";
-}
+using testcommon::shared_dir;
 /// ../shared/traces/linux/NAME.pcap
 inline std::string linux_trace(const std::string& name) {
   return (shared_dir() / "traces" / "linux" / (name + ".pcap")).string();
@@ -112,29 +111,18 @@ struct Scenario {
 
   /// Classic little-endian pcap, microsecond timestamps, LINKTYPE_RAW (101).
   Bytes pcap() const {
-    Bytes f;
-    auto put32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) f.push_back((v >> (8 * i)) & 0xFF); };
-    auto put16 = [&](std::uint16_t v) { f.push_back(v & 0xFF); f.push_back(v >> 8); };
-    put32(0xA1B2C3D4);
-    put16(2);
-    put16(4);
-    put32(0);
-    put32(0);
-    put32(262144);
-    put32(101);
+    std::vector<testcommon::Record> recs;
     for (std::size_t i = 0; i < pkts.size(); ++i) {
       const Pkt& p = pkts[i];
       const auto id = ip_id.find(i);
       const auto hl = ttl.find(i);
-      const Bytes b = packet(p, id == ip_id.end() ? std::uint16_t{0} : id->second,
-                             hl == ttl.end() ? std::uint8_t{64} : hl->second, zero_window.count(i) > 0);
-      put32(static_cast<std::uint32_t>(epoch_s + p.t_us / 1'000'000));
-      put32(static_cast<std::uint32_t>(p.t_us % 1'000'000));
-      put32(static_cast<std::uint32_t>(b.size()));
-      put32(static_cast<std::uint32_t>(b.size()));
-      f.insert(f.end(), b.begin(), b.end());
+      recs.push_back({static_cast<std::uint32_t>(epoch_s + p.t_us / 1'000'000),
+                      static_cast<std::uint32_t>(p.t_us % 1'000'000),
+                      packet(p, id == ip_id.end() ? std::uint16_t{0} : id->second,
+                             hl == ttl.end() ? std::uint8_t{64} : hl->second, zero_window.count(i) > 0),
+                      0});
     }
-    return f;
+    return testcommon::pcap_file(testcommon::kPcapMagicMicros, 101, recs);
   }
 
   /// Writes the capture to a fresh temp file; returns its path.
@@ -202,16 +190,7 @@ inline std::vector<replay::Finding> findings(const replay::SenderReport& s, cons
 }
 
 /// Runs a command and returns its standard output ("" if it cannot run).
-inline std::string run(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[65536];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
+inline std::string run(const std::string& cmd) { return testcommon::run_command(cmd).output; }
 
 /// True when tshark can be run.
 inline bool have_tshark() { return run("tshark -v 2>/dev/null | head -c 7") == "TShark "; }

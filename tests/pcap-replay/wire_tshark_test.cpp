@@ -4,6 +4,8 @@
 // must be "Good" and every option must read back as encoded.
 #include "reader_capture_builder.hpp"
 
+#include "common/command.hpp"
+
 #include <random>
 #include <sstream>
 
@@ -81,11 +83,12 @@ TEST_CASE("tcp encode: tshark validates every IP and TCP checksum and reads the 
                           " -T fields -E separator=/t -e frame.number -e ip.checksum.status -e tcp.checksum.status"
                           " -e tcp.options.mss_val -e tcp.options.wscale.shift -e tcp.options.timestamp.tsval"
                           " -e tcp.options.sack_le -e tcp.seq 2>/dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char line[2048];
+  const testcommon::CommandResult tshark = testcommon::run_command(cmd);
+  REQUIRE(tshark.status != -1);
+  std::istringstream lines(tshark.output);
+  std::string line;
   std::size_t n = 0;
-  while (std::fgets(line, sizeof line, p) != nullptr) {
+  while (std::getline(lines, line)) {
     std::istringstream in(line);
     std::string f[8];
     for (auto& x : f) std::getline(in, x, '\t');
@@ -109,6 +112,5 @@ TEST_CASE("tcp encode: tshark validates every IP and TCP checksum and reads the 
     CHECK(f[7] == std::to_string(t.seq));
     ++n;
   }
-  ::pclose(p);
   CHECK(n == sent.size());
 }

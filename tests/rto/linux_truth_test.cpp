@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/paths.hpp"
 #include "rto/estimator.hpp"
 
 using rto::Config;
@@ -23,12 +24,7 @@ using std::chrono::microseconds;
 
 namespace {
 
-// ../shared relative to the repo root (tests run from the repo root), or
-// $RTO_SHARED_DIR.
-std::string shared_dir() {
-  const char* env = std::getenv("RTO_SHARED_DIR");
-  return env != nullptr ? std::string(env) : std::string("../shared");
-}
+using testcommon::shared_dir;
 
 struct TruthRow {
   double t_wall;  // epoch s, same clock as the capture
@@ -101,7 +97,7 @@ struct Agreement {
 // every ESTABLISHED, not-backing-off truth row (the state after all samples
 // taken before the row's time).
 Agreement replay(const std::string& name) {
-  const auto rows = read_truth(shared_dir() + "/traces/linux/" + name + ".truth.csv");
+  const auto rows = read_truth((shared_dir() / "traces" / "linux" / (name + ".truth.csv")).string());
   const auto samples = read_samples("tests/rto/data/" + name + ".samples");
   REQUIRE(!samples.empty());
   Estimator e(Config::linux_default());
@@ -124,7 +120,7 @@ Agreement replay(const std::string& name) {
 }  // namespace
 
 TEST_CASE("Linux profile vs kernel truth (syn-loss): 5.5 linear SYN backoff, first sample, second sample") {
-  const auto rows = read_truth(shared_dir() + "/traces/linux/syn-loss.truth.csv");
+  const auto rows = read_truth((shared_dir() / "traces" / "linux" / "syn-loss.truth.csv").string());
   Estimator e(Config::linux_default());
   unsigned expiries = 0;
   std::size_t i = 0;
