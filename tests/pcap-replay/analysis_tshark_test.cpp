@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "replay_scenario.hpp"
+#include "common/tools.hpp"
 
 using namespace replaytest;
 using replaytest::Profile;
@@ -89,10 +90,7 @@ const std::vector<TsFrame>& tshark_frames(const std::string& file) {
 }  // namespace
 
 TEST_CASE("tshark: retransmissions per flow agree with tcp.analysis.{retransmission,fast,spurious}") {
-  if (!have_tshark()) {
-    MESSAGE("tshark not installed: skipped");
-    return;
-  }
+  if (!testcommon::tshark_available()) return;
   for (const char* name : kCompared) {
     CAPTURE(name);
     const std::string file = linux_trace(name);
@@ -147,10 +145,7 @@ Retx retransmissions_and_duplicates(const std::string& file) {
 }  // namespace
 
 TEST_CASE("tshark: a packet captured twice (same IPv4 ID) is a retransmission to tshark, a capture duplicate here") {
-  if (!have_tshark()) {
-    MESSAGE("tshark not installed: skipped");
-    return;
-  }
+  if (!testcommon::tshark_available()) return;
   // arkime__wireshark-retrans.pcap holds most packets two to four times, up
   // to 4.6 ms apart, each copy with the same IPv4 ID (one datagram seen at
   // several capture points); tshark flags the data copies as retransmissions.
@@ -183,10 +178,7 @@ TEST_CASE("tshark: a packet captured twice (same IPv4 ID) is a retransmission to
 }
 
 TEST_CASE("tshark: a segment sent again 91 us later with a new IPv4 ID is a retransmission to both") {
-  if (!have_tshark()) {
-    MESSAGE("tshark not installed: skipped");
-    return;
-  }
+  if (!testcommon::tshark_available()) return;
   // ndpi__webex.pcap frames 1051/1052: the same 202-byte segment 91 us apart,
   // no timestamps, IPv4 IDs 0x95ec then 0x95ed: the sender sent it twice.
   const std::string file = (shared_dir() / "traces" / "public" / "ndpi__webex.pcap").string();
@@ -207,10 +199,7 @@ TEST_CASE("tshark: a segment sent again 91 us later with a new IPv4 ID is a retr
 }
 
 TEST_CASE("tshark: RTT samples agree with tcp.analysis.ack_rtt where both take one") {
-  if (!have_tshark()) {
-    MESSAGE("tshark not installed: skipped");
-    return;
-  }
+  if (!testcommon::tshark_available()) return;
   for (const char* name : kCompared) {
     CAPTURE(name);
     const std::string file = linux_trace(name);

@@ -7,6 +7,7 @@
 #include "reader_capture_builder.hpp"
 
 #include "common/command.hpp"
+#include "common/tools.hpp"
 
 #include <algorithm>
 #include <map>
@@ -173,6 +174,7 @@ TEST_CASE("traces: MANIFEST partial reads: 6 and 18 segments before the bad reco
 }
 
 TEST_CASE("traces: segments agree with tshark frame by frame across link types and formats") {
+  if (!testcommon::tshark_available()) return;
   const fs::path pub = shared_dir() / "traces" / "public";
   // One tshark start costs ~0.7 s: a dozen files that cover the link types and formats.
   const std::vector<fs::path> files{

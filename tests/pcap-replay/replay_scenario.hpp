@@ -192,9 +192,6 @@ inline std::vector<replay::Finding> findings(const replay::SenderReport& s, cons
 /// Runs a command and returns its standard output ("" if it cannot run).
 inline std::string run(const std::string& cmd) { return testcommon::run_command(cmd).output; }
 
-/// True when tshark can be run.
-inline bool have_tshark() { return run("tshark -v 2>/dev/null | head -c 7") == "TShark "; }
-
 /// The base scenario of the rule tests: handshake at 0 / 100 ms (R = 100 ms),
 /// [1,1001) at 200 ms acknowledged at 300 ms (R' = 100 ms: SRTT 100, RTTVAR
 /// 37.5, RTO max(1 s, 250 ms) = 1 s; Linux 100 + 200 = 300 ms), then
