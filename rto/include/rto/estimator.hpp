@@ -29,7 +29,7 @@ class Estimator {
   /// Feeds one RTT measurement R (2.2 for the first, 2.3 afterwards), then
   /// recomputes the RTO, which collapses any backoff (note after 5.7).
   /// Returns false, leaving the state unchanged, when R is refused: negative
-  /// (clock stepped back, shared case B05) or above 1 hour.
+  /// (the clock stepped back) or above 1 hour.
   /// The caller must apply Karn's algorithm (section 3); see RttSampler.
   bool on_rtt_sample(std::chrono::microseconds r);
   /// The same, for the Linux variant's per-RTT-window tracking: a window ends
@@ -52,7 +52,7 @@ class Estimator {
   /// of 2.1, or one computed from a handshake sample) is below syn_fallback_rto
   /// (3 s), the RTO becomes 3 s until the first RTT sample and the backoff ends
   /// (so after two lost SYNs, 1 s then 2 s, data starts with 3 s, not 4 s).
-  /// SRTT and RTTVAR are NOT seeded (shared case B15), so that sample is a first
+  /// SRTT and RTTVAR are NOT seeded (5.7 says only the RTO), so that sample is a first
   /// sample (2.2). A base RTO already >= 3 s keeps its backed-off value.
   /// Linux: the fallback applies only when no RTT sample was taken during the
   /// handshake (tcp_init_metrics), whatever `syn_timed_out` says.
