@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "rto/config.hpp"
+#include "rto/export.h"
 
 namespace rto {
 
@@ -21,7 +22,7 @@ namespace rto {
 ///
 /// With Config::Variant::linux_kernel it mirrors tcp_rtt_estimator() and
 /// __tcp_set_rto() of the Linux kernel instead (see estimator.cpp).
-class Estimator {
+class RTO_API Estimator {
  public:
   /// Validates `config` (throws ConfigError) and starts with RTO = initial_rto (2.1).
   explicit Estimator(Config config = Config::rfc6298());

@@ -6,6 +6,7 @@
 
 #include "rto/clock.hpp"
 #include "rto/estimator.hpp"
+#include "rto/export.h"
 
 namespace rto {
 
@@ -13,7 +14,7 @@ namespace rto {
 /// absolute deadline on the caller's monotonic clock (rto::Instant, us); it never
 /// reads a clock, starts a thread or allocates. The caller polls expired(now) or
 /// registers deadline() with a TimerWheel.
-class RetransmissionTimer {
+class RTO_API RetransmissionTimer {
  public:
   /// A segment containing data was sent at `now` (5.1): if the timer is not
   /// running, start it to expire after `rto`. A running timer is left alone

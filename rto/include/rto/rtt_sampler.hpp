@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "rto/clock.hpp"
+#include "rto/export.h"
 
 namespace rto {
 
@@ -24,7 +25,7 @@ namespace rto {
 ///
 /// Sequence numbers and TSvals are uint32_t compared modulo 2^32 (rto/seq.hpp).
 /// Lengths are in sequence space (a SYN or FIN counts 1). No allocation.
-class RttSampler {
+class RTO_API RttSampler {
  public:
   /// `ts_tick`: the period of one TSval unit (RFC 7323 5.4: 1 ms..1 s; here any
   /// positive duration, default 1 ms). `ts_offset`: added to every TSval
