@@ -83,6 +83,15 @@ exported=$(grep -E '^rto_' "$tmp/exports" | sort)
   || { bad "C exports differ from rto.h"; diff <(echo "$declared") <(echo "$exported") | head; }
 grep -qE '^rto::Estimator::on_rtt_sample' "$tmp/exports" && grep -qx 'typeinfo for rto::ConfigError' "$tmp/exports" \
   && ok "the C++ API (rto::Estimator, ConfigError's typeinfo) is exported" || bad "C++ API exports"
+# Every out-of-line function of the public API (a global T symbol of librto.a,
+# in namespace rto or the C API) is exported: a public class or function
+# declared without RTO_API would be missing here.
+nm -g --defined-only "$prefix/lib/librto.a" 2>/dev/null | awk '$2 == "T" { print $3 }' | c++filt \
+  | grep -E '^(rto::|rto_)' | sort -u >"$tmp/static-api"
+unexported=$(comm -23 "$tmp/static-api" <(sort -u "$tmp/exports"))
+[ -s "$tmp/static-api" ] && [ -z "$unexported" ] \
+  && ok "all $(wc -l <"$tmp/static-api") public functions of librto.a are exported by librto.so" \
+  || { bad "public functions of librto.a missing from librto.so (RTO_API?):"; echo "$unexported" | head; }
 # The library holds internal code (helpers in anonymous namespaces, libstdc++
 # instantiations: local symbols of its full symbol table); none of it is exported.
 internal=$(nm -C "$real" | grep -cE ' t (rto::\(anonymous namespace\)|std::)' || true)
