@@ -6,7 +6,8 @@
 #   make run        replay the shipped capture through pcap-replay
 #   make bench      build and run the microbenchmarks and the backoff experiments
 #   make deps       install missing Debian packages (apt-get, non-interactive)
-#   make install    PREFIX=/usr/local: headers, librto.a, rto.pc, programs
+#   make install    PREFIX=/usr/local (DESTDIR for staging): headers, librto.a,
+#                   librto.so.0, rto.pc, the CMake package, programs, man pages
 #   make clean
 
 PREFIX   ?= /usr/local
@@ -42,7 +43,7 @@ INC_REPLAY   := -Ipcap-replay/src
 # Debian packages the build, the tests and `make run` need.
 DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \
                 nlohmann-json3-dev libcli11-dev libfmt-dev tshark tcpdump tcptrace \
-                hyperfine iproute2 nftables librsvg2-bin
+                hyperfine iproute2 nftables gcc cmake librsvg2-bin
 
 srcs = $(sort $(wildcard $(1)/*.cpp))
 objs = $(patsubst %.cpp,$(OBJ)/%.o,$(call srcs,$(1)))
@@ -67,13 +68,21 @@ LIBWIRE     := $(LIB)/libwire.a
 LIBNETSTACK := $(LIB)/libnetstack.a
 LIBREPLAY   := $(LIB)/libpcapreplay.a
 
+# librto.so: version (stated once; the soname is its major), objects, files.
+RTO_VERSION    := 0.1.0
+RTO_SOVERSION  := $(firstword $(subst ., ,$(RTO_VERSION)))
+RTO_PIC_OBJS   := $(patsubst $(OBJ)/%.o,$(OBJ)/pic/%.o,$(RTO_OBJS))
+RTO_SONAME     := librto.so.$(RTO_SOVERSION)
+LIBRTO_SO_REAL := $(LIB)/librto.so.$(RTO_VERSION)
+LIBRTO_SO      := $(LIB)/librto.so $(LIB)/$(RTO_SONAME) $(LIBRTO_SO_REAL)
+
 PROGRAMS := $(BIN)/pcap-replay $(BIN)/netstack
 TESTS    := $(BIN)/test-rto $(BIN)/test-pcap-replay $(BIN)/test-netstack
 
 .PHONY: all test run bench deps install clean
 .DEFAULT_GOAL := all
 
-all: $(LIBRTO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/backoff-sim $(BIN)/reconnect-storm
+all: $(LIBRTO) $(LIBRTO_SO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/backoff-sim $(BIN)/reconnect-storm
 
 # ---- compile -----------------------------------------------------------
 $(OBJ)/rto/%.o: rto/%.cpp
@@ -113,6 +122,26 @@ $(LIB)/%.a:
 	@mkdir -p $(@D)
 	rm -f $@
 	ar rcs $@ $^
+
+# ---- librto.so -----------------------------------------------------------
+# The shared library: the C API (rto/rto.h) and the public C++ API, marked
+# RTO_API (rto/export.h); every other symbol is hidden. Its objects are built
+# apart, with -fPIC and -fvisibility=hidden; rto/librto.map lists the exports.
+# librto.so -> librto.so.$(RTO_SOVERSION) (the soname) -> librto.so.$(RTO_VERSION).
+$(OBJ)/pic/rto/%.o: rto/%.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(CXXFLAGS) -fPIC -fvisibility=hidden -fvisibility-inlines-hidden $(INC_RTO) -c $< -o $@
+
+$(LIBRTO_SO_REAL): $(RTO_PIC_OBJS) rto/librto.map
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -shared -Wl,-soname,$(RTO_SONAME) -Wl,--version-script=rto/librto.map \
+	  -Wl,-z,defs $(RTO_PIC_OBJS) -o $@
+
+$(LIB)/$(RTO_SONAME): $(LIBRTO_SO_REAL)
+	ln -sf $(notdir $<) $@
+
+$(LIB)/librto.so: $(LIB)/$(RTO_SONAME)
+	ln -sf $(notdir $<) $@
 
 # ---- programs ----------------------------------------------------------
 REPLAY_LINK   := $(LIBREPLAY) $(LIBWIRE) $(LIBRTO)
@@ -188,12 +217,32 @@ bench: deps
 	    'tshark -r $(BENCH_CAPTURE) -Y tcp.analysis.retransmission'; \
 	else echo "bench: $(BENCH_CAPTURE) not found, whole-process timing skipped"; fi
 
+# Man pages and the bash completion, installed when they exist.
+MAN1       := $(wildcard pcap-replay/man/pcap-replay.1 netstack/man/netstack.1)
+COMPLETION := $(wildcard pcap-replay/completion/pcap-replay.bash)
+RTO_SUBST  := sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@RTO_VERSION@|$(RTO_VERSION)|g' \
+                  -e 's|@RTO_SOVERSION@|$(RTO_SOVERSION)|g'
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include/rto $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
-	install -m 644 rto/include/rto/*.hpp $(DESTDIR)$(PREFIX)/include/rto/
+	install -d $(DESTDIR)$(PREFIX)/include/rto $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/lib/cmake/rto $(DESTDIR)$(PREFIX)/bin
+	install -m 644 rto/include/rto/*.hpp rto/include/rto/*.h $(DESTDIR)$(PREFIX)/include/rto/
 	install -m 644 $(LIBRTO) $(DESTDIR)$(PREFIX)/lib/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' rto/rto.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rto.pc
+	install -m 755 $(LIBRTO_SO_REAL) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(notdir $(LIBRTO_SO_REAL)) $(DESTDIR)$(PREFIX)/lib/$(RTO_SONAME)
+	ln -sf $(RTO_SONAME) $(DESTDIR)$(PREFIX)/lib/librto.so
+	$(RTO_SUBST) rto/rto.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rto.pc
+	$(RTO_SUBST) rto/cmake/rtoConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rto/rtoConfig.cmake
+	$(RTO_SUBST) rto/cmake/rtoConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rto/rtoConfigVersion.cmake
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+ifneq ($(MAN1),)
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+endif
+ifneq ($(COMPLETION),)
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pcap-replay
+endif
 
 clean:
 	rm -rf build

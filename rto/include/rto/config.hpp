@@ -5,12 +5,14 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "rto/export.h"
+
 namespace rto {
 
 /// Thrown by Config::validate() (and so by Estimator's constructor) when a
 /// configuration is outside what its variant allows. what() names the field,
 /// e.g. "rto::Config.max_rto: 30000000 us is below the 60 s RFC 6298 (2.5) minimum".
-class ConfigError : public std::invalid_argument {
+class RTO_API ConfigError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
@@ -18,7 +20,7 @@ class ConfigError : public std::invalid_argument {
 /// Parameters of the retransmission timeout computation. All durations are
 /// microseconds. Build one with rfc6298() or linux_default() and adjust fields;
 /// call validate() (the Estimator does) before use.
-struct Config {
+struct RTO_API Config {
   /// Which algorithm the Estimator runs.
   enum class Variant {
     rfc6298,       ///< RFC 6298 sections 2-5 exactly.

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "rto/config.hpp"
+#include "rto/export.h"
 
 namespace rto {
 
@@ -21,7 +22,7 @@ namespace rto {
 ///
 /// With Config::Variant::linux_kernel it mirrors tcp_rtt_estimator() and
 /// __tcp_set_rto() of the Linux kernel instead (see estimator.cpp).
-class Estimator {
+class RTO_API Estimator {
  public:
   /// Validates `config` (throws ConfigError) and starts with RTO = initial_rto (2.1).
   explicit Estimator(Config config = Config::rfc6298());
@@ -29,7 +30,7 @@ class Estimator {
   /// Feeds one RTT measurement R (2.2 for the first, 2.3 afterwards), then
   /// recomputes the RTO, which collapses any backoff (note after 5.7).
   /// Returns false, leaving the state unchanged, when R is refused: negative
-  /// (clock stepped back, shared case B05) or above 1 hour.
+  /// (the clock stepped back) or above 1 hour.
   /// The caller must apply Karn's algorithm (section 3); see RttSampler.
   bool on_rtt_sample(std::chrono::microseconds r);
   /// The same, for the Linux variant's per-RTT-window tracking: a window ends
@@ -52,7 +53,7 @@ class Estimator {
   /// of 2.1, or one computed from a handshake sample) is below syn_fallback_rto
   /// (3 s), the RTO becomes 3 s until the first RTT sample and the backoff ends
   /// (so after two lost SYNs, 1 s then 2 s, data starts with 3 s, not 4 s).
-  /// SRTT and RTTVAR are NOT seeded (shared case B15), so that sample is a first
+  /// SRTT and RTTVAR are NOT seeded (5.7 says only the RTO), so that sample is a first
   /// sample (2.2). A base RTO already >= 3 s keeps its backed-off value.
   /// Linux: the fallback applies only when no RTT sample was taken during the
   /// handshake (tcp_init_metrics), whatever `syn_timed_out` says.

@@ -6,6 +6,7 @@
 
 #include "rto/clock.hpp"
 #include "rto/estimator.hpp"
+#include "rto/export.h"
 
 namespace rto {
 
@@ -13,17 +14,17 @@ namespace rto {
 /// absolute deadline on the caller's monotonic clock (rto::Instant, us); it never
 /// reads a clock, starts a thread or allocates. The caller polls expired(now) or
 /// registers deadline() with a TimerWheel.
-class RetransmissionTimer {
+class RTO_API RetransmissionTimer {
  public:
   /// A segment containing data was sent at `now` (5.1): if the timer is not
   /// running, start it to expire after `rto`. A running timer is left alone
-  /// (sending more data or a fast retransmit does not move it, B10 b, B12).
+  /// (sending more data or a fast retransmit does not move it).
   void on_data_sent(Instant now, std::chrono::microseconds rto);
   /// All outstanding data has been acknowledged (5.2): stop the timer.
   void on_all_acked();
   /// An ACK acknowledging new data arrived at `now` and data is still
   /// outstanding (5.3): restart the timer to expire after `rto` (the current RTO,
-  /// after any new sample). Duplicate ACKs must not call this (B10 b).
+  /// after any new sample). Duplicate ACKs must not call this (they acknowledge no new data).
   void on_new_data_acked(Instant now, std::chrono::microseconds rto);
   /// True when the timer is running and `now` >= deadline (never early).
   bool expired(Instant now) const;

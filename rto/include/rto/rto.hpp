@@ -2,6 +2,10 @@
 // Umbrella header of the rto module: RFC 6298 retransmission timer for
 // userspace TCP stacks, and retry backoff for clients. #include <rto/rto.hpp> for everything.
 
+#if __cplusplus < 202002L
+#error "rto's C++ headers need C++20 or later (-std=c++20); rto.pc leaves the level to you. From C, include <rto/rto.h>."
+#endif
+
 #include "rto/backoff.hpp"               // rto::BackoffPolicy, rto::Backoff, rto::ConnectionBackoff
 #include "rto/clock.hpp"                 // rto::Instant, rto::Clock
 #include "rto/config.hpp"                // rto::Config, rto::ConfigError

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "rto/clock.hpp"
+#include "rto/export.h"
 
 namespace rto {
 
@@ -20,11 +21,11 @@ namespace rto {
 /// With timestamps (RFC 7323 section 4): every ACK that advances SND.UNA yields
 /// R = TS clock now - TSecr, in the TS clock (ticks of `ts_tick`, default 1 ms),
 /// modulo 2^32 with a sign check: a TSecr ahead of the clock (negative elapsed
-/// time, shared case B05) is discarded; duplicate ACKs never yield a sample.
+/// time: the clock stepped back) is discarded; duplicate ACKs never yield a sample.
 ///
 /// Sequence numbers and TSvals are uint32_t compared modulo 2^32 (rto/seq.hpp).
 /// Lengths are in sequence space (a SYN or FIN counts 1). No allocation.
-class RttSampler {
+class RTO_API RttSampler {
  public:
   /// `ts_tick`: the period of one TSval unit (RFC 7323 5.4: 1 ms..1 s; here any
   /// positive duration, default 1 ms). `ts_offset`: added to every TSval
@@ -44,7 +45,7 @@ class RttSampler {
 
   /// An ACK carrying cumulative acknowledgment `ack` arrived at `now` (no
   /// timestamps). Returns the RTT sample when it covers the timed segment's end
-  /// and the elapsed time is not negative (B05 c); otherwise nullopt. Advances
+  /// and the elapsed time is not negative; otherwise nullopt. Advances
   /// SND.UNA when the ACK is new.
   std::optional<std::chrono::microseconds> on_ack(std::uint32_t ack, Instant now);
   /// An ACK with the timestamp option (TSecr = `tsecr`) arrived at `now`

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "rto/clock.hpp"
+#include "rto/export.h"
 
 namespace rto {
 
@@ -17,7 +18,7 @@ class TimerWheel;
 /// itself into a TimerWheel without any allocation. Not copyable or movable
 /// while it may be armed; its destructor cancels it. `user` is free for the
 /// caller (an index or a pointer to the owner).
-class TimerEntry {
+class RTO_API TimerEntry {
  public:
   TimerEntry() = default;
   TimerEntry(const TimerEntry&) = delete;
@@ -55,7 +56,7 @@ class TimerEntry {
 /// with per-level occupancy bitmaps. Within the horizon an entry is cascaded at
 /// most once per level.
 /// Not thread-safe. Entries must be cancelled (or destroyed) before the wheel.
-class TimerWheel {
+class RTO_API TimerWheel {
  public:
   /// Number of wheel levels; level L has slots 64^L ticks wide.
   static constexpr unsigned kLevels = 6;

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Installs rto into temporary prefixes (`make install PREFIX=...`, and once
+# staged with DESTDIR) and checks the installed tree as its users meet it:
+#   - the files, the soname and its symlinks, the exported symbols of librto.so;
+#   - rto.pc (no language level in Cflags) and the CMake package's version rules;
+#   - three consumers built against the tree and run: a C++23 program through
+#     pkg-config, a C99 program (shared and static), and a CMake project using
+#     find_package(rto) (the README's TimerWheel example at C++23, and C);
+#   - the README's example is this directory's connection.hpp, verbatim.
+# Exit 0 pass, 77 skip (a tool is missing; with CI=true that is a failure), 1 fail.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+SAN=${SAN:-0}
+here=tests/install
+fail=0
+ok() { echo "ok: $1"; }
+bad() { echo "FAIL: $1"; fail=1; }
+
+missing=()
+for tool in cmake pkg-config cc c++ nm readelf c++filt; do
+  command -v "$tool" >/dev/null || missing+=("$tool")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "${CI:-}" = true ]; then echo "FAIL: missing ${missing[*]} (CI=true)"; exit 1; fi
+  echo "skip: missing ${missing[*]} (make deps installs them)"; exit 77
+fi
+
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+if [ "$SAN" = 1 ]; then san_flags="-fsanitize=address,undefined -fno-sanitize-recover=all"; else san_flags=""; fi
+
+# ---- install ----------------------------------------------------------------
+if ! make --no-print-directory install PREFIX="$prefix" SAN="$SAN" >"$tmp/install.log" 2>&1; then
+  tail -n 30 "$tmp/install.log"; echo "FAIL: make install PREFIX=$prefix"; exit 1
+fi
+ok "make install PREFIX=$prefix"
+
+for f in include/rto/rto.h include/rto/export.h include/rto/rto.hpp include/rto/timer_wheel.hpp \
+         lib/librto.a lib/pkgconfig/rto.pc lib/cmake/rto/rtoConfig.cmake \
+         lib/cmake/rto/rtoConfigVersion.cmake bin/pcap-replay bin/netstack; do
+  [ -e "$prefix/$f" ] || bad "installed $f"
+done
+
+# Man pages and the completion: installed exactly when the sources exist.
+for pair in pcap-replay/man/pcap-replay.1:share/man/man1/pcap-replay.1 \
+            netstack/man/netstack.1:share/man/man1/netstack.1 \
+            pcap-replay/completion/pcap-replay.bash:share/bash-completion/completions/pcap-replay; do
+  src=${pair%%:*} dst=${pair#*:}
+  if [ -e "$src" ]; then
+    cmp -s "$src" "$prefix/$dst" && ok "$src installed as $dst" || bad "$src installed as $dst"
+  else
+    [ ! -e "$prefix/$dst" ] && ok "$src absent, nothing installed at $dst" || bad "$dst installed without $src"
+  fi
+done
+
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+version=$(pkg-config --modversion rto)
+major=${version%%.*}
+rest=${version#*.}; minor=${rest%%.*}
+echo "installed version (rto.pc): $version"
+
+# ---- librto.so: soname, symlinks, exports -------------------------------------
+real=$prefix/lib/librto.so.$version
+[ -f "$real" ] && [ ! -L "$real" ] && ok "lib/librto.so.$version is the library" || bad "lib/librto.so.$version"
+[ "$(readlink "$prefix/lib/librto.so.$major")" = "librto.so.$version" ] \
+  && ok "librto.so.$major -> librto.so.$version" || bad "librto.so.$major symlink"
+[ "$(readlink "$prefix/lib/librto.so")" = "librto.so.$major" ] \
+  && ok "librto.so -> librto.so.$major" || bad "librto.so symlink"
+soname=$(readelf -d "$real" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = "librto.so.$major" ] && ok "soname $soname" || bad "soname '$soname', want librto.so.$major"
+
+nm -D --defined-only "$real" | awk '{ print $NF }' >"$tmp/mangled"
+c++filt <"$tmp/mangled" >"$tmp/exports"
+# Every export is a C API function (rto_...) or in namespace rto (its classes,
+# their typeinfo and vtables); nothing of the implementation's helpers or of libstdc++.
+others=$(grep -vE '^rto_[a-z0-9_]+$' "$tmp/exports" | grep -vE '(^|[ ])rto::' || true)
+[ -z "$others" ] && ok "librto.so exports only rto_* and rto::" || { bad "unintended exports:"; echo "$others" | head; }
+# The C functions exported are exactly those rto.h declares (counted from the header).
+declared=$(grep -oE '^RTO_API [^(]*\b(rto_[a-z0-9_]+)\(' "$prefix/include/rto/rto.h" | grep -oE 'rto_[a-z0-9_]+\($' | tr -d '(' | sort)
+exported=$(grep -E '^rto_' "$tmp/exports" | sort)
+[ -n "$declared" ] && [ "$declared" = "$exported" ] \
+  && ok "the $(wc -w <<<"$exported") C functions exported are those rto.h declares" \
+  || { bad "C exports differ from rto.h"; diff <(echo "$declared") <(echo "$exported") | head; }
+grep -qE '^rto::Estimator::on_rtt_sample' "$tmp/exports" && grep -qx 'typeinfo for rto::ConfigError' "$tmp/exports" \
+  && ok "the C++ API (rto::Estimator, ConfigError's typeinfo) is exported" || bad "C++ API exports"
+# Every out-of-line function of the public API (a global T symbol of librto.a,
+# in namespace rto or the C API) is exported: a public class or function
+# declared without RTO_API would be missing here.
+nm -g --defined-only "$prefix/lib/librto.a" 2>/dev/null | awk '$2 == "T" { print $3 }' | c++filt \
+  | grep -E '^(rto::|rto_)' | sort -u >"$tmp/static-api"
+unexported=$(comm -23 "$tmp/static-api" <(sort -u "$tmp/exports"))
+[ -s "$tmp/static-api" ] && [ -z "$unexported" ] \
+  && ok "all $(wc -l <"$tmp/static-api") public functions of librto.a are exported by librto.so" \
+  || { bad "public functions of librto.a missing from librto.so (RTO_API?):"; echo "$unexported" | head; }
+# The library holds internal code (helpers in anonymous namespaces, libstdc++
+# instantiations: local symbols of its full symbol table); none of it is exported.
+internal=$(nm -C "$real" | grep -cE ' t (rto::\(anonymous namespace\)|std::)' || true)
+[ "$internal" -gt 0 ] && ! grep -qE 'anonymous namespace|^std::' "$tmp/exports" \
+  && ok "$internal internal functions are in the library, local, not exported" || bad "internal symbol visibility"
+
+# ---- installed headers and rto.pc ----------------------------------------------
+ids=$(grep -nE '\bB[0-9]{2}\b|shared case' "$prefix"/include/rto/* || true)
+[ -z "$ids" ] && ok "installed headers cite no internal test ids" || { bad "internal test ids in headers:"; echo "$ids"; }
+cflags=$(pkg-config --cflags rto)
+case "$cflags" in *-std=*) bad "rto.pc Cflags carry a language level: $cflags";; *) ok "rto.pc Cflags '$cflags' carry no -std";; esac
+
+# ---- pkg-config consumer: C++23, shared -----------------------------------------
+# shellcheck disable=SC2086
+if c++ -std=c++23 -Wall -Wextra -Wpedantic -Werror $san_flags "$here/pkgconfig-consumer/main.cpp" \
+     $(pkg-config --cflags --libs rto) -Wl,-rpath,"$prefix/lib" -o "$tmp/pc_consumer" 2>"$tmp/pc.log"; then
+  ok "pkg-config consumer builds at -std=c++23"
+  readelf -d "$tmp/pc_consumer" | grep -q "NEEDED.*\[librto.so.$major\]" \
+    && ok "pkg-config consumer links librto.so.$major" || bad "pkg-config consumer is not linked to librto.so.$major"
+  "$tmp/pc_consumer" >"$tmp/pc.out" 2>&1 && ok "pkg-config consumer runs" || { cat "$tmp/pc.out"; bad "pkg-config consumer run"; }
+else
+  cat "$tmp/pc.log"; bad "pkg-config consumer build"
+fi
+
+# ---- C consumer: C99, shared, then static -----------------------------------------
+cprog=$here/c-consumer/c_consumer.c
+# shellcheck disable=SC2086
+if cc -std=c99 -Wall -Wextra -Wpedantic -Werror $san_flags "$cprog" $(pkg-config --cflags --libs rto) \
+     -Wl,-rpath,"$prefix/lib" -o "$tmp/c_consumer" 2>"$tmp/c.log"; then
+  ok "C consumer builds at -std=c99"
+  readelf -d "$tmp/c_consumer" | grep -q "NEEDED.*\[librto.so.$major\]" \
+    && ok "C consumer links librto.so.$major" || bad "C consumer is not linked to librto.so.$major"
+  "$tmp/c_consumer" >"$tmp/c.out" 2>&1 && ok "C consumer runs: $(tail -n 1 "$tmp/c.out")" || { cat "$tmp/c.out"; bad "C consumer run"; }
+else
+  cat "$tmp/c.log"; bad "C consumer build"
+fi
+# Static: librto.a plus what rto.pc's Libs.private says it needs (the C++ runtime).
+private=$(pkg-config --static --libs-only-l rto | sed 's/-lrto\b//')
+# shellcheck disable=SC2086
+if cc -std=c99 -Werror $san_flags "$cprog" $(pkg-config --cflags rto) "$prefix/lib/librto.a" $private \
+     -o "$tmp/c_static" 2>"$tmp/cs.log"; then
+  ! readelf -d "$tmp/c_static" | grep -q 'NEEDED.*librto' && "$tmp/c_static" >/dev/null 2>&1 \
+    && ok "C consumer linked with librto.a and Libs.private ($private) runs" || bad "static C consumer"
+else
+  cat "$tmp/cs.log"; bad "static C consumer build (Libs.private: $private)"
+fi
+
+# ---- CMake consumer: find_package(rto), C++23 and C ------------------------------
+cmake_build() {  # cmake_build DIR PREFIX_PATH TARGET
+  cmake -S "$here/cmake-consumer" -B "$1" -DCMAKE_PREFIX_PATH="$2" -DRTO_TARGET="$3" \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CXX_FLAGS="-Wall -Wextra -Wpedantic -Werror $san_flags" \
+    -DCMAKE_C_FLAGS="-Wall -Wextra -Wpedantic -Werror $san_flags" \
+    -DCMAKE_EXE_LINKER_FLAGS="$san_flags" >"$1.log" 2>&1 && cmake --build "$1" >>"$1.log" 2>&1
+}
+if cmake_build "$tmp/cm" "$prefix" rto::rto; then
+  ok "CMake consumer: find_package(rto 0.1 REQUIRED) and build"
+  grep -qx "rto_DIR=$prefix/lib/cmake/rto" "$tmp/cm/found.txt" && grep -qx "rto_VERSION=$version" "$tmp/cm/found.txt" \
+    && ok "CMake found the installed package, version $version" || { cat "$tmp/cm/found.txt"; bad "CMake package location/version"; }
+  cmd=$(grep -E '"command".*main\.cpp' "$tmp/cm/compile_commands.json" || true)
+  [[ "$cmd" == *-std=c++23* && "$cmd" != *-std=c++20* ]] \
+    && ok "rto::rto keeps the consumer at -std=c++23" || { echo "$cmd"; bad "language level of the CMake consumer"; }
+  readelf -d "$tmp/cm/connection" | grep -q "NEEDED.*\[librto.so.$major\]" \
+    && ok "rto::rto is librto.so.$major" || bad "rto::rto is not the shared library"
+  "$tmp/cm/connection" >"$tmp/cm.out" 2>&1 && ok "README example (C++23, rto::rto) runs: $(tail -n 1 "$tmp/cm.out")" \
+    || { cat "$tmp/cm.out"; bad "README example run"; }
+  "$tmp/cm/c_connection" >/dev/null 2>&1 && ok "C program with rto::rto_c runs" || bad "C program with rto::rto_c"
+else
+  cat "$tmp/cm.log"; bad "CMake consumer configure/build"
+fi
+if cmake_build "$tmp/cms" "$prefix" rto::rto_static; then
+  ! readelf -d "$tmp/cms/connection" | grep -q 'NEEDED.*librto' && "$tmp/cms/connection" >/dev/null 2>&1 \
+    && ok "README example with rto::rto_static (librto.a) runs" || bad "rto::rto_static consumer"
+else
+  cat "$tmp/cms.log"; bad "CMake consumer with rto::rto_static"
+fi
+
+# ---- the package's version rules ---------------------------------------------------
+probe() {  # probe WANT PREFIX_PATH: 0 when find_package(rto WANT) succeeds
+  cmake -S "$here/version-probe" -B "$tmp/probe-$1" -DWANT="$1" -DCMAKE_PREFIX_PATH="$2" >"$tmp/probe-$1.log" 2>&1
+}
+probe "$major.$minor" "$prefix" && ok "find_package(rto $major.$minor) accepts $version" || bad "find_package(rto $major.$minor)"
+probe "$version" "$prefix" && ok "find_package(rto $version) accepts $version" || bad "find_package(rto $version)"
+probe "$major.$((minor + 1))" "$prefix" && bad "find_package(rto $major.$((minor + 1))) accepted $version" \
+  || ok "find_package(rto $major.$((minor + 1))) refuses $version (newer)"
+probe "$((major + 1)).0" "$prefix" && bad "find_package(rto $((major + 1)).0) accepted $version" \
+  || ok "find_package(rto $((major + 1)).0) refuses $version (another major)"
+if [ "$major" = 0 ] && [ "$minor" -gt 0 ]; then
+  probe "0.$((minor - 1))" "$prefix" && bad "find_package(rto 0.$((minor - 1))) accepted $version" \
+    || ok "find_package(rto 0.$((minor - 1))) refuses $version (before 1.0 a minor may break)"
+fi
+
+# The 64-bit rule, read by CMake in script mode as find_package would read it.
+cat >"$tmp/bits.cmake" <<'CMAKE'
+set(PACKAGE_FIND_VERSION 0.1)
+set(PACKAGE_FIND_VERSION_MAJOR 0)
+set(PACKAGE_FIND_VERSION_MINOR 1)
+include("${VERSION_FILE}")
+message("unsuitable=${PACKAGE_VERSION_UNSUITABLE}")
+CMAKE
+for bits in 4 8; do
+  u=$(cmake -DVERSION_FILE="$prefix/lib/cmake/rto/rtoConfigVersion.cmake" -DCMAKE_SIZEOF_VOID_P=$bits \
+        -P "$tmp/bits.cmake" 2>&1)
+  want=$([ $bits = 8 ] && echo "unsuitable=" || echo "unsuitable=TRUE")
+  [ "$u" = "$want" ] && ok "a $((bits * 8))-bit project: $want" || bad "a $((bits * 8))-bit project: '$u', want '$want'"
+done
+
+# ---- staged install (DESTDIR): rto.pc names the final prefix, the CMake package is relocatable
+stage=$tmp/stage
+if make --no-print-directory install DESTDIR="$stage" PREFIX=/usr SAN="$SAN" >"$tmp/stage.log" 2>&1; then
+  grep -qx 'prefix=/usr' "$stage/usr/lib/pkgconfig/rto.pc" && ok "DESTDIR install: rto.pc says prefix=/usr" \
+    || bad "DESTDIR install: rto.pc prefix"
+  [ -z "$(find "$stage" -mindepth 1 -maxdepth 1 ! -name usr)" ] && ok "DESTDIR install writes only under \$DESTDIR/usr" \
+    || bad "DESTDIR install wrote outside \$DESTDIR/usr"
+  probe "$major.$minor" "$stage/usr" && ok "the staged CMake package is found where it lies" \
+    || { cat "$tmp/probe-$major.$minor.log"; bad "staged CMake package"; }
+else
+  tail -n 30 "$tmp/stage.log"; bad "make install DESTDIR=$stage"
+fi
+
+# ---- the README's example is connection.hpp, verbatim ------------------------------
+example=$here/cmake-consumer/connection.hpp
+awk -v m="<!-- verbatim: $example -->" '
+  $0 == m { found = 1; next }
+  found == 1 && /^```/ { if (inside) exit; inside = 1; next }
+  inside { print }' README.md >"$tmp/readme-example"
+if [ -s "$tmp/readme-example" ] && cmp -s "$tmp/readme-example" "$example"; then
+  ok "README.md shows $example verbatim"
+else
+  bad "README.md's example differs from $example"; diff "$tmp/readme-example" "$example" | head
+fi
+
+[ $fail -eq 0 ] && echo "install consumers: all checks passed" || echo "install consumers: FAILED"
+exit $fail
