@@ -1,4 +1,4 @@
-// netstack: command-line front end of the userspace TCP sender (issue 4).
+// netstack: command-line front end of the userspace TCP sender.
 //
 //   netstack send --bytes N | --file F [--loss P --seed S] [--drop-seq R ...]
 //                 [--blackhole START:DURATION] [--capture FILE.pcap] [--ipv6]

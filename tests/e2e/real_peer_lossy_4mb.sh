@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4 "Real peer" done-when: 4 MB from our TcpSender to the Linux kernel's
+# 4 MB from our TcpSender to the Linux kernel's
 # TCP over a TUN device, with 2 % seeded loss and one 5 s blackhole, arrives
 # byte-exact; the capture shows RFC 6298 (5.5) timeouts that double;
 # pcap-replay --profile rfc6298 finds no departure; tshark reads the capture

@@ -1,7 +1,7 @@
 #pragma once
-// Losses made on purpose between our TcpSender and the real peer (issue 4
-// "Real peer": drop chosen segments or a seeded fraction of them, and hold a
-// blackhole for a while, so timeouts happen for real). The filter sits on
+// Losses made on purpose between our TcpSender and the real peer (drop
+// chosen segments or a seeded fraction of them, and hold a blackhole for a
+// while, so timeouts happen for real). The filter sits on
 // the sender -> peer path AFTER the capture point, as the project's Linux
 // captures drop at the receiver's ingress: every transmission is in the
 // pcap, and the dropped ones simply never get an ACK.

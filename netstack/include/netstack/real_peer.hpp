@@ -1,6 +1,6 @@
 #pragma once
 // `netstack send`: our TcpSender against the Linux kernel's TCP over a TUN
-// device (issue 4 "Real peer"). Builds the namespaces (real_peer_topology.hpp),
+// device. Builds the namespaces (real_peer_topology.hpp),
 // starts a kernel listener in the far one (real_peer_receiver.hpp), drives
 // the sender with a real clock (std::chrono::steady_clock -> rto::from_steady)
 // and poll(2) on the TUN fd with the sender's next deadline as timeout, drops

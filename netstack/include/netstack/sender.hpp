@@ -39,10 +39,12 @@
 #include "netstack/congestion.hpp"
 #include "rto/clock.hpp"
 #include "rto/config.hpp"
+#include "rto/retry_limits.hpp"
 
 namespace netstack {
 
-/// Parameters of a TcpSender.
+/// Parameters of a TcpSender. The three RFC 1122 R2 fields are handed to
+/// rto::RetryCounter as an rto::RetryLimits.
 struct SenderConfig {
   Endpoint local;   ///< our address and port
   Endpoint remote;  ///< the peer's address and port (same IP version)
@@ -66,8 +68,8 @@ struct SenderConfig {
   rto::Config rto = rto::Config::rfc6298();
   /// RFC 1122 R2: give up when the timer has backed off this many times in a
   /// row for one segment (Linux tcp_retries2 = 15 for data, tcp_syn_retries = 6).
-  unsigned max_backoffs = 15;
-  unsigned max_syn_backoffs = 6;
+  unsigned max_backoffs = rto::kDefaultMaxDataBackoffs;
+  unsigned max_syn_backoffs = rto::kDefaultMaxSynBackoffs;
   /// RFC 1122 R2: give up when an unacknowledged segment has waited this long
   /// since its first retransmission timeout started (0 = no time limit).
   std::chrono::microseconds max_retry_time{0};
