@@ -143,6 +143,10 @@ std::uint32_t TcpSender::smss() const { return impl_->smss; }
 std::uint32_t TcpSender::snd_una() const { return impl_->seq32(impl_->una); }
 std::uint32_t TcpSender::snd_nxt() const { return impl_->seq32(impl_->nxt); }
 std::uint32_t TcpSender::snd_wnd() const { return impl_->snd_wnd; }
+std::uint64_t TcpSender::bytes_sent() const {
+  const std::uint64_t top = std::min(impl_->max, impl_->data_end());  // one past the highest data byte sent
+  return top > 1 ? top - 1 : 0;
+}
 void TcpSender::set_log_rtt_samples(bool on) { impl_->log_rtt = on; }
 
 }  // namespace netstack

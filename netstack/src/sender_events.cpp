@@ -30,6 +30,8 @@ void TcpSender::Impl::on_timer_expiry(rto::Instant now) {
     case rto::RetryVerdict::Retransmit: break;
   }
   ++stats.timeouts;
+  expiry_wait = now - timer_started;
+  timer_started = now;  // 5.6: restarted below with the backed-off RTO
   if (syn) {
     syn_timed_out = true;
     timer.on_syn_expiry(now, est);  // 5.5 / 5.6 for the SYN
@@ -260,6 +262,7 @@ void TcpSender::Impl::on_ack(const wire::TcpHeader& h, std::size_t payload_len, 
     timer.on_all_acked();  // 5.2
   } else {
     timer.on_new_data_acked(now, est.rto());  // 5.3
+    timer_started = now;
   }
 
   if (close_requested && una == total_end()) {  // our FIN is acknowledged

@@ -47,6 +47,8 @@ struct TcpSender::Impl {
   rto::Estimator est;
   rto::RttSampler sampler;
   rto::RetransmissionTimer timer;
+  rto::Instant timer_started{};          // when `timer` last started or restarted
+  std::chrono::microseconds expiry_wait{0};  // for the log: how long it ran before the expiry being handled
   rto::RetryCounter retries;
   NewReno cc;
   SenderState state = SenderState::Closed;
@@ -102,6 +104,8 @@ struct TcpSender::Impl {
 
   // ---- output (sender_output.cpp) -----------------------------------------
   void emit(wire::TcpHeader& h, std::span<const std::uint8_t> payload);
+  /// RFC 6298 5.1 for a segment sent at `now`, noting when the timer starts.
+  void start_timer_if_stopped(rto::Instant now);
   void send_syn(rto::Instant now, bool retransmission);
   void send_ack(rto::Instant now);
   void add_ts(wire::TcpHeader& h, rto::Instant now) const;

@@ -9,10 +9,17 @@
 
 namespace netstack {
 
+using std::chrono::microseconds;
+
 void TcpSender::Impl::emit(wire::TcpHeader& h, std::span<const std::uint8_t> payload) {
   out.push_back(encode_segment(cfg.local, cfg.remote, h, payload, next_ip_id++));
   ++stats.segments_sent;
   ack_pending = false;
+}
+
+void TcpSender::Impl::start_timer_if_stopped(rto::Instant now) {
+  if (!timer.running()) timer_started = now;
+  timer.on_data_sent(now, est.rto());  // 5.1
 }
 
 void TcpSender::Impl::log_retransmission(rto::Instant now, RetransmitKind kind, std::uint32_t seq, std::uint32_t len,
@@ -21,7 +28,8 @@ void TcpSender::Impl::log_retransmission(rto::Instant now, RetransmitKind kind, 
   if (kind == RetransmitKind::Timeout) ++stats.retransmissions_timeout;
   if (kind == RetransmitKind::Fast) ++stats.retransmissions_fast;
   if (kind == RetransmitKind::AfterTimeout) ++stats.retransmissions_after_timeout;
-  stats.retransmit_log.push_back(RetransmitRecord{now, kind, seq, len, syn, fin, est.rto(), est.backoff()});
+  stats.retransmit_log.push_back(RetransmitRecord{now, kind, seq, len, syn, fin, est.rto(), est.backoff(),
+                                                  kind == RetransmitKind::Timeout ? expiry_wait : microseconds{0}});
 }
 
 void TcpSender::Impl::send_syn(rto::Instant now, bool retransmission) {
@@ -37,7 +45,7 @@ void TcpSender::Impl::send_syn(rto::Instant now, bool retransmission) {
     h.options.tsecr = 0;
   }
   sampler.on_send(cfg.iss, 1, now);
-  timer.on_data_sent(now, est.rto());  // 5.1
+  start_timer_if_stopped(now);
   emit(h, {});
   ++stats.data_segments_sent;
   max = std::max<std::uint64_t>(max, 1);
@@ -83,7 +91,7 @@ std::uint64_t TcpSender::Impl::send_segment(std::uint64_t off, std::uint64_t roo
 
   const bool retrans = off < max;
   sampler.on_send(h.seq, static_cast<std::uint32_t>(seqlen), now);  // Karn bookkeeping (3)
-  timer.on_data_sent(now, est.rto());                                // 5.1
+  start_timer_if_stopped(now);                                       // 5.1
   emit(h, payload);
   ++stats.data_segments_sent;
   max = std::max(max, off + seqlen);

@@ -138,6 +138,10 @@ struct RetransmitRecord {
   bool fin = false;
   std::chrono::microseconds rto{0};  ///< for Timeout: the RTO after the backoff (5.5)
   unsigned backoff = 0;              ///< for Timeout: backoff count after the expiry
+  /// For Timeout: how long the timer ran before this expiry, from the event
+  /// that last started or restarted it (5.1 first send, 5.3 ACK of new
+  /// data, 5.6 previous expiry) to the expiry; as pcap-replay's "waited".
+  std::chrono::microseconds waited{0};
 };
 
 /// One RTT sample fed to the estimator.
@@ -241,6 +245,9 @@ class TcpSender {
   std::uint32_t snd_una() const;
   std::uint32_t snd_nxt() const;
   std::uint32_t snd_wnd() const;
+  /// Payload bytes transmitted at least once so far (from the first data
+  /// byte to the highest one sent; retransmissions are not counted again).
+  std::uint64_t bytes_sent() const;
   /// Keep every RTT sample in stats().rtt_log (off by default: long runs).
   void set_log_rtt_samples(bool on);
 
