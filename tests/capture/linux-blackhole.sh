@@ -53,10 +53,15 @@ ip netns exec "$SND" python3 "$REPO/tests/capture/lab_peer.py" send --to $RADDR 
   --bytes "$BYTES" --chunk 4096 --pace-ms 10 --timeout 120 >"$WORK/send.json" &
 SEND_PID=$!; PIDS+=($SEND_PID)
 
-sleep 0.5
-lab_nft_rule pre blackhole ip saddr $SADDR tcp dport $PORT drop
 ss_line() { ip netns exec "$SND" ss -tinH state established "( dport = :$PORT )" | tr '\n' ' '; }
 field() { grep -oE "(^| )$1:[^ ]+" <<<"$2" | head -n1 | cut -d: -f2 || true; }
+# The blackhole starts 0.5 s into the transfer, counted from the handshake
+# (on a loaded machine the sender's interpreter can take seconds to start;
+# a rule in place before the SYN would catch the handshake instead).
+for _ in $(seq 200); do [ -n "$(ss_line | tr -d ' ')" ] && break; sleep 0.05; done
+[ -n "$(ss_line | tr -d ' ')" ] || { echo "the sender never connected" >&2; exit 1; }
+sleep 0.5
+lab_nft_rule pre blackhole ip saddr $SADDR tcp dport $PORT drop
 line=$(ss_line)
 event blackhole_on "{\"rule\": \"drop all TCP $SADDR->$RADDR:$PORT at receiver prerouting (raw)\", \"rto_ms\": \"$(field rto "$line")\"}"
 backoff=0

@@ -12,6 +12,7 @@ set -u
 BUILD=${BUILD:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
 README=$HERE/../../README.md
+"$BUILD/bin/netstack" --version | grep -qE '^netstack [0-9]+\.[0-9]+\.[0-9]+ ' || { echo "FAIL: netstack --version"; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
 [ -c /dev/net/tun ] || { echo "skip: no /dev/net/tun"; exit 77; }
 command -v tshark >/dev/null || { if [ "${CI:-}" = true ]; then echo "FAIL: no tshark (CI)"; exit 1; fi; echo "skip: no tshark"; exit 77; }
