@@ -1,8 +1,14 @@
-// netstack: command-line front end of the userspace TCP sender (issue 4).
+// netstack: command-line front end of the userspace TCP sender.
 //
 //   netstack send --bytes N | --file F [--loss P --seed S] [--drop-seq R ...]
 //                 [--blackhole START:DURATION] [--capture FILE.pcap] [--ipv6]
 //                 [--netns NAME] [--sink FILE] [--time-limit SECONDS]
+//   netstack --version
+//
+// While it runs, stderr gets one line per retransmission as it happens
+// ("netstack: +1.100 s  RTO  seq 1 len 1000: waited 1000.0 ms, ..."; time
+// since the SYN, seq relative to the ISN, as in the capture), and a warning
+// for a --drop-seq that matched no segment; the summary goes to stdout.
 //
 // Exit status: 0 delivered byte-exact and closed; 1 the transfer failed
 // (reason on stderr); 2 bad arguments or the set-up failed (not root, no
@@ -23,12 +29,20 @@ namespace {
 
 using netstack::RealPeerResult;
 
+/// What `netstack --version` prints.
+constexpr const char* kVersion = "netstack 0.1.0 (userspace TCP sender on the rto library, RFC 6298)";
+
+// The end-of-run summary on stdout (the retransmissions were reported on
+// stderr as they happened).
 void print_summary(const netstack::RealPeerOptions& opt, const RealPeerResult& r) {
   const auto& s = r.sender;
   std::printf("elapsed %.3f s, state %s, %llu wake-ups\n", static_cast<double>(r.elapsed.count()) / 1e6,
               netstack::to_string(r.final_state), static_cast<unsigned long long>(r.wakeups));
-  std::printf("sent %llu bytes (CRC-32 %08x); receiver got %llu bytes (CRC-32 %08x)\n",
-              static_cast<unsigned long long>(r.bytes_sent), r.crc32_sent,
+  // What the sender really put on the wire, which is less than it was given
+  // when the run was interrupted or failed.
+  std::printf("sent %llu of %llu bytes (CRC-32 %08x of all %llu), %llu acknowledged; receiver got %llu bytes (CRC-32 %08x)\n",
+              static_cast<unsigned long long>(r.bytes_transmitted), static_cast<unsigned long long>(r.bytes_sent),
+              r.crc32_sent, static_cast<unsigned long long>(r.bytes_sent), static_cast<unsigned long long>(r.bytes_acked),
               static_cast<unsigned long long>(r.received.bytes), r.received.crc32);
   std::printf("segments %llu, retransmissions %llu (timeout %llu, fast %llu, after-timeout %llu), timer expiries %llu, RTT samples %llu\n",
               static_cast<unsigned long long>(s.segments_sent), static_cast<unsigned long long>(s.retransmissions),
@@ -40,15 +54,6 @@ void print_summary(const netstack::RealPeerOptions& opt, const RealPeerResult& r
               static_cast<unsigned long long>(r.filter.dropped_loss), static_cast<unsigned long long>(r.filter.dropped_seq),
               static_cast<unsigned long long>(r.filter.dropped_blackhole),
               static_cast<unsigned long long>(r.tun_write_drops));
-  // The RFC 6298 (5.5) backoff chain, as the sender itself logged it.
-  std::optional<rto::Instant> first;
-  for (const auto& rec : s.retransmit_log) {
-    if (!first) first = rec.time;
-    if (rec.kind != netstack::RetransmitKind::Timeout) continue;
-    std::printf("  timeout at +%.3f s: seq %u len %u%s, backoff %u, RTO now %lld ms\n",
-                static_cast<double>((rec.time - *first).count()) / 1e6, rec.seq, rec.len, rec.syn ? " SYN" : "",
-                rec.backoff, static_cast<long long>(rec.rto.count() / 1000));
-  }
   if (!opt.capture_path.empty()) {
     std::printf("capture: %s (%llu packets)\n", opt.capture_path.c_str(), static_cast<unsigned long long>(r.captured));
   }
@@ -98,6 +103,7 @@ int cmd_send(netstack::RealPeerOptions& opt, const std::string& blackhole, const
 
 int main(int argc, char** argv) {
   CLI::App app{"netstack: a userspace TCP sender on the rto library (RFC 6298), against the Linux kernel over TUN"};
+  app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
 
   netstack::RealPeerOptions opt;

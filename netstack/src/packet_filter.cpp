@@ -1,6 +1,7 @@
 // Deliberate losses on the sender -> peer path; see packet_filter.hpp.
 #include <netstack/packet_filter.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -82,6 +83,9 @@ Verdict PacketFilter::outbound(std::span<const std::uint8_t> datagram, rto::Inst
     const bool lose = !syn && random_.chance(config_.loss);
     if (!syn && isn_ && !seg->payload.empty()) {
       const std::uint32_t rel = seg->tcp.seq - *isn_;  // modulo 2^32, as Wireshark's relative seq
+      if (starts_.size() < kRememberedSegmentStarts && std::find(starts_.begin(), starts_.end(), rel) == starts_.end()) {
+        starts_.push_back(rel);
+      }
       for (std::size_t i = 0; i < config_.drop_seq.size(); ++i) {
         if (!seq_done_[i] && config_.drop_seq[i] == rel) {
           seq_done_[i] = true;
@@ -97,6 +101,14 @@ Verdict PacketFilter::outbound(std::span<const std::uint8_t> datagram, rto::Inst
   }
   ++stats_.passed;
   return Verdict::Pass;
+}
+
+std::vector<std::uint32_t> PacketFilter::unmatched_drop_seq() const {
+  std::vector<std::uint32_t> out;
+  for (std::size_t i = 0; i < config_.drop_seq.size(); ++i) {
+    if (!seq_done_[i]) out.push_back(config_.drop_seq[i]);
+  }
+  return out;
 }
 
 }  // namespace netstack

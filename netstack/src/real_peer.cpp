@@ -14,6 +14,7 @@
 
 #include "netstack/netns.hpp"
 #include "netstack/pcap_writer.hpp"
+#include "netstack/progress.hpp"
 #include "netstack/real_peer_topology.hpp"
 #include "netstack/segment_codec.hpp"
 
@@ -33,11 +34,23 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
   return data;
 }
 
-// True when `datagram` is a TCP segment of our connection, peer -> us.
-bool for_us(std::span<const std::uint8_t> datagram, const Endpoint& local, const Endpoint& peer) {
-  const auto parsed = parse_segment(datagram);
-  const auto* seg = std::get_if<ParsedSegment>(&parsed);
-  return seg != nullptr && seg->src == peer && seg->dst == local;
+// Prints the retransmissions logged since the last call (`printed` of them
+// were printed already) as progress lines.
+void report_retransmissions(const TcpSender& sender, rto::Instant syn_time, std::uint32_t iss, std::size_t& printed,
+                            std::ostream& log) {
+  const auto& records = sender.stats().retransmit_log;
+  for (; printed < records.size(); ++printed) log << "netstack: " << progress_line(records[printed], syn_time, iss) << "\n";
+  log.flush();
+}
+
+// Warns about each --drop-seq that matched no segment.
+void warn_unmatched(const PacketFilter& filter, std::ostream& log) {
+  for (std::uint32_t seq : filter.unmatched_drop_seq()) {
+    log << "netstack: warning: --drop-seq " << seq << " matched no segment, nothing was dropped for it; data segments started at";
+    for (std::uint32_t s : filter.first_segment_starts()) log << " " << s;
+    const auto n = filter.first_segment_starts().size();
+    log << (n == 0 ? " (none sent)" : n == PacketFilter::kRememberedSegmentStarts ? ", ..." : "") << "\n";
+  }
 }
 
 // Waits for the TUN fd or until `deadline` (microsecond resolution, ppoll).
@@ -110,6 +123,7 @@ RealPeerResult run_real_peer(const RealPeerOptions& options, std::ostream& log) 
   flush(start);
 
   std::vector<std::uint8_t> buf(65536);
+  std::size_t printed = 0;  // retransmissions reported so far
   rto::Instant now = start;
   std::string failure;
   while (!sender.finished()) {
@@ -127,18 +141,23 @@ RealPeerResult run_real_peer(const RealPeerOptions& options, std::ostream& log) 
     now = now_instant();
     for (std::size_t n; (n = topo.tun.read(buf)) > 0;) {
       const std::span<const std::uint8_t> dg(buf.data(), n);
-      if (!for_us(dg, topo.local, topo.peer)) continue;  // router solicitations, MLD, ...
+      if (!accept_segment(dg, topo.local, topo.peer)) continue;  // router solicitations, MLD, ...
       if (capture) capture->write(now, dg);
       sender.on_datagram(dg, now);
       flush(now);
     }
     if (const auto d = sender.next_deadline(); d && now >= *d) sender.on_tick(now);
     flush(now);
+    report_retransmissions(sender, start, cfg.iss, printed, log);
   }
   result.elapsed = now - start;
   result.final_state = sender.state();
   result.sender = sender.stats();
   result.filter = filter.stats();
+  result.bytes_transmitted = sender.bytes_sent();
+  result.bytes_acked = sender.stats().bytes_acked;
+  result.unmatched_drop_seq = filter.unmatched_drop_seq();
+  warn_unmatched(filter, log);
   if (capture) {
     result.captured = capture->count();
     capture->close();

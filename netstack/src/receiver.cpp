@@ -187,16 +187,13 @@ struct TcpReceiver::Impl {
 
   void on_datagram(std::span<const std::uint8_t> ip, rto::Instant now) {
     last_now = std::max(last_now, now);
-    auto parsed = parse_segment(ip);
-    if (!std::holds_alternative<ParsedSegment>(parsed)) {
+    const auto opened =
+        accept_segment(ip, cfg.local, state != ReceiverState::Listen ? std::optional<Endpoint>(remote) : std::nullopt);
+    if (!opened) {
       ++stats.bad_datagrams;
       return;
     }
-    const ParsedSegment& seg = std::get<ParsedSegment>(parsed);
-    if (!(seg.dst == cfg.local) || (state != ReceiverState::Listen && !(seg.src == remote))) {
-      ++stats.bad_datagrams;
-      return;
-    }
+    const ParsedSegment& seg = *opened;
     ++stats.segments_received;
     const wire::TcpHeader& h = seg.tcp;
     switch (state) {

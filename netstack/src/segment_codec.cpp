@@ -87,4 +87,12 @@ std::variant<ParsedSegment, wire::Error> parse_segment(std::span<const std::uint
   return out;
 }
 
+std::optional<ParsedSegment> accept_segment(std::span<const std::uint8_t> datagram, const Endpoint& local,
+                                            const std::optional<Endpoint>& remote) {
+  auto parsed = parse_segment(datagram);
+  auto* seg = std::get_if<ParsedSegment>(&parsed);
+  if (seg == nullptr || !(seg->dst == local) || (remote && !(seg->src == *remote))) return std::nullopt;
+  return *seg;
+}
+
 }  // namespace netstack

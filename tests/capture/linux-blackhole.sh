@@ -6,7 +6,7 @@
 # Default OUT_PREFIX: tests/captures/linux-blackhole  ->  .pcap and .meta.json
 #
 # Topology (two network namespaces made here, removed on every exit path):
-#   ns rtocap-snd-PID  veth  198.18.0.1/24  <-->  198.18.0.2/24  veth  ns rtocap-rcv-PID
+#   ns lab-PID-s  veth  198.18.0.1/24  <-->  198.18.0.2/24  veth  ns lab-PID-r
 # No link delay: this kernel has no netem (tc qdisc netem is rejected), so the
 # RTT is the veth's few tens of microseconds and Linux's RTO sits at rto_min
 # (200 ms). The sender (tests/capture/lab_peer.py send) paces 400 KB over the
@@ -19,58 +19,24 @@
 # completes, and the receiver checks the byte count and SHA-256.
 # Needs root, iproute2, nft, tcpdump, python3. Touches nothing outside the
 # namespaces it makes.
+# The namespaces, veth pair and nftables table come from the capture lab
+# (tests/capture/lab/lib.sh: lab_init, lab_topology, lab_nft_rule); the
+# receiver keeps delayed ACKs (LAB_RCV_QUICKACK=0), as when the shipped
+# capture was made.
 set -euo pipefail
 
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
+source "$(dirname "$0")/lab/lib.sh"
 OUT=${1:-$REPO/tests/captures/linux-blackhole}
 BYTES=${BYTES:-400000}
 BACKOFF_LIFT=${BACKOFF_LIFT:-5}
 PORT=5001
-SND=rtocap-snd-$$
-RCV=rtocap-rcv-$$
-SADDR=198.18.0.1
-RADDR=198.18.0.2
-WORK=$(mktemp -d /tmp/rtocap.XXXXXX)
-PIDS=()
 
-cleanup() {
-  local rc=$?
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  ip netns del "$SND" 2>/dev/null || true
-  ip netns del "$RCV" 2>/dev/null || true
-  rm -rf "$WORK"
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+lab_init linux-blackhole
+command -v ss >/dev/null || { echo "linux-blackhole.sh: missing tool: ss" >&2; exit 77; }
 
-[ "$(id -u)" -eq 0 ] || { echo "linux-blackhole.sh: needs root (network namespaces, nft)" >&2; exit 77; }
-for t in ip nft tcpdump python3 ss; do
-  command -v "$t" >/dev/null || { echo "linux-blackhole.sh: missing tool: $t" >&2; exit 77; }
-done
+event() { lab_event "$@"; }
 
-now() { date +%s.%N; }
-events=()
-event() { events+=("{\"t_wall\": $(now), \"event\": \"$1\"${2:+, $2}}"); echo "[$(date +%T.%3N)] $1 ${2:-}"; }
-
-ip netns add "$SND"
-ip netns add "$RCV"
-ip link add veth-s netns "$SND" type veth peer name veth-r netns "$RCV"
-ip -n "$SND" addr add $SADDR/24 dev veth-s
-ip -n "$RCV" addr add $RADDR/24 dev veth-r
-for ns in "$SND" "$RCV"; do ip -n "$ns" link set lo up; done
-# One MSS per skb, so the capture before segmentation shows wire-sized segments.
-ip -n "$SND" link set veth-s gso_max_segs 1 2>/dev/null || true
-ip -n "$SND" link set veth-s up
-ip -n "$RCV" link set veth-r up
-
-ip netns exec "$RCV" nft -f - <<NFT
-table inet rtocap {
-  counter blackhole_drops { }
-  chain pre { type filter hook prerouting priority raw; policy accept; }
-}
-NFT
+LAB_RCV_QUICKACK=0 lab_topology
 
 ip netns exec "$SND" tcpdump -i veth-s -s 128 -U -w "$WORK/cap.pcap" "tcp port $PORT" 2>"$WORK/tcpdump.err" &
 PIDS+=($!)
@@ -87,12 +53,17 @@ ip netns exec "$SND" python3 "$REPO/tests/capture/lab_peer.py" send --to $RADDR 
   --bytes "$BYTES" --chunk 4096 --pace-ms 10 --timeout 120 >"$WORK/send.json" &
 SEND_PID=$!; PIDS+=($SEND_PID)
 
-sleep 0.5
-ip netns exec "$RCV" nft add rule inet rtocap pre ip saddr $SADDR tcp dport $PORT counter name blackhole_drops drop
 ss_line() { ip netns exec "$SND" ss -tinH state established "( dport = :$PORT )" | tr '\n' ' '; }
 field() { grep -oE "(^| )$1:[^ ]+" <<<"$2" | head -n1 | cut -d: -f2 || true; }
+# The blackhole starts 0.5 s into the transfer, counted from the handshake
+# (on a loaded machine the sender's interpreter can take seconds to start;
+# a rule in place before the SYN would catch the handshake instead).
+for _ in $(seq 200); do [ -n "$(ss_line | tr -d ' ')" ] && break; sleep 0.05; done
+[ -n "$(ss_line | tr -d ' ')" ] || { echo "the sender never connected" >&2; exit 1; }
+sleep 0.5
+lab_nft_rule pre blackhole ip saddr $SADDR tcp dport $PORT drop
 line=$(ss_line)
-event blackhole_on "\"rule\": \"drop all TCP $SADDR->$RADDR:$PORT at receiver prerouting (raw)\", \"rto_ms\": \"$(field rto "$line")\""
+event blackhole_on "{\"rule\": \"drop all TCP $SADDR->$RADDR:$PORT at receiver prerouting (raw)\", \"rto_ms\": \"$(field rto "$line")\"}"
 backoff=0
 for _ in $(seq 600); do
   line=$(ss_line)
@@ -101,9 +72,9 @@ for _ in $(seq 600); do
   sleep 0.05
 done
 [ "$backoff" -ge "$BACKOFF_LIFT" ] || { echo "backoff never reached $BACKOFF_LIFT" >&2; exit 1; }
-ip netns exec "$RCV" nft flush chain inet rtocap pre
-drops=$(ip netns exec "$RCV" nft list counter inet rtocap blackhole_drops | grep -oE 'packets [0-9]+' | cut -d' ' -f2)
-event blackhole_off "\"backoff\": \"$backoff\", \"rto_ms\": \"$(field rto "$line")\", \"dropped_packets\": $drops"
+drops=$(lab_nft_counter blackhole)
+lab_nft_del blackhole
+event blackhole_off "{\"backoff\": \"$backoff\", \"rto_ms\": \"$(field rto "$line")\", \"dropped_packets\": ${drops:-0}}"
 
 wait $SEND_PID
 wait $RECV_PID
@@ -119,14 +90,15 @@ sent=$(cat "$WORK/send.json"); got=$(cat "$WORK/recv.json")
 sysctls=$(ip netns exec "$SND" bash -c 'for k in tcp_timestamps tcp_sack tcp_window_scaling tcp_early_retrans tcp_recovery tcp_frto tcp_rto_min_us tcp_rto_max_ms tcp_syn_retries tcp_retries2 tcp_congestion_control tcp_wmem tcp_rmem; do f=/proc/sys/net/ipv4/$k; [ -r $f ] && printf "%s\t%s\n" net.ipv4.$k "$(tr "\t" " " <$f)"; done')
 mibs=$(ip netns exec "$SND" bash -c 'nstat -az 2>/dev/null | grep -E "TcpExtTCPTimeouts|TcpExtTCPLossProbes|TcpRetransSegs|TcpOutSegs" || true')
 
-python3 - "$OUT.meta.json" "$sent" "$got" "$BYTES" "$BACKOFF_LIFT" "$(uname -r)" "$sysctls" "$mibs" "${events[@]}" <<'PY'
+python3 - "$OUT.meta.json" "$sent" "$got" "$BYTES" "$BACKOFF_LIFT" "$(uname -r)" "$sysctls" "$mibs" "$WORK/events.jsonl" <<'PY'
 import json, sys
-out, sent, got, nbytes, lift, kernel, sysctls, mibs, *events = sys.argv[1:]
+out, sent, got, nbytes, lift, kernel, sysctls, mibs, events_file = sys.argv[1:]
+events = [json.loads(l) for l in open(events_file) if l.strip()]
 meta = {
   "scenario": "linux-blackhole",
   "made_by": "tests/capture/linux-blackhole.sh",
   "kernel": kernel,
-  "description": ("Linux kernel TCP sender (ns rtocap-snd) paces %s bytes to a kernel receiver (ns rtocap-rcv) "
+  "description": ("Linux kernel TCP sender (ns lab-PID-s) paces %s bytes to a kernel receiver (ns lab-PID-r) "
                   "over a veth pair with no added delay; an nft rule at the receiver's prerouting drops every "
                   "sender->receiver segment from blackhole_on until the sender's backoff reaches %s, then the "
                   "transfer recovers and completes byte-exact." % (nbytes, lift)),
@@ -138,7 +110,7 @@ meta = {
   "sender_sysctls": dict(l.split("\t", 1) for l in sysctls.splitlines() if "\t" in l),
   "sender_counters": mibs.splitlines(),
   "transfer": {"sent": json.loads(sent), "received": json.loads(got)},
-  "events": [json.loads(e) for e in events],
+  "events": events,
 }
 with open(out, "w") as f:
     json.dump(meta, f, indent=2)

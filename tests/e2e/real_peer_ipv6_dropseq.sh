@@ -18,13 +18,17 @@ trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # SMSS over IPv6 = 1500 - 40 (IPv6) - 20 (TCP) - 12 (timestamps) = 1428:
-# relative seq 1 is the first segment, 1 + 10 * 1428 = 14281 the eleventh.
-"$NETSTACK" send --ipv6 --bytes 300000 --drop-seq 1 --drop-seq 14281 \
+# relative seq 1 is the first segment, 1 + 10 * 1428 = 14281 the eleventh;
+# 1449 = 1 + 1448 is IPv4's second segment, not a start here: it must be
+# reported as matching nothing, with the real starts 1 1429 2857 4285.
+"$NETSTACK" send --ipv6 --bytes 300000 --drop-seq 1 --drop-seq 14281 --drop-seq 1449 \
   --capture "$WORK/cap.pcap" --time-limit 30 >"$WORK/out.txt" 2>&1
 rc=$?
 sed 's/^/  /' "$WORK/out.txt"
 [ $rc -eq 0 ] || fail "netstack send --ipv6 exited $rc"
 grep -q "drop-seq 2," "$WORK/out.txt" || fail "the filter did not drop the two chosen segments"
+grep -q "warning: --drop-seq 1449 matched no segment.* started at 1 1429 2857 4285" "$WORK/out.txt" \
+  || fail "no warning for --drop-seq 1449, which matches no IPv6 segment"
 grep -q "rtopeer-far-" "$WORK/out.txt" || fail "netstack did not name its namespaces"
 for ns in $(grep -o "rtopeer-[a-z]*-[0-9]*" "$WORK/out.txt" | sort -u); do
   [ -e "/run/netns/$ns" ] && fail "namespace $ns left behind"

@@ -22,6 +22,9 @@ wait "$pid"; rc=$?
 sed 's/^/  /' "$OUT"
 [ $rc -ne 0 ] || fail "interrupted run exited 0"
 grep -q "interrupted" "$OUT" || fail "no 'interrupted' message"
+# The blackhole starts with the SYN, so no handshake and no data byte left:
+# the summary says 0 of the 1000000 bytes it was given were sent.
+grep -q "^sent 0 of 1000000 bytes" "$OUT" || fail "the summary does not say that 0 of 1000000 bytes were sent"
 if ip netns list 2>/dev/null | grep -q "rtopeer-.*-$pid"; then fail "namespaces left behind: $(ip netns list 2>/dev/null | grep rtopeer-)"; fi
 # The kernel receiver is a forked copy of netstack (same command line): none may survive.
 sleep 0.2

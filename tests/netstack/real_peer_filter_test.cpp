@@ -65,6 +65,24 @@ TEST_CASE("real_peer filter: drop-seq drops only the first transmission, seq rel
   CHECK(f.stats().passed == 4);
 }
 
+TEST_CASE("real_peer filter: a drop-seq that is not where a segment starts is reported unmatched, with the real starts") {
+  PacketFilterConfig c;
+  // IPv4-sized boundaries asked for (1 + 1448 = 1449) on segments of 1428
+  // bytes (IPv6 with timestamps): starts are 1, 1429, 2857, 4285, 5713.
+  c.drop_seq = {1449, 1};
+  PacketFilter f(c);
+  CHECK(f.outbound(segment(kIsn, wire::kSyn, 0), at(0us)) == Verdict::Pass);
+  CHECK(f.outbound(segment(kIsn + 1, wire::kAck, 1428), at(1us)) == Verdict::DropSeq);
+  for (std::uint32_t k = 1; k <= 4; ++k) {
+    CHECK(f.outbound(segment(kIsn + 1 + 1428 * k, wire::kAck, 1428), at(std::chrono::microseconds{1 + k})) ==
+          Verdict::Pass);
+  }
+  CHECK(f.outbound(segment(kIsn + 1, wire::kAck, 1428), at(10us)) == Verdict::Pass);  // retransmission: not a new start
+  CHECK(f.unmatched_drop_seq() == std::vector<std::uint32_t>{1449});
+  // Only the first kRememberedSegmentStarts = 4 distinct starts are kept.
+  CHECK(f.first_segment_starts() == std::vector<std::uint32_t>{1, 1429, 2857, 4285});
+}
+
 TEST_CASE("real_peer filter: a pure ACK at a drop-seq number is not a data segment and passes") {
   PacketFilterConfig c;
   c.drop_seq = {1};

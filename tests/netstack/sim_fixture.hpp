@@ -62,6 +62,10 @@ netstack::SimConfig rtt100(const std::vector<netstack::SimInterval>& holes = {})
 /// tshark is not installed.
 std::optional<long> tshark_retransmissions(const std::filesystem::path& pcap, std::uint16_t sport);
 
+/// A check that cannot run because `why` (a tool is missing): a MESSAGE,
+/// or a failed CHECK when CI=true (testcommon::in_ci()).
+void skip_or_fail(const std::string& why);
+
 /// The path of the pcap-replay binary (build/bin or $BUILD/bin), if built.
 std::optional<std::filesystem::path> pcap_replay_binary();
 
@@ -75,7 +79,7 @@ struct Expected {
 /// `pcap-replay check --profile PROFILE --json` reports exactly `expected`
 /// (normally nothing), no diagnostics and every timeout on time, and counts
 /// `own` retransmissions for the flow from port 40000; tshark counts the
-/// same. A tool that is missing is reported with MESSAGE and skipped.
+/// same. A tool that is missing is skipped with a MESSAGE (fails under CI=true).
 void check_capture(const std::filesystem::path& pcap, long own, const std::vector<Expected>& expected = {},
                    const std::string& profile = "rfc6298");
 

@@ -212,3 +212,27 @@ TEST_CASE("5.1 5.3 the timer starts with the first segment and restarts on the A
   CHECK(timeout_times_ms(p.sender.stats()) == std::vector<double>{2100});
   CHECK(p.sender.stats().retransmit_log[0].seq == sender_config().iss + 1 + 500);
 }
+
+// The same blackhole [2 s, 9 s): each timeout record says how long the timer
+// ran, from the event that (re)started it: D2 sent at 2000 (5.1) -> expiry
+// at 3000 waited 1000 ms; restarted there (5.6) -> 5000 waited 2000 ms;
+// -> 9000 waited 4000 ms. bytes_sent counts each payload byte once: 1000
+// after D1, 2000 after D2, still 2000 after D2's three retransmissions.
+TEST_CASE("5.6 timeout records carry the time the timer ran; bytes_sent counts first transmissions only") {
+  auto cfg = rtt100({{at_ms(2000), at_ms(9000)}});
+  Path p(sender_config(), cfg);
+  p.sender.connect(at_ms(0));
+  p.net.run_until(at_ms(1000));
+  CHECK(p.sender.bytes_sent() == 0);
+  p.sender.write(pattern(1000), at_ms(1000));
+  p.net.run_until(at_ms(2000));
+  CHECK(p.sender.bytes_sent() == 1000);
+  p.sender.write(pattern(1000, 2), at_ms(2000));
+  p.net.run_until(at_ms(9099));
+  const auto& log = p.sender.stats().retransmit_log;
+  REQUIRE(log.size() == 3);
+  CHECK(log[0].waited == milliseconds{1000});
+  CHECK(log[1].waited == milliseconds{2000});
+  CHECK(log[2].waited == milliseconds{4000});
+  CHECK(p.sender.bytes_sent() == 2000);
+}

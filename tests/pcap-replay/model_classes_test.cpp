@@ -1,5 +1,5 @@
-// One test per class of false verdict the timer model exists to avoid
-// (issue 12), each a hand-made capture with the arithmetic in a comment, and
+// One test per class of false verdict the timer model exists to avoid,
+// each a hand-made capture with the arithmetic in a comment, and
 // the boundary of each named threshold (thresholds.hpp) with a keep/break
 // pair. Frames are Wireshark's: 1-based, in file order.
 

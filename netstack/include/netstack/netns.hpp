@@ -1,5 +1,5 @@
 #pragma once
-// Network namespaces for the real-peer runs (issue 4 "Real peer"): named
+// Network namespaces for the real-peer runs: named
 // namespaces made with iproute2 (`ip netns add`, bind-mounted under
 // /run/netns/NAME, so `ip netns exec` and `ip -n` reach them too), entered
 // with setns(2), removed by the owner's destructor on every exit path.

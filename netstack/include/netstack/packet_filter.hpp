@@ -1,7 +1,7 @@
 #pragma once
-// Losses made on purpose between our TcpSender and the real peer (issue 4
-// "Real peer": drop chosen segments or a seeded fraction of them, and hold a
-// blackhole for a while, so timeouts happen for real). The filter sits on
+// Losses made on purpose between our TcpSender and the real peer (drop
+// chosen segments or a seeded fraction of them, and hold a blackhole for a
+// while, so timeouts happen for real). The filter sits on
 // the sender -> peer path AFTER the capture point, as the project's Linux
 // captures drop at the receiver's ingress: every transmission is in the
 // pcap, and the dropped ones simply never get an ACK.
@@ -82,7 +82,19 @@ class PacketFilter {
   /// When it starts, likewise.
   std::optional<rto::Instant> blackhole_start() const;
 
+  /// Counters since construction.
   const PacketFilterStats& stats() const { return stats_; }
+
+  /// How many distinct starts of data segments the filter remembers (for the
+  /// hint that goes with an unmatched drop_seq).
+  static constexpr std::size_t kRememberedSegmentStarts = 4;
+  /// The drop_seq values that matched no segment so far, in config order
+  /// (a value that is not where a segment starts never matches: e.g. IPv6's
+  /// segments are 20 bytes shorter than IPv4's).
+  std::vector<std::uint32_t> unmatched_drop_seq() const;
+  /// Relative sequence numbers of the first kRememberedSegmentStarts
+  /// distinct data segments seen (where segments really start).
+  const std::vector<std::uint32_t>& first_segment_starts() const { return starts_; }
 
  private:
   PacketFilterConfig config_;
@@ -90,6 +102,7 @@ class PacketFilter {
   std::optional<rto::Instant> epoch_;
   std::optional<std::uint32_t> isn_;
   std::vector<bool> seq_done_;  ///< parallel to config_.drop_seq
+  std::vector<std::uint32_t> starts_;  ///< first_segment_starts()
   PacketFilterStats stats_;
 };
 

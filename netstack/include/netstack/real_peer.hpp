@@ -1,6 +1,6 @@
 #pragma once
 // `netstack send`: our TcpSender against the Linux kernel's TCP over a TUN
-// device (issue 4 "Real peer"). Builds the namespaces (real_peer_topology.hpp),
+// device. Builds the namespaces (real_peer_topology.hpp),
 // starts a kernel listener in the far one (real_peer_receiver.hpp), drives
 // the sender with a real clock (std::chrono::steady_clock -> rto::from_steady)
 // and poll(2) on the TUN fd with the sender's next deadline as timeout, drops
@@ -46,8 +46,14 @@ struct RealPeerOptions {
 struct RealPeerResult {
   bool ok = false;          ///< connection closed cleanly and the bytes match
   std::string message;      ///< one line: why not ok, or a summary
-  std::uint64_t bytes_sent = 0;
-  std::uint32_t crc32_sent = 0;
+  std::uint64_t bytes_sent = 0;  ///< bytes given to the sender (--bytes N or the --file's size)
+  std::uint32_t crc32_sent = 0;  ///< CRC-32 of those bytes
+  /// Payload bytes actually transmitted (each once; TcpSender::bytes_sent()):
+  /// less than bytes_sent when the run was interrupted or failed.
+  std::uint64_t bytes_transmitted = 0;
+  std::uint64_t bytes_acked = 0;  ///< payload bytes the peer acknowledged
+  /// --drop-seq values that matched no segment (PacketFilter::unmatched_drop_seq).
+  std::vector<std::uint32_t> unmatched_drop_seq;
   ReceivedSummary received;  ///< what the kernel receiver reported
   SenderState final_state = SenderState::Closed;
   SenderStats sender;        ///< the TcpSender's counters and retransmission log
@@ -63,8 +69,10 @@ struct RealPeerResult {
 std::vector<std::uint8_t> real_peer_pattern(std::uint64_t n);
 
 /// Runs one transfer end to end. Never leaves a namespace behind (RAII; the
-/// CLI also turns SIGINT/SIGTERM/SIGHUP into a clean stop). Progress and the
-/// summary go to `log`. Returns the result; throws std::runtime_error /
+/// CLI also turns SIGINT/SIGTERM/SIGHUP into a clean stop). Progress goes to
+/// `log` as it happens: the set-up, one progress_line() per retransmission
+/// (prefixed "netstack: "), and a warning for each --drop-seq that matched
+/// no segment, with where segments really started. Returns the result; throws std::runtime_error /
 /// std::system_error (with the step that failed) only for set-up failures:
 /// not root, no /dev/net/tun, unreadable --file, unwritable --capture.
 RealPeerResult run_real_peer(const RealPeerOptions& options, std::ostream& log);

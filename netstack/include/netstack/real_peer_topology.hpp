@@ -1,5 +1,5 @@
 #pragma once
-// The two namespaces of a real-peer run (issue 4 "Real peer") and the
+// The two namespaces of a real-peer run and the
 // plumbing between them:
 //
 //   our TcpSender --fd-- TUN "rpt<pid>" [ns near]  --forwarding--  veth  ==  veth [ns far]  Linux TCP listener

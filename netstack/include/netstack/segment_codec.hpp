@@ -4,6 +4,7 @@
 // libwire (headers, options, RFC 9293 3.1 checksum over the pseudo-header).
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <variant>
 #include <vector>
@@ -37,5 +38,13 @@ struct ParsedSegment {
 /// checksum. Errors name the field ("ip.proto" not TCP, "ip.fragment",
 /// "tcp.checksum", "tcp.len", or libwire's own field names).
 std::variant<ParsedSegment, wire::Error> parse_segment(std::span<const std::uint8_t> datagram);
+
+/// How a core opens an arriving datagram: parse_segment(), then keep the
+/// segment only when it is addressed to `local` and, when `remote` is given,
+/// comes from `remote` (RFC 9293 3.10.7: a segment belongs to the connection
+/// its four-tuple names). nullopt for anything else, which the core counts
+/// as a bad datagram and ignores.
+std::optional<ParsedSegment> accept_segment(std::span<const std::uint8_t> datagram, const Endpoint& local,
+                                            const std::optional<Endpoint>& remote);
 
 }  // namespace netstack

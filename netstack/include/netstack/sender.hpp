@@ -39,10 +39,12 @@
 #include "netstack/congestion.hpp"
 #include "rto/clock.hpp"
 #include "rto/config.hpp"
+#include "rto/retry_limits.hpp"
 
 namespace netstack {
 
-/// Parameters of a TcpSender.
+/// Parameters of a TcpSender. The three RFC 1122 R2 fields are handed to
+/// rto::RetryCounter as an rto::RetryLimits.
 struct SenderConfig {
   Endpoint local;   ///< our address and port
   Endpoint remote;  ///< the peer's address and port (same IP version)
@@ -66,8 +68,8 @@ struct SenderConfig {
   rto::Config rto = rto::Config::rfc6298();
   /// RFC 1122 R2: give up when the timer has backed off this many times in a
   /// row for one segment (Linux tcp_retries2 = 15 for data, tcp_syn_retries = 6).
-  unsigned max_backoffs = 15;
-  unsigned max_syn_backoffs = 6;
+  unsigned max_backoffs = rto::kDefaultMaxDataBackoffs;
+  unsigned max_syn_backoffs = rto::kDefaultMaxSynBackoffs;
   /// RFC 1122 R2: give up when an unacknowledged segment has waited this long
   /// since its first retransmission timeout started (0 = no time limit).
   std::chrono::microseconds max_retry_time{0};
@@ -136,6 +138,10 @@ struct RetransmitRecord {
   bool fin = false;
   std::chrono::microseconds rto{0};  ///< for Timeout: the RTO after the backoff (5.5)
   unsigned backoff = 0;              ///< for Timeout: backoff count after the expiry
+  /// For Timeout: how long the timer ran before this expiry, from the event
+  /// that last started or restarted it (5.1 first send, 5.3 ACK of new
+  /// data, 5.6 previous expiry) to the expiry; as pcap-replay's "waited".
+  std::chrono::microseconds waited{0};
 };
 
 /// One RTT sample fed to the estimator.
@@ -239,6 +245,9 @@ class TcpSender {
   std::uint32_t snd_una() const;
   std::uint32_t snd_nxt() const;
   std::uint32_t snd_wnd() const;
+  /// Payload bytes transmitted at least once so far (from the first data
+  /// byte to the highest one sent; retransmissions are not counted again).
+  std::uint64_t bytes_sent() const;
   /// Keep every RTT sample in stats().rtt_log (off by default: long runs).
   void set_log_rtt_samples(bool on);
 
