@@ -2,23 +2,28 @@
 
 #include <cstdlib>
 #include <doctest/doctest.h>
+#include <string_view>
 
 #include "command.hpp"
 
 namespace testcommon {
 
-bool under_ci() {
-  const char* ci = std::getenv("CI");
-  return ci != nullptr && std::string(ci) == "true";
+bool in_ci() {
+  const char* v = std::getenv("CI");
+  return v != nullptr && std::string_view(v) == "true";
+}
+
+void skip_or_fail(const std::string& why) {
+  if (in_ci()) {
+    FAIL_CHECK(why << " (CI=true: a check that cannot run is a failure)");
+  } else {
+    MESSAGE(why << " (skipped; a failure under CI=true)");
+  }
 }
 
 bool tool_available(const std::string& name, const std::string& probe) {
   if (run_command(probe + " >/dev/null 2>&1").status == 0) return true;
-  if (under_ci()) {
-    FAIL_CHECK(name << " is missing (CI=true): this test's independent truth cannot be checked");
-  } else {
-    MESSAGE(name << " is missing: check skipped (it fails under CI=true)");
-  }
+  skip_or_fail(name + " is missing: this test's independent truth cannot be checked");
   return false;
 }
 

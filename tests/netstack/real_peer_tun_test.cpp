@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/tools.hpp"
 #include "netstack/real_peer.hpp"
 #include "netstack/real_peer_receiver.hpp"
 #include "netstack/real_peer_topology.hpp"
@@ -29,7 +30,7 @@ namespace {
 
 bool can_run() {
   if (::geteuid() == 0 && ::access("/dev/net/tun", R_OK | W_OK) == 0) return true;
-  MESSAGE("skipped: needs root and /dev/net/tun");
+  testcommon::skip_or_fail("this test needs root and /dev/net/tun");
   return false;
 }
 

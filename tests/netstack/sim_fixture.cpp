@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/ci.hpp"
 #include "netstack/sim_random.hpp"
 
 namespace nstest {
@@ -167,14 +166,6 @@ std::optional<long> pcap_replay_retransmissions(const std::filesystem::path& pca
 }
 
 }  // namespace
-
-void skip_or_fail(const std::string& why) {
-  if (testcommon::in_ci()) {
-    FAIL_CHECK(why << " (CI=true: a missing tool fails)");
-  } else {
-    MESSAGE(why);
-  }
-}
 
 void check_capture(const std::filesystem::path& pcap, long own, const std::vector<Expected>& expected,
                    const std::string& profile) {

@@ -12,6 +12,7 @@
 
 #include "common/command.hpp"
 #include "common/paths.hpp"
+#include "common/tools.hpp"
 #include "netstack/receiver.hpp"
 #include "netstack/sender.hpp"
 #include "netstack/sim_network.hpp"
@@ -50,6 +51,7 @@ using testcommon::CommandResult;
 using testcommon::repo_root;
 using testcommon::run_command;
 using testcommon::shared_dir;
+using testcommon::skip_or_fail;
 
 /// A path with 50 ms one-way delay each way (RTT 100 ms) and nothing else,
 /// with the same blackholes `holes` in both directions.
@@ -61,10 +63,6 @@ netstack::SimConfig rtt100(const std::vector<netstack::SimInterval>& holes = {})
 /// a capture taken at the sender can only be a retransmission); nullopt when
 /// tshark is not installed.
 std::optional<long> tshark_retransmissions(const std::filesystem::path& pcap, std::uint16_t sport);
-
-/// A check that cannot run because `why` (a tool is missing): a MESSAGE,
-/// or a failed CHECK when CI=true (testcommon::in_ci()).
-void skip_or_fail(const std::string& why);
 
 /// The path of the pcap-replay binary (build/bin or $BUILD/bin), if built.
 std::optional<std::filesystem::path> pcap_replay_binary();
