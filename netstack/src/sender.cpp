@@ -319,6 +319,7 @@ struct TcpSender::Impl {
   }
 
   void on_timer_expiry(rto::Instant now) {
+    // impl: RFC1122-4.2.3.5 (R2: give up after max_syn_backoffs / max_backoffs expiries or max_retry_time)
     if (!retry_since) retry_since = now;
     const bool over_time = cfg.max_retry_time.count() > 0 && now - *retry_since >= cfg.max_retry_time;
     if (state == SenderState::SynSent) {

@@ -54,10 +54,10 @@ void Config::validate() const {
   if (variant == Variant::rfc6298) {
     // 2.5: "Maximum value MAY be placed on RTO provided it is at least 60 seconds."
     if (max_rto < microseconds{60'000'000})
-      fail("max_rto", max_rto, "is below the 60 s minimum of RFC 6298 (2.5)");
+      fail("max_rto", max_rto, "is below the 60 s minimum of RFC 6298 (2.5)");  // impl: RFC6298-2.5
     // Section 2: G is the clock granularity; 0 would let RTO = SRTT with RTTVAR 0.
     if (granularity == microseconds::zero())
-      fail("granularity", granularity, "must be positive (RFC 6298 section 2, G)");
+      fail("granularity", granularity, "must be positive (RFC 6298 section 2, G)");  // impl: RFC6298-4-clock
   } else if (variant == Variant::linux_kernel) {
     // The kernel's RTO is SRTT + rttvar with rttvar >= rto_min: rto_min 0 allows
     // an RTO of 0 (a 0 us RTT), which 5.5 cannot back off (2 * 0 = 0).

@@ -51,7 +51,7 @@ TEST_CASE("Config::linux_default mirrors the kernel: rto_min 200 ms, TCP_RTO_MAX
   CHECK(error_of(c).empty());
 }
 
-TEST_CASE("Config 2.5: the RFC profile refuses a cap under 60 s, naming max_rto") {
+TEST_CASE("RFC6298-2.5 Config: the RFC profile refuses a cap under 60 s, naming max_rto") {
   Config c = Config::rfc6298();
   c.max_rto = seconds{59};
   CHECK(error_of(c).find("max_rto") != std::string::npos);
@@ -93,7 +93,7 @@ TEST_CASE("Config: negative values are refused in both variants, naming the fiel
   }
 }
 
-TEST_CASE("Config 2.1: a zero initial RTO is refused; so is an initial RTO above the cap") {
+TEST_CASE("RFC6298-2.1 Config: a zero initial RTO is refused; so is an initial RTO above the cap") {
   Config c = Config::rfc6298();
   c.initial_rto = microseconds{0};
   CHECK(error_of(c).find("initial_rto") != std::string::npos);
@@ -101,7 +101,7 @@ TEST_CASE("Config 2.1: a zero initial RTO is refused; so is an initial RTO above
   CHECK(error_of(c).find("initial_rto") != std::string::npos);
 }
 
-TEST_CASE("Config: the RFC profile needs G > 0; the Linux profile documents its own bounds") {
+TEST_CASE("RFC6298-4-clock Config: the RFC profile needs G > 0; the Linux profile documents its own bounds") {
   Config c = Config::rfc6298();
   c.granularity = microseconds{0};
   CHECK(error_of(c).find("granularity") != std::string::npos);

@@ -179,7 +179,7 @@ inline bool Estimator::sample(std::int64_t r_us, std::uint32_t snd_una, std::uin
     first_sample(r_us, snd_nxt);  // 2.2
   }
   // Note after 5.7: a new RTT sample recomputes RTO from SRTT/RTTVAR, which
-  // collapses the exponential backoff of 5.5. impl: RFC6298-5.7-note
+  // collapses the exponential backoff of 5.5. impl: RFC6298-5-collapse
   rto_us_ = base_rto_us_;
   backoff_ = 0;
   return true;
