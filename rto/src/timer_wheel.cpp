@@ -59,7 +59,8 @@ std::int64_t TimerWheel::div_tick(std::uint64_t us) const {
   // less (the reciprocal is short by < 1 and 2^64-1 by 1); correct upwards.
   const std::uint64_t t = static_cast<std::uint64_t>(tick_.count());
   std::uint64_t q = static_cast<std::uint64_t>((static_cast<U128>(us) * recip_) >> 64);
-  while (us - q * t >= t) ++q;
+  q += (us - q * t >= t);  // without branches (data-dependent)
+  q += (us - q * t >= t);
   return static_cast<std::int64_t>(q);
 }
 

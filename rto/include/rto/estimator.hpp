@@ -121,6 +121,7 @@ class Estimator {
   // Rounds a non-negative duration (< 2^62 us) up to a multiple of the configured
   // tick (0: none), dividing by the reciprocal tick_recip_ (floor((2^64-1)/tick)):
   // the quotient it gives is exact or up to two short, corrected upwards.
+  // (x < 2^62: x*recip/2^64 > x/tick - 2.)
   std::int64_t round_up_to_tick(std::int64_t us) const {
     const std::int64_t t = cfg_.tick.count();
     if (t <= 0) return us;
@@ -128,7 +129,8 @@ class Estimator {
     const auto x = static_cast<std::uint64_t>(us + t - 1);
     const auto ut = static_cast<std::uint64_t>(t);
     auto q = static_cast<std::uint64_t>((static_cast<U128>(x) * tick_recip_) >> 64);
-    while (x - q * ut >= ut) ++q;
+    q += (x - q * ut >= ut);  // two corrections without branches: the sign of the
+    q += (x - q * ut >= ut);  // error is data-dependent, a loop would mispredict
     return static_cast<std::int64_t>(q * ut);
   }
 
