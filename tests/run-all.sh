@@ -25,6 +25,11 @@ for t in "$BUILD"/bin/test-rto "$BUILD"/bin/test-pcap-replay "$BUILD"/bin/test-n
   if [ -x "$t" ]; then run_doctest "$t"; else echo "missing $t"; failed=$((failed + 1)); failures+=("$t"); fi
 done
 
+# Requirement coverage (tests/rfc_coverage.sh): prints the table, fails when an
+# RFC 6298 section 2-5 requirement has no test.
+echo "== tests/rfc_coverage.sh"
+if bash tests/rfc_coverage.sh; then passed=$((passed + 1)); else failed=$((failed + 1)); failures+=("tests/rfc_coverage.sh"); fi
+
 # End-to-end scripts: tests/e2e/*.sh, each exits 0 (pass), 77 (skip; a failure
 # under CI=true) or other (fail).
 for s in tests/e2e/*.sh; do

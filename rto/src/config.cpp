@@ -54,14 +54,27 @@ void Config::validate() const {
   if (variant == Variant::rfc6298) {
     // 2.5: "Maximum value MAY be placed on RTO provided it is at least 60 seconds."
     if (max_rto < microseconds{60'000'000})
-      fail("max_rto", max_rto, "is below the 60 s minimum of RFC 6298 (2.5)");
+      fail("max_rto", max_rto, "is below the 60 s minimum of RFC 6298 (2.5)");  // impl: RFC6298-2.5
     // Section 2: G is the clock granularity; 0 would let RTO = SRTT with RTTVAR 0.
     if (granularity == microseconds::zero())
-      fail("granularity", granularity, "must be positive (RFC 6298 section 2, G)");
-  } else if (variant != Variant::linux_kernel) {
+      fail("granularity", granularity, "must be positive (RFC 6298 section 2, G)");  // impl: RFC6298-4-clock
+  } else if (variant == Variant::linux_kernel) {
+    // The kernel's RTO is SRTT + rttvar with rttvar >= rto_min: rto_min 0 allows
+    // an RTO of 0 (a 0 us RTT), which 5.5 cannot back off (2 * 0 = 0).
+    if (min_rto == microseconds::zero())
+      fail("min_rto", min_rto, "must be positive in the Linux variant (an RTO of 0 never backs off)");
+  } else {
     throw ConfigError("rto::Config.variant: unknown value");
   }
   if (min_rto > max_rto) fail("min_rto", min_rto, "exceeds max_rto");
+  // 2.4: "Whenever RTO is computed ... rounded up to" the floor: an RTO set
+  // without computing (the 2.1 initial value, the 5.7 fallback) must not be
+  // below it either. impl: RFC6298-2.4
+  if (initial_rto < min_rto)
+    fail("initial_rto", initial_rto, ("is below min_rto (" + std::to_string(min_rto.count()) + " us, the 2.4 floor)").c_str());
+  if (syn_fallback_rto < min_rto)
+    fail("syn_fallback_rto", syn_fallback_rto,
+         ("is below min_rto (" + std::to_string(min_rto.count()) + " us, the 2.4 floor)").c_str());
   if (initial_rto > max_rto) fail("initial_rto", initial_rto, "exceeds max_rto");
   if (syn_fallback_rto > max_rto) fail("syn_fallback_rto", syn_fallback_rto, "exceeds max_rto");
 }

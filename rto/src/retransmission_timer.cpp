@@ -15,19 +15,19 @@ void RetransmissionTimer::start(Instant now, microseconds rto) {
 void RetransmissionTimer::on_data_sent(Instant now, microseconds rto) {
   // 5.1: "Every time a packet containing data is sent (including a
   // retransmission), if the timer is not running, start it running so that it
-  // will expire after RTO seconds". A running timer is not moved.
+  // will expire after RTO seconds". A running timer is not moved. impl: RFC6298-5.1
   if (!running_) start(now, rto);
 }
 
 void RetransmissionTimer::on_all_acked() {
   // 5.2: "When all outstanding data has been acknowledged, turn off the
-  // retransmission timer."
+  // retransmission timer." impl: RFC6298-5.2
   stop();
 }
 
 void RetransmissionTimer::on_new_data_acked(Instant now, microseconds rto) {
   // 5.3: "When an ACK is received that acknowledges new data, restart the
-  // retransmission timer so that it will expire after RTO seconds".
+  // retransmission timer so that it will expire after RTO seconds". impl: RFC6298-5.3
   start(now, rto);
 }
 
@@ -35,10 +35,12 @@ bool RetransmissionTimer::expired(Instant now) const { return running_ && now >=
 
 void RetransmissionTimer::on_expiry(Instant now, Estimator& estimator) {
   // 5.4: the caller retransmits the earliest segment not yet acknowledged.
+  // impl: RFC6298-5.4 (the event) RFC6298-5.5 (the doubling, in the estimator)
   // 5.5: RTO <- RTO * 2, capped (Estimator::on_timeout counts the backoff).
   estimator.on_timeout();
   // 5.6: "Start the retransmission timer, such that it expires after RTO seconds
   // (for the value of RTO after the doubling operation outlined in 5.5)." (B09)
+  // impl: RFC6298-5.6
   start(now, estimator.rto());
 }
 

@@ -2,6 +2,7 @@
 
 namespace rto {
 
+// impl: RFC1122-4.2.3.5 (R2: give up after max_syn_backoffs / max_backoffs expiries or max_retry_time)
 RetryVerdict RetryCounter::on_expiry(Instant now, bool syn, const RetryLimits& limits) {
   if (!since_) since_ = now;
   if (limits.max_retry_time.count() > 0 && now - *since_ >= limits.max_retry_time) return RetryVerdict::TimeLimit;

@@ -25,6 +25,7 @@ void RttSampler::on_send(std::uint32_t seq, std::uint32_t len, Instant now) {
   if (retransmission) {
     // 3 (Karn): "RTT samples MUST NOT be made using segments that were
     // retransmitted". Resending any byte of the timed segment voids its timing.
+    // impl: RFC6298-3-karn
     if (timing_ && seq_lt(seq, timed_end_) && seq_gt(end, timed_seq_)) timing_ = false;
   } else if (!timing_) {
     // Section 3 / RFC 6298 intro: time one segment per RTT; start on new data.
@@ -61,7 +62,7 @@ std::optional<microseconds> RttSampler::on_ack_ts(std::uint32_t ack, std::uint32
   if (!started_) return std::nullopt;
   // RFC 7323 4.1 (RTTM): a sample from every ACK that advances the left edge of
   // the send window (SND.UNA); never from a duplicate ACK, whose TSecr may echo an
-  // old segment.
+  // old segment. impl: RFC7323-4
   if (!seq_gt(ack, snd_una_) || seq_gt(ack, snd_max_)) return std::nullopt;
   snd_una_ = ack;
   if (timing_ && seq_ge(ack, timed_end_)) timing_ = false;

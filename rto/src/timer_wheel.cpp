@@ -1,13 +1,30 @@
 // rto::TimerWheel: a hierarchical timing wheel with caller-owned intrusive
 // entries (the cascading design of the classic BSD/Linux timer wheels, written
-// afresh: 6 levels of 64 slots, deadlines rounded up to the tick).
+// afresh: 6 levels of 64 slots, deadlines rounded up to the tick, re-arms to a
+// later deadline left in place until their slot comes due).
 
 #include "rto/timer_wheel.hpp"
 
 #include <bit>
 #include <cstdint>
+#include <limits>
 
 namespace rto {
+
+namespace {
+
+__extension__ typedef unsigned __int128 U128;
+
+// Distance from the wheel's start, saturating at int64 max (both may be any Instant).
+std::uint64_t since(Instant t, Instant start) {
+  const std::int64_t a = t.time_since_epoch().count();
+  const std::int64_t b = start.time_since_epoch().count();
+  std::int64_t d;
+  if (__builtin_sub_overflow(a, b, &d)) return std::numeric_limits<std::int64_t>::max();
+  return static_cast<std::uint64_t>(d);  // callers pass t > start
+}
+
+}  // namespace
 
 TimerEntry::~TimerEntry() {
   if (wheel_ != nullptr) wheel_->cancel(*this);
@@ -16,6 +33,7 @@ TimerEntry::~TimerEntry() {
 TimerWheel::TimerWheel(Instant start, std::chrono::microseconds tick)
     : start_(start),
       tick_(tick > std::chrono::microseconds::zero() ? tick : std::chrono::microseconds{1}),
+      recip_(std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(tick_.count())),
       now_(start) {}
 
 TimerWheel::~TimerWheel() {
@@ -33,87 +51,114 @@ TimerWheel::~TimerWheel() {
     for (TimerEntry* head : level) detach(head);
   detach(due_);
   detach(never_);
+  detach(walking_);
+}
+
+std::int64_t TimerWheel::div_tick(std::uint64_t us) const {
+  // q = floor(us * floor((2^64-1)/tick) / 2^64) is floor(us/tick) or up to two
+  // less (the reciprocal is short by < 1 and 2^64-1 by 1); correct upwards.
+  const std::uint64_t t = static_cast<std::uint64_t>(tick_.count());
+  std::uint64_t q = static_cast<std::uint64_t>((static_cast<U128>(us) * recip_) >> 64);
+  q += (us - q * t >= t);  // without branches (data-dependent)
+  q += (us - q * t >= t);
+  return static_cast<std::int64_t>(q);
 }
 
 std::int64_t TimerWheel::tick_of(Instant deadline) const {
   // ceil((deadline - start) / tick): the first tick boundary at or after the
   // deadline, so firing when that tick is reached is never early.
   if (deadline <= start_) return 0;  // tick 0 counts as processed: due at once
-  const std::int64_t d = deadline.time_since_epoch().count();
-  const std::int64_t s = start_.time_since_epoch().count();
-  if (s < 0 && d > INT64_MAX + s) return kFarTick;  // the difference would overflow
-  const std::int64_t us = d - s;
-  const std::int64_t t = tick_.count();
-  const std::int64_t k = us / t + (us % t != 0 ? 1 : 0);
+  const std::uint64_t us = since(deadline, start_);
+  const std::int64_t q = div_tick(us);
+  const std::int64_t k = q + (us - static_cast<std::uint64_t>(q) * static_cast<std::uint64_t>(tick_.count()) != 0);
   return k < kFarTick ? k : kFarTick;
 }
 
 std::int64_t TimerWheel::target_tick(Instant now) const {
   // now >= start_ (advance never goes back before the start).
-  const std::int64_t n = now.time_since_epoch().count();
-  const std::int64_t s = start_.time_since_epoch().count();
-  if (s < 0 && n > INT64_MAX + s) return kFarTick;
-  const std::int64_t k = (n - s) / tick_.count();
+  const std::int64_t k = div_tick(since(now, start_));
   return k < kFarTick ? k : kFarTick;
 }
 
-void TimerWheel::link(TimerEntry& e, unsigned level, unsigned slot) {
-  TimerEntry** head = level < kLevels ? &slots_[level][slot] : (level == kLevels ? &due_ : &never_);
-  e.level_ = static_cast<std::uint8_t>(level);
-  e.slot_ = static_cast<std::uint8_t>(slot);
+Instant TimerWheel::tick_time(std::int64_t t) const {
+  std::int64_t us, at;
+  if (__builtin_mul_overflow(t, tick_.count(), &us) ||
+      __builtin_add_overflow(start_.time_since_epoch().count(), us, &at))
+    return Instant::max();
+  return Instant{std::chrono::microseconds{at}};
+}
+
+void TimerWheel::link(TimerEntry& e, TimerEntry** head, Instant keep_after) {
+  e.keep_after_ = keep_after;
   e.next_ = *head;
   if (e.next_ != nullptr) e.next_->pprev_ = &e.next_;
   e.pprev_ = head;
   *head = &e;
-  if (level < kLevels) occupied_[level] |= std::uint64_t{1} << slot;
 }
 
 void TimerWheel::unlink(TimerEntry& e) {
-  if (e.pprev_ != nullptr) *e.pprev_ = e.next_;
-  if (e.next_ != nullptr) e.next_->pprev_ = e.pprev_;
-  if (e.level_ < kLevels && slots_[e.level_][e.slot_] == nullptr)
-    occupied_[e.level_] &= ~(std::uint64_t{1} << e.slot_);
+  TimerEntry** pp = e.pprev_;
+  if (pp != nullptr) *pp = e.next_;
+  if (e.next_ != nullptr) {
+    e.next_->pprev_ = pp;
+  } else if (pp != nullptr && *pp == nullptr) {
+    // The list is now empty; if it is a wheel slot, clear its occupancy bit.
+    // The slot is found from the head's address (no level/slot in the entry).
+    const auto at = reinterpret_cast<std::uintptr_t>(pp);
+    const auto first = reinterpret_cast<std::uintptr_t>(&slots_[0][0]);
+    if (at >= first && at < first + sizeof(slots_)) {
+      const std::size_t idx = (at - first) / sizeof(TimerEntry*);
+      occupied_[idx / kSlots] &= ~(std::uint64_t{1} << (idx % kSlots));
+    }
+  }
   e.next_ = nullptr;
   e.pprev_ = nullptr;
 }
 
 void TimerWheel::place(TimerEntry& e) {
-  const std::int64_t expiry = e.expiry_tick_;
+  const std::int64_t expiry = tick_of(e.deadline_);
   if (expiry >= kFarTick) {  // Instant::max() or as far: "never", kept aside, never cascaded
-    link(e, kLevels + 1, 0);
+    link(e, &never_, tick_time(kFarTick - 1));
     return;
   }
   if (expiry < next_tick_) {  // its tick has already been processed: due now
-    link(e, kLevels, 0);
+    link(e, &due_, Instant::min());
     return;
   }
   const std::int64_t delta = expiry - next_tick_;
   for (unsigned level = 0; level < kLevels; ++level) {
-    const unsigned shift = kSlotBits * (level + 1);
-    if (delta < (std::int64_t{1} << shift)) {
-      link(e, level, static_cast<unsigned>((expiry >> (kSlotBits * level)) & (kSlots - 1)));
+    const unsigned shift = kSlotBits * level;
+    if (delta < (std::int64_t{1} << (shift + kSlotBits))) {
+      // Level L's slot holding `expiry` is examined at the first tick of its
+      // 64^L-tick range (cascaded there, or fired at level 0).
+      const unsigned slot = static_cast<unsigned>((expiry >> shift) & (kSlots - 1));
+      const std::int64_t examined = (expiry >> shift) << shift;
+      occupied_[level] |= std::uint64_t{1} << slot;
+      link(e, &slots_[level][slot], tick_time(examined - 1));
       return;
     }
   }
   // Beyond the horizon: park in the top level at the farthest slot; it is
   // re-placed (closer each time) when that slot cascades.
   const unsigned top = kLevels - 1;
+  const unsigned shift = kSlotBits * top;
   const std::int64_t parked = next_tick_ + (std::int64_t{1} << (kSlotBits * kLevels)) - 1;
-  link(e, top, static_cast<unsigned>((parked >> (kSlotBits * top)) & (kSlots - 1)));
+  const unsigned slot = static_cast<unsigned>((parked >> shift) & (kSlots - 1));
+  occupied_[top] |= std::uint64_t{1} << slot;
+  link(e, &slots_[top][slot], tick_time(((parked >> shift) << shift) - 1));
 }
 
-void TimerWheel::arm(TimerEntry& e, Instant deadline) {
+void TimerWheel::arm_slow(TimerEntry& e, Instant deadline) {
   if (e.wheel_ != nullptr) {
     if (e.wheel_ != this) {
       e.wheel_->cancel(e);
     } else {
-      unlink(e);
+      unlink(e);  // an earlier tick than its list is examined at: move it
       --size_;
     }
   }
   e.wheel_ = this;
   e.deadline_ = deadline;
-  e.expiry_tick_ = tick_of(deadline);
   ++size_;
   place(e);
 }
@@ -132,10 +177,11 @@ TimerEntry* TimerWheel::take_slot(unsigned level, unsigned slot) {
   return list;
 }
 
-TimerEntry* TimerWheel::take_due() {
-  TimerEntry* list = due_;
-  due_ = nullptr;
-  return list;
+void TimerWheel::recover_walking() {
+  while (TimerEntry* e = walking_) {
+    unlink(*e);
+    link(*e, &due_, Instant::min());
+  }
 }
 
 void TimerWheel::cascade(unsigned level) {
@@ -145,6 +191,7 @@ void TimerWheel::cascade(unsigned level) {
   while (list != nullptr) {
     TimerEntry* e = list;
     list = e->next_;
+    if (list != nullptr) __builtin_prefetch(list->next_);
     e->next_ = nullptr;
     e->pprev_ = nullptr;
     place(*e);

@@ -64,7 +64,7 @@ struct MiniSender {
 
 }  // namespace
 
-TEST_CASE("B08 5.5 the doubled RTO persists until a fresh sample (1040 ms path, exactly one spurious retransmission)") {
+TEST_CASE("B08 RFC6298-5.5 RFC6298-5-collapse the doubled RTO persists until a fresh sample (1040 ms path, exactly one spurious retransmission)") {
   MiniSender s;
   s.send(0, 100, at_ms(0));
   CHECK(s.timer.deadline() == at_ms(1000));
@@ -98,7 +98,7 @@ TEST_CASE("B08 5.5 the doubled RTO persists until a fresh sample (1040 ms path, 
   CHECK(s.retransmissions == 1);
 }
 
-TEST_CASE("B09 5.6 the timer is re-armed after every expiry: retransmissions at 1, 3, 7, 15, 31, 63, 123, 183, 243 s") {
+TEST_CASE("B09 RFC6298-5.6 the timer is re-armed after every expiry: retransmissions at 1, 3, 7, 15, 31, 63, 123, 183, 243 s") {
   MiniSender s;
   s.send(0, 100, at_ms(0));
   const long long expect_at_s[] = {1, 3, 7, 15, 31, 63, 123, 183, 243};
@@ -114,7 +114,7 @@ TEST_CASE("B09 5.6 the timer is re-armed after every expiry: retransmissions at 
   CHECK(s.timer.deadline() == Instant{seconds{303}});
 }
 
-TEST_CASE("B10 a 5.3 an ACK of new data restarts the timer: 0.9 + 2.7 = 3.6 s, then 5.2 stops it") {
+TEST_CASE("B10 a RFC6298-5.3 an ACK of new data restarts the timer: 0.9 + 2.7 = 3.6 s, then 5.2 stops it") {
   MiniSender s;
   s.send(0, 100, at_ms(0));      // S1, timed
   s.send(100, 100, at_ms(500));  // S2: 5.1, timer already running
@@ -128,7 +128,7 @@ TEST_CASE("B10 a 5.3 an ACK of new data restarts the timer: 0.9 + 2.7 = 3.6 s, t
   CHECK(s.retransmissions == 0);
 }
 
-TEST_CASE("B10 b 5.1/5.3 duplicate ACKs and further sends do not move the deadline: expiry at 1.0 s") {
+TEST_CASE("B10 b RFC6298-5.1 RFC6298-5.3 duplicate ACKs and further sends do not move the deadline: expiry at 1.0 s") {
   MiniSender s;
   s.send(0, 100, at_ms(0));  // S1, lost
   s.send(100, 100, at_ms(100));
@@ -142,7 +142,7 @@ TEST_CASE("B10 b 5.1/5.3 duplicate ACKs and further sends do not move the deadli
   CHECK(s.timer.deadline() == at_ms(3000));
 }
 
-TEST_CASE("B12 5.5 a fast retransmit does not back off the RTO; only an expiry does") {
+TEST_CASE("B12 RFC6298-5.5 a fast retransmit does not back off the RTO; only an expiry does") {
   MiniSender s;
   for (int i = 0; i < 3; ++i) s.est.on_rtt_sample(milliseconds{100});
   // SRTT 100, RTTVAR 50 -> 37.5 -> 28.125, raw 212.5, RTO 1000.
@@ -174,7 +174,7 @@ TEST_CASE("B12 5.5 a fast retransmit does not back off the RTO; only an expiry d
   }
 }
 
-TEST_CASE("B13 5.5/2.5 40 expiries: 1, 2, 4, ..., 32, 60, 60 s with a 60 s cap; ..., 64, 120 with 120 s") {
+TEST_CASE("B13 RFC6298-5.5 RFC6298-2.5 40 expiries: 1, 2, 4, ..., 32, 60, 60 s with a 60 s cap; ..., 64, 120 with 120 s") {
   for (long long cap_s : {60LL, 120LL}) {
     Config c = Config::rfc6298();
     c.max_rto = seconds{cap_s};
@@ -195,7 +195,7 @@ TEST_CASE("B13 5.5/2.5 40 expiries: 1, 2, 4, ..., 32, 60, 60 s with a 60 s cap; 
   }
 }
 
-TEST_CASE("B15 5.7 after a SYN timeout data starts with RTO 3 s, and the first sample is still a 2.2 first sample") {
+TEST_CASE("B15 RFC6298-5.7 after a SYN timeout data starts with RTO 3 s, and the first sample is still a 2.2 first sample") {
   MiniSender s;
   s.send(1000, 1, at_ms(0));  // SYN, lost
   // t = 1.000: the SYN timer expires; retransmit (RTO -> 2 s).
@@ -218,7 +218,7 @@ TEST_CASE("B15 5.7 after a SYN timeout data starts with RTO 3 s, and the first s
   CHECK(s.est.rto() == milliseconds{1000});
 }
 
-TEST_CASE("5.7 without a SYN timeout the RTO is left at 1 s; after two SYN timeouts it is re-initialized to 3 s; a base RTO >= 3 s is left alone") {
+TEST_CASE("RFC6298-5.7 without a SYN timeout the RTO is left at 1 s; after two SYN timeouts it is re-initialized to 3 s; a base RTO >= 3 s is left alone") {
   Estimator e;
   e.on_handshake_complete(false);
   CHECK(e.rto() == seconds{1});

@@ -51,7 +51,7 @@ TEST_CASE("Config::linux_default mirrors the kernel: rto_min 200 ms, TCP_RTO_MAX
   CHECK(error_of(c).empty());
 }
 
-TEST_CASE("Config 2.5: the RFC profile refuses a cap under 60 s, naming max_rto") {
+TEST_CASE("RFC6298-2.5 Config: the RFC profile refuses a cap under 60 s, naming max_rto") {
   Config c = Config::rfc6298();
   c.max_rto = seconds{59};
   CHECK(error_of(c).find("max_rto") != std::string::npos);
@@ -93,7 +93,7 @@ TEST_CASE("Config: negative values are refused in both variants, naming the fiel
   }
 }
 
-TEST_CASE("Config 2.1: a zero initial RTO is refused; so is an initial RTO above the cap") {
+TEST_CASE("RFC6298-2.1 Config: a zero initial RTO is refused; so is an initial RTO above the cap") {
   Config c = Config::rfc6298();
   c.initial_rto = microseconds{0};
   CHECK(error_of(c).find("initial_rto") != std::string::npos);
@@ -101,7 +101,7 @@ TEST_CASE("Config 2.1: a zero initial RTO is refused; so is an initial RTO above
   CHECK(error_of(c).find("initial_rto") != std::string::npos);
 }
 
-TEST_CASE("Config: the RFC profile needs G > 0; the Linux profile documents its own bounds") {
+TEST_CASE("RFC6298-4-clock Config: the RFC profile needs G > 0; the Linux profile documents its own bounds") {
   Config c = Config::rfc6298();
   c.granularity = microseconds{0};
   CHECK(error_of(c).find("granularity") != std::string::npos);
@@ -123,4 +123,45 @@ TEST_CASE("Config: a lower floor (e.g. Linux's 200 ms) in the RFC profile is an 
   rto::Estimator e(c);
   e.on_rtt_sample(milliseconds{5});  // raw 5 + max(1, 10) = 15 ms, floored at 200 ms
   CHECK(e.rto() == milliseconds{200});
+}
+
+// Issue 9: with min_rto = 5 s the 1 s initial RTO (2.1) and the 3 s 5.7
+// fallback were accepted, below the floor. Boundary: equal to the floor passes.
+TEST_CASE("RFC6298-2.4 Config: an initial RTO or 5.7 fallback below min_rto is refused, naming the field") {
+  for (Config base : {Config::rfc6298(), Config::linux_default()}) {
+    Config c = base;
+    c.min_rto = seconds{5};
+    c.initial_rto = microseconds{4'999'999};  // 1 us below the floor
+    c.syn_fallback_rto = seconds{5};
+    CHECK(error_of(c).find("rto::Config.initial_rto: 4999999 us is below min_rto") == 0);
+    c.initial_rto = seconds{5};  // at the floor: allowed
+    CHECK(error_of(c).empty());
+    c.syn_fallback_rto = microseconds{4'999'999};
+    CHECK(error_of(c).find("rto::Config.syn_fallback_rto: 4999999 us is below min_rto") == 0);
+    c.syn_fallback_rto = seconds{5};
+    CHECK(error_of(c).empty());
+    // The defaults' own values stay valid: initial 1 s >= 1 s (RFC) or 200 ms (Linux).
+    CHECK(error_of(base).empty());
+  }
+}
+
+// Issue 9: the Linux variant accepted min_rto = 0, so a 0 us RTT gave RTO 0.
+TEST_CASE("Config: the Linux variant refuses min_rto = 0 and accepts 1 us") {
+  Config l = Config::linux_default();
+  l.min_rto = microseconds{0};
+  CHECK(error_of(l).find("rto::Config.min_rto: 0 us must be positive") == 0);
+  l.min_rto = microseconds{1};
+  CHECK(error_of(l).empty());
+  // With the 1 us floor and tick 0, a 0 us sample: srtt 0 + rttvar max(0, 1) = 1 us,
+  // which backs off to 2 us (5.5).
+  l.tick = microseconds{0};
+  rto::Estimator e(l);
+  e.on_rtt_sample(microseconds{0});
+  CHECK(e.rto() == microseconds{1});
+  e.on_timeout();
+  CHECK(e.rto() == microseconds{2});
+  // The RFC variant keeps accepting min_rto = 0: G > 0 keeps its RTO positive.
+  Config r = Config::rfc6298();
+  r.min_rto = microseconds{0};
+  CHECK(error_of(r).empty());
 }

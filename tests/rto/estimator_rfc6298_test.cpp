@@ -16,7 +16,7 @@ using std::chrono::microseconds;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-TEST_CASE("2.1 before any sample RTO is the initial 1 s and SRTT/RTTVAR are unset") {
+TEST_CASE("RFC6298-2.1 before any sample RTO is the initial 1 s and SRTT/RTTVAR are unset") {
   Estimator e;
   CHECK(e.rto() == seconds{1});
   CHECK(e.base_rto() == seconds{1});
@@ -25,7 +25,7 @@ TEST_CASE("2.1 before any sample RTO is the initial 1 s and SRTT/RTTVAR are unse
   CHECK(e.backoff() == 0u);
 }
 
-TEST_CASE("2.1 with 5.5: backoff applies before the first sample (1 s -> 2 s -> 4 s)") {
+TEST_CASE("RFC6298-2.1 RFC6298-5.5 with 5.5: backoff applies before the first sample (1 s -> 2 s -> 4 s)") {
   Estimator e;
   e.on_timeout();
   CHECK(e.rto() == seconds{2});
@@ -35,7 +35,7 @@ TEST_CASE("2.1 with 5.5: backoff applies before the first sample (1 s -> 2 s -> 
   CHECK(e.base_rto() == seconds{1});
 }
 
-TEST_CASE("2.2 first sample: SRTT = R, RTTVAR = R/2, RTO = SRTT + max(G, 4 RTTVAR) (B02)") {
+TEST_CASE("RFC6298-2.2 first sample: SRTT = R, RTTVAR = R/2, RTO = SRTT + max(G, 4 RTTVAR) (B02)") {
   Estimator e;
   REQUIRE(e.on_rtt_sample(milliseconds{2000}));
   // SRTT = 2000, RTTVAR = 1000, RTO = 2000 + max(1, 4*1000) = 6000 ms.
@@ -44,7 +44,7 @@ TEST_CASE("2.2 first sample: SRTT = R, RTTVAR = R/2, RTO = SRTT + max(G, 4 RTTVA
   CHECK(e.rto() == milliseconds{6000});
 }
 
-TEST_CASE("2.2 first sample of 100 ms: RTTVAR 50 (asserted, since the 2.4 floor hides raw 300) (B02)") {
+TEST_CASE("RFC6298-2.2 first sample of 100 ms: RTTVAR 50 (asserted, since the 2.4 floor hides raw 300) (B02)") {
   Estimator e;
   e.on_rtt_sample(milliseconds{100});
   CHECK(e.srtt() == milliseconds{100});
@@ -52,7 +52,7 @@ TEST_CASE("2.2 first sample of 100 ms: RTTVAR 50 (asserted, since the 2.4 floor 
   CHECK(e.rto() == milliseconds{1000});   // raw 100 + 200 = 300 -> 2.4 floor 1000
 }
 
-TEST_CASE("2.3 later samples use the old SRTT in RTTVAR: 1000 then 3000 ms give RTO 4750 ms (B01)") {
+TEST_CASE("RFC6298-2.3 later samples use the old SRTT in RTTVAR: 1000 then 3000 ms give RTO 4750 ms (B01)") {
   Estimator e;
   e.on_rtt_sample(milliseconds{1000});
   // SRTT 1000, RTTVAR 500, RTO 1000 + 2000 = 3000.
@@ -66,7 +66,7 @@ TEST_CASE("2.3 later samples use the old SRTT in RTTVAR: 1000 then 3000 ms give 
   CHECK(e.rto() == milliseconds{4750});
 }
 
-TEST_CASE("2.3 100 ms then 300 ms: SRTT 125, RTTVAR 87.5, RTO 1 s (B01 small-RTT variant)") {
+TEST_CASE("RFC6298-2.3 100 ms then 300 ms: SRTT 125, RTTVAR 87.5, RTO 1 s (B01 small-RTT variant)") {
   Estimator e;
   e.on_rtt_sample(milliseconds{100});
   e.on_rtt_sample(milliseconds{300});
@@ -78,7 +78,7 @@ TEST_CASE("2.3 100 ms then 300 ms: SRTT 125, RTTVAR 87.5, RTO 1 s (B01 small-RTT
   CHECK(e.rto() == milliseconds{1000});
 }
 
-TEST_CASE("2.3 a table of steps: constant 2000 ms samples converge RTTVAR by 3/4 per step") {
+TEST_CASE("RFC6298-2.3 a table of steps: constant 2000 ms samples converge RTTVAR by 3/4 per step") {
   Estimator e;
   // RTTVAR after sample n: 1000 * (3/4)^(n-1); SRTT stays 2000.
   // RTO = 2000 + 4*RTTVAR: 6000, 5000, 4250, 3687.5, 3265.625, 2949.21875 -> ceil us.
@@ -90,7 +90,7 @@ TEST_CASE("2.3 a table of steps: constant 2000 ms samples converge RTTVAR by 3/4
   }
 }
 
-TEST_CASE("2.3 RTO is rounded UP to a whole microsecond (never early)") {
+TEST_CASE("RFC6298-2.3 RTO is rounded UP to a whole microsecond (never early)") {
   Config c = Config::rfc6298();
   c.min_rto = microseconds{0};
   c.granularity = microseconds{1};
@@ -106,7 +106,7 @@ TEST_CASE("2.3 RTO is rounded UP to a whole microsecond (never early)") {
   CHECK(e.rttvar() == microseconds{1});  // 0.625 to the nearest us
 }
 
-TEST_CASE("2.3 G: RTO = SRTT + max(G, K*RTTVAR) takes G when K*RTTVAR is smaller") {
+TEST_CASE("RFC6298-2.3 RFC6298-4-clock G: RTO = SRTT + max(G, K*RTTVAR) takes G when K*RTTVAR is smaller") {
   Config c = Config::rfc6298();
   c.min_rto = microseconds{0};
   c.granularity = milliseconds{10};
@@ -116,7 +116,7 @@ TEST_CASE("2.3 G: RTO = SRTT + max(G, K*RTTVAR) takes G when K*RTTVAR is smaller
   CHECK(e.rto() == milliseconds{11});
 }
 
-TEST_CASE("2.4 RTO below 1 s is rounded up to 1 s; above it is left alone") {
+TEST_CASE("RFC6298-2.4 RTO below 1 s is rounded up to 1 s; above it is left alone") {
   Estimator e;
   e.on_rtt_sample(milliseconds{200});  // raw 200 + 400 = 600 -> 1000
   CHECK(e.rto() == milliseconds{1000});
@@ -125,7 +125,7 @@ TEST_CASE("2.4 RTO below 1 s is rounded up to 1 s; above it is left alone") {
   CHECK(f.rto() == milliseconds{1200});
 }
 
-TEST_CASE("2.5 RTO is capped at 60 s: a 30 s sample gives raw 90 s -> 60 s") {
+TEST_CASE("RFC6298-2.5 RTO is capped at 60 s: a 30 s sample gives raw 90 s -> 60 s") {
   Estimator e;
   e.on_rtt_sample(seconds{30});  // SRTT 30, RTTVAR 15, raw 30 + 60 = 90 s
   CHECK(e.base_rto() == seconds{60});
@@ -133,7 +133,7 @@ TEST_CASE("2.5 RTO is capped at 60 s: a 30 s sample gives raw 90 s -> 60 s") {
   CHECK(e.srtt() == seconds{30});
 }
 
-TEST_CASE("5.5 expiry doubles RTO and counts backoff; a fresh sample collapses it (note after 5.7)") {
+TEST_CASE("RFC6298-5.5 RFC6298-5-collapse expiry doubles RTO and counts backoff; a fresh sample collapses it (note after 5.7)") {
   Estimator e;
   e.on_rtt_sample(milliseconds{1000});  // RTO 3000
   e.on_timeout();
@@ -149,7 +149,7 @@ TEST_CASE("5.5 expiry doubles RTO and counts backoff; a fresh sample collapses i
   CHECK(e.rto() == milliseconds{2500});
 }
 
-TEST_CASE("5.5 + 2.5 100 backoffs saturate at the 60 s cap without overflow (B13 extreme)") {
+TEST_CASE("RFC6298-5.5 RFC6298-2.5 100 backoffs saturate at the 60 s cap without overflow (B13 extreme)") {
   Estimator e;
   for (int i = 0; i < 100; ++i) e.on_timeout();
   CHECK(e.rto() == seconds{60});
@@ -164,7 +164,7 @@ TEST_CASE("5.5 + 2.5 100 backoffs saturate at the 60 s cap without overflow (B13
   CHECK(big.rto() == hours{1});
 }
 
-TEST_CASE("Section 5 note: reset_after_backoffs clears SRTT/RTTVAR; the next sample is a 2.2 first sample") {
+TEST_CASE("RFC6298-5-reset Section 5 note: reset_after_backoffs clears SRTT/RTTVAR; the next sample is a 2.2 first sample") {
   Config c = Config::rfc6298();
   c.reset_after_backoffs = 3;
   Estimator e(c);
@@ -185,7 +185,7 @@ TEST_CASE("Section 5 note: reset_after_backoffs clears SRTT/RTTVAR; the next sam
   CHECK(e.rto() == milliseconds{1200});
 }
 
-TEST_CASE("Section 5 note: reset_after_backoffs is off by default") {
+TEST_CASE("RFC6298-5-reset Section 5 note: reset_after_backoffs is off by default") {
   Estimator e;
   e.on_rtt_sample(milliseconds{2000});
   for (int i = 0; i < 10; ++i) e.on_timeout();
@@ -315,7 +315,7 @@ i128 abs128(i128 v) { return v < 0 ? -v : v; }
 
 }  // namespace
 
-TEST_CASE("2.2/2.3 a 200000-sample random sequence stays within 1 us of the exact rational values") {
+TEST_CASE("RFC6298-2.2 RFC6298-2.3 a 200000-sample random sequence stays within 1 us of the exact rational values") {
   Config c = Config::rfc6298();
   c.min_rto = microseconds{0};   // no floor, so the RTO comparison is not hidden
   c.max_rto = hours{1};

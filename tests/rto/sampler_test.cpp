@@ -33,7 +33,7 @@ TEST_CASE("3 sampler: one segment per RTT; later segments sent meanwhile are not
   CHECK(s.on_ack(300, at_ms(170)) == milliseconds{75});
 }
 
-TEST_CASE("3 Karn: a retransmission of the timed segment cancels its timing") {
+TEST_CASE("RFC6298-3-karn Karn: a retransmission of the timed segment cancels its timing") {
   RttSampler s;
   s.on_send(0, 100, at_ms(0));
   s.on_send(0, 100, at_ms(1000));  // retransmitted
@@ -41,14 +41,14 @@ TEST_CASE("3 Karn: a retransmission of the timed segment cancels its timing") {
   CHECK_FALSE(s.on_ack(100, at_ms(1040)).has_value());  // ambiguous: no sample
 }
 
-TEST_CASE("3 Karn: a retransmission overlapping only part of the timed segment cancels it too") {
+TEST_CASE("RFC6298-3-karn Karn: a retransmission overlapping only part of the timed segment cancels it too") {
   RttSampler s;
   s.on_send(0, 100, at_ms(0));
   s.on_send(50, 20, at_ms(300));
   CHECK_FALSE(s.on_ack(100, at_ms(400)).has_value());
 }
 
-TEST_CASE("3 Karn: retransmitting an earlier segment does not void the timing of a later one") {
+TEST_CASE("RFC6298-3-karn Karn: retransmitting an earlier segment does not void the timing of a later one") {
   RttSampler s;
   s.on_send(0, 100, at_ms(0));    // S1 timed
   CHECK(s.on_ack(100, at_ms(50)) == milliseconds{50});
@@ -60,7 +60,7 @@ TEST_CASE("3 Karn: retransmitting an earlier segment does not void the timing of
   CHECK(s.on_ack(200, at_ms(110)) == milliseconds{50});
 }
 
-TEST_CASE("3 Karn: on_timeout (5.4) cancels timing; the retransmission starts no new timing") {
+TEST_CASE("RFC6298-3-karn Karn: on_timeout (5.4) cancels timing; the retransmission starts no new timing") {
   RttSampler s;
   s.on_send(0, 100, at_ms(0));
   s.on_timeout();
@@ -92,7 +92,7 @@ TEST_CASE("3 sampler: sequence numbers wrap modulo 2^32 (B17 kind)") {
   CHECK(s.timed_end() == 0x164u);
 }
 
-TEST_CASE("3 sampler: the SYN is timed like data (1 sequence number); a retransmitted SYN gives no sample (B15)") {
+TEST_CASE("RFC6298-3-karn sampler: the SYN is timed like data (1 sequence number); a retransmitted SYN gives no sample (B15)") {
   RttSampler s;
   s.on_send(7777, 1, at_ms(0));     // SYN
   s.on_send(7777, 1, at_ms(1000));  // SYN retransmitted
@@ -116,7 +116,7 @@ TEST_CASE("RFC 7323 TSval: floor(now / tick) + offset, modulo 2^32") {
   CHECK(t.tsval(at_ms(25)) == 1u);  // 2 ticks + (2^32 - 1) wraps to 1
 }
 
-TEST_CASE("RFC 7323 4.1 RTTM: each ACK advancing SND.UNA gives now - TSecr, in TS ticks") {
+TEST_CASE("RFC7323-4 RTTM (4.1): each ACK advancing SND.UNA gives now - TSecr, in TS ticks") {
   RttSampler s;
   s.on_send(0, 100, at_ms(1000));
   s.on_send(100, 100, at_ms(1010));
@@ -125,14 +125,14 @@ TEST_CASE("RFC 7323 4.1 RTTM: each ACK advancing SND.UNA gives now - TSecr, in T
   CHECK(s.on_ack_ts(200, 1010, at_ms(1075)) == milliseconds{65});
 }
 
-TEST_CASE("RFC 7323 4.1: with timestamps a retransmitted segment's ACK is a valid sample (no Karn ambiguity)") {
+TEST_CASE("RFC7323-4 (4.1): with timestamps a retransmitted segment's ACK is a valid sample (no Karn ambiguity)") {
   RttSampler s;
   s.on_send(0, 100, at_ms(0));
   s.on_send(0, 100, at_ms(1000));  // retransmission, TSval 1000
   CHECK(s.on_ack_ts(100, 1000, at_ms(1040)) == milliseconds{40});
 }
 
-TEST_CASE("RFC 7323 4.1: duplicate ACKs never give a sample from TSecr") {
+TEST_CASE("RFC7323-4 (4.1): duplicate ACKs never give a sample from TSecr") {
   RttSampler s;
   s.on_send(0, 100, at_ms(0));
   s.on_send(100, 100, at_ms(0));

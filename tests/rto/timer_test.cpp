@@ -14,7 +14,7 @@ using rto_test::at_us;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-TEST_CASE("5.1 sending data starts a stopped timer: deadline = now + RTO") {
+TEST_CASE("RFC6298-5.1 sending data starts a stopped timer: deadline = now + RTO") {
   RetransmissionTimer t;
   CHECK_FALSE(t.running());
   CHECK(t.deadline() == Instant::max());
@@ -23,7 +23,7 @@ TEST_CASE("5.1 sending data starts a stopped timer: deadline = now + RTO") {
   CHECK(t.deadline() == at_ms(1250));
 }
 
-TEST_CASE("5.1 sending more data (or a retransmission) leaves a running timer alone") {
+TEST_CASE("RFC6298-5.1 sending more data (or a retransmission) leaves a running timer alone") {
   RetransmissionTimer t;
   t.on_data_sent(at_ms(0), seconds{1});
   t.on_data_sent(at_ms(500), seconds{1});
@@ -31,7 +31,7 @@ TEST_CASE("5.1 sending more data (or a retransmission) leaves a running timer al
   CHECK(t.deadline() == at_ms(1000));
 }
 
-TEST_CASE("5.2 all data acknowledged stops the timer; it never expires while stopped") {
+TEST_CASE("RFC6298-5.2 all data acknowledged stops the timer; it never expires while stopped") {
   RetransmissionTimer t;
   t.on_data_sent(at_ms(0), seconds{1});
   t.on_all_acked();
@@ -42,14 +42,14 @@ TEST_CASE("5.2 all data acknowledged stops the timer; it never expires while sto
   CHECK(t.deadline() == at_ms(7000));
 }
 
-TEST_CASE("5.3 an ACK of new data restarts the timer with the current RTO") {
+TEST_CASE("RFC6298-5.3 an ACK of new data restarts the timer with the current RTO") {
   RetransmissionTimer t;
   t.on_data_sent(at_ms(0), seconds{1});
   t.on_new_data_acked(at_ms(700), milliseconds{2700});
   CHECK(t.deadline() == at_ms(3400));
 }
 
-TEST_CASE("5.4-5.6 expiry: never early, the estimator backs off (5.5) and the timer restarts with the doubled RTO (5.6)") {
+TEST_CASE("RFC6298-5.4 RFC6298-5.5 RFC6298-5.6 expiry: never early, the estimator backs off (5.5) and the timer restarts with the doubled RTO (5.6)") {
   Estimator e;
   RetransmissionTimer t;
   t.on_data_sent(at_ms(0), e.rto());
@@ -63,7 +63,7 @@ TEST_CASE("5.4-5.6 expiry: never early, the estimator backs off (5.5) and the ti
   CHECK_FALSE(t.expired(at_ms(2999)));
 }
 
-TEST_CASE("5.6 a late expiry restarts from the time it is handled, not from the old deadline") {
+TEST_CASE("RFC6298-5.6 a late expiry restarts from the time it is handled, not from the old deadline") {
   Estimator e;
   RetransmissionTimer t;
   t.on_data_sent(at_ms(0), e.rto());
@@ -71,7 +71,7 @@ TEST_CASE("5.6 a late expiry restarts from the time it is handled, not from the 
   CHECK(t.deadline() == at_ms(3013));
 }
 
-TEST_CASE("5.5 SYN expiry uses on_syn_timeout (RFC: doubles; Linux: linear for the first 4)") {
+TEST_CASE("RFC6298-5.5 SYN expiry uses on_syn_timeout (RFC: doubles; Linux: linear for the first 4)") {
   Estimator rfc;
   RetransmissionTimer t;
   t.on_data_sent(at_ms(0), rfc.rto());
@@ -84,14 +84,14 @@ TEST_CASE("5.5 SYN expiry uses on_syn_timeout (RFC: doubles; Linux: linear for t
   CHECK(u.deadline() == at_ms(2000));
 }
 
-TEST_CASE("stop() is the same as 5.2") {
+TEST_CASE("RFC6298-5.2 stop() is the same as 5.2") {
   RetransmissionTimer t;
   t.on_data_sent(at_ms(0), seconds{1});
   t.stop();
   CHECK_FALSE(t.running());
 }
 
-TEST_CASE("5.1 a deadline past the end of the clock saturates at Instant::max() instead of overflowing") {
+TEST_CASE("RFC6298-5.1 a deadline past the end of the clock saturates at Instant::max() instead of overflowing") {
   RetransmissionTimer t;
   t.on_data_sent(Instant::max() - milliseconds{1}, seconds{60});
   CHECK(t.deadline() == Instant::max());

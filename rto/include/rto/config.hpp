@@ -62,8 +62,11 @@ struct RTO_API Config {
 
   /// Checks the fields against the variant's bounds; throws ConfigError naming
   /// the first offending field. Both variants refuse negative durations, a zero
-  /// initial_rto or max_rto, min_rto > max_rto, initial_rto > max_rto, and any
-  /// duration above 1 hour (overflow headroom). RFC 6298 additionally refuses
+  /// initial_rto or max_rto, min_rto > max_rto, initial_rto > max_rto, an
+  /// initial_rto or syn_fallback_rto below min_rto (an RTO the 2.1 or 5.7 rule
+  /// sets must respect the 2.4 floor too), and any duration above 1 hour
+  /// (overflow headroom). The Linux variant refuses min_rto = 0 (its RTO could
+  /// be 0, which backoff cannot double). RFC 6298 additionally refuses
   /// max_rto < 60 s (2.5) and granularity 0 (G must be positive). The Linux
   /// variant has the kernel's own bounds: any floor up to the cap (rto_min may be
   /// well below 1 s), any positive cap (the kernel's is 120 s; sysctl-tunable

@@ -2,12 +2,15 @@
 // The RTO estimator of RFC 6298 sections 2 and 5 (or the Linux kernel's
 // variant): SRTT, RTTVAR, RTO and the exponential backoff.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <variant>
 
 #include "rto/config.hpp"
 #include "rto/export.h"
+#include "rto/seq.hpp"
 
 namespace rto {
 
@@ -22,6 +25,11 @@ namespace rto {
 ///
 /// With Config::Variant::linux_kernel it mirrors tcp_rtt_estimator() and
 /// __tcp_set_rto() of the Linux kernel instead (see estimator.cpp).
+///
+/// Each variant keeps its own state in its own units (RfcState, LinuxState);
+/// before the first sample, and after a section-5 reset, there is none
+/// (std::monostate), so "no sample" cannot be confused with a zero SRTT.
+/// The per-sample path (on_rtt_sample, rto()) is inline and branch-light.
 class RTO_API Estimator {
  public:
   /// Validates `config` (throws ConfigError) and starts with RTO = initial_rto (2.1).
@@ -32,12 +40,14 @@ class RTO_API Estimator {
   /// Returns false, leaving the state unchanged, when R is refused: negative
   /// (the clock stepped back) or above 1 hour.
   /// The caller must apply Karn's algorithm (section 3); see RttSampler.
-  bool on_rtt_sample(std::chrono::microseconds r);
+  bool on_rtt_sample(std::chrono::microseconds r) { return sample(r.count(), 0, 0, true); }
   /// The same, for the Linux variant's per-RTT-window tracking: a window ends
   /// when SND.UNA passes the SND.NXT recorded at the previous window end
   /// (modulo 2^32). The RFC 6298 variant ignores snd_una/snd_nxt. The one-argument
   /// form treats every sample as ending an RTT window.
-  bool on_rtt_sample(std::chrono::microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt);
+  bool on_rtt_sample(std::chrono::microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt) {
+    return sample(r.count(), snd_una, snd_nxt, false);
+  }
 
   /// The retransmission timer expired (5.5): RTO = min(2*RTO, max_rto), and the
   /// backoff count increments. With reset_after_backoffs = N > 0, the Nth
@@ -81,26 +91,140 @@ class RTO_API Estimator {
   static constexpr int kFracBits = 20;
 
  private:
-  void recompute_base();
-  void sample_rfc6298(std::int64_t r_us);
-  void sample_linux(std::int64_t r_us, std::uint32_t snd_una, std::uint32_t snd_nxt, bool window_end);
+  /// RFC 6298 state: SRTT and RTTVAR in 2^-kFracBits us.
+  struct RfcState {
+    std::int64_t srtt;
+    std::int64_t rttvar;
+  };
+  /// Linux tcp_sock state, in the kernel's units (all us).
+  struct LinuxState {
+    std::int64_t srtt8;     // srtt_us: 8 * SRTT
+    std::int64_t mdev4;     // mdev_us: 4 * mean deviation
+    std::int64_t mdev_max;  // mdev_max_us: the largest mdev4 of the current RTT window
+    std::int64_t rttvar;    // rttvar_us: the term added to SRTT, >= rto_min
+    std::uint32_t rtt_seq;  // SND.NXT at the start of the current RTT window
+  };
+  /// Refused samples: above 1 hour (or negative, checked apart).
+  static constexpr std::int64_t kMaxSampleUs = 3'600'000'000;
+  /// 1 us in the RFC 6298 fixed point.
+  static constexpr std::int64_t kOne = std::int64_t{1} << kFracBits;
+  /// RFC 6298 section 2: K = 4.
+  static constexpr std::int64_t kK = 4;
+
   bool sample(std::int64_t r_us, std::uint32_t snd_una, std::uint32_t snd_nxt, bool window_end);
+  std::int64_t rfc_rto(const RfcState& s) const;
+  void first_sample(std::int64_t r_us, std::uint32_t snd_nxt);
+  void sample_linux(LinuxState& s, std::int64_t r_us, std::uint32_t snd_una, std::uint32_t snd_nxt,
+                    bool window_end);
+  std::int64_t linux_rto(const LinuxState& s) const;
   void back_off();
+  bool has_sample() const { return !std::holds_alternative<std::monostate>(state_); }
+  // Rounds a non-negative duration (< 2^62 us) up to a multiple of the configured
+  // tick (0: none), dividing by the reciprocal tick_recip_ (floor((2^64-1)/tick)):
+  // the quotient it gives is exact or up to two short, corrected upwards.
+  // (x < 2^62: x*recip/2^64 > x/tick - 2.)
+  std::int64_t round_up_to_tick(std::int64_t us) const {
+    const std::int64_t t = cfg_.tick.count();
+    if (t <= 0) return us;
+    __extension__ typedef unsigned __int128 U128;
+    const auto x = static_cast<std::uint64_t>(us + t - 1);
+    const auto ut = static_cast<std::uint64_t>(t);
+    auto q = static_cast<std::uint64_t>((static_cast<U128>(x) * tick_recip_) >> 64);
+    q += (x - q * ut >= ut);  // two corrections without branches: the sign of the
+    q += (x - q * ut >= ut);  // error is data-dependent, a loop would mispredict
+    return static_cast<std::int64_t>(q * ut);
+  }
 
   Config cfg_;
-  bool has_sample_ = false;
-  // RFC 6298: SRTT and RTTVAR in 2^-20 us. Linux: srtt_us (8*SRTT, us) in srtt_,
-  // rttvar_us in rttvar_.
-  std::int64_t srtt_ = 0;
-  std::int64_t rttvar_ = 0;
-  std::int64_t mdev_ = 0;      // Linux mdev_us (4*mean deviation), us
-  std::int64_t mdev_max_ = 0;  // Linux mdev_max_us, us
-  std::uint32_t rtt_seq_ = 0;  // Linux: SND.NXT at the start of the current RTT window
+  std::variant<std::monostate, RfcState, LinuxState> state_;
+  std::uint64_t tick_recip_ = 0;  // floor((2^64-1)/tick) when tick > 0
   std::int64_t base_rto_us_ = 0;  // RTO before backoff, us
   std::int64_t rto_us_ = 0;       // current RTO incl. backoff, us (<= max_rto)
-  unsigned backoff_ = 0;
-  unsigned consecutive_timeouts_ = 0;
-  unsigned syn_timeouts_ = 0;
+  unsigned backoff_ = 0;          // consecutive doublings since the last sample (5.5)
+  unsigned syn_timeouts_ = 0;     // SYN timer expiries (the linear ones are not backoffs)
 };
+
+// RFC 6298 section 2 (2.3 update, RTO formula, 2.4 floor, 2.5 cap) inline: the
+// per-ACK path. Integer fixed point, rounded to nearest; no division unless a
+// tick is configured.
+inline std::int64_t Estimator::rfc_rto(const RfcState& s) const {
+  // RTO <- SRTT + max(G, K*RTTVAR), rounded UP to a whole microsecond so the
+  // timer is never early. impl: RFC6298-2.2 RFC6298-2.3 RFC6298-4-clock
+  const std::int64_t var_term = std::max(cfg_.granularity.count() * kOne, kK * s.rttvar);
+  const std::int64_t raw = s.srtt + var_term;  // <= 5 h in 2^-20 us ~ 1.9e16
+  std::int64_t us = round_up_to_tick((raw + kOne - 1) >> kFracBits);
+  // 2.4: "Whenever RTO is computed, if it is less than 1 second, then the RTO
+  // SHOULD be rounded up to 1 second" (min_rto). impl: RFC6298-2.4
+  us = std::max(us, cfg_.min_rto.count());
+  // 2.5: "A maximum value MAY be placed on RTO provided it is at least 60
+  // seconds." impl: RFC6298-2.5
+  return std::min(us, cfg_.max_rto.count());
+}
+
+inline bool Estimator::sample(std::int64_t r_us, std::uint32_t snd_una, std::uint32_t snd_nxt,
+                              bool window_end) {
+  // A negative elapsed time (clock stepped back, B05) or an absurd one is refused.
+  if (static_cast<std::uint64_t>(r_us) > static_cast<std::uint64_t>(kMaxSampleUs)) [[unlikely]]
+    return false;
+  if (RfcState* s = std::get_if<RfcState>(&state_)) [[likely]] {
+    // 2.3: RTTVAR <- (1 - beta) * RTTVAR + beta * |SRTT - R'| with beta = 1/4,
+    //      using the OLD SRTT (B01) ...  impl: RFC6298-2.3
+    const std::int64_t r = r_us * kOne;  // <= 3.6e9 * 2^20 ~ 3.8e15, far below 2^63
+    const std::int64_t err = s->srtt > r ? s->srtt - r : r - s->srtt;
+    s->rttvar = (3 * s->rttvar + err + 2) >> 2;
+    // ... then SRTT <- (1 - alpha) * SRTT + alpha * R' with alpha = 1/8.
+    s->srtt = (7 * s->srtt + r + 4) >> 3;
+    base_rto_us_ = rfc_rto(*s);
+  } else if (LinuxState* l = std::get_if<LinuxState>(&state_)) {
+    sample_linux(*l, r_us, snd_una, snd_nxt, window_end);
+    base_rto_us_ = linux_rto(*l);
+  } else {
+    first_sample(r_us, snd_nxt);  // 2.2
+  }
+  // Note after 5.7: a new RTT sample recomputes RTO from SRTT/RTTVAR, which
+  // collapses the exponential backoff of 5.5. impl: RFC6298-5-collapse
+  rto_us_ = base_rto_us_;
+  backoff_ = 0;
+  return true;
+}
+
+// Linux tcp_rtt_estimator(), described: srtt_us holds 8*SRTT; mdev_us holds 4*mean
+// deviation; mdev_max_us is the largest mdev_us seen in the current RTT window;
+// rttvar_us (the term added to SRTT) rises at once to mdev_max_us, and at the end
+// of each RTT window (SND.UNA passes the SND.NXT recorded at its start) decays by a
+// quarter of its excess over mdev_max_us, after which mdev_max_us restarts at
+// rto_min. Integer arithmetic in us, truncating like the kernel.
+inline void Estimator::sample_linux(LinuxState& s, std::int64_t r_us, std::uint32_t snd_una,
+                                    std::uint32_t snd_nxt, bool window_end) {
+  std::int64_t m = r_us - (s.srtt8 >> 3);  // error of this sample against SRTT
+  s.srtt8 += m;                             // SRTT += err/8 (in 8*SRTT units)
+  // Sample below SRTT: the mean deviation only grows if |err| exceeds mdev,
+  // and then with gain 1/32 instead of 1/4 (the extra /8). Written without
+  // data-dependent branches (the sign of the error is a coin toss).
+  const bool below = m < 0;
+  m = (below ? -m : m) - (s.mdev4 >> 2);
+  m >>= (below && m > 0) ? 3 : 0;
+  s.mdev4 += m;  // mdev = 3/4 mdev + 1/4 |err| (in 4*mdev units)
+  // mdev_max tracks the window's largest mdev; rttvar rises to it at once.
+  // (rttvar >= mdev_max always holds, so the max is a no-op when mdev_max
+  // did not rise, as in the kernel's "if (mdev > mdev_max)" branch.)
+  s.mdev_max = std::max(s.mdev_max, s.mdev4);
+  s.rttvar = std::max(s.rttvar, s.mdev_max);
+  // The window ends when SND.UNA passes rtt_seq (modulo 2^32): rttvar decays
+  // by a quarter of its excess over mdev_max (0 when equal), mdev_max restarts.
+  if (window_end || seq_gt(snd_una, s.rtt_seq)) {
+    s.rttvar -= (s.rttvar - s.mdev_max) >> 2;
+    s.rtt_seq = snd_nxt;
+    s.mdev_max = cfg_.min_rto.count();
+  }
+  s.srtt8 = std::max<std::int64_t>(1, s.srtt8);
+}
+
+// __tcp_set_rto(): RTO = SRTT + rttvar, in jiffies (rounded up to the tick);
+// tcp_bound_rto(): capped at TCP_RTO_MAX. No separate floor: rto_min acts
+// through rttvar >= rto_min.
+inline std::int64_t Estimator::linux_rto(const LinuxState& s) const {
+  return std::min(round_up_to_tick((s.srtt8 >> 3) + s.rttvar), cfg_.max_rto.count());
+}
 
 }  // namespace rto

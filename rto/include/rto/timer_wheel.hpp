@@ -17,7 +17,8 @@ class TimerWheel;
 /// A timer the caller embeds in its own object (e.g. a connection). It links
 /// itself into a TimerWheel without any allocation. Not copyable or movable
 /// while it may be armed; its destructor cancels it. `user` is free for the
-/// caller (an index or a pointer to the owner).
+/// caller (an index or a pointer to the owner). 48 bytes (see kEntryBytes):
+/// it never needs more than one cache line.
 class RTO_API TimerEntry {
  public:
   TimerEntry() = default;
@@ -39,10 +40,20 @@ class RTO_API TimerEntry {
   TimerEntry** pprev_ = nullptr;  // the pointer that points at this entry
   TimerWheel* wheel_ = nullptr;
   Instant deadline_{};
-  std::int64_t expiry_tick_ = 0;  // ceil((deadline - start) / tick)
-  std::uint8_t level_ = 0;        // kLevels = the due list
-  std::uint8_t slot_ = 0;
+  // The list the entry sits in is examined at tick T (its slot's first tick);
+  // any deadline after keep_after_ = start + (T-1)*tick still has its tick at or
+  // after T, so a re-arm to such a deadline leaves the entry where it is (the
+  // entry is re-placed when T comes). Instant::min() for the due list (examined
+  // at the next advance), "far" for the never list.
+  // (Which list it is in, needed only to clear an occupancy bit, is found from
+  // pprev_ when the entry is a list head: no level/slot fields.)
+  Instant keep_after_{};
 };
+
+/// sizeof(TimerEntry): three pointers, two instants and `user`, 8 bytes each.
+inline constexpr std::size_t kEntryBytes = 48;
+static_assert(sizeof(TimerEntry) == kEntryBytes, "TimerEntry layout changed: update kEntryBytes");
+static_assert(sizeof(TimerEntry) <= 64, "a TimerEntry must fit one cache line");
 
 /// A hierarchical timing wheel (6 levels of 64 slots; with a 1 ms tick it spans
 /// 64^6 ms, about 2.2 years; farther deadlines are parked in the top level and
@@ -51,10 +62,16 @@ class RTO_API TimerEntry {
 /// advance() whose `now` reaches that rounded deadline: never early, and less than
 /// one tick late (with 1 ms ticks: at most 999 us after its deadline).
 ///
-/// arm/cancel/re-arm are O(1). advance is O(entries fired + entries cascaded to a
-/// finer level + non-empty slots visited); empty stretches of time are skipped
-/// with per-level occupancy bitmaps. Within the horizon an entry is cascaded at
-/// most once per level.
+/// arm/cancel are O(1). A re-arm that moves a deadline later, within or beyond
+/// the tick range its slot is examined at, only stores the deadline: the entry
+/// stays where it is and is re-placed when its slot comes due (as the Linux,
+/// Seastar and gVisor timer wheels do for TCP's per-ACK restarts, RFC 6298 5.3),
+/// so the ACK-driven re-arm touches the entry alone, with no division. A re-arm
+/// to an earlier tick than the slot's moves the entry (O(1)). Tick arithmetic
+/// uses a reciprocal of the tick precomputed at construction (no 64-bit divide).
+/// advance is O(entries fired + entries re-placed or cascaded to a finer level +
+/// non-empty slots visited); empty stretches of time are skipped with per-level
+/// occupancy bitmaps; each list is walked once, fetching the next entry ahead.
 /// Not thread-safe. Entries must be cancelled (or destroyed) before the wheel.
 class RTO_API TimerWheel {
  public:
@@ -73,20 +90,35 @@ class RTO_API TimerWheel {
   ~TimerWheel();
 
   /// Arms `e` to fire at `deadline`; if already armed (in this wheel) it is
-  /// re-armed (moved). A deadline already passed fires at the next advance().
+  /// re-armed (a later deadline is only stored; an earlier one moves the entry).
+  /// The entry fires at the first advance() whose `now` reaches the deadline
+  /// rounded up to the tick grid. So a deadline whose tick the wheel has already
+  /// processed (deadline <= start + k*tick for the last k advance() reached)
+  /// fires at the next advance(); a deadline already passed but inside the tick
+  /// still in progress (possible with ticks above 1 us) fires once advance()
+  /// reaches the end of that tick, at most one tick after the deadline.
   /// A deadline 2^61 ticks or more after the start (e.g. Instant::max(), what a
   /// stopped RetransmissionTimer reports) never fires but stays armed (counted
   /// in size(), cancellable) until re-armed or cancelled.
-  void arm(TimerEntry& e, Instant deadline);
-  /// Disarms `e`; no effect if not armed.
+  void arm(TimerEntry& e, Instant deadline) {
+    // The per-ACK path (RFC 6298 5.3), inline: a deadline whose tick is not
+    // before the tick the entry's list is examined at needs no move.
+    if (e.wheel_ == this && deadline > e.keep_after_) {
+      e.deadline_ = deadline;
+      return;
+    }
+    arm_slow(e, deadline);
+  }
+  /// Disarms `e`; no effect if not armed (in this wheel).
   void cancel(TimerEntry& e);
 
   /// Moves the wheel's time to `now` (a `now` earlier than a previous one is
   /// treated as that one) and calls `on_fire(TimerEntry&)` for every entry whose
-  /// deadline <= now. An entry is disarmed before its callback runs, so the
-  /// callback may re-arm it or arm/cancel others; an entry armed from a callback
-  /// with a deadline <= now fires at the next advance(). The callback must not
-  /// call advance() or destroy the wheel. Returns how many fired.
+  /// deadline rounded up to the tick grid is <= now (so whose deadline <= now).
+  /// An entry is disarmed before its callback runs, so the callback may re-arm
+  /// it or arm/cancel others; an entry armed from a callback with a deadline
+  /// <= now fires at the next advance(). The callback must not call advance()
+  /// or destroy the wheel. Returns how many fired.
   template <class F>
   std::size_t advance(Instant now, F&& on_fire);
 
@@ -98,28 +130,33 @@ class RTO_API TimerWheel {
   Instant now() const { return now_; }
 
  private:
-  std::int64_t tick_of(Instant deadline) const;  // ceil((deadline - start_) / tick_)
-  std::int64_t target_tick(Instant now) const;   // floor((now - start_) / tick_)
-  // Ticks beyond this are treated as "never" (still parked, re-placed as the wheel turns).
+  // Ticks at or beyond this are treated as "never" (kept aside, never cascaded).
   static constexpr std::int64_t kFarTick = std::int64_t{1} << 61;
+  std::int64_t div_tick(std::uint64_t us) const;  // floor(us / tick) by the reciprocal
+  std::int64_t tick_of(Instant deadline) const;   // ceil((deadline - start_) / tick_)
+  std::int64_t target_tick(Instant now) const;    // floor((now - start_) / tick_)
+  Instant tick_time(std::int64_t t) const;        // start_ + t*tick_, saturating
+  void arm_slow(TimerEntry& e, Instant deadline);
   void place(TimerEntry& e);
-  void link(TimerEntry& e, unsigned level, unsigned slot);
+  void link(TimerEntry& e, TimerEntry** head, Instant keep_after);
   void unlink(TimerEntry& e);
   void cascade(unsigned level);
   void cascade_at(std::int64_t t);
   std::int64_t next_event_tick(std::int64_t t) const;
   TimerEntry* take_slot(unsigned level, unsigned slot);
-  TimerEntry* take_due();
+  void recover_walking();  // entries left in walking_ by a callback that threw: due now
 
   Instant start_;
   std::chrono::microseconds tick_;
+  std::uint64_t recip_;  // floor((2^64 - 1) / tick) for div_tick
   Instant now_;
   std::int64_t next_tick_ = 1;  // every tick < next_tick_ has been processed
   std::size_t size_ = 0;
   std::array<std::array<TimerEntry*, kSlots>, kLevels> slots_{};
   std::array<std::uint64_t, kLevels> occupied_{};  // bit s set = slot s non-empty
-  TimerEntry* due_ = nullptr;                      // deadline already passed when armed
+  TimerEntry* due_ = nullptr;                      // tick already processed when armed
   TimerEntry* never_ = nullptr;                    // deadline at or beyond kFarTick: never fires
+  TimerEntry* walking_ = nullptr;  // the list advance() is firing (detached from its slot)
 };
 
 template <class F>
@@ -127,17 +164,27 @@ std::size_t TimerWheel::advance(Instant now, F&& on_fire) {
   if (now < now_) now = now_;
   now_ = now;
   std::size_t fired = 0;
-  auto fire_list = [&](TimerEntry* list) {
-    while (list != nullptr) {
-      TimerEntry* e = list;
-      list = e->next_;
-      if (list != nullptr) list->pprev_ = &list;
+  // Walks `*head` once, popping each entry: an entry whose deadline is within
+  // `limit` (the end of the tick being processed) fires; one re-armed later
+  // since it was placed is placed again. The callback may cancel entries still
+  // in the list (popping keeps their pprev_ valid) or arm into other lists.
+  auto run_list = [&](TimerEntry** head, Instant limit) {
+    // Detach the list first (into walking_): entries placed again may land in
+    // this same slot.
+    walking_ = *head;
+    *head = nullptr;
+    if (walking_ != nullptr) walking_->pprev_ = &walking_;
+    while (TimerEntry* e = walking_) {
+      TimerEntry* next = e->next_;
+      if (next != nullptr) {
+        __builtin_prefetch(next->next_);  // overlap the miss on the entry after
+        next->pprev_ = &walking_;
+      }
+      walking_ = next;
       e->next_ = nullptr;
       e->pprev_ = nullptr;
-      if (e->deadline_ > now_) {  // defensive: never early (cannot happen by construction)
-        e->wheel_ = nullptr;
-        --size_;
-        arm(*e, e->deadline_);
+      if (e->deadline_ > limit) {  // re-armed later in place: its tick is still ahead
+        place(*e);
         continue;
       }
       e->wheel_ = nullptr;
@@ -146,8 +193,9 @@ std::size_t TimerWheel::advance(Instant now, F&& on_fire) {
       on_fire(*e);
     }
   };
-  fire_list(take_due());
+  recover_walking();
   const std::int64_t target = target_tick(now);  // floor: the last tick fully reached
+  if (due_ != nullptr) run_list(&due_, tick_time(next_tick_ - 1));
   while (next_tick_ <= target) {
     // Jump straight to the next tick at which a slot is non-empty: empty
     // stretches (the common case with sparse timers) cost nothing.
@@ -159,7 +207,9 @@ std::size_t TimerWheel::advance(Instant now, F&& on_fire) {
     next_tick_ = t;
     cascade_at(t);  // bring coarser slots that start at t down, highest level first
     next_tick_ = t + 1;
-    fire_list(take_slot(0, static_cast<unsigned>(t & (kSlots - 1))));
+    const unsigned slot = static_cast<unsigned>(t & (kSlots - 1));
+    occupied_[0] &= ~(std::uint64_t{1} << slot);  // set again by whatever lands here
+    run_list(&slots_[0][slot], tick_time(t));
   }
   return fired;
 }

@@ -1,0 +1,322 @@
+// Google Benchmark of rto::TimerWheel, each beside a baseline in the same run:
+//   - Rearm/N: the per-ACK restart of RFC 6298 5.3 among N armed connections,
+//     ACK-driven (the connection's entry was just touched by the ACK's
+//     processing; virtual time advancing; deadlines mostly moving later), vs a
+//     std::set timer queue holding iterators; _Cold: random connections whose
+//     entry is not in cache, to random new deadlines (earlier or later).
+//   - FireAll/1000000: a million timers all expiring over 3 s of 1 ms steps,
+//     vs a std::multimap.
+//   - ArmCancel and Churn at 1M connections.
+//
+// Rearm times batches of kBatch re-arms each followed by an advance() of the
+// virtual time (so the deferred work of a lazy re-arm, re-placing the entry
+// when its slot comes due, is counted); the connections and deadlines of
+// kBlockBatches batches are chosen untimed. ACK-driven, the state of the
+// connection whose ACK comes kAhead re-arms later is prefetched, as the ACK's
+// processing would bring it into cache; _Cold prefetches nothing.
+// Counter per_rearm = CPU time / re-arms (CPU time, so that other
+// processes on a shared machine inflate it less than wall time).
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "rto/timer_wheel.hpp"
+
+namespace {
+
+using std::chrono::microseconds;
+
+constexpr std::size_t kConnections = 1'000'000;
+constexpr std::size_t kBatch = 64;             // re-arms between two advance() calls
+constexpr std::size_t kBlockBatches = 256;     // batches per benchmark iteration (prepared untimed)
+constexpr std::size_t kAhead = 8;              // ACK-driven: the connection 8 ACKs ahead is being touched
+constexpr std::int64_t kAckIntervalNs = 50'000'000;  // each connection ACKed about once per 50 ms
+constexpr std::int64_t kMinRtoUs = 200'000;    // per-connection RTO: 200 ms ..
+constexpr std::int64_t kRtoSpanUs = 1'000'000;  // .. 1.2 s
+constexpr std::int64_t kJitterUs = 2'000;      // +-2 ms on each restart
+
+const rto::Instant kStart{microseconds{0}};
+
+// SplitMix64: a fast, good-enough generator for choosing connections.
+struct Rng {
+  std::uint64_t x;
+  std::uint64_t operator()() {
+    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+};
+
+// One batch's untimed preparation: its time, the connections and their new deadlines.
+struct Batch {
+  std::int64_t now_us;
+  std::uint32_t conn[kBatch];
+  std::int64_t deadline_us[kBatch];
+};
+
+// The queue under test, with everything it needs per connection.
+struct WheelWorld {
+  explicit WheelWorld(std::size_t n) : entries(std::make_unique<rto::TimerEntry[]>(n)), rto(n) {
+    Rng r{n};
+    for (std::size_t i = 0; i < n; ++i) {
+      rto[i] = kMinRtoUs + static_cast<std::int64_t>(r() % kRtoSpanUs);
+      entries[i].user = i;
+      w.arm(entries[i], kStart + microseconds{rto[i]});
+    }
+  }
+  rto::TimerWheel w{kStart};
+  std::unique_ptr<rto::TimerEntry[]> entries;
+  std::vector<std::int64_t> rto;
+  void touch_ahead(std::uint32_t c) const { __builtin_prefetch(&entries[c], 1); }
+  void rearm(std::uint32_t c, std::int64_t d) { w.arm(entries[c], kStart + microseconds{d}); }
+  void advance(std::int64_t now_us) {
+    w.advance(kStart + microseconds{now_us}, [&](rto::TimerEntry& e) {
+      // 5.6 then 5.5: retransmit and re-arm, one RTO later.
+      w.arm(e, e.deadline() + microseconds{rto[e.user]});
+    });
+  }
+};
+
+struct SetWorld {
+  using Queue = std::set<std::pair<std::int64_t, std::uint32_t>>;
+  explicit SetWorld(std::size_t n) : handle(n), rto(n) {
+    Rng r{n};
+    for (std::size_t i = 0; i < n; ++i) {
+      rto[i] = kMinRtoUs + static_cast<std::int64_t>(r() % kRtoSpanUs);
+      handle[i] = q.emplace(rto[i], static_cast<std::uint32_t>(i)).first;
+    }
+  }
+  Queue q;
+  std::vector<Queue::iterator> handle;
+  std::vector<std::int64_t> rto;
+  void touch_ahead(std::uint32_t c) const {
+    __builtin_prefetch(&handle[c]);
+    __builtin_prefetch(&*handle[c], 1);  // its node: a load of handle[c] (a cache miss when cold)
+  }
+  void rearm(std::uint32_t c, std::int64_t d) {
+    q.erase(handle[c]);
+    handle[c] = q.emplace(d, c).first;
+  }
+  void advance(std::int64_t now_us) {
+    while (!q.empty() && q.begin()->first <= now_us) {
+      const auto [d, c] = *q.begin();
+      q.erase(q.begin());
+      handle[c] = q.emplace(d + rto[c], c).first;
+    }
+  }
+};
+
+// The world of one size, kept across the benchmark's runs and repetitions
+// (building 10^7 timers takes seconds); its virtual time goes on.
+template <class World>
+World& world(std::size_t n, std::int64_t*& now_ns) {
+  static std::unique_ptr<World> w;
+  static std::size_t size = 0;
+  static std::int64_t now = 0;
+  if (size != n) {
+    w.reset();  // free the previous size first
+    w = std::make_unique<World>(n);
+    size = n;
+    now = 0;
+  }
+  now_ns = &now;
+  return *w;
+}
+
+template <class World>
+void rearm_bench(benchmark::State& state, bool cold) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  std::int64_t* now_ns = nullptr;
+  World& wd = world<World>(n, now_ns);
+  // Virtual time per batch so each connection is ACKed about every 50 ms.
+  const std::int64_t dt_ns = kAckIntervalNs * static_cast<std::int64_t>(kBatch) / static_cast<std::int64_t>(n);
+  Rng rng{cold ? 99u : 7u};
+  std::vector<Batch> block(kBlockBatches);
+  std::int64_t ops = 0;
+  for (auto _ : state) {
+    state.PauseTiming();  // choose the block's connections and deadlines, untimed
+    std::int64_t t = *now_ns;
+    for (Batch& b : block) {
+      t += dt_ns;
+      b.now_us = t / 1000;
+      for (std::size_t k = 0; k < kBatch; ++k) {
+        const auto c = static_cast<std::uint32_t>(rng() % n);
+        b.conn[k] = c;
+        b.deadline_us[k] = cold ? b.now_us + kMinRtoUs + static_cast<std::int64_t>(rng() % 2'800'000)
+                                : b.now_us + wd.rto[c] + static_cast<std::int64_t>(rng() % (2 * kJitterUs)) - kJitterUs;
+      }
+    }
+    *now_ns = t;
+    state.ResumeTiming();
+    for (std::size_t i = 0; i < kBlockBatches; ++i) {
+      const Batch& b = block[i];
+      for (std::size_t k = 0; k < kBatch; ++k) {
+        // ACK-driven: the ACK of the connection kAhead re-arms ahead is being
+        // processed, which brings its state into cache (modelled by a prefetch).
+        if (!cold) wd.touch_ahead(k + kAhead < kBatch ? b.conn[k + kAhead]
+                                                       : block[(i + 1) % kBlockBatches].conn[k + kAhead - kBatch]);
+        wd.rearm(b.conn[k], b.deadline_us[k]);
+      }
+      wd.advance(b.now_us);
+    }
+    ops += static_cast<std::int64_t>(kBatch * kBlockBatches);
+  }
+  state.SetItemsProcessed(ops);
+  // CPU time per re-arm (its share of the advance() calls included).
+  state.counters["per_rearm"] =
+      benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_TimerWheel_Rearm(benchmark::State& state) { rearm_bench<WheelWorld>(state, false); }
+void BM_Baseline_Set_Rearm(benchmark::State& state) { rearm_bench<SetWorld>(state, false); }
+void BM_TimerWheel_Rearm_Cold(benchmark::State& state) { rearm_bench<WheelWorld>(state, true); }
+void BM_Baseline_Set_Rearm_Cold(benchmark::State& state) { rearm_bench<SetWorld>(state, true); }
+
+#define REARM_SIZES ->Arg(1'000)->Arg(100'000)->Arg(1'000'000)->Arg(10'000'000)
+BENCHMARK(BM_TimerWheel_Rearm) REARM_SIZES;
+BENCHMARK(BM_Baseline_Set_Rearm) REARM_SIZES;
+BENCHMARK(BM_TimerWheel_Rearm_Cold) REARM_SIZES;
+BENCHMARK(BM_Baseline_Set_Rearm_Cold) REARM_SIZES;
+
+// Deadlines of n connections: 200 ms .. 3 s (typical RTOs) from the start.
+std::vector<std::int64_t> deadlines_us(std::size_t n, std::uint64_t seed) {
+  std::vector<std::int64_t> v(n);
+  std::mt19937_64 rng(seed);
+  for (auto& x : v) x = 200'000 + static_cast<std::int64_t>(rng() % 2'800'000);
+  return v;
+}
+
+// FireAll: n timers all expire over 3 s of time advanced in 1 ms steps; each
+// fired timer is counted. Items = timers fired.
+void BM_TimerWheel_FireAll(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto d = deadlines_us(n, 3);
+  auto entries = std::make_unique<rto::TimerEntry[]>(n);
+  std::size_t fired = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto w = std::make_unique<rto::TimerWheel>(kStart);
+    for (std::size_t i = 0; i < n; ++i) w->arm(entries[i], kStart + microseconds{d[i]});
+    state.ResumeTiming();
+    for (std::int64_t t = 1'000; t <= 3'000'000; t += 1'000)
+      fired += w->advance(kStart + microseconds{t}, [](rto::TimerEntry&) {});
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(fired));
+}
+BENCHMARK(BM_TimerWheel_FireAll)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+void BM_Baseline_Multimap_FireAll(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const auto d = deadlines_us(n, 3);
+  std::size_t fired = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::multimap<std::int64_t, std::size_t> q;
+    for (std::size_t i = 0; i < n; ++i) q.emplace(d[i], i);
+    state.ResumeTiming();
+    for (std::int64_t t = 1'000; t <= 3'000'000; t += 1'000) {
+      while (!q.empty() && q.begin()->first <= t) {
+        q.erase(q.begin());
+        ++fired;
+      }
+    }
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(fired));
+}
+BENCHMARK(BM_Baseline_Multimap_FireAll)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+// Arm then cancel (5.1 then 5.2) of a connection, beside 1M armed others.
+void BM_TimerWheel_ArmCancel_1M(benchmark::State& state) {
+  rto::TimerWheel w(kStart);
+  auto entries = std::make_unique<rto::TimerEntry[]>(kConnections);
+  const auto d = deadlines_us(kConnections, 2);
+  for (std::size_t i = 0; i < kConnections; ++i) w.arm(entries[i], kStart + microseconds{d[i]});
+  rto::TimerEntry extra;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    w.arm(extra, kStart + microseconds{d[i++ % kConnections]});
+    w.cancel(extra);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TimerWheel_ArmCancel_1M);
+
+void BM_Baseline_Multimap_ArmCancel_1M(benchmark::State& state) {
+  std::multimap<std::int64_t, std::size_t> q;
+  const auto d = deadlines_us(kConnections, 2);
+  for (std::size_t i = 0; i < kConnections; ++i) q.emplace(d[i], i);
+  std::size_t i = 0;
+  for (auto _ : state) {
+    auto it = q.emplace(d[i++ % kConnections], kConnections);
+    q.erase(it);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Baseline_Multimap_ArmCancel_1M);
+
+// Steady churn, the RTO timer's real life: 1M connections each with a pending
+// timer; every 1 ms of virtual time 10 000 of them get an ACK of new data
+// (5.3: re-arm to now + 200 ms..3 s) and the queue is advanced, firing what is
+// due. Time per 1 ms step, over a fixed 300 ms of virtual time.
+void BM_TimerWheel_Churn_1M(benchmark::State& state) {
+  rto::TimerWheel w(kStart);
+  auto entries = std::make_unique<rto::TimerEntry[]>(kConnections);
+  const auto d = deadlines_us(kConnections, 4);
+  for (std::size_t i = 0; i < kConnections; ++i) w.arm(entries[i], kStart + microseconds{d[i]});
+  std::mt19937 rng(9);
+  std::int64_t now = 0;
+  std::size_t fired = 0, k = 0;
+  for (auto _ : state) {
+    now += 1'000;
+    for (int a = 0; a < 10'000; ++a) {
+      const std::size_t c = rng() % kConnections;
+      w.arm(entries[c], kStart + microseconds{now + d[k++ % kConnections]});
+    }
+    fired += w.advance(kStart + microseconds{now}, [&](rto::TimerEntry& e) {
+      w.arm(e, e.deadline() + microseconds{1'000'000});  // retransmit, back off, re-arm (5.6)
+    });
+  }
+  state.counters["fired_per_step"] =
+      benchmark::Counter(static_cast<double>(fired), benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_TimerWheel_Churn_1M)->Unit(benchmark::kMicrosecond)->Iterations(300);
+
+void BM_Baseline_Multimap_Churn_1M(benchmark::State& state) {
+  using Queue = std::multimap<std::int64_t, std::size_t>;
+  Queue q;
+  std::vector<Queue::iterator> handle(kConnections);
+  const auto d = deadlines_us(kConnections, 4);
+  for (std::size_t i = 0; i < kConnections; ++i) handle[i] = q.emplace(d[i], i);
+  std::mt19937 rng(9);
+  std::int64_t now = 0;
+  std::size_t fired = 0, k = 0;
+  for (auto _ : state) {
+    now += 1'000;
+    for (int a = 0; a < 10'000; ++a) {
+      const std::size_t c = rng() % kConnections;
+      q.erase(handle[c]);
+      handle[c] = q.emplace(now + d[k++ % kConnections], c);
+    }
+    while (q.begin()->first <= now) {
+      const auto [deadline, c] = *q.begin();
+      q.erase(q.begin());
+      handle[c] = q.emplace(deadline + 1'000'000, c);
+      ++fired;
+    }
+  }
+  state.counters["fired_per_step"] =
+      benchmark::Counter(static_cast<double>(fired), benchmark::Counter::kAvgIterations);
+}
+BENCHMARK(BM_Baseline_Multimap_Churn_1M)->Unit(benchmark::kMicrosecond)->Iterations(300);
+
+}  // namespace
+
+BENCHMARK_MAIN();
