@@ -11,25 +11,16 @@
 #include <string>
 
 #include "byte_stream.hpp"
+#include "thresholds.hpp"
 
 namespace replay {
 
-/// The largest captured length of one packet either parser accepts:
-/// libpcap's MAXIMUM_SNAPLEN (262144 bytes, pcap-int.h), the snaplen tcpdump
-/// and dumpcap use by default. A pcap record header claiming more is damage.
-inline constexpr std::uint32_t kMaxCaplen = 262'144;
-/// The largest pcapng block accepted (16 MiB, libpcap's limit for a block,
-/// sf-pcapng.c): a block length above it, below 12 or not a multiple of 4 is damage.
-inline constexpr std::uint32_t kMaxBlockBytes = 16u << 20;
-/// When scanning for the next record after damage, a candidate pcap record
-/// header must be followed by this many more plausible headers (or the end
-/// of the file) to be taken: one random 16-byte match is likely in a large
-/// file, two chained ones are not.
-inline constexpr int kResyncConfirmRecords = 2;
-/// A candidate pcap record found by the scan must be dated within this of the
-/// last good record (captures do not jump by a day between two packets; a
-/// random 32-bit word does).
-inline constexpr std::uint32_t kResyncMaxJumpSeconds = 86'400;
+// The reader's limits (kMaxCaplen, kMaxBlockBytes, kResyncConfirmRecords,
+// kResyncMaxJumpSeconds) are in thresholds.hpp.
+using limits::kMaxBlockBytes;
+using limits::kMaxCaplen;
+using limits::kResyncConfirmRecords;
+using limits::kResyncMaxJumpSeconds;
 
 /// What a timestamp field held when it could not be turned into nanoseconds.
 enum class TimeIssue : std::uint8_t {

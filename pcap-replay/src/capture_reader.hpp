@@ -42,6 +42,7 @@
 
 #include "diagnostic.hpp"
 #include "segment.hpp"
+#include "thresholds.hpp"
 
 namespace replay {
 
@@ -51,10 +52,7 @@ struct ClockStep {
   std::chrono::nanoseconds back{};  ///< how much earlier (> 0)
 };
 
-/// The most clock steps kept in CaptureStats::clock_steps and reported as
-/// Diagnostics per file; clock_steps_back still counts them all (a capture
-/// with jittering timestamps would otherwise fill memory with them).
-inline constexpr std::size_t kMaxClockStepsListed = 100;
+using limits::kMaxClockStepsListed;  // thresholds.hpp
 
 /// Counters of one input's frames. frames = the last Wireshark frame number;
 /// the other counters partition them:

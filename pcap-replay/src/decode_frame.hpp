@@ -12,6 +12,7 @@
 #include <wire/error.hpp>
 
 #include "segment.hpp"
+#include "thresholds.hpp"
 
 namespace replay {
 
@@ -36,10 +37,7 @@ struct FrameDecode {
   std::optional<wire::Error> warning;
 };
 
-/// How many tunnel layers decode_frame follows before it gives up on a frame
-/// (kNotTcp): deeper than any real deployment stacks them (an MPLS VPN in
-/// GRE in VXLAN is 3), shallow enough that a crafted frame cannot make it loop.
-inline constexpr int kMaxTunnelLayers = 8;
+using limits::kMaxTunnelLayers;  // thresholds.hpp
 
 /// What decode_frame_into found wrong, for kMalformed (error) or for a kTcp
 /// frame decoded with a workaround (warning). Reuse one across calls: it is

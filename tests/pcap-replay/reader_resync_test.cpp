@@ -235,3 +235,48 @@ TEST_CASE("gzip: a .pcap.gz and a .pcapng.gz read as their plain files; gzip on 
   REQUIRE_FALSE(c.stats.lost.empty());
   CHECK(c.stats.lost.back().to_end);
 }
+
+TEST_CASE("resync: kMaxCaplen is the largest record accepted; one byte more is damage") {
+  using replay::limits::kMaxCaplen;
+  auto file_with = [](std::uint32_t caplen) {
+    // One SYN, then a record announcing `caplen` bytes (all present, zeros), then a SYN-ACK.
+    std::vector<Record> recs{{1, 0, ether(0x0800, ipv4_tcp(false, 1, 0, wire::kSyn, 0))},
+                             {1, 1, Bytes(caplen, 0)},
+                             {1, 2, ether(0x0800, ipv4_tcp(true, 1, 2, wire::kSyn | wire::kAck, 0))}};
+    return pcap_file(0xA1B2C3D4, 1, recs, 0);
+  };
+  const ReadResult keep = read_all(write_temp(file_with(kMaxCaplen), "max-caplen.pcap"));
+  CHECK(keep.stats.lost.empty());
+  CHECK(keep.stats.frames == 3);
+  CHECK(keep.segments.size() == 2);
+  const ReadResult cut = read_all(write_temp(file_with(kMaxCaplen + 1), "max-caplen-1.pcap"));
+  REQUIRE(cut.stats.lost.size() == 1);
+  CHECK(cut.stats.lost[0].byte_begin == 24 + 16 + 54);  // after the 54-byte SYN frame (14 + 20 + 20)
+  CHECK(cut.stats.frames == 3);                          // record 2 lost; the SYN-ACK found again as frame 3
+  CHECK(cut.segments.size() == 2);
+}
+
+TEST_CASE("resync: a candidate dated kResyncMaxJumpSeconds from the last good record is taken, one more second is not") {
+  using replay::limits::kResyncMaxJumpSeconds;
+  auto file_with = [](std::uint32_t jump) {
+    const Bytes syn = ether(0x0800, ipv4_tcp(false, 1, 0, wire::kSyn, 0));
+    // Frame 1 at 1000 s; a damaged header (caplen 0x7fffffff) with 8 junk bytes; then two records at 1000 + jump.
+    Bytes f = pcap_file(0xA1B2C3D4, 1, {{1000, 0, syn}});
+    put32le(f, 1000);
+    put32le(f, 0);
+    put32le(f, 0x7fffffff);
+    put32le(f, 0x7fffffff);
+    append(f, Bytes(8, 0xEE));
+    const Bytes rest = pcap_file(0xA1B2C3D4, 1, {{1000 + jump, 0, syn}, {1000 + jump, 1, syn}});
+    f.insert(f.end(), rest.begin() + 24, rest.end());
+    return f;
+  };
+  const ReadResult keep = read_all(write_temp(file_with(kResyncMaxJumpSeconds), "jump.pcap"));
+  CHECK(keep.segments.size() == 3);
+  REQUIRE(keep.stats.lost.size() == 1);
+  CHECK(keep.stats.lost[0].byte_end == 24 + 16 + 54 + 16 + 8);  // the first record after the junk
+  const ReadResult lost = read_all(write_temp(file_with(kResyncMaxJumpSeconds + 1), "jump-1.pcap"));
+  CHECK(lost.segments.size() == 1);
+  REQUIRE(lost.stats.lost.size() == 1);
+  CHECK(lost.stats.lost[0].to_end);
+}
