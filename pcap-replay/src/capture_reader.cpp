@@ -5,6 +5,7 @@
 #include <pcap/pcap.h>
 
 #include <cstdio>
+#include <limits>
 #include <span>
 
 #include "bpf_filter.hpp"
@@ -124,7 +125,12 @@ void CaptureReader::on_damage() {
 
 bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
   if (have_time_ && t < last_time_) {
-    const std::chrono::nanoseconds back{last_time_ - t};  // no overflow: the difference of two ordered int64
+    // The difference of two ordered int64 fits in uint64 (computed there, no
+    // signed overflow); a step beyond int64 nanoseconds (292 years) saturates.
+    const std::uint64_t diff = static_cast<std::uint64_t>(last_time_) - static_cast<std::uint64_t>(t);
+    const std::chrono::nanoseconds back{diff > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                                            ? std::numeric_limits<std::int64_t>::max()
+                                            : static_cast<std::int64_t>(diff)};
     ++stats_.clock_steps_back;
     if (back > stats_.largest_step_back) stats_.largest_step_back = back;
     if (stats_.clock_steps.size() < kMaxClockStepsListed) {

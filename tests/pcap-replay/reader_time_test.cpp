@@ -93,3 +93,16 @@ TEST_CASE("time: clock steps past kMaxClockStepsListed are counted, not listed")
   CHECK(m.stats.clock_steps.size() == replay::kMaxClockStepsListed);
   CHECK(m.diagnostics.size() == replay::kMaxClockStepsListed);
 }
+
+TEST_CASE("time: a step back across the whole int64 range (pcapng if_tsoffset) does not overflow") {
+  // Interface 0: if_tsresol 9 and no offset; the first packet at 9.2e18 ns (2261);
+  // the second on the same interface at 0 ns: back 9.2e18 ns, representable.
+  const auto path = write_temp(pcapng_file(228, {std::uint8_t{9}}, {{9'200'000'000'000'000'000ULL, syn()}, {0, syn()}}),
+                               "far-back.pcapng");
+  const ReadResult r = read_all(path);
+  REQUIRE(r.segments.size() == 2);
+  CHECK(r.stats.clock_steps_back == 1);
+  CHECK(r.stats.largest_step_back == std::chrono::nanoseconds(9'200'000'000'000'000'000LL));
+  // Through pcapng_time_ns with a negative offset: -9.2e18 ns is also representable.
+  CHECK(replay::pcapng_time_ns(0, 9, -9'200'000'000) == -9'200'000'000'000'000'000LL);
+}
