@@ -34,6 +34,7 @@ LIB := $(BUILD)/lib
 OBJ := $(BUILD)/obj
 
 PCAP_LIBS := $(shell pkg-config --libs libpcap 2>/dev/null || echo -lpcap)
+PCAP_LIBS += -lz  # zlib: gzip-compressed captures (pcap-replay/src/byte_stream.cpp)
 
 INC_RTO      := -Irto/include
 INC_WIRE     := -Inetstack/wire/include
@@ -43,7 +44,7 @@ INC_REPLAY   := -Ipcap-replay/src
 # Debian packages the build, the tests and `make run` need.
 DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \
                 nlohmann-json3-dev libcli11-dev libfmt-dev tshark tcpdump tcptrace \
-                hyperfine iproute2 nftables gcc cmake librsvg2-bin
+                hyperfine iproute2 nftables gcc cmake librsvg2-bin zlib1g-dev
 
 srcs = $(sort $(wildcard $(1)/*.cpp))
 objs = $(patsubst %.cpp,$(OBJ)/%.o,$(call srcs,$(1)))

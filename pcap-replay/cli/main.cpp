@@ -4,7 +4,7 @@
 // SHOULD), 2 unusable input or arguments (reason on stderr): any input file
 // that cannot be opened, whose first record cannot be read, or whose every
 // frame is malformed makes the exit status 2, after the report of the usable
-// files (when there is one).
+// files (when there is one); so does a file part of which could not be read.
 
 #include <CLI/CLI.hpp>
 #include <rto/config.hpp>
@@ -33,8 +33,9 @@ constexpr const char* kExitHelp =
     "Exit status: 0 no MUST-level departure; 1 MUST departures (--strict: also SHOULD; check only); "
     "2 bad arguments, or unusable input: a file that cannot be opened, whose first record cannot be "
     "read, or whose every frame is malformed (the report of the other files is still printed, the "
-    "unusable ones are named on stderr and in the report). Frames skipped or analysed with a warning "
-    "and a read error in the middle of a file do not change the status. A filter that matches no TCP "
+    "unusable ones are named on stderr and in the report); also 2 when part of a file could not be read "
+    "(a damaged record or block, a file cut short: the rest is analysed and reported, the lost byte range "
+    "named). Frames skipped or analysed with a warning do not change the status. A filter that matches no TCP "
     "segment prints a note and exits 0.";
 
 struct Args {
@@ -251,6 +252,9 @@ int main(int argc, char** argv) {
     std::cerr << "pcap-replay: " << (d.skipped ? "skipped: " : "warning: ") << replay::to_string(d) << "\n";
   }
   for (const auto* in : unusable) std::cerr << "pcap-replay: unusable input: " << in->error << "\n";
+  for (const auto& in : r.inputs)
+    if (in.usable())
+      for (const auto& l : in.lost) std::cerr << "pcap-replay: lost input: " << replay::to_string(in.name, l) << "\n";
   if (unusable.size() == r.inputs.size()) return 2;  // nothing could be read: no report
   if (auto note = replay::empty_input_note(r)) std::cerr << "pcap-replay: note: " << *note << "\n";
 
@@ -267,5 +271,7 @@ int main(int argc, char** argv) {
     replay::write_text_report(std::cout, r);
   }
   if (!unusable.empty()) return 2;  // part of the input was unusable
+  for (const auto& in : r.inputs)
+    if (in.lost_data()) return 2;  // part of a file could not be read (issue 9: nothing lost silently)
   return check->parsed() ? r.exit_status(a.strict) : 0;
 }

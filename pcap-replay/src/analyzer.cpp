@@ -276,25 +276,15 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     }
     in.opened = true;
     auto& reader = std::get<CaptureReader>(opened);
-    // A diagnostic the reader adds for the frame it then returns is a
-    // warning about a frame that was used; the others name skipped frames.
-    std::vector<Diagnostic> diags;
-    for (;;) {
-      const std::size_t before = reader.diagnostics().size();
-      auto s = reader.next();
-      const auto& all = reader.diagnostics();
-      for (std::size_t k = before; k < all.size(); ++k) {
-        Diagnostic d = all[k];
-        d.skipped = !(s && d.frame == s->frame);
-        diags.push_back(std::move(d));
-      }
-      if (!s) break;
-      a.add(*s);
-    }
+    // The reader says of each diagnostic whether its frame was skipped.
+    Segment seg;
+    while (reader.next(seg)) a.add(seg);
+    const std::vector<Diagnostic>& diags = reader.diagnostics();
     const CaptureStats& st = reader.stats();
     in.frames = st.frames;
     in.tcp_segments = st.tcp_segments;
     in.read_error = st.read_error;
+    in.lost = st.lost;
     for (const auto& d : diags) in.skipped_frames += d.skipped && d.field != "pcap" ? 1 : 0;
     // Unusable: nothing readable at all (the first record fails), or every
     // record malformed. A valid capture with no TCP in it is usable.

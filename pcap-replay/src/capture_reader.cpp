@@ -1,130 +1,257 @@
-// libpcap front end: open with nanosecond precision, number every record,
-// filter with pcap_offline_filter, decode frames, collect diagnostics.
+// Capture front end: open (format by magic, gzip underneath), number every
+// record, report damage and clock steps, filter, decode frames.
 #include "capture_reader.hpp"
 
 #include <pcap/pcap.h>
-#include <unistd.h>
 
 #include <cstdio>
+#include <limits>
 #include <span>
 
+#include "bpf_filter.hpp"
+#include "byte_stream.hpp"
+#include "capture_format.hpp"
 #include "decode_frame.hpp"
 #include "decode_link.hpp"
+#include "pcap_file.hpp"
+#include "pcapng_file.hpp"
 
 namespace replay {
 
-struct CaptureReader::Handle {
-  pcap_t* pcap = nullptr;
-  bpf_program filter{};
-  bool has_filter = false;
-
-  ~Handle() {
-    if (has_filter) pcap_freecode(&filter);
-    if (pcap != nullptr) pcap_close(pcap);
-  }
+struct CaptureReader::State {
+  explicit State(ByteStream s, std::string bpf) : in(std::move(s)), filter(std::move(bpf)) {}
+  ByteStream in;
+  std::unique_ptr<RecordParser> parser;
+  BpfFilter filter;
+  RawRecord rec;
+  FrameIssue issue;
+  std::vector<int> filter_failed;  // link types the filter does not compile for (reported once each)
+  int checked_dlt = -1;            // the interface the filter was last prepared for
+  std::uint32_t checked_snaplen = 0;
 };
 
 CaptureReader::CaptureReader(CaptureReader&&) noexcept = default;
 CaptureReader& CaptureReader::operator=(CaptureReader&&) noexcept = default;
 CaptureReader::~CaptureReader() = default;
 
+std::string linktype_name(int dlt) {
+  const char* n = pcap_datalink_val_to_name(dlt);
+  return n != nullptr ? n : "no libpcap name";
+}
+
 std::variant<CaptureReader, std::string> CaptureReader::open(const std::string& path_or_dash,
                                                              std::size_t file_index, const std::string& bpf) {
+  auto stream = ByteStream::open(path_or_dash);
+  if (auto* e = std::get_if<std::string>(&stream)) return *e;
   CaptureReader r;
   r.file_ = path_or_dash;
   r.file_index_ = file_index;
-  r.h_ = std::make_unique<Handle>();
-  char errbuf[PCAP_ERRBUF_SIZE] = {0};
-  if (path_or_dash == "-") {
-    // Read a duplicate of fd 0 so that pcap_close() leaves stdin itself open.
-    const int fd = ::dup(0);
-    FILE* f = fd >= 0 ? ::fdopen(fd, "rb") : nullptr;
-    if (f == nullptr) {
-      if (fd >= 0) ::close(fd);
-      return std::string("-: cannot read standard input");
-    }
-    r.h_->pcap = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-    if (r.h_->pcap == nullptr) std::fclose(f);
+  r.st_ = std::make_unique<State>(std::move(std::get<ByteStream>(stream)), bpf);
+  State& st = *r.st_;
+  const auto head = st.in.peek(4);
+  const std::string what = st.in.gzip() ? " (gzip-compressed)" : "";
+  if (head.empty()) {
+    return path_or_dash + ": cannot open: the file is empty" + what +
+           (st.in.error().empty() ? "" : " (" + st.in.error() + ")");
+  }
+  std::variant<std::unique_ptr<RecordParser>, std::string> parser;
+  if (is_pcap_magic(head)) {
+    parser = make_pcap_parser(st.in, path_or_dash);
+  } else if (is_pcapng_magic(head)) {
+    parser = make_pcapng_parser(st.in, path_or_dash);
   } else {
-    r.h_->pcap = pcap_open_offline_with_tstamp_precision(path_or_dash.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    return path_or_dash + ": cannot open: unknown file format" + what + " (neither pcap nor pcapng)";
   }
-  if (r.h_->pcap == nullptr) {
-    return path_or_dash + ": cannot open: " + (errbuf[0] != 0 ? errbuf : "libpcap gave no reason");
-  }
-  r.linktype_ = pcap_datalink(r.h_->pcap);
-  if (!link_type_supported(r.linktype_)) {
-    return path_or_dash + ": link type " + std::to_string(r.linktype_) + " (" + r.linktype_name() +
-           ") is not supported (EN10MB, LINUX_SLL, LINUX_SLL2, RAW, IPV4, IPV6, NULL, LOOP are)";
-  }
-  if (!bpf.empty()) {
-    if (pcap_compile(r.h_->pcap, &r.h_->filter, bpf.c_str(), 1, PCAP_NETMASK_UNKNOWN) != 0) {
-      return path_or_dash + ": BPF filter \"" + bpf + "\" does not compile: " + pcap_geterr(r.h_->pcap);
+  if (auto* e = std::get_if<std::string>(&parser)) return *e;
+  st.parser = std::move(std::get<std::unique_ptr<RecordParser>>(parser));
+  if (is_pcap_magic(head)) {
+    r.linktype_ = st.parser->first_dlt();
+    if (!link_type_supported(r.linktype_)) {
+      return path_or_dash + ": link type " + std::to_string(r.linktype_) + " (" + r.linktype_name() +
+             ") is not supported (EN10MB, LINUX_SLL, LINUX_SLL2, RAW, IPV4, IPV6, NULL, LOOP are)";
     }
-    r.h_->has_filter = true;
+  }
+  if (st.filter.active()) {
+    // pcap: the file's link type. pcapng: interfaces come later; the
+    // expression is checked on Ethernet here and compiled per interface.
+    const int dlt = is_pcap_magic(head) ? r.linktype_ : 1;
+    if (auto err = st.filter.prepare(dlt, 262144)) {
+      return path_or_dash + ": BPF filter \"" + bpf + "\" does not compile: " + *err;
+    }
   }
   return r;
 }
 
-std::string CaptureReader::linktype_name() const {
-  const char* n = pcap_datalink_val_to_name(linktype_);
-  return n != nullptr ? n : "no libpcap name";
+std::string CaptureReader::linktype_name() const { return replay::linktype_name(linktype_); }
+
+std::optional<double> CaptureReader::progress() const {
+  if (!st_) return std::nullopt;
+  const auto size = st_->in.file_size();
+  if (!size || *size == 0) return std::nullopt;
+  return static_cast<double>(st_->in.raw_bytes_read()) / static_cast<double>(*size);
 }
 
-void CaptureReader::report(std::uint64_t frame, std::string field, std::string message) {
-  diagnostics_.push_back(Diagnostic{file_, frame, std::move(field), std::move(message)});
+void CaptureReader::report(std::uint64_t frame, std::string field, std::string message, bool skipped) {
+  Diagnostic d{file_, frame, std::move(field), std::move(message)};
+  d.skipped = skipped;
+  diagnostics_.push_back(std::move(d));
 }
 
-std::optional<Segment> CaptureReader::next() {
-  while (!done_ && h_ && h_->pcap != nullptr) {
-    pcap_pkthdr* hdr = nullptr;
-    const u_char* data = nullptr;
-    const int rc = pcap_next_ex(h_->pcap, &hdr, &data);
-    if (rc == PCAP_ERROR_BREAK) {  // -2: end of file
+void CaptureReader::on_damage() {
+  const Damage& d = st_->parser->damage();
+  LostRange lr;
+  lr.byte_begin = d.begin;
+  lr.byte_end = d.end;
+  lr.frames_before = stats_.frames;
+  lr.frames_lost = d.frames;
+  lr.to_end = !d.resynced;
+  stats_.lost.push_back(lr);
+  stats_.read_error = true;
+  const std::uint64_t first = stats_.frames + 1;
+  std::string msg = d.message;
+  if (d.resynced) {
+    // The frames after the loss are numbered as if it held its estimate (1 when unknown).
+    const std::uint64_t n = d.frames.value_or(1);
+    if (!d.frames)
+      msg += "; how many frames were lost is unknown: the frames after it are numbered from " +
+             std::to_string(first + 1) + " on, as if one was";
+    else if (n == 1)
+      msg += "; frame " + std::to_string(first) + " is lost";
+    stats_.frames += n;
+    stats_.frames_lost += n;
+  }
+  report(d.frames == std::optional<std::uint64_t>(0) ? 0 : first, "pcap", std::move(msg));
+}
+
+bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
+  if (have_time_ && t < last_time_) {
+    // The difference of two ordered int64 fits in uint64 (computed there, no
+    // signed overflow); a step beyond int64 nanoseconds (292 years) saturates.
+    const std::uint64_t diff = static_cast<std::uint64_t>(last_time_) - static_cast<std::uint64_t>(t);
+    const std::chrono::nanoseconds back{diff > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                                            ? std::numeric_limits<std::int64_t>::max()
+                                            : static_cast<std::int64_t>(diff)};
+    ++stats_.clock_steps_back;
+    if (back > stats_.largest_step_back) stats_.largest_step_back = back;
+    if (stats_.clock_steps.size() < kMaxClockStepsListed) {
+      stats_.clock_steps.push_back(ClockStep{frame, back});
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(back.count()) / 1e6);
+      report(frame, "frame.time",
+             std::string("the clock steps back ") + buf + " ms from frame " + std::to_string(last_frame_) +
+                 " (this frame is dated before the one read just before it); the frame is used",
+             false);
+    }
+  }
+  last_time_ = t;
+  last_frame_ = frame;
+  have_time_ = true;
+  return true;
+}
+
+bool CaptureReader::next(Segment& out) {
+  if (!st_) return false;
+  State& st = *st_;
+  RawRecord& rec = st.rec;
+  while (!done_) {
+    const ParseStep step = st.parser->next(rec);
+    stats_.bytes_read = st.in.raw_bytes_read();
+    if (step == ParseStep::kEnd) {
       done_ = true;
+      if (!st.in.error().empty()) {
+        LostRange lr;
+        lr.byte_begin = lr.byte_end = st.in.offset();
+        lr.frames_before = stats_.frames;
+        lr.to_end = true;
+        stats_.lost.push_back(lr);
+        stats_.read_error = true;
+        report(stats_.frames + 1, "pcap",
+               "read error at byte " + std::to_string(st.in.offset()) + ": " + st.in.error() +
+                   "; the rest of the file is skipped");
+      }
       break;
     }
-    if (rc != 1) {
-      // A record libpcap cannot read (truncated file, absurd caplen): the
-      // frame it would have been; what came before stays.
-      done_ = true;
-      stats_.read_error = true;
-      report(stats_.frames + 1, "pcap", std::string("read error, the rest of the file is skipped: ") +
-                                           pcap_geterr(h_->pcap));
-      break;
-    }
-    const std::uint64_t frame = ++stats_.frames;  // Wireshark counts every record from 1
-    if (h_->has_filter && pcap_offline_filter(&h_->filter, hdr, data) == 0) {
-      ++stats_.filtered_out;
+    if (step == ParseStep::kDamage) {
+      on_damage();
       continue;
     }
-    // With PCAP_TSTAMP_PRECISION_NANO, tv_usec holds nanoseconds.
-    const std::int64_t sec = hdr->ts.tv_sec;
-    const std::int64_t nsec = hdr->ts.tv_usec;
-    if (nsec < 0 || nsec >= 1'000'000'000) {
+    const std::uint64_t frame = ++stats_.frames;  // Wireshark counts every packet record from 1
+    if (frame == 1 && linktype_ == 0) linktype_ = st.parser->first_dlt();
+    if (rec.bad_interface) {
       ++stats_.malformed;
-      report(frame, "frame.time", "the record's fractional seconds (" + std::to_string(nsec) +
-                                      " ns) are not below 1 s; the frame is skipped");
+      report(frame, "frame.interface_id",
+             "the packet block names interface " + std::to_string(rec.interface) +
+                 ", which its section does not describe; the frame is skipped");
       continue;
     }
-    FrameDecode fd = decode_frame(linktype_, std::span<const std::uint8_t>(data, hdr->caplen), hdr->len);
-    switch (fd.kind) {
+    if (rec.no_timestamp && have_time_) rec.time_ns = last_time_;  // SPB: no timestamp in the format
+    if (rec.time_issue == TimeIssue::kNone) check_time(frame, rec.time_ns);
+    if (st.filter.active()) {
+      if (rec.dlt != st.checked_dlt || rec.snaplen != st.checked_snaplen) {
+        st.checked_dlt = rec.dlt;
+        st.checked_snaplen = rec.snaplen;
+        if (auto err = st.filter.prepare(rec.dlt, rec.snaplen)) {
+          bool said = false;
+          for (int d : st.filter_failed) said = said || d == rec.dlt;
+          if (!said) {
+            st.filter_failed.push_back(rec.dlt);
+            report(frame, "bpf",
+                   "the filter does not compile for link type " + std::to_string(rec.dlt) + " (" +
+                       replay::linktype_name(rec.dlt) + "): " + *err + "; its frames are filtered out",
+                   false);
+          }
+        }
+      }
+      if (!st.filter.matches(rec.dlt, rec.snaplen, rec.data, rec.wire_len)) {
+        ++stats_.filtered_out;
+        continue;
+      }
+    }
+    if (rec.time_issue == TimeIssue::kFractionTooLarge) {
+      ++stats_.malformed;
+      report(frame, "frame.time", "the record's fraction of a second (" + std::to_string(rec.raw_fraction) + " " +
+                                      rec.fraction_unit + ") is not below 1 s; the frame is skipped");
+      continue;
+    }
+    if (rec.time_issue == TimeIssue::kOutOfRange) {
+      ++stats_.malformed;
+      report(frame, "frame.time",
+             "the timestamp (" + std::to_string(rec.raw_fraction) +
+                 " units of its interface's if_tsresol) is outside what 64-bit nanoseconds since 1970 hold "
+                 "(years 1678 to 2262); the frame is skipped");
+      continue;
+    }
+    if (!link_type_supported(rec.dlt)) {
+      ++stats_.malformed;
+      report(frame, "frame.linktype",
+             "link type " + std::to_string(rec.dlt) + " (" + replay::linktype_name(rec.dlt) +
+                 ") of interface " + std::to_string(rec.interface) + " is not supported; the frame is skipped");
+      continue;
+    }
+    const FrameKind kind = decode_frame_into(rec.dlt, rec.data, rec.wire_len, out, st.issue);
+    switch (kind) {
       case FrameKind::kNotIp: ++stats_.non_ip; continue;
       case FrameKind::kNotTcp: ++stats_.non_tcp; continue;
       case FrameKind::kNonFirstFragment: ++stats_.fragments_skipped; continue;
       case FrameKind::kMalformed:
         ++stats_.malformed;
-        report(frame, fd.error.field, fd.error.message);
+        report(frame, st.issue.error.field, st.issue.error.message);
         continue;
       case FrameKind::kTcp: break;
     }
-    if (fd.warning) report(frame, fd.warning->field, fd.warning->message);
-    Segment s = std::move(fd.segment);
-    s.file_index = file_index_;
-    s.frame = frame;
-    s.time = CaptureTime{std::chrono::nanoseconds{sec * 1'000'000'000 + nsec}};
+    if (st.issue.warning) report(frame, st.issue.warning->field, st.issue.warning->message, false);
+    out.file_index = file_index_;
+    out.frame = frame;
+    out.time = CaptureTime{std::chrono::nanoseconds{rec.time_ns}};
     ++stats_.tcp_segments;
-    return s;
+    return true;
   }
+  return false;
+}
+
+std::optional<Segment> CaptureReader::next() {
+  Segment s;
+  if (next(s)) return s;
   return std::nullopt;
 }
 

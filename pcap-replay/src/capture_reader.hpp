@@ -1,29 +1,37 @@
 #pragma once
-// Reads one pcap or pcapng file through libpcap and yields its TCP segments
-// as replay::Segment, numbered by frame exactly as Wireshark numbers them.
+// Reads one capture (a pcap or pcapng file, plain or gzip-compressed, a
+// file or standard input; or a live interface, live_capture.hpp) and yields
+// its TCP segments as replay::Segment, numbered by frame exactly as
+// Wireshark numbers them.
 //
-//  - Timestamps at nanosecond precision (pcap_open_offline_with_tstamp_
-//    precision(PCAP_TSTAMP_PRECISION_NANO)): libpcap scales microsecond
-//    pcap, nanosecond pcap (magic 0xA1B23C4D) and pcapng if_tsresol (10^-n
-//    and 2^-n) to nanoseconds.
-//  - Optional BPF filter (tcpdump syntax), compiled by libpcap and applied
-//    here with pcap_offline_filter, so that frames that do not match still
+//  - Files are parsed here (pcap_file.hpp, pcapng_file.hpp), not by libpcap,
+//    so that a damaged record or block does not end the read: the reader
+//    resynchronises at the next plausible record, records the lost byte
+//    range (CaptureStats::lost, a "pcap" Diagnostic) and goes on. libpcap
+//    is used for BPF (bpf_filter.hpp) and live capture.
+//  - Timestamps in nanoseconds: pcap microsecond and nanosecond files (either
+//    byte order, unsigned 32-bit seconds, valid to 2106); pcapng if_tsresol
+//    (10^-n and 2^-n) and if_tsoffset per interface, converted with checked
+//    arithmetic (an instant outside int64 nanoseconds, past 2262, is a
+//    "frame.time" Diagnostic and the frame is skipped).
+//  - Clock steps back: a frame dated before the frame before it is a
+//    "frame.time" warning (the frame is still used) naming the step, counted
+//    in CaptureStats::clock_steps_back; the analysis decides how to take it.
+//  - pcapng interfaces may differ in link type and snaplen: each frame is
+//    decoded (and filtered) with its own interface's link type.
+//  - Optional BPF filter (tcpdump syntax): frames that do not match still
 //    count in the numbering.
 //  - Link types: EN10MB (802.1Q / 802.1ad tags, stacked; PPPoE session;
 //    MPLS), LINUX_SLL (113), LINUX_SLL2 (276), RAW (101 and DLT_RAW 12/14),
-//    IPV4 (228), IPV6 (229), NULL (0) and LOOP (108).
-//  - IPv4 with options, IPv6 with extension headers, IP-in-IP tunnels
-//    (inner addresses are used). Lengths come from the IP header, never from
-//    the captured bytes (snaplen cuts are fine).
+//    IPV4 (228), IPV6 (229), NULL (0) and LOOP (108); tunnels followed to the
+//    innermost TCP (decode_frame.hpp).
 //  - Not TCP: skipped and counted. Non-first IP fragments: skipped and
 //    counted. Malformed / truncated frames: a Diagnostic, skipped. Frames
 //    Wireshark still dissects (TCP options cut by the snaplen, a malformed
 //    option, an IP length beyond what the frame carried): returned, flagged
-//    in the Segment, and a Diagnostic. A record with a timestamp fraction of
-//    1 s or more: a Diagnostic ("frame.time"), skipped. A libpcap read error
-//    mid-file (truncated record): a Diagnostic naming the frame; everything
-//    read before it is kept and next() then ends.
+//    in the Segment, and a Diagnostic (skipped = false).
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -34,12 +42,21 @@
 
 #include "diagnostic.hpp"
 #include "segment.hpp"
+#include "thresholds.hpp"
 
 namespace replay {
 
-/// Counters of one file's frames. frames = every record read (the last
-/// Wireshark frame number); the other counters partition them:
-/// frames = tcp_segments + filtered_out + non_ip + non_tcp + fragments_skipped + malformed.
+/// A frame dated before the frame read just before it.
+struct ClockStep {
+  std::uint64_t frame = 0;        ///< the frame dated earlier than its predecessor
+  std::chrono::nanoseconds back{};  ///< how much earlier (> 0)
+};
+
+using limits::kMaxClockStepsListed;  // thresholds.hpp
+
+/// Counters of one input's frames. frames = the last Wireshark frame number;
+/// the other counters partition them:
+/// frames = tcp_segments + filtered_out + non_ip + non_tcp + fragments_skipped + malformed + frames_lost.
 struct CaptureStats {
   std::uint64_t frames = 0;             ///< records read from the file
   std::uint64_t tcp_segments = 0;       ///< Segments returned by next()
@@ -48,38 +65,56 @@ struct CaptureStats {
   std::uint64_t non_tcp = 0;            ///< IP, but the upper layer is not TCP (UDP, ICMP ...)
   std::uint64_t fragments_skipped = 0;  ///< non-first IP fragments (no TCP header)
   std::uint64_t malformed = 0;          ///< frames skipped with a diagnostic (truncated, bad field, bad timestamp)
-  bool read_error = false;              ///< libpcap stopped before the end of the file
+  std::uint64_t frames_lost = 0;        ///< frame numbers given to damaged stretches between readable records
+  bool read_error = false;              ///< part of the input could not be read: see lost
+  std::vector<LostRange> lost;          ///< every stretch that could not be read, in file order
+  std::uint64_t clock_steps_back = 0;   ///< frames dated before their predecessor
+  std::chrono::nanoseconds largest_step_back{0};  ///< the largest such step
+  std::vector<ClockStep> clock_steps;   ///< the first kMaxClockStepsListed of them
+  std::uint64_t bytes_read = 0;         ///< bytes read from the input (compressed bytes for gzip)
 };
 
-/// Reader of one capture file. Move-only (owns the libpcap handle).
+/// Reader of one capture. Move-only.
 class CaptureReader {
  public:
   /// Opens `path_or_dash` ("-" = standard input, which is duplicated so
-  /// closing the reader does not close stdin). `file_index` is copied into
-  /// every Segment. `bpf` is a tcpdump filter expression, "" for none.
-  /// Returns the reader, or an error sentence naming the file and libpcap's
-  /// reason ("x.pcap: cannot open: archaic pcap savefile format"), the link
-  /// type that is not supported ("x.pcap: link type 147 (USER0) is not
-  /// supported"), or the filter that does not compile.
+  /// closing the reader does not close stdin); gzip is detected by its magic
+  /// (1f 8b). `file_index` is copied into every Segment. `bpf` is a tcpdump
+  /// filter expression, "" for none. Returns the reader, or an error
+  /// sentence naming the file and the reason ("x.pcap: cannot open: No such
+  /// file or directory", "x.pcap: cannot open: unknown file format (not
+  /// pcap or pcapng)", "x.pcap: cannot open: archaic pcap savefile format"),
+  /// the link type that is not supported ("x.pcap: link type 147 (USER0) is
+  /// not supported"), or the filter that does not compile.
   static std::variant<CaptureReader, std::string> open(const std::string& path_or_dash,
                                                        std::size_t file_index,
                                                        const std::string& bpf = "");
 
-  /// The next TCP segment in file order, or nullopt at the end of the file
-  /// (or after a libpcap read error, which is then in diagnostics()).
-  /// Frames that are not TCP or are malformed are skipped (counted / reported).
+  /// Decodes the next TCP segment in file order into `out` (overwriting
+  /// every field; no allocation unless a diagnostic is made) and returns
+  /// true, or returns false at the end of the input. Frames that are not
+  /// TCP or are malformed are skipped (counted / reported); damaged stretches
+  /// are skipped and recorded in stats().lost.
+  bool next(Segment& out);
+
+  /// The same, returning a copy (for callers that keep every segment).
   std::optional<Segment> next();
 
-  /// Problems found so far, in file order.
+  /// Problems found so far, in file order. Each says whether its frame was
+  /// skipped (Diagnostic::skipped) or used with a warning.
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
 
-  /// Counters so far (final once next() returned nullopt).
+  /// Counters so far (final once next() returned false).
   const CaptureStats& stats() const { return stats_; }
+
+  /// Fraction of the input read so far (0..1), when its size is known (a
+  /// regular file); for a progress line.
+  std::optional<double> progress() const;
 
   /// The file as given to open().
   const std::string& file() const { return file_; }
 
-  /// The libpcap DLT_ value of the file (pcap_datalink) and its name ("EN10MB").
+  /// The libpcap DLT_ value of the file's (first interface's) link type and its name ("EN10MB").
   int linktype() const { return linktype_; }
   std::string linktype_name() const;
 
@@ -88,17 +123,25 @@ class CaptureReader {
   ~CaptureReader();
 
  private:
-  struct Handle;  // libpcap state (pcap_t*, compiled filter)
+  struct State;  // the byte stream, the format parser, the BPF filter
   CaptureReader() = default;
-  void report(std::uint64_t frame, std::string field, std::string message);
+  void report(std::uint64_t frame, std::string field, std::string message, bool skipped = true);
+  void on_damage();
+  bool check_time(std::uint64_t frame, std::int64_t t);
 
-  std::unique_ptr<Handle> h_;
+  std::unique_ptr<State> st_;
   std::string file_;
   std::size_t file_index_ = 0;
   int linktype_ = 0;
   bool done_ = false;
+  std::int64_t last_time_ = 0;
+  bool have_time_ = false;
+  std::uint64_t last_frame_ = 0;
   std::vector<Diagnostic> diagnostics_;
   CaptureStats stats_;
 };
+
+/// The name libpcap gives a DLT_ value ("EN10MB"), or "no libpcap name".
+std::string linktype_name(int dlt);
 
 }  // namespace replay

@@ -8,79 +8,114 @@
 #include <wire/tcp.hpp>
 
 #include "decode_link.hpp"
+#include "tunnel_decap.hpp"
 
-namespace replay {
 namespace {
-
-FrameDecode malformed(wire::Error e) {
-  FrameDecode d;
-  d.kind = FrameKind::kMalformed;
-  d.error = std::move(e);
-  return d;
-}
-
-FrameDecode of_kind(FrameKind k) {
-  FrameDecode d;
-  d.kind = k;
-  return d;
-}
-
+constexpr int kDltEthernet = 1;  // DLT_EN10MB
 }  // namespace
 
-FrameDecode decode_frame(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len) {
+
+namespace replay {
+
+FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& s,
+                            FrameIssue& issue) {
+  issue.warning.reset();
   auto link = decode_link(dlt, captured);
-  if (!wire::ok(link)) return malformed(wire::error(link));
+  if (!wire::ok(link)) {
+    issue.error = wire::error(link);
+    return FrameKind::kMalformed;
+  }
   const LinkPayload& lp = wire::value(link);
-  if (lp.proto == NetProto::kOther) return of_kind(FrameKind::kNotIp);
+  if (lp.proto == NetProto::kOther) return FrameKind::kNotIp;
 
   std::span<const std::uint8_t> bytes = captured.subspan(std::min(lp.offset, captured.size()));
   // Bytes of the network packet the frame carried on the wire (not just captured).
   std::size_t on_wire = wire_len > lp.offset ? wire_len - lp.offset : 0;
   if (lp.declared_len && *lp.declared_len < on_wire) on_wire = *lp.declared_len;
-  std::optional<wire::Error> warning;
-  // Follow IPv4-in-IP / IPv6-in-IP tunnels to the innermost packet (RFC 2003, RFC 2473).
-  for (int depth = 0;; ++depth) {
+  bool outer = true;  // the IP length check against the frame applies to the outermost packet
+  // Follow tunnels to the innermost packet: IP-in-IP (RFC 2003, RFC 2473)
+  // here, the others through tunnel_decap.
+  for (int layer = 0;; ++layer) {
     auto ip = wire::decode_ip(bytes);
-    if (!wire::ok(ip)) return malformed(wire::error(ip));
+    if (!wire::ok(ip)) {
+      issue.error = wire::error(ip);
+      return FrameKind::kMalformed;
+    }
     const wire::IpPacket& pk = wire::value(ip);
-    if (pk.non_first_fragment) return of_kind(FrameKind::kNonFirstFragment);
+    if (pk.non_first_fragment) return FrameKind::kNonFirstFragment;
     std::uint32_t l4_len = pk.l4_len;
-    if (depth == 0 && !pk.length_from_capture && pk.l4_offset + l4_len > on_wire) {
+    if (outer && !pk.length_from_capture && pk.l4_offset + l4_len > on_wire) {
       const std::size_t carried = on_wire > pk.l4_offset ? on_wire - pk.l4_offset : 0;
-      warning = wire::Error{pk.version == 4 ? "ip.len" : "ipv6.plen",
-                            "the IP header gives the upper layer " + std::to_string(l4_len) +
-                                " bytes but the frame carried " + std::to_string(carried) +
-                                "; the length is taken from the frame"};
+      issue.warning = wire::Error{pk.version == 4 ? "ip.len" : "ipv6.plen",
+                                  "the IP header gives the upper layer " + std::to_string(l4_len) +
+                                      " bytes but the frame carried " + std::to_string(carried) +
+                                      "; the length is taken from the frame"};
       l4_len = static_cast<std::uint32_t>(carried);
     }
     // The upper layer as far as it was captured and no further than the IP length
     // says (Ethernet pads short frames; the padding is not TCP).
     std::span<const std::uint8_t> l4 = bytes.subspan(std::min(pk.l4_offset, bytes.size()));
     if (l4.size() > l4_len) l4 = l4.first(l4_len);
-    if ((pk.protocol == wire::kProtoIpv4 || pk.protocol == wire::kProtoIpv6) && depth < 4) {
+    if (pk.protocol == wire::kProtoIpv4 || pk.protocol == wire::kProtoIpv6) {
+      if (layer + 1 >= kMaxTunnelLayers) return FrameKind::kNotTcp;
       bytes = l4;
+      outer = false;
       continue;
     }
-    if (pk.protocol != wire::kProtoTcp) return of_kind(FrameKind::kNotTcp);
+    if (pk.protocol != wire::kProtoTcp) {
+      auto dec = decapsulate(pk.protocol, l4);
+      if (!wire::ok(dec)) {
+        issue.error = wire::error(dec);
+        return FrameKind::kMalformed;
+      }
+      Decap inner = wire::value(dec);
+      // Ethernet and MPLS layers inside the tunnel, down to an IP packet.
+      while (inner.kind == Inner::kEthernet || inner.kind == Inner::kMpls) {
+        if (++layer >= kMaxTunnelLayers) return FrameKind::kNotTcp;
+        if (inner.kind == Inner::kMpls) {
+          auto m = skip_mpls(inner.bytes);
+          if (!wire::ok(m)) {
+            issue.error = wire::error(m);
+            return FrameKind::kMalformed;
+          }
+          inner = wire::value(m);
+          continue;
+        }
+        auto eth = decode_link(kDltEthernet, inner.bytes);
+        if (!wire::ok(eth)) {
+          issue.error = wire::error(eth);
+          return FrameKind::kMalformed;
+        }
+        const LinkPayload& e = wire::value(eth);
+        if (e.proto == NetProto::kOther) return FrameKind::kNotTcp;
+        inner = Decap{Inner::kIp, inner.bytes.subspan(std::min(e.offset, inner.bytes.size()))};
+      }
+      if (inner.kind != Inner::kIp || layer + 1 >= kMaxTunnelLayers) return FrameKind::kNotTcp;
+      bytes = inner.bytes;
+      outer = false;
+      continue;
+    }
 
     wire::TcpTolerance tol;
     auto tcp = wire::decode_tcp_tolerant(l4, tol);
-    if (!wire::ok(tcp)) return malformed(wire::error(tcp));
+    if (!wire::ok(tcp)) {
+      issue.error = wire::error(tcp);
+      return FrameKind::kMalformed;
+    }
     const wire::TcpHeader& th = wire::value(tcp);
     if (th.header_len() > l4_len) {
-      return malformed(wire::Error{"tcp.hdr_len", "TCP header length " + std::to_string(th.header_len()) +
-                                                      " exceeds the " + std::to_string(l4_len) +
-                                                      " bytes the IP header gives TCP"});
+      issue.error = wire::Error{"tcp.hdr_len", "TCP header length " + std::to_string(th.header_len()) +
+                                                   " exceeds the " + std::to_string(l4_len) +
+                                                   " bytes the IP header gives TCP"};
+      return FrameKind::kMalformed;
     }
     if (tol.options_cut && wire_len <= captured.size()) {
       // Not a snaplen cut: the frame itself is shorter than its TCP header says.
-      return malformed(wire::Error{"tcp.hdr_len", "header length " + std::to_string(th.header_len()) +
-                                                      " bytes runs past the " + std::to_string(l4.size()) +
-                                                      " bytes of the frame"});
+      issue.error = wire::Error{"tcp.hdr_len", "header length " + std::to_string(th.header_len()) +
+                                                   " bytes runs past the " + std::to_string(l4.size()) +
+                                                   " bytes of the frame"};
+      return FrameKind::kMalformed;
     }
-    FrameDecode d;
-    d.kind = FrameKind::kTcp;
-    Segment& s = d.segment;
     s.src.addr = pk.src;
     s.dst.addr = pk.dst;
     s.src.v6 = s.dst.v6 = pk.version == 6;
@@ -89,22 +124,31 @@ FrameDecode decode_frame(int dlt, std::span<const std::uint8_t> captured, std::u
     s.tcp = th;
     s.payload_len = l4_len - static_cast<std::uint32_t>(th.header_len());
     s.flow_label = pk.flow_label;
-    if (pk.v4) s.ip_id = pk.v4->id;
+    s.ip_id = pk.v4 ? std::optional<std::uint16_t>(pk.v4->id) : std::nullopt;
     s.tcp_options_bad = tol.option_error.has_value();
     s.tcp_options_cut = tol.options_cut;
     // One warning per frame: the IP length first, then a bad option, then a cut.
-    d.warning = warning;
-    if (!d.warning && tol.option_error) {
-      d.warning = wire::Error{tol.option_error->field,
-                              tol.option_error->message + "; the other options are kept, the frame is used"};
+    if (!issue.warning && tol.option_error) {
+      issue.warning = wire::Error{tol.option_error->field,
+                                  tol.option_error->message + "; the other options are kept, the frame is used"};
     }
-    if (!d.warning && tol.options_cut) {
-      d.warning = wire::Error{"tcp.options", "TCP options cut by the snapshot length: " + std::to_string(l4.size()) +
-                                                 " of " + std::to_string(th.header_len()) +
-                                                 " header bytes captured; the options after the cut are unknown"};
+    if (!issue.warning && tol.options_cut) {
+      issue.warning = wire::Error{"tcp.options", "TCP options cut by the snapshot length: " +
+                                                     std::to_string(l4.size()) + " of " +
+                                                     std::to_string(th.header_len()) +
+                                                     " header bytes captured; the options after the cut are unknown"};
     }
-    return d;
+    return FrameKind::kTcp;
   }
+}
+
+FrameDecode decode_frame(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len) {
+  FrameDecode d;
+  FrameIssue issue;
+  d.kind = decode_frame_into(dlt, captured, wire_len, d.segment, issue);
+  if (d.kind == FrameKind::kMalformed) d.error = std::move(issue.error);
+  if (d.kind == FrameKind::kTcp) d.warning = std::move(issue.warning);
+  return d;
 }
 
 }  // namespace replay

@@ -1,6 +1,8 @@
 #pragma once
 // One captured frame to one replay::Segment: link header (decode_link.hpp),
-// IP (wire/ip.hpp, tunnels followed), TCP (wire/tcp.hpp).
+// IP (wire/ip.hpp), tunnels followed to the innermost TCP (IP-in-IP,
+// 6in4, 4in6, GRE, ERSPAN, VXLAN, Geneve, GTP-U, MPLS: tunnel_decap.hpp),
+// TCP (wire/tcp.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <wire/error.hpp>
 
 #include "segment.hpp"
+#include "thresholds.hpp"
 
 namespace replay {
 
@@ -33,6 +36,23 @@ struct FrameDecode {
   /// the snaplen, a bad option skipped, an IP length beyond the frame capped).
   std::optional<wire::Error> warning;
 };
+
+using limits::kMaxTunnelLayers;  // thresholds.hpp
+
+/// What decode_frame_into found wrong, for kMalformed (error) or for a kTcp
+/// frame decoded with a workaround (warning). Reuse one across calls: it is
+/// only written when there is something to say (no allocation per frame).
+struct FrameIssue {
+  wire::Error error;                  ///< for kMalformed: the field at fault
+  std::optional<wire::Error> warning; ///< for kTcp: reset on every call
+};
+
+/// decode_frame into caller-owned storage: for kTcp, `out`'s src, dst, tcp,
+/// payload_len, flow_label, ip_id, tcp_options_cut and tcp_options_bad are
+/// all written (file_index, frame and time are the caller's); for any other
+/// kind `out` is unspecified.
+FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& out,
+                            FrameIssue& issue);
 
 /// Decodes a frame of link type `dlt` (libpcap DLT_). `captured` are the
 /// bytes in the file (caplen), `wire_len` the frame's original length (len):

@@ -8,4 +8,15 @@ std::string to_string(const Diagnostic& d) {
   return s + d.field + ": " + d.message;
 }
 
+std::string to_string(const std::string& file, const LostRange& l) {
+  std::string s = file + ": bytes " + std::to_string(l.byte_begin);
+  s += l.to_end ? std::string(" to the end of the file") : "-" + std::to_string(l.byte_end > 0 ? l.byte_end - 1 : 0);
+  s += " lost after frame " + std::to_string(l.frames_before) + " (";
+  if (!l.frames_lost)
+    s += "an unknown number of frames";
+  else
+    s += std::to_string(*l.frames_lost) + (*l.frames_lost == 1 ? " frame" : " frames");
+  return s + ")";
+}
+
 }  // namespace replay

@@ -9,7 +9,9 @@
 // be read, is unusable (exit status 2, see pcap-replay/SCHEMA.md).
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace replay {
 
@@ -29,6 +31,20 @@ struct Diagnostic {
 /// "FILE: frame N: FIELD: MESSAGE" (or "FILE: FIELD: MESSAGE" when frame is 0).
 std::string to_string(const Diagnostic& d);
 
+/// A stretch of an input that could not be read (a damaged record or block
+/// header, a file cut short, a corrupt gzip stream): the reader skipped it
+/// and, when it found a plausible record after it, went on reading.
+struct LostRange {
+  std::uint64_t byte_begin = 0;     ///< offset of the first byte lost (in the decompressed stream for gzip)
+  std::uint64_t byte_end = 0;       ///< offset one past the last byte lost
+  std::uint64_t frames_before = 0;  ///< the last frame number read before the loss (0: none)
+  /// How many frames the lost bytes held, when it can be told (1 for one
+  /// damaged pcap record or pcapng packet block); nullopt when unknown. The
+  /// frames after the loss are numbered as if it held this many (1 when unknown).
+  std::optional<std::uint64_t> frames_lost;
+  bool to_end = false;              ///< nothing readable followed: the rest of the input is lost
+};
+
 /// What became of one input file (in command-line order).
 struct InputFile {
   std::string name;                ///< the path as given ("-" for stdin)
@@ -36,7 +52,8 @@ struct InputFile {
   std::uint64_t frames = 0;        ///< records read (the last Wireshark frame number)
   std::uint64_t tcp_segments = 0;  ///< TCP segments analysed (after the filter)
   std::uint64_t skipped_frames = 0;  ///< frames skipped with a diagnostic
-  bool read_error = false;         ///< libpcap stopped before the end of the file
+  bool read_error = false;         ///< part of the file could not be read (see lost)
+  std::vector<LostRange> lost;     ///< the stretches that could not be read, in file order
   /// Empty when usable; else why not: libpcap's reason for not opening it,
   /// or the read error at its first record, or "every frame is malformed".
   std::string error;
@@ -44,6 +61,13 @@ struct InputFile {
   /// A file is usable when it opened and at least one record was readable
   /// and not malformed (a valid capture with no frame at all is usable).
   bool usable() const { return error.empty(); }
+  /// True when part of the file was lost: the exit status is then 2 even
+  /// though the rest was analysed (issue 9: nothing lost silently).
+  bool lost_data() const { return !lost.empty(); }
 };
+
+/// "FILE: bytes 18396-18539 lost after frame 149 (1 frame)" ("an unknown
+/// number of frames", "to the end of the file"), for the report and stderr.
+std::string to_string(const std::string& file, const LostRange& lost);
 
 }  // namespace replay

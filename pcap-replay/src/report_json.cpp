@@ -12,6 +12,17 @@ namespace {
 double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 json opt_ms(const std::optional<microseconds>& d) { return d ? json(ms(*d)) : json(nullptr); }
 
+json lost_json(const InputFile& in) {
+  json a = json::array();
+  for (const auto& l : in.lost)
+    a.push_back({{"byte_begin", l.byte_begin},
+                 {"byte_end", l.byte_end},
+                 {"frames_before", l.frames_before},
+                 {"frames_lost", l.frames_lost ? json(*l.frames_lost) : json(nullptr)},
+                 {"to_end", l.to_end}});
+  return a;
+}
+
 json inputs_json(const Report& r) {
   json a = json::array();
   for (const auto& in : r.inputs)
@@ -20,7 +31,8 @@ json inputs_json(const Report& r) {
                  {"error", in.usable() ? json(nullptr) : json(in.error)},
                  {"frames", in.frames},
                  {"tcp_segments", in.tcp_segments},
-                 {"read_error", in.read_error}});
+                 {"read_error", in.read_error},
+                 {"lost", lost_json(in)}});
   return a;
 }
 json rule_ids(const std::vector<RuleId>& rules) {

@@ -166,6 +166,14 @@ void write_input_problems(std::ostream& os, const Report& r) {
     for (const auto& in : r.inputs)
       if (!in.usable()) os << "  " << in.error << "\n";
   }
+  bool lost = false;
+  for (const auto& in : r.inputs) lost = lost || (in.usable() && in.lost_data());
+  if (lost) {
+    os << "\nlost input (stretches that could not be read; the rest of the file was analysed; exit status 2):\n";
+    for (const auto& in : r.inputs)
+      if (in.usable())
+        for (const auto& l : in.lost) os << "  " << to_string(in.name, l) << "\n";
+  }
   // A read error at the first record is the unusable file's reason: said once, above.
   const InputCounts c = input_counts(r);
   if (c.skipped) {

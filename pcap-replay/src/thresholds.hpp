@@ -168,6 +168,35 @@ inline constexpr microseconds kDelayedAckMax{500'000};
 /// How many of the peer's latest data segments a pure ACK is matched against.
 inline constexpr std::size_t kPeerDataHistory = 64;
 
+// ---- the capture reader ----------------------------------------------------
+
+/// The largest captured length of one packet either parser accepts:
+/// libpcap's MAXIMUM_SNAPLEN (262144 bytes, pcap-int.h), the snaplen tcpdump
+/// and dumpcap use by default. A pcap record header claiming more is damage.
+inline constexpr std::uint32_t kMaxCaplen = 262'144;
+/// The largest pcapng block accepted (16 MiB, libpcap's limit for a block,
+/// sf-pcapng.c): a block length above it, below 12 or not a multiple of 4 is damage.
+inline constexpr std::uint32_t kMaxBlockBytes = 16u << 20;
+/// When scanning for the next record after damage, a candidate pcap record
+/// header is taken when it starts a chain of this many plausible headers,
+/// each where the one before it ends (or a shorter chain ending exactly at the
+/// end of the file): one random 16-byte match is likely in a large file, two
+/// chained ones are not.
+inline constexpr int kResyncConfirmRecords = 2;
+/// A candidate pcap record found by the scan must be dated within this of the
+/// last good record (captures do not jump by a day between two packets; a
+/// random 32-bit word does).
+inline constexpr std::uint32_t kResyncMaxJumpSeconds = 86'400;
+
+/// The most clock steps back kept in CaptureStats::clock_steps and reported
+/// as Diagnostics per file; clock_steps_back still counts them all (a
+/// capture with jittering timestamps would otherwise fill memory with them).
+inline constexpr std::size_t kMaxClockStepsListed = 100;
+/// How many tunnel layers decode_frame follows before it gives up on a frame
+/// (kNotTcp): deeper than any real deployment stacks them (an MPLS VPN in
+/// GRE in VXLAN is 3), shallow enough that a crafted frame cannot make it loop.
+inline constexpr int kMaxTunnelLayers = 8;
+
 /// One line naming these values, for the report's explanation.
 std::string describe_thresholds();
 

@@ -79,8 +79,8 @@ if [ -f "$P/zeek__ldap-gap-data-missing.pcapng" ]; then
     has_err "pcap-replay: skipped: $P/tcpdump__timestamp_invalid_micro.pcap: frame 3: frame.time:"
     has_out "input: 2 frame(s) skipped, 0 analysed with a warning"
   fi
-  expect 2 "first record unreadable (ldap-gap-data-missing)" -- "$BIN" check "$P/zeek__ldap-gap-data-missing.pcapng"
-  has_err "unusable input: $P/zeek__ldap-gap-data-missing.pcapng: frame 1: pcap: read error"
+  expect 0 "pcapng with interfaces of different snaplens (ldap-gap-data-missing) is read" -- \
+    "$BIN" check "$P/zeek__ldap-gap-data-missing.pcapng"
 fi
 printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\0\0\0\0\0\0\0\0\xff\xff\0\0\x01\0\0\0\x01\0\0\0\0\0\0\0\x3c\0\0\0\x3c\0\0\0abc' \
   > /tmp/pcap_replay_cli_cut.$$.pcap

@@ -52,10 +52,23 @@ replay::Report analyze_any(const std::vector<std::string>& files, const std::str
 
 }  // namespace
 
-TEST_CASE("input: a file unreadable from its first record is unusable, named with libpcap's reason") {
-  // zeek__ldap-gap-data-missing.pcapng: libpcap refuses the first block (its
-  // second interface has another snaplen), so nothing can be read.
+TEST_CASE("input: a pcapng whose interfaces differ in snaplen is read (libpcap refuses it)") {
+  // zeek__ldap-gap-data-missing.pcapng: its second interface has another
+  // snaplen; libpcap gave up at the first block, the reader reads it all.
   const std::string f = public_trace("zeek__ldap-gap-data-missing.pcapng");
+  auto r = analyze_any({f});
+  REQUIRE(r.inputs.size() == 1);
+  CHECK(r.inputs[0].opened);
+  CHECK(r.inputs[0].frames == 18);  // tshark -r zeek__ldap-gap-data-missing.pcapng | wc -l
+  CHECK_FALSE(r.inputs[0].read_error);
+  CHECK(r.inputs[0].usable());
+  CHECK(replay::unusable_inputs(r).empty());
+}
+
+TEST_CASE("input: a file unreadable from its first record is unusable, named with the reason") {
+  Bytes cut = record_header(60, 60);
+  cut.resize(cut.size() + 10, 0);  // 10 of the 60 bytes the record announces
+  const std::string f = write_pcap("first-cut", cut);
   auto r = analyze_any({f});
   REQUIRE(r.inputs.size() == 1);
   CHECK(r.inputs[0].opened);
@@ -65,6 +78,7 @@ TEST_CASE("input: a file unreadable from its first record is unusable, named wit
   CHECK(r.inputs[0].error.find(f + ": frame 1: pcap: read error") == 0);
   CHECK(replay::unusable_inputs(r).size() == 1);
   CHECK_FALSE(replay::empty_input_note(r).has_value());  // the unusable file says it all
+  std::remove(f.c_str());
 }
 
 TEST_CASE("input: with one unusable file and one good one, the good one is analysed and the other named") {
@@ -114,8 +128,12 @@ TEST_CASE("input: hand-made files: truncated first record and all-malformed are 
 }
 
 TEST_CASE("input: an unusable file's read error counts as the file, not as a skipped frame") {
-  auto r = analyze_any({public_trace("zeek__ldap-gap-data-missing.pcapng"), public_trace("zeek__pppoe-over-qinq.pcap")});
-  REQUIRE(r.diagnostics.size() == 7);  // the read error at ldap-gap's frame 1, then pppoe's 6 ip.len warnings
+  Bytes cut = record_header(60, 60);
+  cut.resize(cut.size() + 10, 0);
+  const std::string first_cut = write_pcap("first-cut-2", cut);
+  auto r = analyze_any({first_cut, public_trace("zeek__pppoe-over-qinq.pcap")});
+  std::remove(first_cut.c_str());
+  REQUIRE(r.diagnostics.size() == 7);  // the read error at first-cut's frame 1, then pppoe's 6 ip.len warnings
   CHECK(replay::is_unusable_reason(r, r.diagnostics[0]));
   CHECK_FALSE(replay::is_unusable_reason(r, r.diagnostics[1]));
   const auto c = replay::input_counts(r);

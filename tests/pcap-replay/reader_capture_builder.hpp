@@ -41,6 +41,7 @@ struct NgPacket {
   std::uint64_t ts = 0;
   Bytes data;
   std::uint32_t interface = 0;  ///< index of the IDB it was captured on
+  std::uint32_t orig_len = 0;   ///< original length on the wire; 0 = data.size()
 };
 
 /// A little-endian pcapng file: SHB, one IDB (with an if_tsresol option when
@@ -85,7 +86,7 @@ inline Bytes pcapng_file(std::uint16_t linktype, const std::vector<std::optional
     put32le(f, static_cast<std::uint32_t>(p.ts >> 32));
     put32le(f, static_cast<std::uint32_t>(p.ts));
     put32le(f, static_cast<std::uint32_t>(p.data.size()));
-    put32le(f, static_cast<std::uint32_t>(p.data.size()));
+    put32le(f, p.orig_len != 0 ? p.orig_len : static_cast<std::uint32_t>(p.data.size()));
     append(f, p.data);
     f.resize(f.size() + (padded - p.data.size()), 0);
     put32le(f, len);
