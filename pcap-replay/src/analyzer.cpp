@@ -263,6 +263,7 @@ Report Analyzer::finish() {
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
                      std::vector<std::string>& errors) {
   Analyzer a(options, keep_timeline);
+  std::optional<CaptureTime> origin;  // frame 1 of the first input that has one (Wireshark's Time column)
   for (std::size_t i = 0; i < files.size(); ++i) {
     a.add_file(i, files[i]);
     InputFile in;
@@ -292,6 +293,7 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
       a.add(*s);
     }
     const CaptureStats& st = reader.stats();
+    if (!origin) origin = st.first_frame_time;
     in.frames = st.frames;
     in.tcp_segments = st.tcp_segments;
     in.read_error = st.read_error;
@@ -306,7 +308,9 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     a.add_diagnostics(diags);
     a.add_input(in);
   }
-  return a.finish();
+  Report r = a.finish();
+  if (origin) r.first_time = *origin, r.have_first_time = true;
+  return r;
 }
 
 std::vector<const InputFile*> unusable_inputs(const Report& r) {

@@ -93,6 +93,9 @@ std::optional<Segment> CaptureReader::next() {
       break;
     }
     const std::uint64_t frame = ++stats_.frames;  // Wireshark counts every record from 1
+    if (frame == 1 && hdr->ts.tv_usec >= 0 && hdr->ts.tv_usec < 1'000'000'000)  // frame.time_relative's origin
+      stats_.first_frame_time =
+          CaptureTime{std::chrono::nanoseconds{std::int64_t{hdr->ts.tv_sec} * 1'000'000'000 + hdr->ts.tv_usec}};
     if (h_->has_filter && pcap_offline_filter(&h_->filter, hdr, data) == 0) {
       ++stats_.filtered_out;
       continue;

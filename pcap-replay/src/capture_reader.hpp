@@ -49,6 +49,10 @@ struct CaptureStats {
   std::uint64_t fragments_skipped = 0;  ///< non-first IP fragments (no TCP header)
   std::uint64_t malformed = 0;          ///< frames skipped with a diagnostic (truncated, bad field, bad timestamp)
   bool read_error = false;              ///< libpcap stopped before the end of the file
+  /// Timestamp of record 1 (filtered out or not TCP included): the origin of
+  /// Wireshark's frame.time_relative. Unset before it is read, or when its
+  /// fraction of a second is invalid (1 s or more).
+  std::optional<CaptureTime> first_frame_time;
 };
 
 /// Reader of one capture file. Move-only (owns the libpcap handle).
