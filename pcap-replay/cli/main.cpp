@@ -22,6 +22,7 @@
 
 #include "analyzer.hpp"
 #include "bpf_check.hpp"
+#include "profile_hint.hpp"
 #include "report_json.hpp"
 #include "report_text.hpp"
 #include "report_view.hpp"
@@ -53,7 +54,7 @@ struct Args {
   bool json = false, strict = false, csv = false;
   std::string filter;
   std::optional<std::uint64_t> flow, stream;
-  bool findings_only = false;
+  bool findings_only = false, no_hint = false;
 };
 
 // The options every sub-command takes: the input, the filter, the selection.
@@ -184,7 +185,7 @@ int main(int argc, char** argv) {
   // CLI11's own errors ("--profile: bsd not in {...}") start with the program's name too.
   app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
     (void)failed;
-    return fmt::format("pcap-replay: {}\nRun with --help for more information.\n", e.what());
+    return fmt::format("pcap-replay: {} (see pcap-replay --help)\n", e.what());
   });
   Args a;
   CLI::App* check = app.add_subcommand("check", "report every sender's timer against the rules (default output: text)");
@@ -198,6 +199,8 @@ int main(int argc, char** argv) {
   check->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
   check->add_flag("--findings-only", a.findings_only,
                   "print only the senders with findings (the summary and exit status still cover every sender)");
+  check->add_flag("--no-hint", a.no_hint,
+                  "do not re-read the input under --profile auto to say which profile explains MUST departures");
   check->footer(kExitHelp);
   flows->footer(kListExitHelp);
   timeline->footer(kListExitHelp);
@@ -316,10 +319,27 @@ int main(int argc, char** argv) {
       replay::write_json_flow_list(std::cout, r, view);
     else
       replay::write_flow_list(std::cout, r, view);
-  } else if (a.json) {
-    replay::write_json_report(std::cout, r, view);
   } else {
-    replay::write_text_report(std::cout, r, view);
+    // MUST departures under one profile: does another explain them? (a second pass, under auto)
+    std::optional<std::string> hint;
+    if (!a.no_hint && !opt.auto_profile && r.count(replay::Level::must) > 0) {
+      replay::Options ao = opt.with_profile(*replay::find_profile("linux"));
+      ao.auto_profile = true;
+      std::vector<std::string> ignored;
+      try {
+        hint = replay::profile_hint(r, replay::analyze_files(files, ao, false, ignored));
+      } catch (const std::exception&) {
+        // The overrides do not fit every profile: no hint.
+      }
+    }
+    if (a.json) {
+      nlohmann::json doc = replay::to_json(r, view);
+      doc["profile_hint"] = hint ? nlohmann::json(*hint) : nlohmann::json(nullptr);
+      std::cout << doc.dump(2) << "\n";
+    } else {
+      replay::write_text_report(std::cout, r, view);
+      if (hint) std::cout << "hint: " << *hint << "\n";
+    }
   }
   if (!unusable.empty()) return 2;  // part of the input was unusable
   return check->parsed() ? r.exit_status(a.strict) : 0;
