@@ -12,7 +12,7 @@ namespace replay {
 /// replayed estimator took (section 3 of RFC 6298: Karn's rule, and the RFC
 /// 7323 timestamp echo for retransmitted data). Exact in microseconds.
 struct RttStats {
-  std::uint64_t samples = 0;
+  std::uint64_t samples = 0;                 ///< samples added
   std::chrono::microseconds min{0}, max{0};  ///< meaningful when samples > 0
   double sum_us = 0, sum_sq_us = 0;          ///< sum of the samples and of their squares, us and us^2
 
