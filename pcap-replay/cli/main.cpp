@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <rto/config.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -183,8 +184,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string(kVersion));
   app.footer(kExitHelp);
   // CLI11's own errors ("--profile: bsd not in {...}") start with the program's name too.
-  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
-    (void)failed;
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return fmt::format("pcap-replay: {} (see pcap-replay --help)\n", e.what());
   });
   Args a;
@@ -322,7 +322,9 @@ int main(int argc, char** argv) {
   } else {
     // MUST departures under one profile: does another explain them? (a second pass, under auto)
     std::optional<std::string> hint;
-    if (!a.no_hint && !opt.auto_profile && r.count(replay::Level::must) > 0) {
+    // Standard input cannot be read twice: no hint for "-".
+    const bool rereadable = std::find(files.begin(), files.end(), "-") == files.end();
+    if (!a.no_hint && rereadable && !opt.auto_profile && r.count(replay::Level::must) > 0) {
       replay::Options ao = opt.with_profile(*replay::find_profile("linux"));
       ao.auto_profile = true;
       std::vector<std::string> ignored;

@@ -208,6 +208,9 @@ expect 1 "the hint: rfc6298's departures are Linux's" -- "$BIN" check "$T/syn-lo
 has_out "hint: the MUST departures of 1 of 1 sender(s) are what linux (Linux 6.x defaults) does: 0 MUST there; try --profile auto (or --profile linux)"
 expect 1 "--no-hint" -- "$BIN" check --no-hint "$T/syn-loss.pcap"
 grep -q '^hint:' /tmp/pcap_replay_cli.$$ && { echo "FAIL: a hint under --no-hint"; fail=1; }
+expect 1 "no hint for standard input (it cannot be read twice)" -- bash -c "\"$BIN\" check - < \"$T/syn-loss.pcap\""
+grep -q '^hint:' /tmp/pcap_replay_cli.$$ && { echo "FAIL: a hint for standard input"; fail=1; }
+grep -q '^hint:' /tmp/pcap_replay_cli.$$ && { echo "FAIL: a hint under --no-hint"; fail=1; }
 expect 1 "--json: profile_hint" -- "$BIN" check --json "$T/syn-loss.pcap"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "try --profile auto" in d["profile_hint"], d["profile_hint"]' \
   /tmp/pcap_replay_cli.$$ || { echo "FAIL: JSON profile_hint"; fail=1; }
