@@ -305,7 +305,7 @@ int main(int argc, char** argv) {
   view.stream = a.stream;
   view.findings_only = a.findings_only;
   if (unusable.size() < r.inputs.size()) {
-    if (auto err = view.error(r)) {
+    if (auto err = view.error(r, replay::StreamNumbers(r))) {
       std::cerr << "pcap-replay: " << *err << "\n";
       return 2;
     }

@@ -175,6 +175,7 @@ void Analyzer::add(const Segment& s) {
     f.server = synack ? s.src : s.dst;
     f.first_frame = s.frame;
     f.first_time = s.time;
+    if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck)) f.syn_isn = s.tcp.seq;  // Wireshark's tcp.stream test
     f.senders[0].src = f.client;
     f.senders[0].dst = f.server;
     f.senders[1].src = f.server;

@@ -184,6 +184,8 @@ struct FlowReport {
   std::uint64_t first_frame = 0, last_frame = 0;  ///< Wireshark frame numbers in `file`
   CaptureTime first_time{}, last_time{};
   bool saw_syn = false, saw_fin = false, saw_rst = false;  ///< flags seen on the connection
+  /// SEQ of the SYN (without ACK) that is the connection's first segment, when it is one.
+  std::optional<std::uint32_t> syn_isn;
   /// Packets captured twice, ignored: every header field and the IPv4 ID equal
   /// within 10 ms; without a usable ID (IPv6, ID 0) a data segment within
   /// 0.2 ms with no peer segment between. See Analyzer::add().

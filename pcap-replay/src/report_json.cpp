@@ -24,10 +24,7 @@ json inputs_json(const Report& r) {
                  {"read_error", in.read_error}});
   return a;
 }
-json stream_json(const Report& r, const FlowReport& f) {
-  const auto n = tcp_stream(r, f);
-  return n ? json(*n) : json(nullptr);
-}
+json stream_json(const std::optional<std::uint64_t>& n) { return n ? json(*n) : json(nullptr); }
 
 json selection_json(const ReportView& v) {
   return {{"flow", v.flow ? json(*v.flow) : json(nullptr)},
@@ -100,16 +97,17 @@ json to_json(const Report& r, const ReportView& view) {
   const auto note = empty_input_note(r);
   doc["note"] = note ? json(*note) : json(nullptr);
   doc["selection"] = selection_json(view);
+  const StreamNumbers streams(r);
   json flows = json::array();
   for (const auto& f : r.flows) {
-    if (!view.shows(r, f)) continue;
+    if (!view.shows(f, streams)) continue;
     for (std::size_t dir = 0; dir < 2; ++dir) {
       const SenderReport& s = f.senders[dir];
       if (s.data_segments == 0 || !view.shows(s)) continue;
       json jf;
       jf["flow"] = f.id;
-      jf["tcp_stream"] = stream_json(r, f);
-      jf["stream_filter"] = stream_filter(r, f);
+      jf["tcp_stream"] = stream_json(streams.of(f));
+      jf["stream_filter"] = stream_filter(f, streams.of(f));
       jf["direction"] = dir == 0 ? "client->server" : "server->client";
       jf["file"] = f.file;
       jf["src"] = to_string(s.src);
@@ -195,9 +193,10 @@ json flows_to_json(const Report& r, const ReportView& view) {
   const auto note = empty_input_note(r);
   doc["note"] = note ? json(*note) : json(nullptr);
   doc["selection"] = selection_json(view);
+  const StreamNumbers streams(r);
   json flows = json::array();
   for (const auto& f : r.flows) {
-    if (!view.shows(r, f)) continue;
+    if (!view.shows(f, streams)) continue;
     json senders = json::array();
     for (std::size_t dir = 0; dir < 2; ++dir) {
       const SenderReport& s = f.senders[dir];
@@ -209,8 +208,8 @@ json flows_to_json(const Report& r, const ReportView& view) {
                          {"bytes", s.bytes}});
     }
     flows.push_back({{"flow", f.id},
-                     {"tcp_stream", stream_json(r, f)},
-                     {"stream_filter", stream_filter(r, f)},
+                     {"tcp_stream", stream_json(streams.of(f))},
+                     {"stream_filter", stream_filter(f, streams.of(f))},
                      {"file", f.file},
                      {"client", to_string(f.client)},
                      {"server", to_string(f.server)},

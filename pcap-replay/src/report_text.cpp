@@ -65,16 +65,17 @@ void write_text_report(std::ostream& os, const Report& r, const ReportView& view
                                                   : std::string());
   }
   os << "  model: " << limits::describe_thresholds() << "\n";
+  const StreamNumbers streams(r);
   for (const auto& f : r.flows) {
-    if (!view.shows(r, f)) continue;
+    if (!view.shows(f, streams)) continue;
     os << fmt::format("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n", f.id,
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
                       std::chrono::duration<double>(f.last_time - f.first_time).count());
-    const auto stream = tcp_stream(r, f);
+    const auto stream = streams.of(f);
     os << fmt::format("  Wireshark: {}; display filter: {}\n",
                       stream ? fmt::format("tcp.stream {}", *stream)
                              : std::string("tcp.stream not known under -f (it counts the connections the filter hides)"),
-                      stream_filter(r, f));
+                      stream_filter(f, stream));
     if (f.capture_duplicates)
     {
       std::string frames;
@@ -195,9 +196,10 @@ void write_input_problems(std::ostream& os, const Report& r) {
 void write_flow_list(std::ostream& os, const Report& r, const ReportView& view) {
   os << fmt::format("{:>4} {:>6}  {:<46} {:>8} {:>17} {:>10}  {}\n", "flow", "stream", "client -> server", "packets",
                     "frames", "duration", "file / flags");
+  const StreamNumbers streams(r);
   for (const auto& f : r.flows) {
-    if (!view.shows(r, f)) continue;
-    const auto stream = tcp_stream(r, f);
+    if (!view.shows(f, streams)) continue;
+    const auto stream = streams.of(f);
     std::string flags;
     if (f.saw_syn) flags += " SYN";
     if (f.saw_fin) flags += " FIN";

@@ -228,7 +228,7 @@ TEST_CASE("view: --flow, --stream and --findings-only choose the entries; the su
   REQUIRE(r.flows.size() == 120);
   replay::ReportView v;
   v.flow = 2;
-  CHECK_FALSE(v.error(r).has_value());
+  CHECK_FALSE(v.error(r, replay::StreamNumbers(r)).has_value());
   auto j = replay::to_json(r, v);
   REQUIRE(!j["flows"].empty());
   for (const auto& f : j["flows"]) CHECK(f["flow"] == 2);
@@ -249,12 +249,12 @@ TEST_CASE("view: --flow, --stream and --findings-only choose the entries; the su
   // Errors name the flag and what the input has.
   replay::ReportView bad;
   bad.flow = 121;
-  CHECK(bad.error(r) == std::optional<std::string>("--flow 121: no such connection; the input has 120 (1-120)"));
+  CHECK(bad.error(r, replay::StreamNumbers(r)) == std::optional<std::string>("--flow 121: no such connection; the input has 120 (1-120)"));
   bad.flow = 0;
-  CHECK(bad.error(r).has_value());
+  CHECK(bad.error(r, replay::StreamNumbers(r)).has_value());
   replay::ReportView none;
   none.stream = 120;
-  CHECK(none.error(r) == std::optional<std::string>("--stream 120: no connection has tcp.stream 120"));
+  CHECK(none.error(r, replay::StreamNumbers(r)) == std::optional<std::string>("--stream 120: no connection has tcp.stream 120"));
 }
 
 TEST_CASE("view: --findings-only keeps the senders with findings (linux-blackhole: the data sender's 2.4)") {

@@ -2,10 +2,9 @@
 // tools run on the same captures (popen; a missing tool fails under CI=true):
 //  - rel_time / "at (s)": tshark's frame.time_relative (frame 1 of the file,
 //    TCP or not, filtered out or not);
-//  - each connection's tcp.stream: tshark's tcp.stream of its first frame;
-//    where they differ, the difference is the one SCHEMA.md names (a SYN
-//    re-sent with the same ISN after an RST: a new connection here, the old
-//    stream in Wireshark);
+//  - each connection's tcp.stream: tshark's tcp.stream of its first frame,
+//    also for a SYN re-sent with the same ISN after an RST (a new connection
+//    here, the old stream in Wireshark, and so the same index);
 //  - per-sender RTT statistics: tcptrace -l -r's "RTT samples/min/avg/max/
 //    stdev" (same samples where tcptrace's and Linux's sampling coincide;
 //    where not, the definitional difference is checked: tcptrace times the
@@ -122,17 +121,19 @@ TEST_CASE("rel_time: every timeout and finding at tshark's frame.time_relative (
   }
 }
 
-TEST_CASE("tcp.stream: each connection's index is tshark's, except after a SYN re-sent with the same ISN") {
+TEST_CASE("tcp.stream: each connection's index is tshark's, a SYN re-sent with the same ISN included") {
   if (!have_tshark_tool()) return;
   struct Case {
     std::string file;
-    std::size_t ours_only;  // connections we split where Wireshark keeps the stream (tshark's count, see below)
+    std::size_t shared;  // connections of ours in an earlier connection's stream (tshark: SYN retransmissions)
   };
   const std::vector<Case> cases = {
       {"tests/captures/linux-blackhole.pcap", 0},
       {"tests/captures/lab/many-flows.pcap", 0},          // 120 connections
       {"tests/captures/lockstep/lockstep-syn.pcap", 0},   // 224 connections, lone SYNs among them
-      // A SYN re-sent after an RST (tshark: "suspected retransmission") at frame 235.
+      // A SYN re-sent after an RST with the same ISN (tshark: "suspected
+      // retransmission") at frame 235: a new connection here, stream 11 in
+      // Wireshark, which starts a new stream only for a new ISN.
       {public_trace("suricata__base64-decode-5885.pcap"), 1},
       // 14 such re-sent SYNs (frames 227, 245, ... 744).
       {public_trace("ndpi__gnutella.pcap"), 14},
@@ -142,31 +143,29 @@ TEST_CASE("tcp.stream: each connection's index is tshark's, except after a SYN r
     if (!have_file(c.file)) continue;
     const auto ts = tshark_fields(c.file, "-e tcp.stream -e tcp.flags.syn -e tcp.flags.ack -e tcp.analysis.retransmission");
     const auto r = analyze_file(c.file);
+    const replay::StreamNumbers streams(r);
     std::set<std::uint64_t> seen;
-    std::size_t ours_only = 0;
+    std::size_t shared = 0;
     for (const auto& f : r.flows) {
       CAPTURE(f.first_frame);
       REQUIRE(ts.count(f.first_frame));
       const auto& row = ts.at(f.first_frame);
       REQUIRE(row.size() >= 5);
       const std::uint64_t ws = std::stoull(row[1]);
-      const auto ours = replay::tcp_stream(r, f);
+      const auto ours = streams.of(f);
       REQUIRE(ours.has_value());
+      CHECK(*ours == ws);
+      CHECK(replay::stream_filter(f, ours) == "tcp.stream == " + std::to_string(ws));
       if (seen.count(ws)) {
-        // Wireshark put this first frame in a stream it already had: it is a
-        // SYN (no ACK) tshark itself calls a retransmission.
+        // A stream Wireshark already had: a SYN (no ACK) tshark itself calls a retransmission.
         CHECK(row[2] == "1");
         CHECK(row[3] == "0");
         CHECK(row[4] == "1");
-        ++ours_only;
-        continue;
+        ++shared;
       }
       seen.insert(ws);
-      // Our index runs ahead of Wireshark's by the splits it did not make.
-      CHECK(*ours == ws + ours_only);
-      CHECK(replay::stream_filter(r, f) == "tcp.stream == " + std::to_string(*ours));
     }
-    CHECK(ours_only == c.ours_only);
+    CHECK(shared == c.shared);
     // Wireshark has no stream we do not have.
     std::set<std::uint64_t> all;
     for (const auto& [frame, row] : ts)
@@ -178,9 +177,10 @@ TEST_CASE("tcp.stream: each connection's index is tshark's, except after a SYN r
 TEST_CASE("tcp.stream: unknown under a BPF filter (Wireshark counts the hidden connections)") {
   const auto r = analyze_file("tests/captures/lab/many-flows.pcap", "tcp port 5001");
   REQUIRE(!r.flows.empty());
-  CHECK(!replay::tcp_stream(r, r.flows.front()).has_value());
-  // The display filter falls back to the 4-tuple.
-  CHECK(replay::stream_filter(r, r.flows.front()).rfind("ip.addr == ", 0) == 0);
+  const replay::StreamNumbers streams(r);
+  CHECK(!streams.of(r.flows.front()).has_value());
+  // The display filter falls back to the address pair.
+  CHECK(replay::stream_filter(r.flows.front(), std::nullopt).rfind("ip.addr == 198.18.0.1 && tcp.port == ", 0) == 0);
 }
 
 namespace {
