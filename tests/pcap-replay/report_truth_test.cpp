@@ -14,9 +14,9 @@
 
 #include <cstdlib>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "replay_scenario.hpp"
 #include "report_json.hpp"
@@ -191,23 +191,52 @@ struct TcptraceDir {
   std::string src, dst;
   std::map<std::string, double> v;  // "samples", "min", "max", "avg", "stdev"
 };
+// The number after `label` at `from` or later in `line` (e.g. "70" after
+// "RTT samples:"); the position after it in `next`.
+std::optional<double> number_after(const std::string& line, const std::string& label, std::size_t from,
+                                   std::size_t& next) {
+  const std::size_t at = line.find(label, from);
+  if (at == std::string::npos) return std::nullopt;
+  const char* begin = line.c_str() + at + label.size();
+  char* end = nullptr;
+  const double v = std::strtod(begin, &end);
+  if (end == begin) return std::nullopt;
+  next = static_cast<std::size_t>(end - line.c_str());
+  return v;
+}
+
 std::vector<TcptraceDir> tcptrace_rtt(const std::string& file) {
   std::vector<TcptraceDir> out;
   std::stringstream ss(run("tcptrace -l -r -n '" + file + "' 2>/dev/null"));
-  std::string line, a, b;
-  const std::regex host(R"(^\s*host ([ab]):\s+(\S+))");
-  const std::regex stat(R"(^\s*RTT (samples|min|max|avg|stdev):\s+([0-9.]+)(?: ms)?\s+RTT \1:\s+([0-9.]+))");
-  std::smatch m;
+  std::string line, a;
   while (std::getline(ss, line)) {
-    if (std::regex_search(line, m, host)) {
-      (m[1] == "a" ? a : b) = m[2];
-      if (m[1] == "b") {
-        out.push_back({a, b, {}});
-        out.push_back({b, a, {}});
+    const std::size_t text = line.find_first_not_of(" \t");
+    if (text == std::string::npos) continue;
+    const std::string_view rest = std::string_view(line).substr(text);
+    if (rest.rfind("host a:", 0) == 0 || rest.rfind("host b:", 0) == 0) {
+      std::stringstream words{std::string(rest.substr(7))};
+      std::string endpoint;
+      words >> endpoint;
+      if (rest[5] == 'a') {
+        a = endpoint;
+      } else {
+        out.push_back({a, endpoint, {}});
+        out.push_back({endpoint, a, {}});
       }
-    } else if (!out.empty() && std::regex_search(line, m, stat)) {
-      out[out.size() - 2].v[m[1]] = std::stod(m[2]);
-      out[out.size() - 1].v[m[1]] = std::stod(m[3]);
+      continue;
+    }
+    if (out.empty()) continue;
+    // "RTT min:   0.0 ms   RTT min:   0.0 ms" (not "RTT min (last):" nor "RTT full_sz min:").
+    for (const char* key : {"samples", "min", "max", "avg", "stdev"}) {
+      const std::string label = std::string("RTT ") + key + ":";
+      if (rest.rfind(label, 0) != 0) continue;
+      std::size_t next = 0;
+      const auto ab = number_after(line, label, text, next);
+      const auto ba = ab ? number_after(line, label, next, next) : std::nullopt;
+      if (ab && ba) {
+        out[out.size() - 2].v[key] = *ab;
+        out[out.size() - 1].v[key] = *ba;
+      }
     }
   }
   return out;
