@@ -1,14 +1,17 @@
 // pcap-replay: checks each TCP sender in a capture against RFC 6298's
 // retransmission timer rules. Sub-commands: check, flows, timeline.
 // Exit status: 0 no MUST-level departure, 1 departures (--strict: also
-// SHOULD), 2 unusable input or arguments (reason on stderr): any input file
-// that cannot be opened, whose first record cannot be read, or whose every
-// frame is malformed makes the exit status 2, after the report of the usable
-// files (when there is one); so does a file part of which could not be read.
+// SHOULD; check only), 2 unusable input or arguments (reason on stderr): any
+// input file that cannot be opened, whose first record cannot be read, or
+// whose every frame is malformed makes the exit status 2 for every
+// sub-command, after the report of the usable files (when there is one; with
+// --json the document is printed even when no file was usable); so does a
+// file part of which could not be read (the rest is analysed and reported).
 
 #include <CLI/CLI.hpp>
 #include <rto/config.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -20,8 +23,11 @@
 #include <fmt/format.h>
 
 #include "analyzer.hpp"
+#include "bpf_check.hpp"
+#include "profile_hint.hpp"
 #include "report_json.hpp"
 #include "report_text.hpp"
+#include "report_view.hpp"
 #include "timeline_csv.hpp"
 
 namespace {
@@ -37,19 +43,36 @@ constexpr const char* kExitHelp =
     "(a damaged record or block, a file cut short: the rest is analysed and reported, the lost byte range "
     "named). Frames skipped or analysed with a warning do not change the status. A filter that matches no TCP "
     "segment prints a note and exits 0.";
+constexpr const char* kListExitHelp =
+    "Exit status: 0 listed; 2 bad arguments, or unusable input: a file that cannot be opened, whose first "
+    "record cannot be read, or whose every frame is malformed (the other files are still listed, the "
+    "unusable ones are named on stderr); also 2 when part of a file could not be read (the lost byte range "
+    "named).";
 
 struct Args {
   std::vector<std::string> files;
+  std::vector<std::string> read_files;  // -r FILE (tcpdump, tshark), before the positional ones
   std::string profile = "rfc6298";
   std::optional<double> rto_min_ms, rto_max_ms, granularity_ms;
   std::optional<unsigned> syn_linear, slack_percent;
   bool json = false, strict = false, csv = false;
   std::string filter;
+  std::optional<std::uint64_t> flow, stream;
+  bool findings_only = false, no_hint = false;
 };
 
+// The options every sub-command takes: the input, the filter, the selection.
 void add_common(CLI::App* app, Args& a) {
-  app->add_option("files", a.files, "capture files (pcap or pcapng); - reads standard input; a file given twice is analysed once")
-      ->required();
+  app->add_option("files", a.files, "capture files (pcap or pcapng); - reads standard input; a file given twice is analysed once");
+  app->add_option("-r,--read", a.read_files, "a capture file to read, as tcpdump -r and tshark -r (repeatable; read before the positional files)");
+  app->add_option("-f,--filter", a.filter, "BPF filter expression (tcpdump syntax)");
+  app->add_option("--flow", a.flow, "only connection N (the flow numbers of pcap-replay flows, from 1)");
+  app->add_option("--stream", a.stream, "only the connection Wireshark numbers tcp.stream N (from 0; not with -f)");
+  app->set_version_flag("--version", std::string(kVersion));
+}
+
+// The options of the sub-commands that replay the estimator (check, timeline).
+void add_model(CLI::App* app, Args& a) {
   std::vector<std::string> names;
   for (const auto& p : replay::all_profiles()) names.push_back(std::string(p.name));
   names.push_back("auto");
@@ -64,9 +87,6 @@ void add_common(CLI::App* app, Args& a) {
   app->add_option("--granularity", a.granularity_ms, "clock granularity G, ms (default 1): the absolute tolerance of every timing check and G of RFC 6298 2.3");
   app->add_option("--slack", a.slack_percent, "relative tolerance, percent of the predicted value (default 10, max 40)")
       ->check(CLI::Range(0u, 40u));
-  app->add_option("-f,--filter", a.filter, "BPF filter expression (tcpdump syntax)");
-  app->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
-  app->footer(kExitHelp);
 }
 
 // ms -> us, rounded; the caller has checked the range (finite, 0..1 h).
@@ -166,6 +186,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(kVersion));
   app.footer(kExitHelp);
+  // CLI11's own errors ("--profile: bsd not in {...}") start with the program's name too.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return fmt::format("pcap-replay: {} (see pcap-replay --help)\n", e.what());
+  });
   Args a;
   CLI::App* check = app.add_subcommand("check", "report every sender's timer against the rules (default output: text)");
   CLI::App* flows = app.add_subcommand("flows", "list the connections (text, or --json)");
@@ -173,6 +197,16 @@ int main(int argc, char** argv) {
   add_common(check, a);
   add_common(flows, a);
   add_common(timeline, a);
+  add_model(check, a);
+  add_model(timeline, a);
+  check->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
+  check->add_flag("--findings-only", a.findings_only,
+                  "print only the senders with findings (the summary and exit status still cover every sender)");
+  check->add_flag("--no-hint", a.no_hint,
+                  "do not re-read the input under --profile auto to say which profile explains MUST departures");
+  check->footer(kExitHelp);
+  flows->footer(kListExitHelp);
+  timeline->footer(kListExitHelp);
   check->add_flag("--json", a.json, "the whole report as one JSON document (schema: pcap-replay/SCHEMA.md)");
   flows->add_flag("--json", a.json, "the connection list as one JSON document (\"kind\": \"flows\", SCHEMA.md)");
   timeline->add_flag("--csv", a.csv, "CSV output: the default and only format (columns in SCHEMA.md)");
@@ -201,6 +235,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
+  }
+  std::vector<std::string> inputs = a.read_files;
+  inputs.insert(inputs.end(), a.files.begin(), a.files.end());
+  if (inputs.empty()) {
+    CLI::App* sub = app.get_subcommands().front();
+    std::cerr << "pcap-replay: " << sub->get_name() << ": no capture file given (pcap-replay " << sub->get_name()
+              << " FILE..., or -r FILE; - reads standard input)\n";
+    return 2;
+  }
+  if (!a.filter.empty()) {
+    if (auto err = replay::bpf_error(a.filter)) {
+      std::cerr << "pcap-replay: -f \"" << a.filter << "\": not a valid BPF filter: " << *err << "\n";
+      return 2;
+    }
   }
   if (timeline->parsed() && a.json) {
     std::cerr << "pcap-replay: timeline --json: the timeline is written as CSV only (--csv, the default); "
@@ -233,7 +281,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  const std::vector<std::string> files = unique_files(a.files);
+  const std::vector<std::string> files = unique_files(inputs);
   std::vector<std::string> errors;
   replay::Report r;
   try {
@@ -255,23 +303,54 @@ int main(int argc, char** argv) {
   for (const auto& in : r.inputs)
     if (in.usable())
       for (const auto& l : in.lost) std::cerr << "pcap-replay: lost input: " << replay::to_string(in.name, l) << "\n";
-  if (unusable.size() == r.inputs.size()) return 2;  // nothing could be read: no report
+  // Nothing could be read: no text report; the JSON still names the inputs and their errors.
+  if (unusable.size() == r.inputs.size() && !(a.json && !timeline->parsed())) return 2;
   if (auto note = replay::empty_input_note(r)) std::cerr << "pcap-replay: note: " << *note << "\n";
+  replay::ReportView view;
+  view.flow = a.flow;
+  view.stream = a.stream;
+  view.findings_only = a.findings_only;
+  if (unusable.size() < r.inputs.size()) {
+    if (auto err = view.error(r, replay::StreamNumbers(r))) {
+      std::cerr << "pcap-replay: " << *err << "\n";
+      return 2;
+    }
+  }
 
   if (timeline->parsed()) {
+    replay::keep_shown_flows(r, view);
     replay::write_timeline_csv(std::cout, r);
   } else if (flows->parsed()) {
     if (a.json)
-      replay::write_json_flow_list(std::cout, r);
+      replay::write_json_flow_list(std::cout, r, view);
     else
-      replay::write_flow_list(std::cout, r);
-  } else if (a.json) {
-    replay::write_json_report(std::cout, r);
+      replay::write_flow_list(std::cout, r, view);
   } else {
-    replay::write_text_report(std::cout, r);
+    // MUST departures under one profile: does another explain them? (a second pass, under auto)
+    std::optional<std::string> hint;
+    // Standard input cannot be read twice: no hint for "-".
+    const bool rereadable = std::find(files.begin(), files.end(), "-") == files.end();
+    if (!a.no_hint && rereadable && !opt.auto_profile && r.count(replay::Level::must) > 0) {
+      replay::Options ao = opt.with_profile(*replay::find_profile("linux"));
+      ao.auto_profile = true;
+      std::vector<std::string> ignored;
+      try {
+        hint = replay::profile_hint(r, replay::analyze_files(files, ao, false, ignored));
+      } catch (const std::exception&) {
+        // The overrides do not fit every profile: no hint.
+      }
+    }
+    if (a.json) {
+      nlohmann::json doc = replay::to_json(r, view);
+      doc["profile_hint"] = hint ? nlohmann::json(*hint) : nlohmann::json(nullptr);
+      std::cout << doc.dump(2) << "\n";
+    } else {
+      replay::write_text_report(std::cout, r, view);
+      if (hint) std::cout << "hint: " << *hint << "\n";
+    }
   }
   if (!unusable.empty()) return 2;  // part of the input was unusable
   for (const auto& in : r.inputs)
-    if (in.lost_data()) return 2;  // part of a file could not be read (issue 9: nothing lost silently)
+    if (in.lost_data()) return 2;  // part of a file could not be read: nothing is lost silently
   return check->parsed() ? r.exit_status(a.strict) : 0;
 }

@@ -175,6 +175,7 @@ void Analyzer::add(const Segment& s) {
     f.server = synack ? s.src : s.dst;
     f.first_frame = s.frame;
     f.first_time = s.time;
+    if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck)) f.syn_isn = s.tcp.seq;  // Wireshark's tcp.stream test
     f.senders[0].src = f.client;
     f.senders[0].dst = f.server;
     f.senders[1].src = f.server;
@@ -263,6 +264,7 @@ Report Analyzer::finish() {
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
                      std::vector<std::string>& errors) {
   Analyzer a(options, keep_timeline);
+  std::optional<CaptureTime> origin;  // frame 1 of the first input that has one (Wireshark's Time column)
   for (std::size_t i = 0; i < files.size(); ++i) {
     a.add_file(i, files[i]);
     InputFile in;
@@ -281,6 +283,7 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     while (reader.next(seg)) a.add(seg);
     const std::vector<Diagnostic>& diags = reader.diagnostics();
     const CaptureStats& st = reader.stats();
+    if (!origin) origin = st.first_frame_time;
     in.frames = st.frames;
     in.tcp_segments = st.tcp_segments;
     in.read_error = st.read_error;
@@ -296,7 +299,9 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     a.add_diagnostics(diags);
     a.add_input(in);
   }
-  return a.finish();
+  Report r = a.finish();
+  if (origin) r.first_time = *origin, r.have_first_time = true;
+  return r;
 }
 
 std::vector<const InputFile*> unusable_inputs(const Report& r) {

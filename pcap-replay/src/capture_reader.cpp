@@ -186,6 +186,8 @@ bool CaptureReader::next(Segment& out) {
     }
     if (rec.no_timestamp && have_time_) rec.time_ns = last_time_;  // SPB: no timestamp in the format
     if (rec.time_issue == TimeIssue::kNone) check_time(frame, rec.time_ns);
+    if (frame == 1 && rec.time_issue == TimeIssue::kNone && !rec.no_timestamp)  // frame.time_relative's origin
+      stats_.first_frame_time = CaptureTime{std::chrono::nanoseconds{rec.time_ns}};
     if (st.filter.active()) {
       if (rec.dlt != st.checked_dlt || rec.snaplen != st.checked_snaplen) {
         st.checked_dlt = rec.dlt;

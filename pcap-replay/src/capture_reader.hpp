@@ -72,6 +72,10 @@ struct CaptureStats {
   std::chrono::nanoseconds largest_step_back{0};  ///< the largest such step
   std::vector<ClockStep> clock_steps;   ///< the first kMaxClockStepsListed of them
   std::uint64_t bytes_read = 0;         ///< bytes read from the input (compressed bytes for gzip)
+  /// Timestamp of record 1 (filtered out or not TCP included): the origin of
+  /// Wireshark's frame.time_relative. Unset before it is read, or when record
+  /// 1's time is not usable (bad fraction, beyond 2262, no timestamp).
+  std::optional<CaptureTime> first_frame_time;
 };
 
 /// Reader of one capture. Move-only.

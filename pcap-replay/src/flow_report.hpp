@@ -13,6 +13,7 @@
 #include "diagnostic.hpp"
 #include "lockstep.hpp"
 #include "options.hpp"
+#include "rtt_stats.hpp"
 #include "rules.hpp"
 #include "segment.hpp"
 
@@ -153,6 +154,8 @@ struct SenderReport {
   std::uint64_t samples_seq = 0;     ///< RTT samples from never-retransmitted data (ACK or SACK; Karn, section 3)
   std::uint64_t samples_ts = 0;      ///< RTT samples from the TSecr of retransmitted data (RFC 7323 4)
   std::uint64_t ambiguous_acks = 0;  ///< ACKs of retransmitted data that gave no sample (Karn)
+  RttStats rtt_karn;                 ///< the samples_seq samples: min/avg/max/stdev (tcptrace -l -r's "RTT")
+  RttStats rtt_ts_echo;              ///< the samples_ts samples (at the TSval clock's resolution)
   std::uint64_t keepalives = 0;      ///< keep-alives (not retransmissions)
   std::uint64_t zero_window_probes = 0;  ///< zero-window probes (not retransmissions)
   bool timestamps = false;           ///< RFC 7323 timestamps seen both ways
@@ -181,6 +184,8 @@ struct FlowReport {
   std::uint64_t first_frame = 0, last_frame = 0;  ///< Wireshark frame numbers in `file`
   CaptureTime first_time{}, last_time{};
   bool saw_syn = false, saw_fin = false, saw_rst = false;  ///< flags seen on the connection
+  /// SEQ of the SYN (without ACK) that is the connection's first segment, when it is one.
+  std::optional<std::uint32_t> syn_isn;
   /// Packets captured twice, ignored: every header field and the IPv4 ID equal
   /// within 10 ms; without a usable ID (IPv6, ID 0) a data segment within
   /// 0.2 ms with no peer segment between. See Analyzer::add().
@@ -196,7 +201,7 @@ struct Report {
   std::vector<Diagnostic> diagnostics;  ///< reader problems (bad frames), in file order
   std::vector<InputFile> inputs;        ///< what became of each input file, by file_index
   std::vector<FlowReport> flows;
-  CaptureTime first_time{};             ///< first frame over all files (rel_time origin)
+  CaptureTime first_time{};             ///< rel_time origin: frame 1 of the first input read by analyze_files (Wireshark frame.time_relative), else the earliest segment
   bool have_first_time = false;
   /// Connections to one server that retried in lockstep (INFO), and herds
   /// that retried jittered; see lockstep.hpp.

@@ -2,6 +2,7 @@
 
 #include "analyzer.hpp"
 #include "lockstep_report.hpp"
+#include "wireshark_ref.hpp"
 
 namespace replay {
 
@@ -35,6 +36,23 @@ json inputs_json(const Report& r) {
                  {"lost", lost_json(in)}});
   return a;
 }
+json stream_json(const std::optional<std::uint64_t>& n) { return n ? json(*n) : json(nullptr); }
+
+json selection_json(const ReportView& v) {
+  return {{"flow", v.flow ? json(*v.flow) : json(nullptr)},
+          {"stream", v.stream ? json(*v.stream) : json(nullptr)},
+          {"findings_only", v.findings_only}};
+}
+
+json rtt_json(const RttStats& s) {
+  const auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  return {{"samples", s.samples},
+          {"min_ms", s.samples ? json(ms(s.min)) : json(nullptr)},
+          {"avg_ms", opt(s.mean_ms())},
+          {"max_ms", s.samples ? json(ms(s.max)) : json(nullptr)},
+          {"stdev_ms", opt(s.stdev_ms())}};
+}
+
 json rule_ids(const std::vector<RuleId>& rules) {
   json a = json::array();
   for (RuleId r : rules) a.push_back(std::string(to_string(r)));
@@ -62,7 +80,7 @@ json inferred_json(const InferredSettings& in) {
 }
 }  // namespace
 
-json to_json(const Report& r) {
+json to_json(const Report& r, const ReportView& view) {
   const auto rel = [&](CaptureTime t) { return std::chrono::duration<double>(t - r.first_time).count(); };
   const Options& o = r.options;
   json doc;
@@ -90,13 +108,18 @@ json to_json(const Report& r) {
   doc["inputs"] = inputs_json(r);
   const auto note = empty_input_note(r);
   doc["note"] = note ? json(*note) : json(nullptr);
+  doc["selection"] = selection_json(view);
+  const StreamNumbers streams(r);
   json flows = json::array();
   for (const auto& f : r.flows) {
+    if (!view.shows(f, streams)) continue;
     for (std::size_t dir = 0; dir < 2; ++dir) {
       const SenderReport& s = f.senders[dir];
-      if (s.data_segments == 0) continue;
+      if (s.data_segments == 0 || !view.shows(s)) continue;
       json jf;
       jf["flow"] = f.id;
+      jf["tcp_stream"] = stream_json(streams.of(f));
+      jf["stream_filter"] = stream_filter(f, streams.of(f));
       jf["direction"] = dir == 0 ? "client->server" : "server->client";
       jf["file"] = f.file;
       jf["src"] = to_string(s.src);
@@ -111,6 +134,7 @@ json to_json(const Report& r) {
       jf["peer_seen"] = s.peer_seen;
       jf["capture_duplicates"] = f.capture_duplicates;
       jf["rtt_samples"] = {{"karn", s.samples_seq}, {"ts_echo", s.samples_ts}, {"ambiguous_acks", s.ambiguous_acks}};
+      jf["rtt"] = {{"karn", rtt_json(s.rtt_karn)}, {"ts_echo", rtt_json(s.rtt_ts_echo)}};
       jf["final"] = {{"srtt_ms", opt_ms(s.srtt)}, {"rttvar_ms", opt_ms(s.rttvar)}, {"rto_ms", ms(s.rto)},
                      {"backoff", s.backoff}};
       json kinds = json::object();
@@ -133,7 +157,8 @@ json to_json(const Report& r) {
                          {"verdict", to_string(t.verdict)},
                          {"clock", to_string(t.clock)},
                          {"relative", t.relative},
-                         {"rules", rule_ids(t.rules)}});
+                         {"rules", rule_ids(t.rules)},
+                         {"display_filter", frame_filter(t.frame)}});
       jf["timeouts"] = touts;
       json finds = json::array();
       for (const auto& x : s.findings)
@@ -142,7 +167,8 @@ json to_json(const Report& r) {
                          {"frame", x.frame},
                          {"time", to_seconds(x.time)},
                          {"rel_time", rel(x.time)},
-                         {"message", x.message}});
+                         {"message", x.message},
+                         {"display_filter", frame_filter(x.frame)}});
       jf["findings"] = finds;
       jf["profile"] = s.profile;
       jf["inferred"] = inferred_json(s.inferred);
@@ -163,9 +189,11 @@ json to_json(const Report& r) {
   return doc;
 }
 
-void write_json_report(std::ostream& os, const Report& r) { os << to_json(r).dump(2) << "\n"; }
+void write_json_report(std::ostream& os, const Report& r, const ReportView& view) {
+  os << to_json(r, view).dump(2) << "\n";
+}
 
-json flows_to_json(const Report& r) {
+json flows_to_json(const Report& r, const ReportView& view) {
   const auto rel = [&](CaptureTime t) { return std::chrono::duration<double>(t - r.first_time).count(); };
   json doc;
   doc["tool"] = "pcap-replay";
@@ -176,8 +204,11 @@ json flows_to_json(const Report& r) {
   doc["first_time"] = r.have_first_time ? json(to_seconds(r.first_time)) : json(nullptr);
   const auto note = empty_input_note(r);
   doc["note"] = note ? json(*note) : json(nullptr);
+  doc["selection"] = selection_json(view);
+  const StreamNumbers streams(r);
   json flows = json::array();
   for (const auto& f : r.flows) {
+    if (!view.shows(f, streams)) continue;
     json senders = json::array();
     for (std::size_t dir = 0; dir < 2; ++dir) {
       const SenderReport& s = f.senders[dir];
@@ -189,6 +220,8 @@ json flows_to_json(const Report& r) {
                          {"bytes", s.bytes}});
     }
     flows.push_back({{"flow", f.id},
+                     {"tcp_stream", stream_json(streams.of(f))},
+                     {"stream_filter", stream_filter(f, streams.of(f))},
                      {"file", f.file},
                      {"client", to_string(f.client)},
                      {"server", to_string(f.server)},
@@ -208,6 +241,8 @@ json flows_to_json(const Report& r) {
   return doc;
 }
 
-void write_json_flow_list(std::ostream& os, const Report& r) { os << flows_to_json(r).dump(2) << "\n"; }
+void write_json_flow_list(std::ostream& os, const Report& r, const ReportView& view) {
+  os << flows_to_json(r, view).dump(2) << "\n";
+}
 
 }  // namespace replay

@@ -7,23 +7,27 @@
 #include <ostream>
 
 #include "flow_report.hpp"
+#include "report_view.hpp"
 
 namespace replay {
 
 /// The report as JSON (see SCHEMA.md; times in seconds since the epoch and
-/// since the first frame, durations in ms).
-nlohmann::json to_json(const Report& r);
+/// since Report::first_time, durations in ms); the flows entries are those
+/// `view` shows ("selection" says which), the summary covers everything.
+nlohmann::json to_json(const Report& r, const ReportView& view = {});
 
-/// Writes to_json(r), indented, and a newline.
-void write_json_report(std::ostream& os, const Report& r);
+/// Writes to_json(r, view), indented, and a newline.
+void write_json_report(std::ostream& os, const Report& r, const ReportView& view = {});
 
 /// `pcap-replay flows --json`: the connections only ("kind": "flows"; see
 /// SCHEMA.md): per flow id, file, client, server, packets, first/last frame,
 /// start time, duration (s), SYN/FIN/RST seen, and per direction packets,
 /// data-bearing segments and payload bytes.
-nlohmann::json flows_to_json(const Report& r);
+/// Each flow also carries Wireshark's tcp_stream (null under -f) and a
+/// display filter; only the flows `view` shows are listed.
+nlohmann::json flows_to_json(const Report& r, const ReportView& view = {});
 
-/// Writes flows_to_json(r), indented, and a newline.
-void write_json_flow_list(std::ostream& os, const Report& r);
+/// Writes flows_to_json(r, view), indented, and a newline.
+void write_json_flow_list(std::ostream& os, const Report& r, const ReportView& view = {});
 
 }  // namespace replay

@@ -8,6 +8,7 @@
 
 #include "analyzer.hpp"
 #include "lockstep_report.hpp"
+#include "wireshark_ref.hpp"
 
 namespace replay {
 
@@ -45,7 +46,7 @@ std::string summary_line(const Report& r) {
       r.options.auto_profile ? std::string("auto") : std::string(r.options.profile->name), lockstep_summary(r));
 }
 
-void write_text_report(std::ostream& os, const Report& r) {
+void write_text_report(std::ostream& os, const Report& r, const ReportView& view) {
   const Options& o = r.options;
   if (o.auto_profile) {
     os << fmt::format("pcap-replay check: profile auto (each sender against {}; the best fit is reported), "
@@ -64,10 +65,17 @@ void write_text_report(std::ostream& os, const Report& r) {
                                                   : std::string());
   }
   os << "  model: " << limits::describe_thresholds() << "\n";
+  const StreamNumbers streams(r);
   for (const auto& f : r.flows) {
+    if (!view.shows(f, streams)) continue;
     os << fmt::format("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n", f.id,
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
                       std::chrono::duration<double>(f.last_time - f.first_time).count());
+    const auto stream = streams.of(f);
+    os << fmt::format("  Wireshark: {}; display filter: {}\n",
+                      stream ? fmt::format("tcp.stream {}", *stream)
+                             : std::string("tcp.stream not known under -f (it counts the connections the filter hides)"),
+                      stream_filter(f, stream));
     if (f.capture_duplicates)
     {
       std::string frames;
@@ -80,7 +88,7 @@ void write_text_report(std::ostream& os, const Report& r) {
                         f.capture_duplicates, frames, ms(limits::kSameIdWindow), ms(limits::kNoIdWindow));
     }
     for (const auto& s : f.senders) {
-      if (s.data_segments == 0) continue;
+      if (s.data_segments == 0 || !view.shows(s)) continue;
       // SYN and FIN occupy one sequence number each, so they count as
       // data-bearing (they are retransmitted on the timer like data);
       // `bytes` counts payload only.
@@ -94,6 +102,10 @@ void write_text_report(std::ostream& os, const Report& r) {
       os << fmt::format("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
                         "{} ACKs of retransmitted data gave none\n",
                         s.samples_seq, s.samples_ts, s.ambiguous_acks);
+      for (const auto& [what, st] : {std::pair{"Karn", &s.rtt_karn}, std::pair{"timestamp echo", &s.rtt_ts_echo}})
+        if (st->samples)
+          os << fmt::format("    RTT ({}): min {:.3f} ms, avg {:.3f} ms, max {:.3f} ms, stdev {:.3f} ms\n", what,
+                            ms(st->min), *st->mean_ms(), ms(st->max), *st->stdev_ms());
       os << fmt::format("    {}\n", s.inferred.summary);
       os << fmt::format("    replayed estimator ({}) at the end: SRTT {}, RTTVAR {}, RTO {:.3f} ms, backoff {}\n",
                         s.profile, opt_ms(s.srtt), opt_ms(s.rttvar), ms(s.rto), s.backoff);
@@ -148,7 +160,8 @@ void write_text_report(std::ostream& os, const Report& r) {
             os << fmt::format("      [{} {}] {} ({} time(s)): {}{}\n", to_string(lv), ru.id, ru.section, these.size(),
                               ru.statement, note ? " (a note, not a departure)" : "");
             for (const Finding* x : these)
-              os << fmt::format("        frame {} at {:.3f} s: {}\n", x->frame, rel_s(r, x->time), x->message);
+              os << fmt::format("        frame {} at {:.3f} s: {}  [{}]\n", x->frame, rel_s(r, x->time), x->message,
+                                frame_filter(x->frame));
           }
         }
       }
@@ -188,15 +201,19 @@ void write_input_problems(std::ostream& os, const Report& r) {
   }
 }
 
-void write_flow_list(std::ostream& os, const Report& r) {
-  os << fmt::format("{:>4}  {:<46} {:>8} {:>17} {:>10}  {}\n", "flow", "client -> server", "packets", "frames",
-                    "duration", "file / flags");
+void write_flow_list(std::ostream& os, const Report& r, const ReportView& view) {
+  os << fmt::format("{:>4} {:>6}  {:<46} {:>8} {:>17} {:>10}  {}\n", "flow", "stream", "client -> server", "packets",
+                    "frames", "duration", "file / flags");
+  const StreamNumbers streams(r);
   for (const auto& f : r.flows) {
+    if (!view.shows(f, streams)) continue;
+    const auto stream = streams.of(f);
     std::string flags;
     if (f.saw_syn) flags += " SYN";
     if (f.saw_fin) flags += " FIN";
     if (f.saw_rst) flags += " RST";
-    os << fmt::format("{:>4}  {:<46} {:>8} {:>17} {:>9.3f}s  {}{}\n", f.id,
+    os << fmt::format("{:>4} {:>6}  {:<46} {:>8} {:>17} {:>9.3f}s  {}{}\n", f.id,
+                      stream ? std::to_string(*stream) : std::string("-"),
                       to_string(f.client) + " -> " + to_string(f.server), f.packets,
                       fmt::format("{}-{}", f.first_frame, f.last_frame),
                       std::chrono::duration<double>(f.last_time - f.first_time).count(), f.file, flags);

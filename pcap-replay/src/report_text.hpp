@@ -4,24 +4,31 @@
 #include <ostream>
 
 #include "flow_report.hpp"
+#include "report_view.hpp"
 
 namespace replay {
 
-/// Per flow and sender: endpoints, packets, RTT samples, final SRTT/RTTVAR/RTO,
-/// retransmissions by kind, every timeout (frame, time, sequence, backoff k,
-/// waited, predicted, verdict) and the findings by rule; then a note when no
-/// TCP segment came out of usable input (e.g. a filter matching nothing), the
-/// input problems (write_input_problems) and one summary line. Senders that
-/// sent no data-bearing segment (payload, SYN or FIN) are omitted.
-void write_text_report(std::ostream& os, const Report& r);
+/// Per flow: endpoints, file, frames, Wireshark's tcp.stream and a display
+/// filter for it; per sender: packets, RTT samples and their min/avg/max/stdev
+/// (as tcptrace -l -r), final SRTT/RTTVAR/RTO, retransmissions by kind,
+/// every timeout (frame, time, sequence, backoff k, waited, predicted,
+/// verdict) and the findings by rule, each with the display filter of its
+/// frame ("frame.number == 179"); then a note when no TCP segment came out of
+/// usable input (e.g. a filter matching nothing), the input problems
+/// (write_input_problems) and one summary line (over the whole input,
+/// whatever `view` hides). Times ("at (s)") are seconds since
+/// Report::first_time. Senders that sent no data-bearing segment (payload,
+/// SYN or FIN) are omitted, and so are the flows and senders `view` hides.
+void write_text_report(std::ostream& os, const Report& r, const ReportView& view = {});
 
 /// The input problems, each kind under its own heading: files that could not
 /// be used at all (Report::inputs), frames skipped (Diagnostic::skipped), and
 /// frames analysed with a warning. Writes nothing when there are none.
 void write_input_problems(std::ostream& os, const Report& r);
 
-/// One line per connection: id, file, endpoints, packets, frames, duration, flags.
-void write_flow_list(std::ostream& os, const Report& r);
+/// One line per connection `view` shows: id, Wireshark's tcp.stream ("-"
+/// under -f), endpoints, packets, frames, duration, file and flags.
+void write_flow_list(std::ostream& os, const Report& r, const ReportView& view = {});
 
 /// The summary line: "summary: N flow(s), R retransmission(s), T timeout(s);
 /// findings: X MUST, Y SHOULD, Z MAY, W INFO; input: S frame(s) skipped,

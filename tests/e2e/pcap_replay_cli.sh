@@ -140,5 +140,103 @@ expect 0 "one-direction capture: resends unclassified, no timeouts" -- \
 has_out "retransmissions: 37 unclassified"
 has_out "timestamps sent by this side, peer not seen"
 has_out "37 retransmission(s), 0 timeout(s)"
+# Habits of tcpdump / tshark users (issue 10).
+expect 1 "-r FILE as tcpdump and tshark take it" -- "$BIN" check -r "$T/syn-loss.pcap"
+has_out "summary: 1 flow(s), 6 retransmission(s), 6 timeout(s)"
+expect 2 "no input file at all" -- "$BIN" check --profile linux
+has_err "pcap-replay: check: no capture file given"
+expect 2 "a BPF filter that does not compile: an argument error, before any file is read" -- \
+  "$BIN" check -f 'tcp prt 80' "$T/syn-loss.pcap"
+has_err 'pcap-replay: -f "tcp prt 80": not a valid BPF filter: '
+grep -q 'unusable input' /tmp/pcap_replay_cli_err.$$ && { echo "FAIL: BPF error reported as unusable input"; fail=1; }
+[ -s /tmp/pcap_replay_cli.$$ ] && { echo "FAIL: a report despite the bad filter"; fail=1; }
+expect 2 "CLI11's own errors start with the program's name" -- "$BIN" check --profile bsd "$T/syn-loss.pcap"
+if grep -qv '^pcap-replay: ' /tmp/pcap_replay_cli_err.$$; then echo "FAIL: a stderr line without the program's name"; fail=1; fi
+for sub in check flows timeline; do
+  expect 0 "$sub --version" -- "$BIN" $sub --version
+  has_out "pcap-replay 0."
+done
+expect 0 "flows --help: no estimator or check-only options" -- "$BIN" flows --help
+for o in --profile --strict --rto-min --findings-only; do
+  grep -q -- "$o" /tmp/pcap_replay_cli.$$ && { echo "FAIL: flows --help lists $o"; fail=1; }
+done
+expect 0 "timeline --help: the estimator options, not --strict" -- "$BIN" timeline --help
+has_out "--profile"
+grep -q -- "--strict" /tmp/pcap_replay_cli.$$ && { echo "FAIL: timeline --help lists --strict"; fail=1; }
+# --json with only unusable input: the document, naming the input and its error; exit 2.
+expect 2 "check --json, the only file unusable: JSON printed" -- "$BIN" check --json /nonexistent.pcap
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); i=d["inputs"]; assert len(i)==1 and not i[0]["usable"] and "/nonexistent.pcap" in i[0]["error"] and d["flows"]==[], d' \
+  /tmp/pcap_replay_cli.$$ || { echo "FAIL: check --json of an unusable file"; fail=1; }
+expect 2 "flows --json, the only file unusable: JSON printed" -- "$BIN" flows --json /nonexistent.pcap
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["kind"]=="flows" and not d["inputs"][0]["usable"], d' \
+  /tmp/pcap_replay_cli.$$ || { echo "FAIL: flows --json of an unusable file"; fail=1; }
+expect 2 "flows: unusable input is exit 2, as for check" -- "$BIN" flows /nonexistent.pcap "$T/syn-loss.pcap"
+expect 2 "timeline: unusable input is exit 2, as for check" -- "$BIN" timeline /nonexistent.pcap "$T/syn-loss.pcap"
+# Wireshark's names: the display filter of every finding, tcp.stream of every connection.
+expect 0 "display filter per finding, tcp.stream per connection" -- "$BIN" check tests/captures/linux-blackhole.pcap
+has_out "frame 179 at 0.541 s: "
+has_out "[frame.number == 179]"
+has_out "  Wireshark: tcp.stream 0; display filter: tcp.stream == 0"
+# tshark shows frame 179 at the same time from frame 1 (the independent truth, when installed).
+if command -v tshark >/dev/null; then
+  ws=$(tshark -r tests/captures/linux-blackhole.pcap -Y 'frame.number == 179' -T fields -e frame.time_relative 2>/dev/null)
+  case $ws in 0.541*) echo "ok: tshark puts frame 179 at $ws s";; *) echo "FAIL: tshark frame 179 at '$ws', the report 0.541"; fail=1;; esac
+elif [ "${CI:-}" = true ]; then echo "FAIL: tshark missing (CI=true)"; fail=1; fi
+# Triage.
+expect 0 "--findings-only: the receiver (no findings) is not printed" -- \
+  "$BIN" check --findings-only tests/captures/linux-blackhole.pcap
+has_out "sender 198.18.0.1:54906 -> 198.18.0.2:5001"
+grep -q 'sender 198.18.0.2:5001 -> ' /tmp/pcap_replay_cli.$$ && { echo "FAIL: --findings-only printed a sender without findings"; fail=1; }
+has_out "findings: 0 MUST, 1 SHOULD"
+L=tests/captures/lab/many-flows.pcap
+if [ -f "$L" ]; then
+  expect 0 "--flow 2: only that connection" -- "$BIN" check --profile linux --flow 2 "$L"
+  [ "$(grep -c '^flow ' /tmp/pcap_replay_cli.$$)" -eq 1 ] && has_out "flow 2: " \
+    || { echo "FAIL: --flow 2"; fail=1; }
+  has_out "summary: 120 flow(s)"
+  expect 0 "--stream 1: Wireshark's second stream is pcap-replay's flow 2" -- "$BIN" flows --stream 1 "$L"
+  [ "$(wc -l < /tmp/pcap_replay_cli.$$)" -eq 2 ] && grep -q '^   2      1  ' /tmp/pcap_replay_cli.$$ \
+    || { echo "FAIL: --stream 1"; cat /tmp/pcap_replay_cli.$$; fail=1; }
+  expect 2 "--flow beyond the connections" -- "$BIN" check --flow 121 "$L"
+  has_err "pcap-replay: --flow 121: no such connection; the input has 120 (1-120)"
+  expect 2 "--stream with -f: the stream numbers are unknown" -- "$BIN" check --stream 0 -f 'tcp' "$L"
+  has_err "pcap-replay: --stream 0: Wireshark's stream numbers count the connections the filter"
+  expect 0 "timeline --flow 3: only flow 3's rows" -- "$BIN" timeline --profile linux --flow 3 "$L"
+  [ "$(tail -n +2 /tmp/pcap_replay_cli.$$ | cut -d, -f1 | sort -u)" = 3 ] || { echo "FAIL: timeline --flow 3"; fail=1; }
+fi
+expect 1 "the hint: rfc6298's departures are Linux's" -- "$BIN" check "$T/syn-loss.pcap"
+has_out "hint: the MUST departures of 1 of 1 sender(s) are what linux (Linux 6.x defaults) does: 0 MUST there; try --profile auto (or --profile linux)"
+expect 1 "--no-hint" -- "$BIN" check --no-hint "$T/syn-loss.pcap"
+grep -q '^hint:' /tmp/pcap_replay_cli.$$ && { echo "FAIL: a hint under --no-hint"; fail=1; }
+expect 1 "no hint for standard input (it cannot be read twice)" -- bash -c "\"$BIN\" check - < \"$T/syn-loss.pcap\""
+grep -q '^hint:' /tmp/pcap_replay_cli.$$ && { echo "FAIL: a hint for standard input"; fail=1; }
+grep -q '^hint:' /tmp/pcap_replay_cli.$$ && { echo "FAIL: a hint under --no-hint"; fail=1; }
+expect 1 "--json: profile_hint" -- "$BIN" check --json "$T/syn-loss.pcap"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "try --profile auto" in d["profile_hint"], d["profile_hint"]' \
+  /tmp/pcap_replay_cli.$$ || { echo "FAIL: JSON profile_hint"; fail=1; }
+expect 0 "no hint without MUST departures" -- "$BIN" check --json --profile linux "$T/syn-loss.pcap"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["profile_hint"] is None' /tmp/pcap_replay_cli.$$ \
+  || { echo "FAIL: a hint without MUST"; fail=1; }
+# The man page renders without warnings and documents every option --help lists;
+# the completion offers each of them.
+MAN=pcap-replay/man/pcap-replay.1
+COMP=pcap-replay/completion/pcap-replay.bash
+if command -v groff >/dev/null; then
+  for page in "$MAN" netstack/man/netstack.1; do
+    w=$(groff -man -ww -z "$page" 2>&1)
+    [ -z "$w" ] && echo "ok: $page renders without warnings" || { echo "FAIL: $page: $w"; fail=1; }
+  done
+elif [ "${CI:-}" = true ]; then echo "FAIL: groff missing (CI=true)"; fail=1; fi
+for sub in check flows timeline; do
+  for o in $("$BIN" $sub --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$MAN" || { echo "FAIL: man page lacks $sub $o"; fail=1; }
+    [ "$o" = --help ] && continue
+    [ "$sub$o" = timeline--json ] && continue  # listed only to be refused (CSV only): not offered
+    got=$(bash -c "source $COMP; COMP_WORDS=(pcap-replay $sub ${o:0:4}); COMP_CWORD=2; _pcap_replay; printf '%s\n' \"\${COMPREPLY[@]}\"")
+    printf '%s\n' "$got" | grep -qx -- "$o" || { echo "FAIL: completion of $sub lacks $o"; fail=1; }
+  done
+done
+got=$(bash -c "source $COMP; COMP_WORDS=(pcap-replay check --profile ''); COMP_CWORD=3; _pcap_replay; echo \"\${COMPREPLY[*]}\"")
+[ "$got" = "rfc6298 linux freebsd macos windows auto" ] || { echo "FAIL: --profile completion: $got"; fail=1; }
 rm -f /tmp/pcap_replay_cli.$$ /tmp/pcap_replay_cli_err.$$
 exit $fail

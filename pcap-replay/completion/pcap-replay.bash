@@ -1,0 +1,33 @@
+# bash completion for pcap-replay (installed by make install).
+_pcap_replay() {
+  local cur prev sub i
+  cur=${COMP_WORDS[COMP_CWORD]}
+  prev=${COMP_WORDS[COMP_CWORD-1]}
+  sub=
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case ${COMP_WORDS[i]} in
+      check|flows|timeline) sub=${COMP_WORDS[i]}; break ;;
+    esac
+  done
+  if [[ -z $sub ]]; then
+    COMPREPLY=($(compgen -W "check flows timeline --help --version" -- "$cur"))
+    return
+  fi
+  case $prev in
+    -r|--read) COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap|pcap.gz)' -- "$cur") $(compgen -d -- "$cur")); return ;;
+    --profile) COMPREPLY=($(compgen -W "rfc6298 linux freebsd macos windows auto" -- "$cur")); return ;;
+    -f|--filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack) return ;;
+  esac
+  local opts="-h --help --version -r --read -f --filter --flow --stream"
+  case $sub in
+    check) opts+=" --json --strict --findings-only --no-hint --profile --rto-min --rto-max --syn-linear --granularity --slack" ;;
+    flows) opts+=" --json" ;;
+    timeline) opts+=" --csv --profile --rto-min --rto-max --syn-linear --granularity --slack" ;;
+  esac
+  if [[ $cur == -* ]]; then
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  else
+    COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap)' -- "$cur") $(compgen -d -- "$cur"))
+  fi
+}
+complete -o filenames -F _pcap_replay pcap-replay

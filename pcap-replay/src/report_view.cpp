@@ -1,0 +1,47 @@
+#include "report_view.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+
+namespace replay {
+
+bool ReportView::shows(const FlowReport& f, const StreamNumbers& streams) const {
+  if (flow && f.id != *flow) return false;
+  if (stream && streams.of(f) != stream) return false;
+  if (findings_only) {
+    for (const auto& s : f.senders)
+      if (shows(s)) return true;
+    return false;
+  }
+  return true;
+}
+
+bool ReportView::shows(const SenderReport& s) const { return !findings_only || !s.findings.empty(); }
+
+std::optional<std::string> ReportView::error(const Report& r, const StreamNumbers& streams) const {
+  const std::size_t n = r.flows.size();
+  const std::string have = n == 0 ? "the input has none" : fmt::format("the input has {} (1-{})", n, n);
+  if (flow && (*flow == 0 || *flow > n)) return fmt::format("--flow {}: no such connection; {}", *flow, have);
+  if (stream && !r.options.filter.empty())
+    return fmt::format("--stream {}: Wireshark's stream numbers count the connections the filter \"{}\" hides, "
+                       "which are not read; use --flow (see pcap-replay flows) or drop -f",
+                       *stream, r.options.filter);
+  if (stream) {
+    for (const auto& f : r.flows)
+      if (streams.of(f) == stream) return std::nullopt;
+    return fmt::format("--stream {}: no connection has tcp.stream {}", *stream, *stream);
+  }
+  return std::nullopt;
+}
+
+void keep_shown_flows(Report& r, const ReportView& v) {
+  const StreamNumbers streams(r);  // before erasing: the numbering counts every connection
+  std::vector<bool> keep;
+  for (const auto& f : r.flows) keep.push_back(v.shows(f, streams));
+  std::size_t i = 0;
+  std::erase_if(r.flows, [&](const FlowReport&) { return !keep[i++]; });
+}
+
+}  // namespace replay
