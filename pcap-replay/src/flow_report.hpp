@@ -201,6 +201,14 @@ struct Report {
   /// Connections to one server that retried in lockstep (INFO), and herds
   /// that retried jittered; see lockstep.hpp.
   lockstep::Result lockstep;
+  /// Resource limits the run hit (--max-flows, --max-outstanding): one
+  /// message each, naming file, frame and flag; the CLI prints them on
+  /// stderr and exits 2. Empty when the whole input was analysed.
+  std::vector<std::string> limit_hits;
+  std::uint64_t dropped_segments = 0;  ///< segments not analysed because of a limit
+  /// Reader diagnostics beyond limits::kMaxDiagnostics: counted, not kept
+  /// (skipped frames, and frames analysed with a warning).
+  std::uint64_t dropped_skipped = 0, dropped_warned = 0;
 
   std::uint64_t count(Level l) const;   ///< findings of level l over all flows
   /// Exit status: 1 if any MUST finding (or SHOULD when strict), else 0.

@@ -171,4 +171,20 @@ inline constexpr std::size_t kPeerDataHistory = 64;
 /// One line naming these values, for the report's explanation.
 std::string describe_thresholds();
 
+// ---- resources (not heuristics: bounds on what one run may hold) ---------
+
+/// Default of --max-flows: connections one run analyses. Each finished
+/// connection's report stays in memory until the report is written (about
+/// 2 KB each), so this bounds the run to a few GB; the connections after it
+/// are not analysed (named on stderr, exit status 2).
+inline constexpr std::size_t kDefaultMaxFlows = 4'000'000;
+/// Default of --max-outstanding: unacknowledged segments one sender may have.
+/// Above any real window: Linux's largest, 1 GiB (tcp_rmem max with window
+/// scaling 14), is about 741 000 segments of 1448 bytes. A sender beyond it
+/// is analysed up to that frame only (named on stderr, exit status 2).
+inline constexpr std::size_t kDefaultMaxOutstanding = 1'000'000;
+/// Reader diagnostics kept for the report; the rest are only counted
+/// ("and N more"): a stream of garbage must not grow without limit.
+inline constexpr std::size_t kMaxDiagnostics = 10'000;
+
 }  // namespace replay::limits
