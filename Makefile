@@ -166,7 +166,7 @@ deps:
 	@bash tests/deps.sh $(DEB_PACKAGES)
 
 test: deps
-	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) SAN=$(SAN)
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(BIN)/replay-gen SAN=$(SAN)
 	@BUILD=$(BUILD) SAN=$(SAN) bash tests/run-all.sh
 
 RUN_CAPTURE ?= tests/captures/linux-blackhole.pcap

@@ -8,8 +8,10 @@
 //    first lost, 3 SACKed duplicate ACKs, a fast retransmit; one loss in
 //    --rto-every is a tail loss instead, resent on its 200 ms + RTT timer;
 //  - 1 kHz TSvals from a per-connection offset (RFC 7323 5.4, Linux).
-// Usage: replay-gen OUT.pcap [--flows N] [--packets M] [--loss-permille L] [--seed S]
+// Usage: replay-gen OUT.pcap [--flows N] [--packets M] [--loss-permille L] [--seed S] [--syn-only]
 // Writes about M packets in about M / N per connection; prints what it wrote.
+// --syn-only: N connections of one SYN each, nothing else (issue 9's
+// many-flows case: the per-connection footprint alone).
 
 #include <algorithm>
 #include <array>
@@ -37,6 +39,7 @@ constexpr std::int64_t kEpochUs = 1'795'000'000'000'000;  // 2026-11-18, as the 
 struct Options {
   std::string out;
   std::uint64_t flows = 2000, packets = 4'000'000, loss_permille = 10, rto_every = 10, seed = 1;
+  bool syn_only = false;
 };
 
 // One packet waiting to be written.
@@ -218,10 +221,12 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--packets") { if (!num(o.packets)) return false; }
     else if (a == "--loss-permille") { if (!num(o.loss_permille)) return false; }
     else if (a == "--seed") { if (!num(o.seed)) return false; }
+    else if (a == "--syn-only") o.syn_only = true;
     else if (a.starts_with("--")) return false;
     else o.out = std::string(a);
   }
-  return !o.out.empty() && o.flows > 0 && o.flows < 60000 * 250 && o.packets >= o.flows * 8 && o.loss_permille <= 1000;
+  return !o.out.empty() && o.flows > 0 && o.flows < 60000 * 250 && (o.syn_only || o.packets >= o.flows * 8) &&
+         o.loss_permille <= 1000;
 }
 
 }  // namespace
@@ -231,7 +236,7 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: replay-gen OUT.pcap [--flows N (default 2000)] [--packets M (default 4000000, >= 8 N)] "
-                 "[--loss-permille L (default 10)] [--seed S]\n");
+                 "[--loss-permille L (default 10)] [--seed S] [--syn-only]\n");
     return 2;
   }
   std::FILE* out = std::fopen(o.out.c_str(), "wb");
@@ -263,6 +268,10 @@ int main(int argc, char** argv) {
     f.siss = static_cast<std::uint32_t>(rng());
     f.budget = o.packets / o.flows;
     handshake(f, static_cast<std::int64_t>(rng() % kStartSpreadUs));
+    if (o.syn_only) {
+      f.queue.resize(1);
+      f.done = true;
+    }
     due.emplace(f.queue[0].t_us, i);
   }
   std::uint64_t written = 0;

@@ -10,9 +10,12 @@
 #include <rto/config.hpp>
 
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +47,8 @@ struct Args {
   std::optional<unsigned> syn_linear, slack_percent;
   bool json = false, strict = false, csv = false;
   std::string filter;
+  std::size_t max_flows = replay::limits::kDefaultMaxFlows;
+  std::size_t max_outstanding = replay::limits::kDefaultMaxOutstanding;
 };
 
 void add_common(CLI::App* app, Args& a) {
@@ -65,6 +70,15 @@ void add_common(CLI::App* app, Args& a) {
       ->check(CLI::Range(0u, 40u));
   app->add_option("-f,--filter", a.filter, "BPF filter expression (tcpdump syntax)");
   app->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
+  app->add_option("--max-flows", a.max_flows,
+                  fmt::format("connections analysed; later ones are named on stderr, not analysed, exit 2 (default {})",
+                              replay::limits::kDefaultMaxFlows))
+      ->check(CLI::PositiveNumber);
+  app->add_option("--max-outstanding", a.max_outstanding,
+                  fmt::format("unacknowledged segments of one sender; beyond, its connection is analysed up to that "
+                              "frame only, exit 2 (default {})",
+                              replay::limits::kDefaultMaxOutstanding))
+      ->check(CLI::PositiveNumber);
   app->footer(kExitHelp);
 }
 
@@ -158,6 +172,12 @@ std::vector<std::string> unique_files(const std::vector<std::string>& files) {
   return out;
 }
 
+constexpr const char* kOutOfMemory =
+    "pcap-replay: out of memory: the input holds more connections or outstanding data than this machine's memory; "
+    "bound the run with --max-flows or --max-outstanding, or split the capture (exit status 2)\n";
+
+int report(const replay::Report& r, const Args& a, bool check, bool flows, bool timeline);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -225,6 +245,8 @@ int main(int argc, char** argv) {
   }
   if (a.slack_percent) opt.slack_percent = *a.slack_percent;
   opt.filter = a.filter;
+  opt.max_flows = a.max_flows;
+  opt.max_outstanding = a.max_outstanding;
   try {
     opt.config.validate();
   } catch (const rto::ConfigError& e) {
@@ -240,11 +262,24 @@ int main(int argc, char** argv) {
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << kOutOfMemory;
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "pcap-replay: " << e.what() << "\n";
     return 2;
   }
+  try {
+    return report(r, a, check->parsed(), flows->parsed(), timeline->parsed());
+  } catch (const std::bad_alloc&) {
+    std::cerr << kOutOfMemory;
+    return 2;
+  }
+}
 
+namespace {
+// Prints the report (and the input problems on stderr); the exit status.
+int report(const replay::Report& r, const Args& a, bool check, bool flows, bool timeline) {
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
     if (replay::is_unusable_reason(r, d)) continue;  // said below, once
@@ -254,9 +289,17 @@ int main(int argc, char** argv) {
   if (unusable.size() == r.inputs.size()) return 2;  // nothing could be read: no report
   if (auto note = replay::empty_input_note(r)) std::cerr << "pcap-replay: note: " << *note << "\n";
 
-  if (timeline->parsed()) {
+  if (r.dropped_skipped + r.dropped_warned > 0)
+    std::cerr << "pcap-replay: " << r.dropped_skipped + r.dropped_warned << " more input problem(s) not listed ("
+              << r.dropped_skipped << " frame(s) skipped, " << r.dropped_warned
+              << " analysed with a warning): only the first " << replay::limits::kMaxDiagnostics << " are kept\n";
+  for (const auto& hit : r.limit_hits) std::cerr << "pcap-replay: limit: " << hit << "\n";
+  if (r.dropped_segments > 0)
+    std::cerr << "pcap-replay: limit: " << r.dropped_segments << " segment(s) not analysed (exit status 2)\n";
+
+  if (timeline) {
     replay::write_timeline_csv(std::cout, r);
-  } else if (flows->parsed()) {
+  } else if (flows) {
     if (a.json)
       replay::write_json_flow_list(std::cout, r);
     else
@@ -266,6 +309,14 @@ int main(int argc, char** argv) {
   } else {
     replay::write_text_report(std::cout, r);
   }
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "pcap-replay: writing the report to standard output failed: " << std::strerror(errno)
+              << " (disk full, or the reader closed the pipe?)\n";
+    return 2;
+  }
   if (!unusable.empty()) return 2;  // part of the input was unusable
-  return check->parsed() ? r.exit_status(a.strict) : 0;
+  if (!r.limit_hits.empty()) return 2;  // part of the input was not analysed
+  return check ? r.exit_status(a.strict) : 0;
 }
+}  // namespace

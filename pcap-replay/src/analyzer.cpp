@@ -330,7 +330,21 @@ void Analyzer::add(const Segment& s) {
 }
 
 void Analyzer::add_diagnostics(const std::vector<Diagnostic>& d) {
-  impl_->report.diagnostics.insert(impl_->report.diagnostics.end(), d.begin(), d.end());
+  Report& r = impl_->report;
+  for (const Diagnostic& x : d) {
+    if (r.diagnostics.size() < limits::kMaxDiagnostics) {
+      r.diagnostics.push_back(x);
+    } else if (x.skipped) {
+      ++r.dropped_skipped;
+    } else {
+      ++r.dropped_warned;
+    }
+  }
+}
+
+void Analyzer::count_dropped_diagnostics(std::uint64_t skipped, std::uint64_t warned) {
+  impl_->report.dropped_skipped += skipped;
+  impl_->report.dropped_warned += warned;
 }
 
 void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(in); }
@@ -365,13 +379,22 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     // A diagnostic the reader adds for the frame it then returns is a
     // warning about a frame that was used; the others name skipped frames.
     std::vector<Diagnostic> diags;
+    std::uint64_t extra_skipped = 0, extra_warned = 0;
     for (;;) {
       const std::size_t before = reader.diagnostics().size();
       auto s = reader.next();
       const auto& all = reader.diagnostics();
       for (std::size_t k = before; k < all.size(); ++k) {
+        const bool skipped = !(s && all[k].frame == s->frame);
+        if (skipped && all[k].field != "pcap") ++in.skipped_frames;
+        // Beyond the cap only counted (a file whose first record fails has
+        // one diagnostic, the reason it is unusable: always kept).
+        if (diags.size() >= limits::kMaxDiagnostics) {
+          ++(skipped ? extra_skipped : extra_warned);
+          continue;
+        }
         Diagnostic d = all[k];
-        d.skipped = !(s && d.frame == s->frame);
+        d.skipped = skipped;
         diags.push_back(std::move(d));
       }
       if (!s) break;
@@ -381,7 +404,6 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     in.frames = st.frames;
     in.tcp_segments = st.tcp_segments;
     in.read_error = st.read_error;
-    for (const auto& d : diags) in.skipped_frames += d.skipped && d.field != "pcap" ? 1 : 0;
     // Unusable: nothing readable at all (the first record fails), or every
     // record malformed. A valid capture with no TCP in it is usable.
     if (st.read_error && st.frames == 0) {
@@ -390,6 +412,7 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
       in.error = files[i] + ": every frame (" + std::to_string(st.frames) + ") is malformed";
     }
     a.add_diagnostics(diags);
+    a.count_dropped_diagnostics(extra_skipped, extra_warned);
     a.add_input(in);
   }
   return a.finish();
@@ -411,6 +434,8 @@ bool is_unusable_reason(const Report& r, const Diagnostic& d) {
 
 InputCounts input_counts(const Report& r) {
   InputCounts c;
+  c.skipped = r.dropped_skipped;
+  c.warned = r.dropped_warned;
   for (const auto& d : r.diagnostics) {
     if (!d.skipped)
       ++c.warned;

@@ -219,7 +219,11 @@ struct Report {
 double to_seconds(CaptureTime t);
 /// Seconds since the epoch, exact to the nanosecond: "1795998040.381147000".
 std::string format_epoch(CaptureTime t);
-/// Seconds from `origin` to `t`, exact to the nanosecond: "2.238000000" (may be negative).
+/// Seconds from `origin` to `t`, exact to the nanosecond: "2.238000000" (may
+/// be negative); no overflow for any two capture times (128-bit difference).
 std::string format_rel(CaptureTime t, CaptureTime origin);
+/// Seconds from `origin` to `t` (negative when `t` is earlier), as a double;
+/// no overflow for any two capture times (the report writers' time arithmetic).
+double seconds_between(CaptureTime t, CaptureTime origin);
 
 }  // namespace replay

@@ -3,25 +3,34 @@
 namespace replay {
 
 namespace {
-// FNV-1a, 64 bit (Fowler, Noll, Vo): every byte of the key counts.
-constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
-constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+// A 64-bit mix (the finaliser of MurmurHash3, Appleby): every input bit
+// changes about half the output bits.
+std::uint64_t fmix(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t byte) { return (h ^ byte) * kFnvPrime; }
+std::uint64_t word(const std::array<std::uint8_t, 16>& a, std::size_t at) {
+  std::uint64_t w = 0;
+  for (std::size_t i = 0; i < 8; ++i) w = w << 8 | a[at + i];
+  return w;
+}
 
 std::uint64_t mix_endpoint(std::uint64_t h, const Endpoint& e) {
-  for (std::uint8_t b : e.addr) h = mix(h, b);
-  h = mix(h, e.port & 0xff);
-  h = mix(h, e.port >> 8);
-  return mix(h, e.v6 ? 1 : 0);
+  h = fmix(h ^ word(e.addr, 0));
+  h = fmix(h ^ word(e.addr, 8));
+  return fmix(h ^ (std::uint64_t{e.port} << 1 | (e.v6 ? 1 : 0)));
 }
 }  // namespace
 
 std::size_t FlowKeyHash::operator()(const FlowKey& k) const noexcept {
-  std::uint64_t h = kFnvOffset;
+  std::uint64_t h = fmix(k.file_index + 0x9e3779b97f4a7c15ull);
   h = mix_endpoint(h, k.lo);
   h = mix_endpoint(h, k.hi);
-  for (std::size_t i = 0; i < sizeof(k.file_index); ++i) h = mix(h, (k.file_index >> (8 * i)) & 0xff);
   return static_cast<std::size_t>(h);
 }
 

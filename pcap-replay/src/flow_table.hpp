@@ -22,7 +22,7 @@ struct FlowKey {
   friend bool operator==(const FlowKey&, const FlowKey&) = default;
 };
 
-/// A hash of every byte of a FlowKey (FNV-1a over addresses, ports, file).
+/// A hash of every field of a FlowKey (addresses, ports, family, file).
 struct FlowKeyHash {
   std::size_t operator()(const FlowKey& k) const noexcept;
 };

@@ -25,7 +25,7 @@ std::string timestamps_text(const SenderReport& s) {
 double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 std::string opt_ms(const std::optional<microseconds>& d) { return d ? fmt::format("{:.3f} ms", ms(*d)) : "-"; }
 double rel_s(const Report& r, CaptureTime t) {
-  return std::chrono::duration<double>(t - r.first_time).count();
+  return seconds_between(t, r.first_time);
 }
 }  // namespace
 
@@ -67,7 +67,7 @@ void write_text_report(std::ostream& os, const Report& r) {
   for (const auto& f : r.flows) {
     os << fmt::format("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n", f.id,
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
-                      std::chrono::duration<double>(f.last_time - f.first_time).count());
+                      seconds_between(f.last_time, f.first_time));
     if (f.capture_duplicates)
     {
       std::string frames;
@@ -191,7 +191,7 @@ void write_flow_list(std::ostream& os, const Report& r) {
     os << fmt::format("{:>4}  {:<46} {:>8} {:>17} {:>9.3f}s  {}{}\n", f.id,
                       to_string(f.client) + " -> " + to_string(f.server), f.packets,
                       fmt::format("{}-{}", f.first_frame, f.last_frame),
-                      std::chrono::duration<double>(f.last_time - f.first_time).count(), f.file, flags);
+                      seconds_between(f.last_time, f.first_time), f.file, flags);
   }
 }
 

@@ -50,7 +50,16 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
   // The same TSval again keeps its first send time; one older than the
   // newest echo can never be sampled (its first send time is forgotten).
   if ((!last_tsval_ || *last_tsval_ != tsval) && (!echo_floor_ || rto::ts_diff(tsval, *echo_floor_) >= 0)) {
-    if (first_send_us_.try_emplace(tsval, t_us).second) send_order_.push_back(tsval);
+    if (first_send_us_.empty() || rto::ts_diff(tsval, first_send_us_.back().tsval) > 0) {
+      first_send_us_.push_back(FirstSend{tsval, t_us});
+    } else {  // an older TSval (reordered in the network before the capture): keep the order
+      auto it = std::partition_point(first_send_us_.begin(), first_send_us_.end(),
+                                     [&](const FirstSend& f) { return rto::ts_diff(f.tsval, tsval) < 0; });
+      if (it == first_send_us_.end() || it->tsval != tsval) first_send_us_.insert(it, FirstSend{tsval, t_us});
+    }
+    // A sender whose echoes the capture never sees: the oldest are dropped
+    // (an echo that old would be an RTT beyond any real one).
+    if (first_send_us_.size() > limits::kTsSendTimesKept) first_send_us_.pop_front();
   }
   last_tsval_ = tsval;
   if (const auto r = rate_hz()) {
@@ -116,10 +125,7 @@ void TsClock::echoed(std::uint32_t tsecr) {
   if (!seen_ || tsecr == 0 || !newest_tsval_ || rto::ts_diff(tsecr, *newest_tsval_) > 0) return;
   if (echo_floor_ && rto::ts_diff(tsecr, *echo_floor_) <= 0) return;  // an older echo (reordered ACK)
   echo_floor_ = tsecr;
-  while (!send_order_.empty() && rto::ts_diff(send_order_.front(), tsecr) < 0) {
-    first_send_us_.erase(send_order_.front());
-    send_order_.pop_front();
-  }
+  while (!first_send_us_.empty() && rto::ts_diff(first_send_us_.front().tsval, tsecr) < 0) first_send_us_.pop_front();
 }
 
 std::optional<std::chrono::microseconds> TsClock::echo_rtt(CaptureTime ack_time,
@@ -134,9 +140,10 @@ std::optional<std::chrono::microseconds> TsClock::echo_rtt(CaptureTime ack_time,
     return std::chrono::microseconds{std::max<std::int64_t>(delta, 1) * 1000};
   }
   if (echo_floor_ && rto::ts_diff(tsecr, *echo_floor_) < 0) return std::nullopt;  // forgotten (echoed())
-  const auto it = first_send_us_.find(tsecr);
-  if (it == first_send_us_.end() || ack_us < it->second) return std::nullopt;
-  return std::chrono::microseconds{ack_us - it->second};
+  const auto it = std::partition_point(first_send_us_.begin(), first_send_us_.end(),
+                                       [&](const FirstSend& f) { return rto::ts_diff(f.tsval, tsecr) < 0; });
+  if (it == first_send_us_.end() || it->tsval != tsecr || ack_us < it->t_us) return std::nullopt;
+  return std::chrono::microseconds{ack_us - it->t_us};
 }
 
 }  // namespace replay

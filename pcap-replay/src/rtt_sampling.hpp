@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 
 #include "ring_deque.hpp"
 #include "segment.hpp"
@@ -82,8 +81,13 @@ class TsClock {
   std::int64_t last_rel_ts_ = 0;  // unwrapped TSval - ts0 of the latest observation
   std::int64_t last_t_us_ = 0;
   std::int64_t min_offset_us_ = 0;  // min over observations of t_us - rel_ts * 1000
-  std::unordered_map<std::uint32_t, std::int64_t> first_send_us_;  // TSval -> first capture time
-  RingDeque<std::uint32_t> send_order_;  // the keys of first_send_us_, in the order first seen
+  struct FirstSend {
+    std::uint32_t tsval;
+    std::int64_t t_us;  // capture time of its first segment
+  };
+  // The TSvals not yet echoed (at most limits::kTsSendTimesKept), ordered
+  // modulo 2^32: appending is the common case, lookup a binary search.
+  RingDeque<FirstSend> first_send_us_;
   std::optional<std::uint32_t> last_tsval_;    // the latest TSval observed (repeats skip the map)
   std::optional<std::uint32_t> newest_tsval_;  // the newest TSval observed (modulo 2^32)
   std::optional<std::uint32_t> echo_floor_;    // the newest echo: TSvals before it are forgotten

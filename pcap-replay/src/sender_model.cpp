@@ -125,6 +125,19 @@ bool SenderModel::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t)
   return false;
 }
 
+bool SenderModel::clock_stepped_back(const Segment& s) {
+  const auto arm = timer_.last_arm();
+  if (!arm || *arm <= s.time) return false;
+  // The wait would be negative: the capture's clock went back between the
+  // arm and this expiry (a step of the capturing host's clock), so the wait
+  // is unknown. Recorded and backed off, not judged (never a MUST).
+  out_.findings.push_back(Finding{
+      RuleId::ambiguous, Level::info, s.frame, s.time,
+      "the capture clock steps back between the timer's arm and this expiry (the retransmission is stamped " +
+          format_rel(*arm, s.time) + " s before the arm): the wait is unknown and not judged"});
+  return true;
+}
+
 void SenderModel::on_send(const Segment& s) {
   ++out_.packets;
   if (pending_sample_ && s.time < pending_sample_->until && s.payload_len > 0 &&
@@ -332,6 +345,7 @@ void SenderModel::on_send(const Segment& s) {
       e.check = last_peer_time_.has_value() || syn;
       e.file = s.file_index;
       e.thin = in_flight() < 4;
+      if (clock_stepped_back(s)) e.check = false;
       timer_.on_timeout(e);
       pending_54_.reset();
       if (!syn && !o.is_head) pending_54_ = s.frame;
@@ -351,6 +365,7 @@ void SenderModel::on_send(const Segment& s) {
         e.tsval = tsval;
         e.thin = in_flight() < 4;
         e.file = s.file_index;
+        if (clock_stepped_back(s)) e.check = false;
         timer_.on_probe(e);
       } else {
         timer_.on_probe(s.time, tsval);

@@ -79,6 +79,9 @@ class SenderModel {
   };
   std::optional<PendingSample> pending_sample_;
   void mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t);
+  /// True (and an INFO finding added) when the timer was armed after `s`'s
+  /// capture time: the capture clock stepped back, the expiry's wait is unknown.
+  bool clock_stepped_back(const Segment& s);
 
   /// Capture-to-sender round trip and handshake RTT from the SYN exchange.
   void learn_handshake_delays();

@@ -183,6 +183,10 @@ inline constexpr std::size_t kDefaultMaxFlows = 4'000'000;
 /// scaling 14), is about 741 000 segments of 1448 bytes. A sender beyond it
 /// is analysed up to that frame only (named on stderr, exit status 2).
 inline constexpr std::size_t kDefaultMaxOutstanding = 1'000'000;
+/// TSvals a sender's clock remembers the first send time of until the peer
+/// echoes them (rtt_sampling.hpp): 65 536 distinct TSvals are 65 s at 1 kHz,
+/// longer than any RTT; only a capture without the peer's echoes reaches it.
+inline constexpr std::size_t kTsSendTimesKept = 65'536;
 /// Reader diagnostics kept for the report; the rest are only counted
 /// ("and N more"): a stream of garbage must not grow without limit.
 inline constexpr std::size_t kMaxDiagnostics = 10'000;
