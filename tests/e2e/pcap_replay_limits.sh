@@ -14,12 +14,14 @@ fail=0
 err=$(mktemp); out=$(mktemp)
 trap 'rm -f "$err" "$out" "${many:-}"' EXIT
 
-expect() {  # expect STATUS DESCRIPTION STDERR-PATTERN -- command... (stdout to $out unless redirected by the caller)
+expect() {  # expect STATUS DESCRIPTION STDERR-PATTERN ("" = stderr empty) -- command...
   local want=$1 what=$2 pat=$3; shift 4
-  "$@" 2>"$err"; local got=$?
+  "$@" >"$out" 2>"$err"; local got=$?
   if [ "$got" -ne "$want" ]; then
     echo "FAIL: $what: exit $got, expected $want"; head -3 "$err"; fail=1
-  elif ! grep -q -- "$pat" "$err"; then
+  elif [ -z "$pat" ] && [ -s "$err" ]; then
+    echo "FAIL: $what: unexpected stderr"; head -3 "$err"; fail=1
+  elif [ -n "$pat" ] && ! grep -q -- "$pat" "$err"; then
     echo "FAIL: $what: stderr lacks \"$pat\""; head -3 "$err"; fail=1
   else
     echo "ok: $what (exit $got)"
