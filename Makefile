@@ -44,7 +44,7 @@ INC_REPLAY   := -Ipcap-replay/src
 # Debian packages the build, the tests and `make run` need.
 DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \
                 nlohmann-json3-dev libcli11-dev libfmt-dev tshark tcpdump tcptrace \
-                hyperfine iproute2 nftables gcc cmake librsvg2-bin zlib1g-dev groff-base
+                hyperfine iproute2 nftables gcc cmake librsvg2-bin zlib1g-dev groff-base time
 
 srcs = $(sort $(wildcard $(1)/*.cpp))
 objs = $(patsubst %.cpp,$(OBJ)/%.o,$(call srcs,$(1)))
@@ -183,12 +183,21 @@ $(BIN)/reconnect-storm: $(STORM_OBJS) $(NETSTACK_LINK)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
 
+# The replay benchmark's capture generator and bare libpcap loop
+# (bench/replay-scale/, programs; bench/replay-scale.sh runs them).
+$(BIN)/replay-gen: $(OBJ)/bench/replay-scale/gen_capture.o
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@
+$(BIN)/replay-bare-loop: $(OBJ)/bench/replay-scale/bare_loop.o
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS)
+
 # ---- top-level targets -------------------------------------------------
 deps:
 	@bash tests/deps.sh $(DEB_PACKAGES)
 
 test: deps
-	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) SAN=$(SAN)
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(BIN)/replay-gen SAN=$(SAN)
 	@BUILD=$(BUILD) SAN=$(SAN) bash tests/run-all.sh
 
 RUN_CAPTURE ?= tests/captures/linux-blackhole.pcap
@@ -200,7 +209,8 @@ run: deps
 
 BENCH_CAPTURE ?= ../shared/traces/linux/blackhole-backoff.pcap
 bench: deps
-	@$(MAKE) --no-print-directory $(BENCHES) $(BIN)/pcap-replay $(BIN)/backoff-sim $(BIN)/reconnect-storm SAN=0
+	@$(MAKE) --no-print-directory $(BENCHES) $(BIN)/pcap-replay $(BIN)/backoff-sim $(BIN)/reconnect-storm \
+	  $(BIN)/replay-gen $(BIN)/replay-bare-loop SAN=0
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@# The backoff experiments (bench/README.md); the plots go to bench/results/.
 	@mkdir -p bench/results
@@ -217,6 +227,9 @@ bench: deps
 	    '$(BIN)/pcap-replay check --profile linux $(BENCH_CAPTURE)' \
 	    'tshark -r $(BENCH_CAPTURE) -Y tcp.analysis.retransmission'; \
 	else echo "bench: $(BENCH_CAPTURE) not found, whole-process timing skipped"; fi
+	@# Replay at scale (issue 8): a generated multi-flow capture beside a bare
+	@# libpcap loop, tcptrace and tshark; time, packets/s, peak RSS.
+	@BUILD=$(BUILD) bash bench/replay-scale.sh
 
 # Man pages and the bash completion, installed when they exist.
 MAN1       := $(wildcard pcap-replay/man/pcap-replay.1 netstack/man/netstack.1)

@@ -13,9 +13,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +62,8 @@ struct Args {
   std::string filter;
   std::optional<std::uint64_t> flow, stream;
   bool findings_only = false, no_hint = false;
+  std::size_t max_flows = replay::limits::kDefaultMaxFlows;
+  std::size_t max_outstanding = replay::limits::kDefaultMaxOutstanding;
 };
 
 // The options every sub-command takes: the input, the filter, the selection.
@@ -87,6 +92,15 @@ void add_model(CLI::App* app, Args& a) {
   app->add_option("--granularity", a.granularity_ms, "clock granularity G, ms (default 1): the absolute tolerance of every timing check and G of RFC 6298 2.3");
   app->add_option("--slack", a.slack_percent, "relative tolerance, percent of the predicted value (default 10, max 40)")
       ->check(CLI::Range(0u, 40u));
+  app->add_option("--max-flows", a.max_flows,
+                  fmt::format("connections analysed; later ones are named on stderr, not analysed, exit 2 (default {})",
+                              replay::limits::kDefaultMaxFlows))
+      ->check(CLI::PositiveNumber);
+  app->add_option("--max-outstanding", a.max_outstanding,
+                  fmt::format("unacknowledged segments of one sender; beyond, its connection is analysed up to that "
+                              "frame only, exit 2 (default {})",
+                              replay::limits::kDefaultMaxOutstanding))
+      ->check(CLI::PositiveNumber);
 }
 
 // ms -> us, rounded; the caller has checked the range (finite, 0..1 h).
@@ -178,6 +192,13 @@ std::vector<std::string> unique_files(const std::vector<std::string>& files) {
   }
   return out;
 }
+
+constexpr const char* kOutOfMemory =
+    "pcap-replay: out of memory: the input holds more connections or outstanding data than this machine's memory; "
+    "bound the run with --max-flows or --max-outstanding, or split the capture (exit status 2)\n";
+
+int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
+           bool check, bool flows, bool timeline);
 
 }  // namespace
 
@@ -274,6 +295,8 @@ int main(int argc, char** argv) {
   }
   if (a.slack_percent) opt.slack_percent = *a.slack_percent;
   opt.filter = a.filter;
+  opt.max_flows = a.max_flows;
+  opt.max_outstanding = a.max_outstanding;
   try {
     opt.config.validate();
   } catch (const rto::ConfigError& e) {
@@ -289,11 +312,25 @@ int main(int argc, char** argv) {
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << kOutOfMemory;
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "pcap-replay: " << e.what() << "\n";
     return 2;
   }
+  try {
+    return report(r, a, files, opt, check->parsed(), flows->parsed(), timeline->parsed());
+  } catch (const std::bad_alloc&) {
+    std::cerr << kOutOfMemory;
+    return 2;
+  }
+}
 
+namespace {
+// Prints the report (and the input problems on stderr); the exit status.
+int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
+           bool check, bool flows, bool timeline) {
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
     if (replay::is_unusable_reason(r, d)) continue;  // said below, once
@@ -304,7 +341,7 @@ int main(int argc, char** argv) {
     if (in.usable())
       for (const auto& l : in.lost) std::cerr << "pcap-replay: lost input: " << replay::to_string(in.name, l) << "\n";
   // Nothing could be read: no text report; the JSON still names the inputs and their errors.
-  if (unusable.size() == r.inputs.size() && !(a.json && !timeline->parsed())) return 2;
+  if (unusable.size() == r.inputs.size() && !(a.json && !timeline)) return 2;
   if (auto note = replay::empty_input_note(r)) std::cerr << "pcap-replay: note: " << *note << "\n";
   replay::ReportView view;
   view.flow = a.flow;
@@ -317,10 +354,18 @@ int main(int argc, char** argv) {
     }
   }
 
-  if (timeline->parsed()) {
+  if (r.dropped_skipped + r.dropped_warned > 0)
+    std::cerr << "pcap-replay: " << r.dropped_skipped + r.dropped_warned << " more input problem(s) not listed ("
+              << r.dropped_skipped << " frame(s) skipped, " << r.dropped_warned
+              << " analysed with a warning): only the first " << replay::limits::kMaxDiagnostics << " are kept\n";
+  for (const auto& hit : r.limit_hits) std::cerr << "pcap-replay: limit: " << hit << "\n";
+  if (r.dropped_segments > 0)
+    std::cerr << "pcap-replay: limit: " << r.dropped_segments << " segment(s) not analysed (exit status 2)\n";
+
+  if (timeline) {
     replay::keep_shown_flows(r, view);
     replay::write_timeline_csv(std::cout, r);
-  } else if (flows->parsed()) {
+  } else if (flows) {
     if (a.json)
       replay::write_json_flow_list(std::cout, r, view);
     else
@@ -349,8 +394,16 @@ int main(int argc, char** argv) {
       if (hint) std::cout << "hint: " << *hint << "\n";
     }
   }
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "pcap-replay: writing the report to standard output failed: " << std::strerror(errno)
+              << " (disk full, or the reader closed the pipe?)\n";
+    return 2;
+  }
   if (!unusable.empty()) return 2;  // part of the input was unusable
   for (const auto& in : r.inputs)
     if (in.lost_data()) return 2;  // part of a file could not be read: nothing is lost silently
-  return check->parsed() ? r.exit_status(a.strict) : 0;
+  if (!r.limit_hits.empty()) return 2;  // part of the input was not analysed
+  return check ? r.exit_status(a.strict) : 0;
 }
+}  // namespace

@@ -1,11 +1,13 @@
 #include "analyzer.hpp"
 
 #include <array>
+#include <algorithm>
 #include <map>
-#include <deque>
 #include <optional>
 #include <tuple>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "flow_table.hpp"
 #include "inference.hpp"
@@ -15,10 +17,40 @@
 namespace replay {
 
 namespace {
-// A segment seen recently in one direction, for capture-duplicate detection.
+// A segment seen recently in one direction, for capture-duplicate detection:
+// the header fields same_header() compares, not the whole Segment.
 struct Recent {
-  Segment segment;
+  std::uint32_t seq, ack, payload_len;
+  std::uint16_t window;
+  std::uint8_t flags, sack_count;
+  std::optional<std::uint32_t> tsval, tsecr;
+  std::array<wire::SackBlock, 4> sack;
+  std::optional<std::uint16_t> ip_id;
+  CaptureTime time;
   std::uint64_t peer_count;  // segments of the other direction seen before it
+
+  Recent(const Segment& s, std::uint64_t peers)
+      : seq(s.tcp.seq), ack(s.tcp.ack), payload_len(s.payload_len), window(s.tcp.window), flags(s.tcp.flags),
+        sack_count(s.tcp.options.sack_count), tsval(s.tcp.options.tsval), tsecr(s.tcp.options.tsecr),
+        sack(s.tcp.options.sack), ip_id(s.ip_id), time(s.time), peer_count(peers) {}
+};
+
+// How many recent segments per direction are compared with each new one.
+constexpr std::size_t kRecentKept = 8;
+
+// The last kRecentKept segments of one direction, oldest first (a ring that
+// allocates only as it fills).
+struct RecentRing {
+  std::vector<Recent> items;
+  std::size_t next = 0;  // the slot the next segment replaces once full
+  void push(const Segment& s, std::uint64_t peers) {
+    if (items.size() < kRecentKept) {
+      items.emplace_back(s, peers);
+    } else {
+      items[next] = Recent(s, peers);
+      next = (next + 1) % kRecentKept;
+    }
+  }
 };
 
 // One reading of a connection: its senders modelled against one profile.
@@ -28,11 +60,19 @@ struct Candidate {
   std::unique_ptr<SenderModel> model[2];
 };
 
+// What a connection holds while it can still receive segments; freed when
+// it is finished (its report stays).
+struct Live {
+  FlowKey key;
+  std::vector<Candidate> candidates;    // one per profile (--profile auto), else one
+  std::array<RecentRing, 2> recent;     // last segments per direction (capture duplicates)
+  std::array<std::uint64_t, 2> seen{};  // segments per direction so far
+  bool over_limit = false;              // --max-outstanding reached: later segments are not analysed
+};
+
 struct Connection {
   FlowReport report;
-  std::vector<Candidate> candidates;  // one per profile (--profile auto), else one
-  std::array<std::deque<Recent>, 2> recent;  // last segments per direction (capture duplicates)
-  std::array<std::uint64_t, 2> seen{};      // segments per direction so far
+  std::unique_ptr<Live> live;  // null once finished
 };
 
 // Windows for "the same packet captured twice". With the same non-zero IPv4
@@ -46,15 +86,13 @@ struct Connection {
 using limits::kNoIdWindow;
 using limits::kSameIdWindow;
 
-bool same_header(const Segment& a, const Segment& b) {
-  if (a.tcp.seq != b.tcp.seq || a.tcp.ack != b.tcp.ack || a.tcp.flags != b.tcp.flags ||
-      a.tcp.window != b.tcp.window || a.payload_len != b.payload_len ||
-      a.tcp.options.tsval != b.tcp.options.tsval || a.tcp.options.tsecr != b.tcp.options.tsecr ||
-      a.tcp.options.sack_count != b.tcp.options.sack_count)
+bool same_header(const Recent& a, const Segment& b) {
+  if (a.seq != b.tcp.seq || a.ack != b.tcp.ack || a.flags != b.tcp.flags || a.window != b.tcp.window ||
+      a.payload_len != b.payload_len || a.tsval != b.tcp.options.tsval || a.tsecr != b.tcp.options.tsecr ||
+      a.sack_count != b.tcp.options.sack_count)
     return false;
-  for (std::uint8_t i = 0; i < a.tcp.options.sack_count && i < a.tcp.options.sack.size(); ++i)
-    if (a.tcp.options.sack[i].left != b.tcp.options.sack[i].left ||
-        a.tcp.options.sack[i].right != b.tcp.options.sack[i].right)
+  for (std::uint8_t i = 0; i < a.sack_count && i < a.sack.size(); ++i)
+    if (a.sack[i].left != b.tcp.options.sack[i].left || a.sack[i].right != b.tcp.options.sack[i].right)
       return false;
   return true;
 }
@@ -67,8 +105,7 @@ bool same_header(const Segment& a, const Segment& b) {
 // Without a usable ID (IPv6, ID 0) only segments that occupy sequence space
 // (identical pure ACKs are real duplicate ACKs), within kNoIdWindow, with no
 // segment from the peer in between.
-bool capture_duplicate(const Recent& prev, const Segment& b, std::uint64_t peer_count) {
-  const Segment& a = prev.segment;
+bool capture_duplicate(const Recent& a, const Segment& b, std::uint64_t peer_count) {
   if (!same_header(a, b)) return false;
   // Either order: two capture interfaces may timestamp the copies out of order.
   const auto apart = b.time < a.time ? a.time - b.time : b.time - a.time;
@@ -79,8 +116,8 @@ bool capture_duplicate(const Recent& prev, const Segment& b, std::uint64_t peer_
   // The same TSval (same_header compared it) stands in for the ID: a
   // retransmission within kSameIdWindow with nothing from the peer between
   // would carry a later TSval.
-  const bool same_tsval = a.tcp.options.tsval.has_value();
-  return apart <= (same_tsval ? kSameIdWindow : kNoIdWindow) && prev.peer_count == peer_count;
+  const bool same_tsval = a.tsval.has_value();
+  return apart <= (same_tsval ? kSameIdWindow : kNoIdWindow) && a.peer_count == peer_count;
 }
 }  // namespace
 
@@ -90,7 +127,12 @@ struct Analyzer::Impl {
   bool keep_timeline;
   FlowTable table;
   lockstep::AttemptCollector attempts;  // SYN times per connection, for the lockstep finding
-  std::vector<std::unique_ptr<Connection>> conns;
+  // By FlowReport::id - 1. A connection is finished (its models freed, its
+  // report kept) when a new one takes its 4-tuple, else at the end: a
+  // connection idle for long can still get a segment that is not a SYN,
+  // which belongs to it (FlowTable), so finishing it sooner would change
+  // the report.
+  std::vector<Connection> conns;
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostClock>> hosts;  // TSval rate per sending address
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostActivity>> activity;  // queue flushes per sending address
   HostActivity* activity_of(const Endpoint& e) {
@@ -119,6 +161,8 @@ struct Analyzer::Impl {
       profiles.push_back(std::make_unique<Options>(options));
     }
   }
+  std::size_t open_connection(const Segment& s);
+  void finish_connection(std::size_t idx);
 };
 
 namespace {
@@ -156,57 +200,106 @@ void Analyzer::add_file(std::size_t file_index, const std::string& name) {
   files[file_index] = name;
 }
 
+std::size_t Analyzer::Impl::open_connection(const Segment& s) {
+  Impl& m = *this;
+  Connection c;
+  c.live = std::make_unique<Live>();
+  FlowReport& f = c.report;
+  f.id = m.conns.size() + 1;
+  f.file_index = s.file_index;
+  if (s.file_index < m.report.files.size()) f.file = m.report.files[s.file_index];
+  // The client sent the SYN; a lone SYN-ACK names it as destination.
+  const bool synack = s.tcp.has(wire::kSyn) && s.tcp.has(wire::kAck);
+  f.client = synack ? s.dst : s.src;
+  f.server = synack ? s.src : s.dst;
+  f.first_frame = s.frame;
+  f.first_time = s.time;
+  if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck)) f.syn_isn = s.tcp.seq;  // Wireshark's tcp.stream test
+  f.senders[0].src = f.client;
+  f.senders[0].dst = f.server;
+  f.senders[1].src = f.server;
+  f.senders[1].dst = f.client;
+  Live& live = *c.live;
+  live.key = flow_key(s);
+  live.candidates.reserve(m.profiles.size());
+  for (const auto& po : m.profiles) {
+    live.candidates.push_back(Candidate{po.get(), {}, {}});
+    Candidate& cand = live.candidates.back();
+    for (int d = 0; d < 2; ++d) {
+      cand.senders[d].src = f.senders[d].src;
+      cand.senders[d].dst = f.senders[d].dst;
+    }
+  }
+  for (std::size_t i = 0; i < live.candidates.size(); ++i) {
+    Candidate& cand = live.candidates[i];
+    for (int d = 0; d < 2; ++d)
+      cand.model[d] = std::make_unique<SenderModel>(*cand.options, cand.senders[d], m.keep_timeline,
+                                                    m.host(f.senders[d].src), m.activity_of(f.senders[d].src),
+                                                    /*feed_activity=*/i == 0);
+  }
+  const std::size_t idx = m.conns.size();
+  m.conns.push_back(std::move(c));
+  return idx;
+}
+
+void Analyzer::Impl::finish_connection(std::size_t idx) {
+  Connection& c = conns[idx];
+  if (!c.live) return;
+  auto& candidates = c.live->candidates;
+  for (Candidate& cand : candidates) {
+    cand.model[0]->finish();
+    cand.model[1]->finish();
+  }
+  for (int d = 0; d < 2; ++d) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < candidates.size(); ++i)
+      if (score(candidates[i].senders[d]) < score(candidates[best].senders[d])) best = i;
+    std::vector<std::string_view> ties;  // other profiles that fit as well
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      if (i != best && score(candidates[i].senders[d]) == score(candidates[best].senders[d]))
+        ties.push_back(candidates[i].options->profile->name);
+    c.report.senders[d] = std::move(candidates[best].senders[d]);
+    infer_settings(c.report.senders[d], *candidates[best].options, ties);
+  }
+  table.retire(c.live->key, idx);
+  c.live.reset();
+}
+
 void Analyzer::add(const Segment& s) {
   Impl& m = *impl_;
   if (!m.report.have_first_time || s.time < m.report.first_time) {
     m.report.first_time = s.time;
     m.report.have_first_time = true;
   }
-  std::optional<std::size_t> idx = m.table.find(s);
-  if (!idx) {
-    auto c = std::make_unique<Connection>();
-    FlowReport& f = c->report;
-    f.id = m.conns.size() + 1;
-    f.file_index = s.file_index;
-    if (s.file_index < m.report.files.size()) f.file = m.report.files[s.file_index];
-    // The client sent the SYN; a lone SYN-ACK names it as destination.
-    const bool synack = s.tcp.has(wire::kSyn) && s.tcp.has(wire::kAck);
-    f.client = synack ? s.dst : s.src;
-    f.server = synack ? s.src : s.dst;
-    f.first_frame = s.frame;
-    f.first_time = s.time;
-    if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck)) f.syn_isn = s.tcp.seq;  // Wireshark's tcp.stream test
-    f.senders[0].src = f.client;
-    f.senders[0].dst = f.server;
-    f.senders[1].src = f.server;
-    f.senders[1].dst = f.client;
-    for (const auto& po : m.profiles) {
-      c->candidates.push_back(Candidate{po.get(), {}, {}});
-      Candidate& cand = c->candidates.back();
-      for (int d = 0; d < 2; ++d) {
-        cand.senders[d].src = f.senders[d].src;
-        cand.senders[d].dst = f.senders[d].dst;
-      }
+  std::size_t idx;
+  if (FlowSlot* slot = m.table.lookup(s)) {
+    idx = slot->index;
+  } else {
+    if (m.conns.size() >= m.options.max_flows) {
+      if (m.report.dropped_segments++ == 0)
+        m.report.limit_hits.push_back(fmt::format(
+            "{}: frame {}: connection {} ({} -> {}) is beyond --max-flows {}: its segments and those of every "
+            "later new connection are not analysed",
+            s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string("?"), s.frame,
+            m.conns.size() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows));
+      return;
     }
-    for (std::size_t i = 0; i < c->candidates.size(); ++i) {
-      Candidate& cand = c->candidates[i];
-      for (int d = 0; d < 2; ++d)
-        cand.model[d] = std::make_unique<SenderModel>(*cand.options, cand.senders[d], m.keep_timeline,
-                                                      m.host(f.senders[d].src), m.activity_of(f.senders[d].src),
-                                                      /*feed_activity=*/i == 0);
-    }
-    idx = m.conns.size();
-    m.conns.push_back(std::move(c));
-    m.table.open(s, *idx);
+    if (const FlowSlot* old = m.table.find(s)) m.finish_connection(old->index);  // split: the old one is done
+    idx = m.open_connection(s);
+    m.table.open(s, idx);
   }
-  m.table.update(s);
-  Connection& c = *m.conns[*idx];
+  Connection& c = m.conns[idx];
   FlowReport& f = c.report;
+  if (!c.live || c.live->over_limit) {
+    ++m.report.dropped_segments;
+    return;
+  }
+  Live& live = *c.live;
   ++f.packets;
   const int dir = (s.src == f.client) ? 0 : 1;
-  const std::uint64_t peer_count = c.seen[1 - dir];
-  ++c.seen[dir];
-  for (const Recent& prev : c.recent[dir]) {
+  const std::uint64_t peer_count = live.seen[1 - dir];
+  ++live.seen[dir];
+  for (const Recent& prev : live.recent[dir].items) {
     if (capture_duplicate(prev, s, peer_count)) {
       ++f.capture_duplicates;
       f.duplicate_frames.push_back(s.frame);
@@ -215,46 +308,53 @@ void Analyzer::add(const Segment& s) {
       return;
     }
   }
-  if (c.recent[dir].size() == 8) c.recent[dir].pop_front();
-  c.recent[dir].push_back(Recent{s, peer_count});
+  live.recent[dir].push(s, peer_count);
   f.last_frame = s.frame;
   f.last_time = s.time;
   if (s.tcp.has(wire::kSyn)) f.saw_syn = true;
   if (s.tcp.has(wire::kFin)) f.saw_fin = true;
   if (s.tcp.has(wire::kRst)) f.saw_rst = true;
-  m.attempts.add(s, *idx, f.client, f.server);
-  for (Candidate& cand : c.candidates) {
+  m.attempts.add(s, idx, f.client, f.server);
+  for (Candidate& cand : live.candidates) {
     cand.model[1 - dir]->on_peer(s);
     cand.model[dir]->on_send(s);
+  }
+  for (Candidate& cand : live.candidates) {
+    if (cand.model[dir]->outstanding() <= m.options.max_outstanding) continue;
+    m.report.limit_hits.push_back(fmt::format(
+        "{}: frame {}: connection {}: {} -> {} has more than --max-outstanding {} unacknowledged segments: "
+        "the connection is analysed up to this frame only",
+        f.file, s.frame, f.id, to_string(s.src), to_string(s.dst), m.options.max_outstanding));
+    live.over_limit = true;
+    break;
   }
 }
 
 void Analyzer::add_diagnostics(const std::vector<Diagnostic>& d) {
-  impl_->report.diagnostics.insert(impl_->report.diagnostics.end(), d.begin(), d.end());
+  Report& r = impl_->report;
+  for (const Diagnostic& x : d) {
+    if (r.diagnostics.size() < limits::kMaxDiagnostics) {
+      r.diagnostics.push_back(x);
+    } else if (x.skipped) {
+      ++r.dropped_skipped;
+    } else {
+      ++r.dropped_warned;
+    }
+  }
+}
+
+void Analyzer::count_dropped_diagnostics(std::uint64_t skipped, std::uint64_t warned) {
+  impl_->report.dropped_skipped += skipped;
+  impl_->report.dropped_warned += warned;
 }
 
 void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(in); }
 
 Report Analyzer::finish() {
   Impl& m = *impl_;
-  for (auto& c : m.conns) {
-    for (Candidate& cand : c->candidates) {
-      cand.model[0]->finish();
-      cand.model[1]->finish();
-    }
-    for (int d = 0; d < 2; ++d) {
-      std::size_t best = 0;
-      for (std::size_t i = 1; i < c->candidates.size(); ++i)
-        if (score(c->candidates[i].senders[d]) < score(c->candidates[best].senders[d])) best = i;
-      std::vector<std::string_view> ties;  // other profiles that fit as well
-      for (std::size_t i = 0; i < c->candidates.size(); ++i)
-        if (i != best && score(c->candidates[i].senders[d]) == score(c->candidates[best].senders[d]))
-          ties.push_back(c->candidates[i].options->profile->name);
-      c->report.senders[d] = std::move(c->candidates[best].senders[d]);
-      infer_settings(c->report.senders[d], *c->candidates[best].options, ties);
-    }
-    c->candidates.clear();
-    m.report.flows.push_back(std::move(c->report));
+  for (std::size_t idx = 0; idx < m.conns.size(); ++idx) {
+    m.finish_connection(idx);
+    m.report.flows.push_back(std::move(m.conns[idx].report));
   }
   m.conns.clear();
   m.report.lockstep = lockstep::find_groups(m.attempts.attempts());
@@ -278,7 +378,8 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     }
     in.opened = true;
     auto& reader = std::get<CaptureReader>(opened);
-    // The reader says of each diagnostic whether its frame was skipped.
+    // The reader says of each diagnostic whether its frame was skipped, and
+    // keeps at most limits::kMaxDiagnostics of them (the rest counted).
     Segment seg;
     while (reader.next(seg)) a.add(seg);
     const std::vector<Diagnostic>& diags = reader.diagnostics();
@@ -289,6 +390,7 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     in.read_error = st.read_error;
     in.lost = st.lost;
     for (const auto& d : diags) in.skipped_frames += d.skipped && d.field != "pcap" ? 1 : 0;
+    in.skipped_frames += st.diagnostics_dropped_skipped;
     // Unusable: nothing readable at all (the first record fails), or every
     // record malformed. A valid capture with no TCP in it is usable.
     if (st.read_error && st.frames == 0) {
@@ -297,6 +399,7 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
       in.error = files[i] + ": every frame (" + std::to_string(st.frames) + ") is malformed";
     }
     a.add_diagnostics(diags);
+    a.count_dropped_diagnostics(st.diagnostics_dropped_skipped, st.diagnostics_dropped_warned);
     a.add_input(in);
   }
   Report r = a.finish();
@@ -320,6 +423,8 @@ bool is_unusable_reason(const Report& r, const Diagnostic& d) {
 
 InputCounts input_counts(const Report& r) {
   InputCounts c;
+  c.skipped = r.dropped_skipped;
+  c.warned = r.dropped_warned;
   for (const auto& d : r.diagnostics) {
     if (!d.skipped)
       ++c.warned;

@@ -28,8 +28,12 @@ class Analyzer {
   void add_file(std::size_t file_index, const std::string& name);
   /// One TCP segment, in capture order within its file.
   void add(const Segment& s);
-  /// Reader problems to carry into the report.
+  /// Reader problems to carry into the report: the first
+  /// limits::kMaxDiagnostics are kept, the rest only counted
+  /// (Report::dropped_skipped, dropped_warned).
   void add_diagnostics(const std::vector<Diagnostic>& d);
+  /// Diagnostics the caller counted but did not keep (beyond the cap).
+  void count_dropped_diagnostics(std::uint64_t skipped, std::uint64_t warned);
   /// What became of one input file (Report::inputs, in call order).
   void add_input(const InputFile& in);
   /// Ends the analysis; the Analyzer is spent afterwards.

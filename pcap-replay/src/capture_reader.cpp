@@ -92,6 +92,13 @@ std::optional<double> CaptureReader::progress() const {
 }
 
 void CaptureReader::report(std::uint64_t frame, std::string field, std::string message, bool skipped) {
+  // Beyond the cap only counted: a stream of damaged records (a valid header
+  // followed by /dev/zero) must not grow memory. The first diagnostics, which
+  // include the reason a file is unusable, are always kept.
+  if (diagnostics_.size() >= limits::kMaxDiagnostics) {
+    ++(skipped ? stats_.diagnostics_dropped_skipped : stats_.diagnostics_dropped_warned);
+    return;
+  }
   Diagnostic d{file_, frame, std::move(field), std::move(message)};
   d.skipped = skipped;
   diagnostics_.push_back(std::move(d));

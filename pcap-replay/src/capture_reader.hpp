@@ -76,6 +76,10 @@ struct CaptureStats {
   /// Wireshark's frame.time_relative. Unset before it is read, or when record
   /// 1's time is not usable (bad fraction, beyond 2262, no timestamp).
   std::optional<CaptureTime> first_frame_time;
+  /// Diagnostics beyond limits::kMaxDiagnostics, counted and not kept: of
+  /// frames skipped, and of frames used with a warning.
+  std::uint64_t diagnostics_dropped_skipped = 0;
+  std::uint64_t diagnostics_dropped_warned = 0;
 };
 
 /// Reader of one capture. Move-only.

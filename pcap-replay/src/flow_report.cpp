@@ -68,9 +68,17 @@ int Report::exit_status(bool strict) const {
 }
 
 namespace {
-std::string format_ns(std::int64_t ns) {
+__extension__ typedef __int128 i128;            // GCC/Clang 128-bit integers (ISO C++ has none)
+__extension__ typedef unsigned __int128 u128;
+
+// Nanoseconds from `origin` to `t`, exact for any two capture times (128 bits).
+i128 ns_between(CaptureTime t, CaptureTime origin) {
+  return static_cast<i128>(t.time_since_epoch().count()) - origin.time_since_epoch().count();
+}
+
+std::string format_ns(i128 ns) {
   const bool neg = ns < 0;
-  const std::uint64_t a = neg ? static_cast<std::uint64_t>(-(ns + 1)) + 1 : static_cast<std::uint64_t>(ns);
+  const u128 a = neg ? static_cast<u128>(-(ns + 1)) + 1 : static_cast<u128>(ns);
   char buf[48];
   std::snprintf(buf, sizeof buf, "%s%llu.%09llu", neg ? "-" : "", static_cast<unsigned long long>(a / 1'000'000'000),
                 static_cast<unsigned long long>(a % 1'000'000'000));
@@ -80,7 +88,9 @@ std::string format_ns(std::int64_t ns) {
 
 std::string format_epoch(CaptureTime t) { return format_ns(t.time_since_epoch().count()); }
 
-std::string format_rel(CaptureTime t, CaptureTime origin) { return format_ns((t - origin).count()); }
+std::string format_rel(CaptureTime t, CaptureTime origin) { return format_ns(ns_between(t, origin)); }
+
+double seconds_between(CaptureTime t, CaptureTime origin) { return static_cast<double>(ns_between(t, origin)) / 1e9; }
 
 double to_seconds(CaptureTime t) {
   return static_cast<double>(t.time_since_epoch().count()) / 1e9;

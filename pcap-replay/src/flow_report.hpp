@@ -206,6 +206,14 @@ struct Report {
   /// Connections to one server that retried in lockstep (INFO), and herds
   /// that retried jittered; see lockstep.hpp.
   lockstep::Result lockstep;
+  /// Resource limits the run hit (--max-flows, --max-outstanding): one
+  /// message each, naming file, frame and flag; the CLI prints them on
+  /// stderr and exits 2. Empty when the whole input was analysed.
+  std::vector<std::string> limit_hits;
+  std::uint64_t dropped_segments = 0;  ///< segments not analysed because of a limit
+  /// Reader diagnostics beyond limits::kMaxDiagnostics: counted, not kept
+  /// (skipped frames, and frames analysed with a warning).
+  std::uint64_t dropped_skipped = 0, dropped_warned = 0;
 
   std::uint64_t count(Level l) const;   ///< findings of level l over all flows
   /// Exit status: 1 if any MUST finding (or SHOULD when strict), else 0.
@@ -216,7 +224,11 @@ struct Report {
 double to_seconds(CaptureTime t);
 /// Seconds since the epoch, exact to the nanosecond: "1795998040.381147000".
 std::string format_epoch(CaptureTime t);
-/// Seconds from `origin` to `t`, exact to the nanosecond: "2.238000000" (may be negative).
+/// Seconds from `origin` to `t`, exact to the nanosecond: "2.238000000" (may
+/// be negative); no overflow for any two capture times (128-bit difference).
 std::string format_rel(CaptureTime t, CaptureTime origin);
+/// Seconds from `origin` to `t` (negative when `t` is earlier), as a double;
+/// no overflow for any two capture times (the report writers' time arithmetic).
+double seconds_between(CaptureTime t, CaptureTime origin);
 
 }  // namespace replay

@@ -9,6 +9,7 @@
 #include <rto/config.hpp>
 
 #include "stack_profile.hpp"
+#include "thresholds.hpp"
 
 namespace replay {
 
@@ -35,6 +36,13 @@ struct Options {
   /// A connection that is idle this long and then starts with a SYN is a new
   /// connection (port reuse), even without FIN/RST.
   std::chrono::microseconds idle_split{std::chrono::seconds{300}};
+  /// --max-flows: connections analysed in one run; the segments of later
+  /// ones are not analysed and the run exits 2 (limits::kDefaultMaxFlows).
+  std::size_t max_flows = limits::kDefaultMaxFlows;
+  /// --max-outstanding: unacknowledged segments of one sender; a sender
+  /// beyond it ends its connection's analysis there and the run exits 2
+  /// (limits::kDefaultMaxOutstanding).
+  std::size_t max_outstanding = limits::kDefaultMaxOutstanding;
   /// Filled by the CLI: a BPF expression (informational in the report).
   std::string filter;
 

@@ -81,7 +81,7 @@ json inferred_json(const InferredSettings& in) {
 }  // namespace
 
 json to_json(const Report& r, const ReportView& view) {
-  const auto rel = [&](CaptureTime t) { return std::chrono::duration<double>(t - r.first_time).count(); };
+  const auto rel = [&](CaptureTime t) { return seconds_between(t, r.first_time); };
   const Options& o = r.options;
   json doc;
   doc["tool"] = "pcap-replay";
@@ -194,7 +194,7 @@ void write_json_report(std::ostream& os, const Report& r, const ReportView& view
 }
 
 json flows_to_json(const Report& r, const ReportView& view) {
-  const auto rel = [&](CaptureTime t) { return std::chrono::duration<double>(t - r.first_time).count(); };
+  const auto rel = [&](CaptureTime t) { return seconds_between(t, r.first_time); };
   json doc;
   doc["tool"] = "pcap-replay";
   doc["schema_version"] = 1;
@@ -230,7 +230,7 @@ json flows_to_json(const Report& r, const ReportView& view) {
                      {"last_frame", f.last_frame},
                      {"time", to_seconds(f.first_time)},
                      {"rel_time", rel(f.first_time)},
-                     {"duration_s", std::chrono::duration<double>(f.last_time - f.first_time).count()},
+                     {"duration_s", seconds_between(f.last_time, f.first_time)},
                      {"syn", f.saw_syn},
                      {"fin", f.saw_fin},
                      {"rst", f.saw_rst},

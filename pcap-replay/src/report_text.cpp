@@ -26,7 +26,7 @@ std::string timestamps_text(const SenderReport& s) {
 double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 std::string opt_ms(const std::optional<microseconds>& d) { return d ? fmt::format("{:.3f} ms", ms(*d)) : "-"; }
 double rel_s(const Report& r, CaptureTime t) {
-  return std::chrono::duration<double>(t - r.first_time).count();
+  return seconds_between(t, r.first_time);
 }
 }  // namespace
 
@@ -70,7 +70,7 @@ void write_text_report(std::ostream& os, const Report& r, const ReportView& view
     if (!view.shows(f, streams)) continue;
     os << fmt::format("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n", f.id,
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
-                      std::chrono::duration<double>(f.last_time - f.first_time).count());
+                      seconds_between(f.last_time, f.first_time));
     const auto stream = streams.of(f);
     os << fmt::format("  Wireshark: {}; display filter: {}\n",
                       stream ? fmt::format("tcp.stream {}", *stream)
@@ -216,7 +216,7 @@ void write_flow_list(std::ostream& os, const Report& r, const ReportView& view) 
                       stream ? std::to_string(*stream) : std::string("-"),
                       to_string(f.client) + " -> " + to_string(f.server), f.packets,
                       fmt::format("{}-{}", f.first_frame, f.last_frame),
-                      std::chrono::duration<double>(f.last_time - f.first_time).count(), f.file, flags);
+                      seconds_between(f.last_time, f.first_time), f.file, flags);
   }
 }
 

@@ -46,7 +46,22 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
     }
   }
   min_offset_us_ = std::min(min_offset_us_, t_us - rel * 1000);
-  first_send_us_.try_emplace(tsval, t_us);
+  if (!newest_tsval_ || rto::ts_diff(tsval, *newest_tsval_) > 0) newest_tsval_ = tsval;
+  // The same TSval again keeps its first send time; one older than the
+  // newest echo can never be sampled (its first send time is forgotten).
+  if ((!last_tsval_ || *last_tsval_ != tsval) && (!echo_floor_ || rto::ts_diff(tsval, *echo_floor_) >= 0)) {
+    if (first_send_us_.empty() || rto::ts_diff(tsval, first_send_us_.back().tsval) > 0) {
+      first_send_us_.push_back(FirstSend{tsval, t_us});
+    } else {  // an older TSval (reordered in the network before the capture): keep the order
+      auto it = std::partition_point(first_send_us_.begin(), first_send_us_.end(),
+                                     [&](const FirstSend& f) { return rto::ts_diff(f.tsval, tsval) < 0; });
+      if (it == first_send_us_.end() || it->tsval != tsval) first_send_us_.insert(it, FirstSend{tsval, t_us});
+    }
+    // A sender whose echoes the capture never sees: the oldest are dropped
+    // (an echo that old would be an RTT beyond any real one).
+    if (first_send_us_.size() > limits::kTsSendTimesKept) first_send_us_.pop_front();
+  }
+  last_tsval_ = tsval;
   if (const auto r = rate_hz()) {
     const double off = static_cast<double>(t_us - t0_us_) - static_cast<double>(rel) * 1e6 / *r;
     if (!min_offset_at_rate_ || off < *min_offset_at_rate_) min_offset_at_rate_ = off;
@@ -106,6 +121,13 @@ std::optional<std::chrono::microseconds> TsClock::interval(std::uint32_t a, std:
   return std::chrono::microseconds{static_cast<std::int64_t>(ticks * 1e6 / *r)};
 }
 
+void TsClock::echoed(std::uint32_t tsecr) {
+  if (!seen_ || tsecr == 0 || !newest_tsval_ || rto::ts_diff(tsecr, *newest_tsval_) > 0) return;
+  if (echo_floor_ && rto::ts_diff(tsecr, *echo_floor_) <= 0) return;  // an older echo (reordered ACK)
+  echo_floor_ = tsecr;
+  while (!first_send_us_.empty() && rto::ts_diff(first_send_us_.front().tsval, tsecr) < 0) first_send_us_.pop_front();
+}
+
 std::optional<std::chrono::microseconds> TsClock::echo_rtt(CaptureTime ack_time,
                                                            std::uint32_t tsecr) const {
   if (!seen_ || tsecr == 0) return std::nullopt;
@@ -117,9 +139,11 @@ std::optional<std::chrono::microseconds> TsClock::echo_rtt(CaptureTime ack_time,
     if (delta < 0) return std::nullopt;
     return std::chrono::microseconds{std::max<std::int64_t>(delta, 1) * 1000};
   }
-  const auto it = first_send_us_.find(tsecr);
-  if (it == first_send_us_.end() || ack_us < it->second) return std::nullopt;
-  return std::chrono::microseconds{ack_us - it->second};
+  if (echo_floor_ && rto::ts_diff(tsecr, *echo_floor_) < 0) return std::nullopt;  // forgotten (echoed())
+  const auto it = std::partition_point(first_send_us_.begin(), first_send_us_.end(),
+                                       [&](const FirstSend& f) { return rto::ts_diff(f.tsval, tsecr) < 0; });
+  if (it == first_send_us_.end() || it->tsval != tsecr || ack_us < it->t_us) return std::nullopt;
+  return std::chrono::microseconds{ack_us - it->t_us};
 }
 
 }  // namespace replay

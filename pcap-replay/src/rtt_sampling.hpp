@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
 
+#include "ring_deque.hpp"
 #include "segment.hpp"
 
 namespace replay {
@@ -59,6 +59,13 @@ class TsClock {
   /// The sender's own time from TSval `a` to TSval `b` (modulo 2^32), at the
   /// fitted rate; nullopt when the rate is unknown.
   std::optional<std::chrono::microseconds> interval(std::uint32_t a, std::uint32_t b) const;
+  /// The peer echoed `tsecr` (RFC 7323 3.2: TS.Recent only moves forward):
+  /// the send times of the TSvals before it are forgotten, so the clock's
+  /// memory is bounded by the TSvals not yet echoed. An echo of 0 or of a
+  /// TSval this sender has not sent yet forgets nothing.
+  void echoed(std::uint32_t tsecr);
+  /// TSvals whose first send time is remembered (for the tests and limits).
+  std::size_t remembered() const { return first_send_us_.size(); }
 
  private:
   bool one_khz() const;
@@ -74,7 +81,16 @@ class TsClock {
   std::int64_t last_rel_ts_ = 0;  // unwrapped TSval - ts0 of the latest observation
   std::int64_t last_t_us_ = 0;
   std::int64_t min_offset_us_ = 0;  // min over observations of t_us - rel_ts * 1000
-  std::unordered_map<std::uint32_t, std::int64_t> first_send_us_;  // TSval -> first capture time
+  struct FirstSend {
+    std::uint32_t tsval;
+    std::int64_t t_us;  // capture time of its first segment
+  };
+  // The TSvals not yet echoed (at most limits::kTsSendTimesKept), ordered
+  // modulo 2^32: appending is the common case, lookup a binary search.
+  RingDeque<FirstSend> first_send_us_;
+  std::optional<std::uint32_t> last_tsval_;    // the latest TSval observed (repeats skip the map)
+  std::optional<std::uint32_t> newest_tsval_;  // the newest TSval observed (modulo 2^32)
+  std::optional<std::uint32_t> echo_floor_;    // the newest echo: TSvals before it are forgotten
 };
 
 /// Microseconds since the epoch of a capture time.

@@ -51,12 +51,33 @@ void SenderModel::insert_outstanding(const Tx& x) {
   auto it = std::partition_point(outstanding_.begin(), outstanding_.end(),
                                  [&](const Tx& y) { return seq_lt(y.seq, x.seq); });
   outstanding_.insert(it, x);
+  ++unsacked_count_;
+  if (scoreboard_) unsacked_.insert(sb_key(x.seq));
 }
 
-unsigned SenderModel::in_flight() const {
-  unsigned n = 0;
-  for (const Tx& x : outstanding_) n += x.sacked ? 0 : 1;
-  return n;
+void SenderModel::push_outstanding(const Tx& x) {
+  outstanding_.push_back(x);
+  ++unsacked_count_;
+  if (scoreboard_) unsacked_.insert(unsacked_.end(), sb_key(x.seq));
+}
+
+void SenderModel::pop_outstanding() {
+  const Tx& x = outstanding_.front();
+  if (!x.sacked) {
+    --unsacked_count_;
+    if (scoreboard_)
+      if (auto it = unsacked_.find(sb_key(x.seq)); it != unsacked_.end()) unsacked_.erase(it);
+  }
+  outstanding_.pop_front();
+}
+
+void SenderModel::trim_front(std::uint32_t seq) {
+  Tx& x = outstanding_.front();
+  if (scoreboard_ && !x.sacked) {
+    if (auto it = unsacked_.find(sb_key(x.seq)); it != unsacked_.end()) unsacked_.erase(it);
+    unsacked_.insert(sb_key(seq));
+  }
+  x.seq = seq;
 }
 
 void SenderModel::learn_handshake_delays() {
@@ -102,6 +123,19 @@ bool SenderModel::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t)
     return recent;
   }
   return false;
+}
+
+bool SenderModel::clock_stepped_back(const Segment& s) {
+  const auto arm = timer_.last_arm();
+  if (!arm || *arm <= s.time) return false;
+  // The wait would be negative: the capture's clock went back between the
+  // arm and this expiry (a step of the capturing host's clock), so the wait
+  // is unknown. Recorded and backed off, not judged (never a MUST).
+  out_.findings.push_back(Finding{
+      RuleId::ambiguous, Level::info, s.frame, s.time,
+      "the capture clock steps back between the timer's arm and this expiry (the retransmission is stamped " +
+          format_rel(*arm, s.time) + " s before the arm): the wait is unknown and not judged"});
+  return true;
 }
 
 void SenderModel::on_send(const Segment& s) {
@@ -157,6 +191,7 @@ void SenderModel::on_send(const Segment& s) {
     syn_seen_ = syn;
     snd_una_ = h.seq;
     snd_max_ = h.seq;
+    una64_ = std::int64_t{1} << 32;
   }
   const bool ack_triggered =
       ack_clocked(s.time) ||
@@ -203,7 +238,7 @@ void SenderModel::on_send(const Segment& s) {
     if (syn) timer_.on_syn_sent(s.time, tsval);
     else timer_.on_data_sent(s.time, was_idle, tsval);  // 5.1
     if (!was_idle && !ack_triggered && !back_to_back) timer_.on_new_data_probe(s.time);
-    outstanding_.push_back(Tx{seq, end, s.time, s.time, s.frame, false});
+    push_outstanding(Tx{seq, end, s.time, s.time, s.frame, false});
     snd_max_ = end;
     ++out_.by_kind[static_cast<std::size_t>(SendKind::first)];
     out_.bytes += s.payload_len;
@@ -219,7 +254,7 @@ void SenderModel::on_send(const Segment& s) {
   // for the first time (the one byte it repeats was a probe, not lost data).
   if (zwp_seq_ && seq == *zwp_seq_ && peer_window_ > 0 && seq_gt(end, snd_max_)) {
     zwp_seq_.reset();
-    outstanding_.push_back(Tx{snd_max_, end, s.time, s.time, s.frame, false});
+    push_outstanding(Tx{snd_max_, end, s.time, s.time, s.frame, false});
     out_.bytes += rto::seq_diff(end, snd_max_);
     snd_max_ = end;
     ++out_.by_kind[static_cast<std::size_t>(SendKind::first)];
@@ -285,7 +320,7 @@ void SenderModel::on_send(const Segment& s) {
     return;
   }
   if (seq_gt(end, snd_max_)) {  // partly new data
-    outstanding_.push_back(Tx{snd_max_, end, s.time, s.time, s.frame, false});
+    push_outstanding(Tx{snd_max_, end, s.time, s.time, s.frame, false});
     snd_max_ = end;
   }
   switch (kind) {
@@ -310,6 +345,7 @@ void SenderModel::on_send(const Segment& s) {
       e.check = last_peer_time_.has_value() || syn;
       e.file = s.file_index;
       e.thin = in_flight() < 4;
+      if (clock_stepped_back(s)) e.check = false;
       timer_.on_timeout(e);
       pending_54_.reset();
       if (!syn && !o.is_head) pending_54_ = s.frame;
@@ -329,6 +365,7 @@ void SenderModel::on_send(const Segment& s) {
         e.tsval = tsval;
         e.thin = in_flight() < 4;
         e.file = s.file_index;
+        if (clock_stepped_back(s)) e.check = false;
         timer_.on_probe(e);
       } else {
         timer_.on_probe(s.time, tsval);
@@ -365,16 +402,34 @@ void SenderModel::on_send(const Segment& s) {
 }
 
 bool SenderModel::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {
+  if (!scoreboard_) {
+    // The first SACK block of the connection: index the segments not SACKed.
+    scoreboard_ = true;
+    for (const Tx& x : outstanding_)
+      if (!x.sacked) unsacked_.insert(unsacked_.end(), sb_key(x.seq));
+  }
   bool found = false;
   std::uint32_t first_seq = 0;
   for (std::uint8_t i = 0; i < h.options.sack_count && i < h.options.sack.size(); ++i) {
     const auto& b = h.options.sack[i];
     if (!seq_gt(b.right, snd_una_)) continue;  // D-SACK or old block
-    auto it = std::partition_point(outstanding_.begin(), outstanding_.end(),
-                                   [&](const Tx& x) { return seq_lt(x.seq, b.left); });
-    for (; it != outstanding_.end() && seq_le(it->end, b.right); ++it) {
-      if (it->sacked) continue;
+    // The segments from the block's left edge on that end inside it, not
+    // yet SACKed: outstanding_ is ordered by sequence and its segments do
+    // not overlap, so the first one not SACKed that ends beyond the block
+    // ends the walk, as would the first SACKed one.
+    for (auto k = unsacked_.lower_bound(sb_key(b.left)); k != unsacked_.end();) {
+      const std::uint32_t seq = snd_una_ + static_cast<std::uint32_t>(*k - una64_);
+      auto it = std::partition_point(outstanding_.begin(), outstanding_.end(),
+                                     [&](const Tx& x) { return seq_lt(x.seq, seq); });
+      while (it != outstanding_.end() && it->seq == seq && it->sacked) ++it;
+      if (it == outstanding_.end() || it->seq != seq) {  // not expected: the index lost its segment
+        k = unsacked_.erase(k);
+        continue;
+      }
+      if (!seq_le(it->end, b.right)) break;
       it->sacked = true;
+      --unsacked_count_;
+      k = unsacked_.erase(k);
       if (!it->retransmitted && (!found || seq_lt(it->seq, first_seq))) {
         first = it->last_time;
         first_seq = it->seq;
@@ -404,6 +459,9 @@ void SenderModel::take_sample(const Segment& s, microseconds r, SampleKind kind)
 
 void SenderModel::on_peer(const Segment& s) {
   settle_pending_sample(s.time);
+  // The peer echoes our TSvals in order (RFC 7323 3.2): those before the
+  // echo are forgotten after this ACK is sampled (TsClock::echoed keeps the echoed one).
+  if (s.tcp.options.tsecr) ts_clock_.echoed(*s.tcp.options.tsecr);
   const auto& h = s.tcp;
   last_peer_time_ = s.time;
   peer_times_.push_back(s.time);
@@ -477,16 +535,17 @@ void SenderModel::on_peer(const Segment& s) {
     const Tx& x = outstanding_.front();
     any_retx = any_retx || x.retransmitted;
     if (!oldest && !x.sacked) oldest = x.last_time;
-    outstanding_.pop_front();
+    pop_outstanding();
   }
   if (!outstanding_.empty() && seq_lt(outstanding_.front().seq, ack)) {
     Tx& x = outstanding_.front();
     any_retx = any_retx || x.retransmitted;
     if (!oldest && !x.sacked) oldest = x.last_time;
-    x.seq = ack;
+    trim_front(ack);
   }
   while (!holes_.empty() && seq_le(holes_.front().end, ack)) holes_.pop_front();
   const bool acks_syn = syn_seen_ && !syn_acked_ && seq_gt(ack, isn_);
+  una64_ += rto::seq_diff(ack, snd_una_);
   snd_una_ = ack;
   dupacks_ = 0;
   sack_evidence_ = sack_above(snd_una_);

@@ -6,11 +6,14 @@
 // Each repeated range is explained (explanation.hpp) before the timer hears of it.
 
 #include <cstdint>
-#include <deque>
 #include <optional>
+#include <set>
+
+#include <rto/seq.hpp>
 
 #include "flow_report.hpp"
 #include "options.hpp"
+#include "ring_deque.hpp"
 #include "explanation.hpp"
 #include "rtt_sampling.hpp"
 #include "segment.hpp"
@@ -39,6 +42,9 @@ class SenderModel {
 
   /// Relative sequence number as Wireshark shows it (ISN = 0).
   std::uint32_t rel(std::uint32_t seq) const { return seq - isn_; }
+  /// Segments sent and not yet acknowledged (the state that grows with the
+  /// window; --max-outstanding bounds it).
+  std::size_t outstanding() const { return outstanding_.size(); }
 
  private:
   struct Hole {  // sequence space skipped by a first transmission, not yet seen
@@ -73,6 +79,9 @@ class SenderModel {
   };
   std::optional<PendingSample> pending_sample_;
   void mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t);
+  /// True (and an INFO finding added) when the timer was armed after `s`'s
+  /// capture time: the capture clock stepped back, the expiry's wait is unknown.
+  bool clock_stepped_back(const Segment& s);
 
   /// Capture-to-sender round trip and handshake RTT from the SYN exchange.
   void learn_handshake_delays();
@@ -82,7 +91,14 @@ class SenderModel {
   /// True (and the hole shrunk) when [seq, end) lies in a hole seen recently.
   bool fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t);
   void insert_outstanding(const Tx& x);
-  unsigned in_flight() const;
+  void push_outstanding(const Tx& x);
+  void pop_outstanding();
+  /// The front segment now starts at `seq` (a partial ACK trimmed it).
+  void trim_front(std::uint32_t seq);
+  /// Outstanding segments not SACKed (O(1)).
+  unsigned in_flight() const { return unsacked_count_; }
+  /// The scoreboard key of `seq`: sequence space unwrapped to 64 bits around SND.UNA.
+  std::int64_t sb_key(std::uint32_t seq) const { return una64_ + rto::seq_diff(seq, snd_una_); }
 
   const Options& opt_;
   SenderReport& out_;
@@ -97,7 +113,14 @@ class SenderModel {
   std::uint32_t isn_ = 0;
   std::uint32_t snd_una_ = 0;  // SND.UNA
   std::uint32_t snd_max_ = 0;  // highest sequence sent + its length
-  std::deque<Tx> outstanding_;
+  RingDeque<Tx> outstanding_;
+  unsigned unsacked_count_ = 0;  // outstanding segments not SACKed
+  // The SACK scoreboard: the keys (sb_key) of the outstanding segments not
+  // yet SACKed, so an ACK whose blocks cover n already SACKed segments costs
+  // O(log n), not O(n). Built at the first SACK block (until then empty).
+  bool scoreboard_ = false;
+  std::set<std::int64_t> unsacked_;
+  std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
   // RTO recovery: after a timeout until SND.UNA reaches the recovery point.
   bool in_rto_recovery_ = false;
   std::uint32_t recovery_point_ = 0;
@@ -106,8 +129,8 @@ class SenderModel {
   std::uint32_t fast_recovery_point_ = 0;
   // Feedback from the peer.
   std::optional<CaptureTime> last_peer_time_;
-  std::deque<CaptureTime> peer_times_;  // the peer's latest segments (limits::kAckClockHistory)
-  std::deque<std::pair<std::uint32_t, CaptureTime>> peer_data_;  // (end seq, capture time) of the peer's data
+  RingDeque<CaptureTime> peer_times_;  // the peer's latest segments (limits::kAckClockHistory)
+  RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;  // (end seq, capture time) of the peer's data
   std::optional<std::uint32_t> acked_through_;                   // the highest ACK this side sent
   std::optional<CaptureTime> last_send_time_;
   std::optional<CaptureTime> last_data_send_time_;  // last data-bearing segment (SYN/FIN count)
@@ -129,7 +152,7 @@ class SenderModel {
   // RFC 7323: the newest TSval this sender had sent, and the last TSecr sampled.
   std::optional<std::uint32_t> newest_tsval_;
   std::optional<std::uint32_t> last_echo_sampled_;
-  std::deque<Hole> holes_;
+  RingDeque<Hole> holes_;
   std::optional<std::uint32_t> zwp_seq_;  // the byte a zero-window probe carried
   bool peer_syn_since_synack_ = false;    // a (duplicate) SYN from the peer demands our SYN-ACK again
   std::optional<std::uint64_t> pending_54_;  // an expiry that resent a segment above SND.UNA, head not yet in its burst

@@ -200,4 +200,24 @@ inline constexpr int kMaxTunnelLayers = 8;
 /// One line naming these values, for the report's explanation.
 std::string describe_thresholds();
 
+// ---- resources (not heuristics: bounds on what one run may hold) ---------
+
+/// Default of --max-flows: connections one run analyses. Each finished
+/// connection's report stays in memory until the report is written (about
+/// 2 KB each), so this bounds the run to a few GB; the connections after it
+/// are not analysed (named on stderr, exit status 2).
+inline constexpr std::size_t kDefaultMaxFlows = 4'000'000;
+/// Default of --max-outstanding: unacknowledged segments one sender may have.
+/// Above any real window: Linux's largest, 1 GiB (tcp_rmem max with window
+/// scaling 14), is about 741 000 segments of 1448 bytes. A sender beyond it
+/// is analysed up to that frame only (named on stderr, exit status 2).
+inline constexpr std::size_t kDefaultMaxOutstanding = 1'000'000;
+/// TSvals a sender's clock remembers the first send time of until the peer
+/// echoes them (rtt_sampling.hpp): 65 536 distinct TSvals are 65 s at 1 kHz,
+/// longer than any RTT; only a capture without the peer's echoes reaches it.
+inline constexpr std::size_t kTsSendTimesKept = 65'536;
+/// Reader diagnostics kept for the report; the rest are only counted
+/// ("and N more"): a stream of garbage must not grow without limit.
+inline constexpr std::size_t kMaxDiagnostics = 10'000;
+
 }  // namespace replay::limits

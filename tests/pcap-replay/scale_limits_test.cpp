@@ -1,0 +1,219 @@
+// Resource bounds of the analysis (issues 8 and 9): --max-flows and
+// --max-outstanding at their boundaries, the diagnostics cap, the TSval
+// clock's memory, and a SACK pattern that used to be quadratic.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "analyzer.hpp"
+#include "replay_scenario.hpp"
+#include "rtt_sampling.hpp"
+#include "thresholds.hpp"
+
+namespace {
+
+using replay::CaptureTime;
+using std::chrono::microseconds;
+
+// A segment of the connection 198.18.0.1:`cport` <-> 198.18.0.2:5001.
+replay::Segment seg(std::int64_t t_us, bool from_client, std::uint16_t cport, std::uint8_t flags, std::uint32_t seq,
+                    std::uint32_t ack, std::uint32_t len = 0) {
+  replay::Segment s;
+  s.frame = 0;
+  s.time = CaptureTime{std::chrono::microseconds{1'700'000'000'000'000 + t_us}};
+  replay::Endpoint c, v;
+  c.addr[10] = c.addr[11] = 0xff, c.addr[12] = 198, c.addr[13] = 18, c.addr[15] = 1, c.port = cport;
+  v.addr[10] = v.addr[11] = 0xff, v.addr[12] = 198, v.addr[13] = 18, v.addr[15] = 2, v.port = 5001;
+  s.src = from_client ? c : v;
+  s.dst = from_client ? v : c;
+  s.tcp.src_port = s.src.port;
+  s.tcp.dst_port = s.dst.port;
+  s.tcp.seq = seq;
+  s.tcp.ack = ack;
+  s.tcp.flags = flags;
+  s.tcp.window = 65535;
+  s.payload_len = len;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("--max-flows N: N connections are analysed, the segments of the N+1th are dropped and named") {
+  replay::Options o = replay::Options::for_profile("linux");
+  o.max_flows = 3;
+  replay::Analyzer a(o);
+  a.add_file(0, "t.pcap");
+  std::uint64_t frame = 0;
+  for (std::uint16_t port = 40000; port < 40003; ++port) {
+    auto s = seg(port, true, port, wire::kSyn, 1000, 0);
+    s.frame = ++frame;
+    a.add(s);
+  }
+  // A second segment of a known connection is still analysed at the limit.
+  auto again = seg(50000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001);
+  again.frame = ++frame;
+  a.add(again);
+  SUBCASE("exactly N: no limit hit") {
+    const replay::Report r = a.finish();
+    CHECK(r.flows.size() == 3);
+    CHECK(r.limit_hits.empty());
+    CHECK(r.dropped_segments == 0);
+    CHECK(r.flows[0].packets == 2);
+  }
+  SUBCASE("N + 1: the fourth connection is dropped, twice") {
+    auto fourth = seg(60000, true, 40003, wire::kSyn, 1000, 0);
+    fourth.frame = ++frame;  // frame 5
+    a.add(fourth);
+    fourth.frame = ++frame;
+    a.add(fourth);
+    const replay::Report r = a.finish();
+    CHECK(r.flows.size() == 3);
+    REQUIRE(r.limit_hits.size() == 1);
+    CHECK(r.limit_hits[0].find("t.pcap: frame 5:") == 0);
+    CHECK(r.limit_hits[0].find("--max-flows 3") != std::string::npos);
+    CHECK(r.dropped_segments == 2);
+  }
+}
+
+TEST_CASE("--max-outstanding N: N unacknowledged segments are analysed, the N+1th ends the connection's analysis") {
+  replay::Options o = replay::Options::for_profile("linux");
+  o.max_outstanding = 4;
+  replay::Analyzer a(o);
+  a.add_file(0, "t.pcap");
+  std::uint64_t frame = 0;
+  auto add = [&](replay::Segment s) {
+    s.frame = ++frame;
+    a.add(s);
+  };
+  add(seg(0, true, 40000, wire::kSyn, 1000, 0));
+  add(seg(10'000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001));
+  add(seg(10'010, true, 40000, wire::kAck, 1001, 7001));
+  // The SYN is acknowledged: outstanding starts empty. Four 1000-byte segments.
+  for (std::uint32_t i = 0; i < 4; ++i) add(seg(20'000 + i, true, 40000, wire::kAck, 1001 + 1000 * i, 7001, 1000));
+  SUBCASE("exactly N outstanding") {
+    const replay::Report r = a.finish();
+    CHECK(r.limit_hits.empty());
+    CHECK(r.flows.at(0).senders[0].data_segments == 1 + 4);  // the SYN counts as data
+  }
+  SUBCASE("N + 1 outstanding: named, later segments not analysed") {
+    add(seg(20'004, true, 40000, wire::kAck, 5001, 7001, 1000));  // frame 8: the fifth
+    add(seg(30'000, false, 40000, wire::kAck, 7001, 6001));       // frame 9: dropped
+    const replay::Report r = a.finish();
+    REQUIRE(r.limit_hits.size() == 1);
+    CHECK(r.limit_hits[0].find("t.pcap: frame 8:") == 0);
+    CHECK(r.limit_hits[0].find("--max-outstanding 4") != std::string::npos);
+    CHECK(r.dropped_segments == 1);
+    CHECK(r.flows.at(0).packets == 8);
+  }
+}
+
+TEST_CASE("a duplicate ACK SACKing everything above the head, 160 000 times: every one is a sample, one fast retransmit") {
+  // Segment 0 of [1001, 2001) is lost; segments 1..n each draw a duplicate
+  // ACK that SACKs [2001, 1001 + 1000 (k + 1)): k segments above the head.
+  // Each such ACK newly SACKs one never-retransmitted segment: one sample
+  // (tcp_sacktag_one's first_sackt), n in all, plus the SYN's. The head is
+  // then resent (loss evidence, ACK-clocked: a fast retransmit) and the
+  // final ACK covers it: retransmitted, no sample (Karn).
+  constexpr std::uint32_t n = 160'000;
+  replay::Analyzer a(replay::Options::for_profile("linux"));
+  a.add_file(0, "t.pcap");
+  std::uint64_t frame = 0;
+  auto add = [&](replay::Segment s) {
+    s.frame = ++frame;
+    a.add(s);
+  };
+  add(seg(0, true, 40000, wire::kSyn, 1000, 0));
+  add(seg(10'000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001));
+  add(seg(10'010, true, 40000, wire::kAck, 1001, 7001));
+  add(seg(20'000, true, 40000, wire::kAck, 1001, 7001, 1000));
+  std::int64_t t = 20'000;
+  for (std::uint32_t k = 1; k <= n; ++k) {
+    t = 20'000 + std::int64_t{k} * 100;
+    add(seg(t, true, 40000, wire::kAck, 1001 + 1000 * k, 7001, 1000));
+    auto d = seg(t + 50, false, 40000, wire::kAck, 7001, 1001);
+    d.tcp.options.sack_count = 1;
+    d.tcp.options.sack[0] = {2001, 1001 + 1000 * (k + 1)};
+    add(d);
+  }
+  add(seg(t + 60, true, 40000, wire::kAck, 1001, 7001, 1000));                // the head again
+  add(seg(t + 160, false, 40000, wire::kAck, 7001, 1001 + 1000 * (n + 1)));  // everything
+  const replay::Report r = a.finish();
+  const auto& c = r.flows.at(0).senders[0];
+  CHECK(c.samples_seq == 1 + n);
+  CHECK(c.retransmissions() == 1);
+  CHECK(c.by_kind[static_cast<std::size_t>(replay::SendKind::fast)] == 1);
+  CHECK(c.data_segments == 1 + (n + 1) + 1);  // SYN, n + 1 first transmissions, the retransmission
+}
+
+TEST_CASE("TSval clock: send times retired as echoed; without echoes at most kTsSendTimesKept") {
+  // 10 Hz clock (not 1 kHz: echoes are timed from the first send of the TSval).
+  const CaptureTime t0{std::chrono::seconds{1'700'000'000}};
+  auto at = [&](std::int64_t ms) { return t0 + std::chrono::milliseconds{ms}; };
+  SUBCASE("echoed: only the TSvals not yet echoed are kept") {
+    replay::TsClock c;
+    for (std::uint32_t i = 0; i < 1000; ++i) {
+      c.observe(at(100 * i), 5000 + i);
+      c.echoed(5000 + i);
+    }
+    CHECK(c.remembered() == 1);  // the last echoed one stays (an ACK may echo it again)
+  }
+  SUBCASE("no echoes: the kTsSendTimesKept newest stay, the oldest is forgotten") {
+    replay::TsClock c;
+    const std::uint32_t kept = replay::limits::kTsSendTimesKept;
+    for (std::uint32_t i = 0; i < kept; ++i) c.observe(at(100 * std::int64_t{i}), 5000 + i);
+    CHECK(c.remembered() == kept);
+    const auto ack = at(100 * std::int64_t{kept} + 50);
+    // TSval 5000 was first sent at 0 ms: the ACK 100 * kept + 50 ms later.
+    REQUIRE(c.echo_rtt(ack, 5000).has_value());
+    CHECK(*c.echo_rtt(ack, 5000) == microseconds{(100 * std::int64_t{kept} + 50) * 1000});
+    c.observe(at(100 * std::int64_t{kept}), 5000 + kept);  // one more
+    CHECK(c.remembered() == kept);
+    CHECK_FALSE(c.echo_rtt(ack, 5000).has_value());
+    // TSval 5001 (sent at 100 ms) is still known: 100 * kept + 50 - 100 ms.
+    CHECK(*c.echo_rtt(ack, 5001) == microseconds{(100 * std::int64_t{kept} - 50) * 1000});
+  }
+}
+
+TEST_CASE("reader diagnostics: kMaxDiagnostics kept, the rest counted") {
+  // A capture of bad frames only: each a 1-byte IPv4 packet (LINKTYPE_RAW),
+  // skipped with a diagnostic.
+  auto write = [](std::size_t frames) {
+    replaytest::Bytes f;
+    auto put32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) f.push_back((v >> (8 * i)) & 0xFF); };
+    put32(0xA1B2C3D4);
+    put32(0x00040002);
+    put32(0);
+    put32(0);
+    put32(262144);
+    put32(101);
+    for (std::size_t i = 0; i < frames; ++i) {
+      put32(1'700'000'000);
+      put32(static_cast<std::uint32_t>(i % 1'000'000));
+      put32(1);
+      put32(1);
+      f.push_back(0x45);
+    }
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("rto-replay-diags-" + std::to_string(::getpid()) + "-" + std::to_string(frames) + ".pcap");
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(f.data()),
+                                                static_cast<std::streamsize>(f.size()));
+    return path.string();
+  };
+  const std::size_t cap = replay::limits::kMaxDiagnostics;
+  for (const std::size_t frames : {cap, cap + 1}) {
+    CAPTURE(frames);
+    const std::string path = write(frames);
+    std::vector<std::string> errors;
+    const replay::Report r = replay::analyze_files({path}, replay::Options::for_profile("linux"), false, errors);
+    std::filesystem::remove(path);
+    CHECK(r.diagnostics.size() == cap);
+    CHECK(r.dropped_skipped == frames - cap);
+    CHECK(replay::input_counts(r).skipped == frames);
+    REQUIRE(r.inputs.size() == 1);
+    CHECK(r.inputs[0].skipped_frames == frames);
+  }
+}
