@@ -1,5 +1,5 @@
 // pcap-replay: checks each TCP sender in a capture against RFC 6298's
-// retransmission timer rules. Sub-commands: check, flows, timeline.
+// retransmission timer rules. Sub-commands: check (--html: a page with pictures), flows, timeline, plot (SVGs).
 // Exit status: 0 no MUST-level departure, 1 departures (--strict: also
 // SHOULD), 2 unusable input or arguments (reason on stderr): any input file
 // that cannot be opened, whose first record cannot be read, or whose every
@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -20,14 +21,16 @@
 #include <fmt/format.h>
 
 #include "analyzer.hpp"
+#include "report_html.hpp"
 #include "report_json.hpp"
 #include "report_text.hpp"
+#include "sender_graph.hpp"
 #include "timeline_csv.hpp"
 
 namespace {
 
 constexpr std::string_view kVersion = "pcap-replay 0.1.0 (RFC 6298 retransmission-timer checker; JSON schema_version 1)";
-constexpr std::array<std::string_view, 3> kSubcommands{"check", "flows", "timeline"};
+constexpr std::array<std::string_view, 4> kSubcommands{"check", "flows", "timeline", "plot"};
 
 constexpr const char* kExitHelp =
     "Exit status: 0 no MUST-level departure; 1 MUST departures (--strict: also SHOULD; check only); "
@@ -44,6 +47,7 @@ struct Args {
   std::optional<unsigned> syn_linear, slack_percent;
   bool json = false, strict = false, csv = false;
   std::string filter;
+  std::string html, svg_dir;  // check --html FILE, plot --svg DIR
 };
 
 void add_common(CLI::App* app, Args& a) {
@@ -169,9 +173,15 @@ int main(int argc, char** argv) {
   CLI::App* check = app.add_subcommand("check", "report every sender's timer against the rules (default output: text)");
   CLI::App* flows = app.add_subcommand("flows", "list the connections (text, or --json)");
   CLI::App* timeline = app.add_subcommand("timeline", "every event with SRTT, RTTVAR, RTO and backoff after it (CSV)");
+  CLI::App* plot = app.add_subcommand("plot", "one SVG picture per sender: time-sequence graph, timer, estimator");
   add_common(check, a);
   add_common(flows, a);
   add_common(timeline, a);
+  add_common(plot, a);
+  check->add_option("--html", a.html,
+                    "also write the report as one self-contained HTML page with a picture per sender to this file");
+  plot->add_option("--svg", a.svg_dir, "directory the SVGs are written to (created if missing): flow-ID-c2s.svg, flow-ID-s2c.svg")
+      ->required();
   check->add_flag("--json", a.json, "the whole report as one JSON document (schema: pcap-replay/SCHEMA.md)");
   flows->add_flag("--json", a.json, "the connection list as one JSON document (\"kind\": \"flows\", SCHEMA.md)");
   timeline->add_flag("--csv", a.csv, "CSV output: the default and only format (columns in SCHEMA.md)");
@@ -185,7 +195,7 @@ int main(int argc, char** argv) {
     for (auto s : kSubcommands) known = known || first == s;
     if (!known) {
       std::cerr << "pcap-replay: unknown subcommand \"" << first
-                << "\"; valid subcommands: check, flows, timeline (see pcap-replay --help)\n";
+                << "\"; valid subcommands: check, flows, timeline, plot (see pcap-replay --help)\n";
       return 2;
     }
   }
@@ -193,7 +203,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::RequiredError& e) {
     if (app.get_subcommands().empty()) {
-      std::cerr << "pcap-replay: a subcommand is required: check, flows or timeline (see pcap-replay --help)\n";
+      std::cerr << "pcap-replay: a subcommand is required: check, flows, timeline or plot (see pcap-replay --help)\n";
       return 2;
     }
     return app.exit(e) == 0 ? 0 : 2;
@@ -236,7 +246,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> errors;
   replay::Report r;
   try {
-    r = replay::analyze_files(files, opt, timeline->parsed(), errors);
+    r = replay::analyze_files(files, opt, timeline->parsed() || plot->parsed() || !a.html.empty(), errors);
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
@@ -254,7 +264,14 @@ int main(int argc, char** argv) {
   if (unusable.size() == r.inputs.size()) return 2;  // nothing could be read: no report
   if (auto note = replay::empty_input_note(r)) std::cerr << "pcap-replay: note: " << *note << "\n";
 
-  if (timeline->parsed()) {
+  if (plot->parsed()) {
+    try {
+      for (const auto& path : replay::write_sender_svgs(r, a.svg_dir)) std::cout << path << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "pcap-replay: plot --svg " << e.what() << "\n";
+      return 2;
+    }
+  } else if (timeline->parsed()) {
     replay::write_timeline_csv(std::cout, r);
   } else if (flows->parsed()) {
     if (a.json)
@@ -266,6 +283,15 @@ int main(int argc, char** argv) {
   } else {
     replay::write_text_report(std::cout, r);
   }
-  if (!unusable.empty()) return 2;  // part of the input was unusable
-  return check->parsed() ? r.exit_status(a.strict) : 0;
+  const int status = !unusable.empty() ? 2 : check->parsed() ? r.exit_status(a.strict) : 0;
+  if (!a.html.empty()) {
+    std::ofstream page(a.html, std::ios::binary);
+    if (page) replay::write_html_report(page, r, status);
+    page.close();
+    if (!page) {
+      std::cerr << "pcap-replay: --html " << a.html << ": cannot write the file\n";
+      return 2;
+    }
+  }
+  return status;
 }
