@@ -42,7 +42,7 @@ INC_REPLAY   := -Ipcap-replay/src
 # Debian packages the build, the tests and `make run` need.
 DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \
                 nlohmann-json3-dev libcli11-dev libfmt-dev tshark tcpdump tcptrace \
-                hyperfine iproute2 nftables
+                hyperfine iproute2 nftables librsvg2-bin
 
 srcs = $(sort $(wildcard $(1)/*.cpp))
 objs = $(patsubst %.cpp,$(OBJ)/%.o,$(call srcs,$(1)))
@@ -161,10 +161,14 @@ test: deps
 	@BUILD=$(BUILD) SAN=$(SAN) bash tests/run-all.sh
 
 RUN_CAPTURE ?= tests/captures/linux-blackhole.pcap
+# The text report goes to the terminal, the same report with pictures to RUN_HTML.
+RUN_HTML ?= $(BUILD)/run/$(basename $(notdir $(RUN_CAPTURE))).html
 run: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) $(BIN)/pcap-replay SAN=$(SAN)
-	@$(BIN)/pcap-replay check --profile rfc6298 $(RUN_CAPTURE); \
+	@mkdir -p $(dir $(RUN_HTML))
+	@$(BIN)/pcap-replay check --profile rfc6298 --html $(RUN_HTML) $(RUN_CAPTURE); \
 	  status=$$?; echo "pcap-replay exit status: $$status (0: no MUST-level departure; 1: MUST-level departures found)"; \
+	  [ $$status -le 1 ] && echo "HTML report (summary, tables, a picture per sender): $(RUN_HTML)"; \
 	  [ $$status -le 1 ]
 
 BENCH_CAPTURE ?= ../shared/traces/linux/blackhole-backoff.pcap
