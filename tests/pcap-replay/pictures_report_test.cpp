@@ -12,7 +12,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -40,9 +39,13 @@ std::size_t occurrences(const std::string& hay, const std::string& needle) {
 // The data-frame values of the elements whose opening tag starts with `prefix`.
 std::set<std::uint64_t> frames_of(const std::string& svg, const std::string& prefix) {
   std::set<std::uint64_t> out;
-  const std::regex re(prefix + "[^>]*data-frame=\"([0-9]+)\"");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it)
-    out.insert(std::stoull((*it)[1].str()));
+  const std::string attr = "data-frame=\"";
+  for (auto p = svg.find(prefix); p != std::string::npos; p = svg.find(prefix, p + prefix.size())) {
+    const auto end = svg.find('>', p);
+    const auto a = svg.find(attr, p);
+    if (a == std::string::npos || a > end) continue;
+    out.insert(std::stoull(svg.substr(a + attr.size())));
+  }
   return out;
 }
 
