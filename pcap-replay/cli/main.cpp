@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::RequiredError& e) {
     if (app.get_subcommands().empty()) {
-      std::cerr << "pcap-replay: a subcommand is required: check, flows, timeline or plot (see pcap-replay --help)\n";
+      std::cerr << "pcap-replay: a subcommand is required: check, flows or timeline (or plot, for pictures; see pcap-replay --help)\n";
       return 2;
     }
     return app.exit(e) == 0 ? 0 : 2;
