@@ -201,10 +201,14 @@ test: deps
 	@BUILD=$(BUILD) SAN=$(SAN) bash tests/run-all.sh
 
 RUN_CAPTURE ?= tests/captures/linux-blackhole.pcap
+# The text report goes to the terminal, the same report with pictures to RUN_HTML.
+RUN_HTML ?= $(BUILD)/run/$(basename $(notdir $(RUN_CAPTURE))).html
 run: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) $(BIN)/pcap-replay SAN=$(SAN)
-	@$(BIN)/pcap-replay check --profile rfc6298 $(RUN_CAPTURE); \
+	@mkdir -p $(dir $(RUN_HTML))
+	@$(BIN)/pcap-replay check --profile rfc6298 --html $(RUN_HTML) $(RUN_CAPTURE); \
 	  status=$$?; echo "pcap-replay exit status: $$status (0: no MUST-level departure; 1: MUST-level departures found)"; \
+	  [ $$status -le 1 ] && echo "HTML report (summary, tables, a picture per sender): $(RUN_HTML)"; \
 	  [ $$status -le 1 ]
 
 BENCH_CAPTURE ?= ../shared/traces/linux/blackhole-backoff.pcap

@@ -1,5 +1,5 @@
 // pcap-replay: checks each TCP sender in a capture against RFC 6298's
-// retransmission timer rules. Sub-commands: check, flows, timeline.
+// retransmission timer rules. Sub-commands: check (--html: a page with pictures), flows, timeline, plot (SVGs).
 // Exit status: 0 no MUST-level departure, 1 departures (--strict: also
 // SHOULD; check only), 2 unusable input or arguments (reason on stderr): any
 // input file that cannot be opened, whose first record cannot be read, or
@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <new>
 #include <string>
@@ -28,15 +29,17 @@
 #include "analyzer.hpp"
 #include "bpf_check.hpp"
 #include "profile_hint.hpp"
+#include "report_html.hpp"
 #include "report_json.hpp"
 #include "report_text.hpp"
 #include "report_view.hpp"
+#include "sender_graph.hpp"
 #include "timeline_csv.hpp"
 
 namespace {
 
 constexpr std::string_view kVersion = "pcap-replay 0.1.0 (RFC 6298 retransmission-timer checker; JSON schema_version 1)";
-constexpr std::array<std::string_view, 3> kSubcommands{"check", "flows", "timeline"};
+constexpr std::array<std::string_view, 4> kSubcommands{"check", "flows", "timeline", "plot"};
 
 constexpr const char* kExitHelp =
     "Exit status: 0 no MUST-level departure; 1 MUST departures (--strict: also SHOULD; check only); "
@@ -64,6 +67,7 @@ struct Args {
   bool findings_only = false, no_hint = false;
   std::size_t max_flows = replay::limits::kDefaultMaxFlows;
   std::size_t max_outstanding = replay::limits::kDefaultMaxOutstanding;
+  std::string html, svg_dir;  // check --html FILE, plot --svg DIR
 };
 
 // The options every sub-command takes: the input, the filter, the selection.
@@ -198,7 +202,7 @@ constexpr const char* kOutOfMemory =
     "bound the run with --max-flows or --max-outstanding, or split the capture (exit status 2)\n";
 
 int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool flows, bool timeline);
+           bool check, bool flows, bool timeline, bool plot);
 
 }  // namespace
 
@@ -215,6 +219,7 @@ int main(int argc, char** argv) {
   CLI::App* check = app.add_subcommand("check", "report every sender's timer against the rules (default output: text)");
   CLI::App* flows = app.add_subcommand("flows", "list the connections (text, or --json)");
   CLI::App* timeline = app.add_subcommand("timeline", "every event with SRTT, RTTVAR, RTO and backoff after it (CSV)");
+  CLI::App* plot = app.add_subcommand("plot", "one SVG picture per sender: time-sequence graph, timer, estimator");
   add_common(check, a);
   add_common(flows, a);
   add_common(timeline, a);
@@ -228,6 +233,12 @@ int main(int argc, char** argv) {
   check->footer(kExitHelp);
   flows->footer(kListExitHelp);
   timeline->footer(kListExitHelp);
+  add_common(plot, a);
+  add_model(plot, a);
+  check->add_option("--html", a.html,
+                    "also write the report as one self-contained HTML page with a picture per sender to this file");
+  plot->add_option("--svg", a.svg_dir, "directory the SVGs are written to (created if missing): flow-ID-c2s.svg, flow-ID-s2c.svg")
+      ->required();
   check->add_flag("--json", a.json, "the whole report as one JSON document (schema: pcap-replay/SCHEMA.md)");
   flows->add_flag("--json", a.json, "the connection list as one JSON document (\"kind\": \"flows\", SCHEMA.md)");
   timeline->add_flag("--csv", a.csv, "CSV output: the default and only format (columns in SCHEMA.md)");
@@ -241,7 +252,7 @@ int main(int argc, char** argv) {
     for (auto s : kSubcommands) known = known || first == s;
     if (!known) {
       std::cerr << "pcap-replay: unknown subcommand \"" << first
-                << "\"; valid subcommands: check, flows, timeline (see pcap-replay --help)\n";
+                << "\"; valid subcommands: check, flows, timeline, plot (see pcap-replay --help)\n";
       return 2;
     }
   }
@@ -249,7 +260,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::RequiredError& e) {
     if (app.get_subcommands().empty()) {
-      std::cerr << "pcap-replay: a subcommand is required: check, flows or timeline (see pcap-replay --help)\n";
+      std::cerr << "pcap-replay: a subcommand is required: check, flows or timeline (or plot, for pictures; see pcap-replay --help)\n";
       return 2;
     }
     return app.exit(e) == 0 ? 0 : 2;
@@ -308,7 +319,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> errors;
   replay::Report r;
   try {
-    r = replay::analyze_files(files, opt, timeline->parsed(), errors);
+    r = replay::analyze_files(files, opt, timeline->parsed() || plot->parsed() || !a.html.empty(), errors);
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
@@ -320,7 +331,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return report(r, a, files, opt, check->parsed(), flows->parsed(), timeline->parsed());
+    return report(r, a, files, opt, check->parsed(), flows->parsed(), timeline->parsed(), plot->parsed());
   } catch (const std::bad_alloc&) {
     std::cerr << kOutOfMemory;
     return 2;
@@ -330,7 +341,7 @@ int main(int argc, char** argv) {
 namespace {
 // Prints the report (and the input problems on stderr); the exit status.
 int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool flows, bool timeline) {
+           bool check, bool flows, bool timeline, bool plot) {
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
     if (replay::is_unusable_reason(r, d)) continue;  // said below, once
@@ -362,7 +373,14 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
   if (r.dropped_segments > 0)
     std::cerr << "pcap-replay: limit: " << r.dropped_segments << " segment(s) not analysed (exit status 2)\n";
 
-  if (timeline) {
+  if (plot) {
+    try {
+      for (const auto& path : replay::write_sender_svgs(r, a.svg_dir)) std::cout << path << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "pcap-replay: plot --svg " << e.what() << "\n";
+      return 2;
+    }
+  } else if (timeline) {
     replay::keep_shown_flows(r, view);
     replay::write_timeline_csv(std::cout, r);
   } else if (flows) {
@@ -400,10 +418,20 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
               << " (disk full, or the reader closed the pipe?)\n";
     return 2;
   }
-  if (!unusable.empty()) return 2;  // part of the input was unusable
+  int status = check ? r.exit_status(a.strict) : 0;
+  if (!unusable.empty()) status = 2;  // part of the input was unusable
   for (const auto& in : r.inputs)
-    if (in.lost_data()) return 2;  // part of a file could not be read: nothing is lost silently
-  if (!r.limit_hits.empty()) return 2;  // part of the input was not analysed
-  return check ? r.exit_status(a.strict) : 0;
+    if (in.lost_data()) status = 2;  // part of a file could not be read: nothing is lost silently
+  if (!r.limit_hits.empty()) status = 2;  // part of the input was not analysed
+  if (!a.html.empty()) {
+    std::ofstream page(a.html, std::ios::binary);
+    if (page) replay::write_html_report(page, r, status);
+    page.close();
+    if (!page) {
+      std::cerr << "pcap-replay: --html " << a.html << ": cannot write the file\n";
+      return 2;
+    }
+  }
+  return status;
 }
 }  // namespace

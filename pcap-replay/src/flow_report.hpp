@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "diagnostic.hpp"
@@ -95,6 +96,14 @@ struct TimelineEvent {
   std::optional<std::chrono::microseconds> srtt, rttvar;  ///< estimator after the event
   std::chrono::microseconds rto{0};                       ///< RTO after the event, with backoff
   unsigned backoff = 0;                                   ///< backoff count after the event
+  /// Sequence space the event covers, in bytes: a send's payload length plus
+  /// one for SYN and one for FIN (its range is [rel_seq, rel_seq + len)); 0
+  /// for the peer's ACKs. For the time-sequence graph.
+  std::uint32_t len = 0;
+  /// The SACK blocks (RFC 2018 section 3) of a peer's ACK, relative to this
+  /// sender's ISN as rel_seq, [left, right); the first sack_count are valid.
+  std::array<std::pair<std::uint32_t, std::uint32_t>, 4> sack{};
+  std::uint8_t sack_count = 0;
 };
 
 /// One retransmission timeout (data or SYN) and its check.

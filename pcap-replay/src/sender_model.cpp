@@ -35,6 +35,16 @@ void SenderModel::record(const Segment& s, std::string_view event, std::uint32_t
   const auto& e = timer_.estimator();
   out_.timeline.push_back(TimelineEvent{s.frame, s.time, event, rel_seq, sample, kind, e.srtt(), e.rttvar(),
                                         e.rto(), e.backoff()});
+  // For the pictures (report_html): a send's sequence length, a peer ACK's SACK blocks.
+  TimelineEvent& t = out_.timeline.back();
+  const bool from_peer = event == "ack" || event == "dup-ack" || event == "sack";
+  if (!from_peer) {
+    t.len = s.payload_len + (s.tcp.has(wire::kSyn) ? 1u : 0u) + (s.tcp.has(wire::kFin) ? 1u : 0u);
+    return;
+  }
+  const auto& o = s.tcp.options;
+  for (std::uint8_t i = 0; i < o.sack_count && i < o.sack.size(); ++i)
+    t.sack[t.sack_count++] = {rel(o.sack[i].left), rel(o.sack[i].right)};
 }
 
 void SenderModel::mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t) {

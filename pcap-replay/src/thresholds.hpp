@@ -196,6 +196,25 @@ inline constexpr std::size_t kMaxClockStepsListed = 100;
 /// (kNotTcp): deeper than any real deployment stacks them (an MPLS VPN in
 /// GRE in VXLAN is 3), shallow enough that a crafted frame cannot make it loop.
 inline constexpr int kMaxTunnelLayers = 8;
+// ---- the pictures (report_html, plot --svg) ------------------------------
+// Not heuristics of the analysis: limits that keep a page readable and small.
+
+/// At most this many transmissions (first and repeated, each kind counted
+/// apart), ACKs, and estimator steps drawn per graph; a longer series is
+/// decimated to every n-th point (n = ceil(count / this)) and the graph says so.
+inline constexpr std::size_t kPlotMaxPoints = 2'000;
+/// The estimator graph uses a log scale when its largest plotted value
+/// (RTO, SRTT, RTTVAR, ms) is at least this many times its smallest
+/// positive one: two decades, where a linear axis flattens SRTT to the floor.
+inline constexpr double kPlotLogRatio = 100.0;
+/// The HTML page shows this many senders' sections open (the worst first);
+/// the rest are collapsed (<details>), so a page of 100+ connections stays readable.
+inline constexpr std::size_t kHtmlOpenSenders = 8;
+/// The HTML page gives at most this many senders (the worst first) a
+/// section with a picture; the others are one row each of a table (their
+/// pictures: `pcap-replay plot --svg DIR`), so a capture of thousands of
+/// connections makes a page of a few MB, not hundreds.
+inline constexpr std::size_t kHtmlMaxSections = 100;
 
 /// One line naming these values, for the report's explanation.
 std::string describe_thresholds();

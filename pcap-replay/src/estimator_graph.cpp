@@ -1,0 +1,117 @@
+#include "estimator_graph.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "thresholds.hpp"
+#include "time_sequence_graph.hpp"
+
+namespace replay {
+
+namespace {
+
+using svg::num;
+
+double ms(std::chrono::microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
+
+}  // namespace
+
+bool draw_estimator(std::string& out, std::vector<std::string>& notes, const SenderReport& s, CaptureTime origin,
+                    const svg::Axis& time, const svg::Box& box) {
+  auto o = std::back_inserter(out);
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  const auto widen = [&](double v) {
+    if (v > 0) lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  };
+  for (const auto& e : s.timeline) {
+    widen(ms(e.rto));
+    if (e.srtt) widen(ms(*e.srtt));
+    if (e.rttvar) widen(ms(*e.rttvar));
+  }
+  for (const auto& t : s.timeouts) widen(ms(t.waited));
+  if (!std::isfinite(lo)) lo = hi > 0 ? hi : 1;
+  const bool log = svg::use_log_scale(lo, hi);
+  const svg::Range r = log ? svg::padded(lo, hi, true) : svg::padded(0, hi, false, 0.06, 0);
+  const svg::Axis val{r.lo, r.hi, box.bottom, box.top, log};
+  const auto X = [&](CaptureTime t) { return time.map(seconds_since(t, origin)); };
+
+  fmt::format_to(o, "<g class=\"estimator\" data-scale=\"{}\">\n<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" stroke=\"#888\"/>\n",
+                 log ? "log" : "linear", num(box.left), num(box.top), num(box.right - box.left), num(box.bottom - box.top));
+  for (double v : val.ticks(5)) {
+    const double y = val.map(v);
+    fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#e6e6e6\"/>"
+                      "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\">{}</text>\n",
+                   num(box.left), num(y), num(box.right), num(y), num(box.left - 5), num(y + 4), svg::tick_label(v));
+  }
+  for (double v : time.ticks(10)) {
+    const double x = time.map(v);
+    fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#e6e6e6\"/>\n", num(x), num(box.top), num(x),
+                   num(box.bottom));
+  }
+  fmt::format_to(o, "<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">{}</text>\n",
+                 num(box.left - 58), num((box.top + box.bottom) / 2), log ? "ms (log scale)" : "ms");
+
+  // Step lines; decimated by stride, but every change of the backoff kept
+  // (the steps are what the graph is for).
+  const std::size_t stride = svg::decimation_stride(s.timeline.size(), limits::kPlotMaxPoints);
+  std::string srtt, rttvar, rto, steps;
+  std::optional<double> psrtt, prttvar, prto;
+  std::size_t drawn = 0;
+  unsigned prev_backoff = 0;
+  const auto step = [](std::string& pts, std::optional<double>& prev, double x, std::optional<double> y) {
+    if (!y) return;
+    if (prev) fmt::format_to(std::back_inserter(pts), "{},{} ", num(x), num(*prev));
+    fmt::format_to(std::back_inserter(pts), "{},{} ", num(x), num(*y));
+    prev = y;
+  };
+  for (std::size_t i = 0; i < s.timeline.size(); ++i) {
+    const auto& e = s.timeline[i];
+    const bool rise = e.backoff > prev_backoff;
+    const bool change = e.backoff != prev_backoff;
+    prev_backoff = e.backoff;
+    if (i % stride != 0 && !change && i + 1 != s.timeline.size()) continue;
+    ++drawn;
+    const double x = X(e.time);
+    std::optional<double> ys, yv;
+    if (e.srtt) ys = val.map(ms(*e.srtt));
+    if (e.rttvar) yv = val.map(ms(*e.rttvar));
+    step(srtt, psrtt, x, ys);
+    step(rttvar, prttvar, x, yv);
+    const double yr = val.map(ms(e.rto));
+    step(rto, prto, x, yr);
+    if (rise)
+      fmt::format_to(std::back_inserter(steps),
+                     "<g class=\"backoff\" data-backoff=\"{}\"><circle cx=\"{}\" cy=\"{}\" r=\"2.5\" fill=\"{}\"/>"
+                     "<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"{}\">x{}</text></g>\n",
+                     e.backoff, num(x), num(yr), colour::kRto, num(x + 3), num(yr - 4), colour::kRto,
+                     e.backoff < 63 ? (std::uint64_t{1} << e.backoff) : 0);
+  }
+  const auto finish = [&](std::string& pts, const std::optional<double>& prev, std::string_view cls,
+                          std::string_view col, double width) {
+    if (pts.empty()) return;
+    if (prev) fmt::format_to(std::back_inserter(pts), "{},{}", num(box.right), num(*prev));
+    fmt::format_to(o, "<polyline class=\"{}\" points=\"{}\" stroke=\"{}\" stroke-width=\"{}\" fill=\"none\"/>\n", cls, pts,
+                   col, width);
+  };
+  finish(rttvar, prttvar, "rttvar", colour::kRttvar, 1.2);
+  finish(srtt, psrtt, "srtt", colour::kSrtt, 1.5);
+  finish(rto, prto, "rto", colour::kRto, 1.8);
+  out += steps;
+  if (stride > 1)
+    notes.push_back(fmt::format("estimator steps: 1 in {} drawn, every backoff change kept ({} of {})", stride, drawn,
+                                s.timeline.size()));
+  for (const auto& t : s.timeouts)
+    fmt::format_to(o,
+                   "<circle class=\"wait\" data-frame=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\">"
+                   "<title>frame {}: waited {:.1f} ms (predicted {:.1f} ms)</title></circle>\n",
+                   t.frame, num(X(t.time)), num(val.map(ms(t.waited))), colour::kWait, t.frame, ms(t.waited),
+                   ms(t.predicted));
+  out += "</g>\n";
+  return log;
+}
+
+}  // namespace replay

@@ -1,0 +1,251 @@
+#include "report_html.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "report_text.hpp"
+#include "sender_graph.hpp"
+#include "svg_plot.hpp"
+#include "thresholds.hpp"
+#include "time_sequence_graph.hpp"
+
+namespace replay {
+
+namespace {
+
+using svg::escape;
+
+double ms(std::chrono::microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
+double rel_s(const Report& r, CaptureTime t) { return seconds_since(t, r.first_time); }
+
+std::size_t count_level(const SenderReport& s, Level l) {
+  return static_cast<std::size_t>(std::count_if(s.findings.begin(), s.findings.end(), [&](const Finding& f) { return f.level == l; }));
+}
+
+std::string anchor(const FlowReport& f, std::size_t dir) { return fmt::format("flow-{}-{}", f.id, dir == 0 ? "c2s" : "s2c"); }
+
+constexpr const char* kStyle = R"(
+body{font-family:"DejaVu Sans",Verdana,sans-serif;margin:1.5em auto;max-width:1180px;color:#222;background:#fff}
+h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
+pre{background:#f4f4f4;padding:.6em;overflow-x:auto;font-size:.85em;white-space:pre-wrap}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
+th{background:#eee} table.sortable th{cursor:pointer;user-select:none} table.sortable th:hover{background:#ddd}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.cards{display:flex;flex-wrap:wrap;gap:.6em;margin:.8em 0}
+.card{border:1px solid #ccc;border-radius:4px;padding:.4em .8em;min-width:6em}
+.card b{display:block;font-size:1.4em}
+.MUST{color:#c0001a;font-weight:bold} .SHOULD{color:#b85f00;font-weight:bold} .MAY,.INFO{color:#555}
+details{border:1px solid #ddd;border-radius:4px;margin:.6em 0;padding:.3em .6em}
+summary{cursor:pointer;font-weight:bold} .graph{overflow-x:auto} .graph svg{max-width:100%;height:auto}
+.scroll{max-height:28em;overflow-y:auto}
+)";
+
+// Click a header to sort its table by that column (numbers numerically),
+// click again to reverse. Inline, no external code.
+constexpr const char* kScript = R"(
+document.querySelectorAll('table.sortable').forEach(function(t){
+  t.querySelectorAll('th').forEach(function(th,i){
+    th.title='click to sort';
+    th.addEventListener('click',function(){
+      var b=t.tBodies[0],rows=Array.prototype.slice.call(b.rows),up=th.dataset.dir!=='asc';
+      t.querySelectorAll('th').forEach(function(h){delete h.dataset.dir;});
+      th.dataset.dir=up?'asc':'desc';
+      rows.sort(function(x,y){
+        var a=x.cells[i].dataset.v||x.cells[i].textContent,c=y.cells[i].dataset.v||y.cells[i].textContent;
+        var na=parseFloat(a),nc=parseFloat(c),r=(!isNaN(na)&&!isNaN(nc))?na-nc:a.localeCompare(c);
+        return up?r:-r;});
+      rows.forEach(function(r){b.appendChild(r);});
+    });
+  });
+});
+)";
+
+void write_header(std::ostream& os, const Report& r, int exit_status) {
+  std::string files;
+  for (const auto& f : r.files) files += (files.empty() ? "" : ", ") + f;
+  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>pcap-replay check: "
+     << escape(files) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+  os << "<h1>pcap-replay check</h1>\n<p>" << escape(files) << "</p>\n";
+  // The text report's opening lines (profile, tolerance, model), as written there.
+  std::ostringstream text;
+  write_text_report(text, r);
+  const std::string t = text.str();
+  const auto cut = t.find("\nflow ");
+  os << "<pre>" << escape(t.substr(0, cut == std::string::npos ? std::min<std::size_t>(t.size(), 2000) : cut))
+     << "</pre>\n";
+  std::uint64_t retx = 0, timeouts = 0, senders = 0;
+  for (const auto& f : r.flows)
+    for (const auto& s : f.senders) {
+      retx += s.retransmissions();
+      timeouts += s.timeouts.size();
+      senders += s.data_segments > 0 ? 1 : 0;
+    }
+  os << "<div class=\"cards\">\n";
+  const auto card = [&](std::string_view label, std::uint64_t v, std::string_view cls) {
+    os << fmt::format("<div class=\"card\"><b class=\"{}\">{}</b>{}</div>\n", cls, v, label);
+  };
+  card("connections", r.flows.size(), "");
+  card("senders with data", senders, "");
+  card("retransmissions", retx, "");
+  card("timer expiries", timeouts, "");
+  card("MUST findings", r.count(Level::must), r.count(Level::must) ? "MUST" : "");
+  card("SHOULD findings", r.count(Level::should), r.count(Level::should) ? "SHOULD" : "");
+  card("MAY findings", r.count(Level::may), "");
+  card("INFO notes", r.count(Level::info), "");
+  card("exit status", static_cast<std::uint64_t>(exit_status), exit_status ? "MUST" : "");
+  os << "</div>\n<pre>" << escape(summary_line(r)) << "</pre>\n";
+  std::ostringstream problems;
+  write_input_problems(problems, r);
+  if (!problems.str().empty()) os << "<h2>Input problems</h2>\n<pre>" << escape(problems.str()) << "</pre>\n";
+}
+
+// The anchors of the sender sections on the page (the links of the tables go only there).
+using Anchors = std::set<std::string>;
+
+// A flow's id, linked to its section when it has one.
+std::string flow_link(const Anchors& a, const FlowReport& f, std::size_t dir) {
+  const std::string id = anchor(f, dir);
+  if (a.count(id)) return fmt::format("<a href=\"#{}\">{}</a>", id, f.id);
+  const std::string other = anchor(f, 1 - dir);
+  if (a.count(other)) return fmt::format("<a href=\"#{}\">{}</a>", other, f.id);
+  return std::to_string(f.id);
+}
+
+void write_connections(std::ostream& os, const Report& r, const Anchors& anchors) {
+  os << "<h2>Connections</h2>\n<div class=\"scroll\"><table class=\"sortable\" id=\"connections\">\n<thead><tr>"
+        "<th>flow</th><th>file</th><th>client</th><th>server</th><th>packets</th><th>duration (s)</th>"
+        "<th>retransmissions</th><th>timer expiries</th><th>MUST</th><th>SHOULD</th><th>INFO</th></tr></thead>\n<tbody>\n";
+  for (const auto& f : r.flows) {
+    std::uint64_t retx = 0, touts = 0, must = 0, should = 0, info = 0;
+    for (const auto& s : f.senders) {
+      retx += s.retransmissions();
+      touts += s.timeouts.size();
+      must += count_level(s, Level::must);
+      should += count_level(s, Level::should);
+      info += count_level(s, Level::info) + count_level(s, Level::may);
+    }
+    const std::size_t d = f.senders[0].data_segments >= f.senders[1].data_segments ? 0 : 1;
+    os << fmt::format(
+        "<tr><td class=\"n\" data-v=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td>"
+        "<td class=\"n\">{:.3f}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n{}\">{}</td>"
+        "<td class=\"n{}\">{}</td><td class=\"n\">{}</td></tr>\n",
+        f.id, flow_link(anchors, f, d), escape(f.file), escape(to_string(f.client)), escape(to_string(f.server)), f.packets,
+        std::chrono::duration<double>(f.last_time - f.first_time).count(), retx, touts, must ? " MUST" : "", must,
+        should ? " SHOULD" : "", should, info);
+  }
+  os << "</tbody></table></div>\n";
+}
+
+void write_findings(std::ostream& os, const Report& r, const Anchors& anchors) {
+  os << "<h2>Findings</h2>\n";
+  if (r.count(Level::must) + r.count(Level::should) + r.count(Level::may) + r.count(Level::info) == 0) {
+    os << "<p>none</p>\n";
+    return;
+  }
+  os << "<div class=\"scroll\"><table class=\"sortable\" id=\"findings\">\n<thead><tr><th>flow</th><th>sender</th>"
+        "<th>level</th><th>rule</th><th>frame</th><th>time (s)</th><th>what</th></tr></thead>\n<tbody>\n";
+  for (const auto& f : r.flows)
+    for (std::size_t d = 0; d < 2; ++d)
+      for (const auto& x : f.senders[d].findings) {
+        const auto lvl = to_string(x.level);
+        os << fmt::format(
+            "<tr><td class=\"n\" data-v=\"{}\">{}</td><td>{}</td><td class=\"{}\" data-v=\"{}\">{}</td><td>{}</td>"
+            "<td class=\"n\">{}</td><td class=\"n\">{:.6f}</td><td>{}</td></tr>\n",
+            f.id, flow_link(anchors, f, d), escape(to_string(f.senders[d].src)), lvl, static_cast<int>(x.level), lvl,
+            escape(to_string(x.rule)), x.frame, rel_s(r, x.time), escape(x.message));
+      }
+  os << "</tbody></table></div>\n";
+}
+
+void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::size_t d, bool open) {
+  const SenderReport& s = f.senders[d];
+  const std::size_t must = count_level(s, Level::must), should = count_level(s, Level::should);
+  os << fmt::format("<details id=\"{}\"{}><summary>flow {} sender {} &#8594; {}: {} MUST, {} SHOULD, {} timer "
+                    "expir{}, {} retransmission(s)</summary>\n",
+                    anchor(f, d), open ? " open" : "", f.id, escape(to_string(s.src)), escape(to_string(s.dst)), must,
+                    should, s.timeouts.size(), s.timeouts.size() == 1 ? "y" : "ies", s.retransmissions());
+  os << fmt::format("<p>{}, frames {}-{}; {} packets, {} data-bearing segments, {} payload bytes; profile {}.</p>\n",
+                    escape(f.file), f.first_frame, f.last_frame, s.packets, s.data_segments, s.bytes, escape(s.profile));
+  if (!s.inferred.summary.empty()) os << "<p>" << escape(s.inferred.summary) << "</p>\n";
+  std::string kinds;
+  for (std::size_t k = 1; k < kSendKinds; ++k)
+    if (s.by_kind[k]) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", s.by_kind[k], to_string(static_cast<SendKind>(k)));
+  os << "<p>retransmissions: " << (kinds.empty() ? std::string("none") : escape(kinds)) << "</p>\n";
+  if (!s.timeouts.empty()) {
+    os << "<table class=\"sortable\"><thead><tr><th>frame</th><th>at (s)</th><th>seq</th><th>n</th><th>waited (ms)</th>"
+          "<th>predicted (ms)</th><th>accepted (ms)</th><th>armed by</th><th>verdict</th><th>findings</th></tr></thead><tbody>\n";
+    for (const auto& t : s.timeouts) {
+      std::string rules;
+      for (auto id : t.rules) rules += (rules.empty() ? "" : ", ") + std::string(to_string(id));
+      os << fmt::format(
+          "<tr><td class=\"n\">{}</td><td class=\"n\">{:.3f}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+          "<td class=\"n\">{:.1f}</td><td class=\"n\">{:.1f}{}</td><td class=\"n\" data-v=\"{:.1f}\">[{:.1f}, {:.1f}]</td>"
+          "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
+          t.frame, rel_s(r, t.time), t.rel_seq, t.backoff, ms(t.waited), ms(t.predicted), t.relative ? "*" : "",
+          ms(t.earliest), ms(t.earliest), ms(t.latest), to_string(t.armed_by), to_string(t.verdict), escape(rules));
+    }
+    os << "</tbody></table>\n<p style=\"font-size:.8em\">* predicted from the previous expiry's wait (the 5.5 "
+          "doubling), once the chain departed from the profile's RTO.</p>\n";
+  }
+  if (has_graph(s)) os << "<div class=\"graph\">\n" << sender_svg(r, f, d, false) << "</div>\n";
+  else os << "<p>no picture: the report was made without the timeline</p>\n";
+  os << "</details>\n";
+}
+
+}  // namespace
+
+std::vector<SenderRef> senders_worst_first(const Report& r) {
+  std::vector<SenderRef> v;
+  for (const auto& f : r.flows)
+    for (std::size_t d = 0; d < 2; ++d)
+      if (f.senders[d].data_segments > 0) v.push_back({&f, d});
+  const auto key = [](const SenderRef& x) {
+    const SenderReport& s = x.flow->senders[x.dir];
+    return std::tuple{count_level(s, Level::must), count_level(s, Level::should), s.timeouts.size(), s.retransmissions()};
+  };
+  std::stable_sort(v.begin(), v.end(), [&](const SenderRef& a, const SenderRef& b) { return key(a) > key(b); });
+  return v;
+}
+
+void write_html_report(std::ostream& os, const Report& r, int exit_status) {
+  write_header(os, r, exit_status);
+  const auto senders = senders_worst_first(r);
+  const std::size_t sections = std::min(senders.size(), limits::kHtmlMaxSections);
+  Anchors anchors;
+  for (std::size_t i = 0; i < sections; ++i) anchors.insert(anchor(*senders[i].flow, senders[i].dir));
+  write_connections(os, r, anchors);
+  write_findings(os, r, anchors);
+  os << fmt::format("<h2>Senders, the worst first ({})</h2>\n", senders.size());
+  if (senders.size() > limits::kHtmlOpenSenders)
+    os << fmt::format("<p>The first {} are open; click a heading to open the others.</p>\n", limits::kHtmlOpenSenders);
+  for (std::size_t i = 0; i < sections; ++i)
+    write_sender(os, r, *senders[i].flow, senders[i].dir, i < limits::kHtmlOpenSenders);
+  if (sections < senders.size()) {
+    os << fmt::format("<h2>The other {} senders</h2>\n<p>Only the worst {} senders have a section with a picture on this "
+                      "page; <code>pcap-replay plot --svg DIR</code> draws every sender.</p>\n",
+                      senders.size() - sections, sections);
+    os << "<div class=\"scroll\"><table class=\"sortable\" id=\"other-senders\">\n<thead><tr><th>flow</th><th>sender</th>"
+          "<th>peer</th><th>packets</th><th>retransmissions</th><th>timer expiries</th><th>MUST</th><th>SHOULD</th>"
+          "<th>INFO</th></tr></thead>\n<tbody>\n";
+    for (std::size_t i = sections; i < senders.size(); ++i) {
+      const SenderReport& s = senders[i].flow->senders[senders[i].dir];
+      os << fmt::format("<tr><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+                        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
+                        senders[i].flow->id, escape(to_string(s.src)), escape(to_string(s.dst)), s.packets,
+                        s.retransmissions(), s.timeouts.size(), count_level(s, Level::must),
+                        count_level(s, Level::should), count_level(s, Level::info) + count_level(s, Level::may));
+    }
+    os << "</tbody></table></div>\n";
+  }
+  os << "<p style=\"font-size:.8em;color:#666\">Written by pcap-replay check --html: one self-contained page, no "
+        "network access; the tables sort on a click on their headings.</p>\n";
+  os << "<script>" << kScript << "</script>\n</body>\n</html>\n";
+}
+
+}  // namespace replay

@@ -1,0 +1,118 @@
+#include "svg_plot.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "thresholds.hpp"
+
+namespace replay::svg {
+
+std::string escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string num(double v) {
+  if (!std::isfinite(v)) v = 0;
+  std::string s = fmt::format("{:.1f}", v);
+  if (s == "-0.0") s = "0.0";
+  return s;
+}
+
+std::size_t decimation_stride(std::size_t count, std::size_t cap) {
+  cap = std::max<std::size_t>(cap, 1);
+  return std::max<std::size_t>(1, (count + cap - 1) / cap);
+}
+
+bool use_log_scale(double min_positive, double max) {
+  if (!(min_positive > 0) || !std::isfinite(max)) return false;
+  return max / min_positive >= limits::kPlotLogRatio;
+}
+
+double Axis::map(double v) const {
+  double f;
+  if (log) {
+    const double a = std::log10(lo), b = std::log10(hi);
+    const double x = std::log10(std::clamp(v > 0 ? v : lo, lo, hi));
+    f = b > a ? (x - a) / (b - a) : 0.0;
+  } else {
+    f = hi > lo ? (std::clamp(v, lo, hi) - lo) / (hi - lo) : 0.0;
+  }
+  return px_lo + f * (px_hi - px_lo);
+}
+
+std::vector<double> Axis::ticks(std::size_t target) const {
+  std::vector<double> t;
+  if (!(hi > lo)) return {lo};
+  if (log) {
+    const int a = static_cast<int>(std::floor(std::log10(lo) + 1e-9));
+    const int b = static_cast<int>(std::ceil(std::log10(hi) - 1e-9));
+    const bool fine = b - a < 3;
+    for (int e = a; e <= b; ++e) {
+      const double p = std::pow(10.0, e);
+      for (double m : {1.0, 2.0, 5.0}) {
+        if (m != 1.0 && !fine) continue;
+        const double v = m * p;
+        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) t.push_back(v);
+      }
+    }
+    return t;
+  }
+  const double raw = (hi - lo) / static_cast<double>(std::max<std::size_t>(target, 1));
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step)
+    t.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
+  return t;
+}
+
+std::string tick_label(double v) {
+  const double a = std::abs(v);
+  std::string s;
+  if (a >= 1e6)
+    s = fmt::format("{:.3g}M", v / 1e6);
+  else if (a >= 1e3)
+    s = fmt::format("{:.3g}k", v / 1e3);
+  else if (a >= 1 || a == 0)
+    s = fmt::format("{:.3g}", v);
+  else {  // below 1: fixed point (no exponent), trailing zeros dropped
+    s = fmt::format("{:.9f}", v);
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+Range padded(double lo, double hi, bool log, double pad, double floor) {
+  if (log) {
+    lo = std::max(lo, 1e-9);
+    hi = std::max(hi, lo);
+    return {std::pow(10.0, std::floor(std::log10(lo))), std::pow(10.0, std::ceil(std::log10(hi) + (hi == lo ? 1 : 0)))};
+  }
+  if (hi <= lo) {
+    const double w = lo == 0 ? 1.0 : std::abs(lo) * 0.1;
+    return {std::max(floor, lo - w), hi + w};
+  }
+  const double w = (hi - lo) * pad;
+  return {std::max(floor, lo - w), hi + w};
+}
+
+}  // namespace replay::svg

@@ -1,0 +1,237 @@
+// What the pictures and the HTML page hold, checked against what is known
+// of the captures independently of pcap-replay's output: the shipped Linux
+// blackhole capture (tests/captures/README.md, and tshark -Y
+// frame.number==179..184: six RTO retransmissions of seq 131073, one
+// tail-loss probe before them, first wait 204 ms, below RFC 6298 2.4's 1 s);
+// rendered with a real SVG renderer (rsvg-convert, Debian librsvg2-bin).
+// The page limits (kHtmlOpenSenders, kHtmlMaxSections) at their boundaries on
+// captures with 120 and 1200 connections.
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "replay_scenario.hpp"
+#include "report_html.hpp"
+#include "sender_graph.hpp"
+#include "thresholds.hpp"
+
+using namespace replaytest;
+
+namespace {
+
+const std::string kBlackhole = "tests/captures/linux-blackhole.pcap";
+const std::string kManyFlows = "tests/captures/lab/many-flows.pcap";
+const std::string kStorm = "tests/captures/storm/storm-refuse-exponential.pcap";
+
+std::size_t occurrences(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+// The data-frame values of the elements whose opening tag starts with `prefix`.
+std::set<std::uint64_t> frames_of(const std::string& svg, const std::string& prefix) {
+  std::set<std::uint64_t> out;
+  const std::string attr = "data-frame=\"";
+  for (auto p = svg.find(prefix); p != std::string::npos; p = svg.find(prefix, p + prefix.size())) {
+    const auto end = svg.find('>', p);
+    const auto a = svg.find(attr, p);
+    if (a == std::string::npos || a > end) continue;
+    out.insert(std::stoull(svg.substr(a + attr.size())));
+  }
+  return out;
+}
+
+std::string html_of(const replay::Report& r) {
+  std::ostringstream os;
+  replay::write_html_report(os, r, r.exit_status(false));
+  return os.str();
+}
+
+bool have_rsvg() { return run("command -v rsvg-convert >/dev/null 2>&1 && echo yes") == "yes\n"; }
+
+// Width and height from a PNG's IHDR (bytes 16-23, big-endian), or {0, 0}.
+std::pair<std::uint32_t, std::uint32_t> png_size(const std::string& path) {
+  std::ifstream is(path, std::ios::binary);
+  std::string b((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  if (b.size() < 24 || b.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0) return {0, 0};
+  const auto be = [&](std::size_t i) {
+    return (std::uint32_t(std::uint8_t(b[i])) << 24) | (std::uint32_t(std::uint8_t(b[i + 1])) << 16) |
+           (std::uint32_t(std::uint8_t(b[i + 2])) << 8) | std::uint32_t(std::uint8_t(b[i + 3]));
+  };
+  return {be(16), be(20)};
+}
+
+}  // namespace
+
+TEST_CASE("pictures: the blackhole sender's graph holds its six RTO expiries, the probe and the 2.4 finding") {
+  const auto r = analyze(kBlackhole, Profile::rfc6298, true);
+  REQUIRE(r.flows.size() == 1);
+  const std::string svg = replay::sender_svg(r, r.flows[0], 0, true);
+  REQUIRE(!svg.empty());
+  // Frames 179-184 resend seq 131073 on the timer (tshark; README).
+  const std::set<std::uint64_t> expiries{179, 180, 181, 182, 183, 184};
+  CHECK(occurrences(svg, "class=\"expiry\" data-kind=\"rto\"") == 6);
+  CHECK(frames_of(svg, "<path class=\"expiry\"") == expiries);
+  CHECK(frames_of(svg, "<line class=\"tx\" data-kind=\"rto\"") == expiries);
+  // Each expiry's arming and window: one each.
+  CHECK(frames_of(svg, "<line class=\"arm\"") == expiries);
+  CHECK(frames_of(svg, "<rect class=\"window\"") == expiries);
+  // The first counts from the tail-loss probe (frame 178 is the probe: one tlp mark).
+  CHECK(occurrences(svg, "data-kind=\"tlp\"") == 1);
+  CHECK(svg.find("class=\"arm\" data-frame=\"179\" data-cause=\"tlp\"") != std::string::npos);
+  // One finding: SHOULD 2.4 at 179, labelled.
+  CHECK(occurrences(svg, "class=\"finding\"") == 1);
+  CHECK(svg.find("data-level=\"SHOULD\" data-rule=\"2.4\" data-frame=\"179\"") != std::string::npos);
+  CHECK(svg.find(">SHOULD 2.4 #179</text>") != std::string::npos);
+  // Six expiries in one chain: the backoff rises six times (x2 ... x64); the
+  // values span SRTT ~0.1 ms to an RTO of seconds: a log axis.
+  CHECK(occurrences(svg, "class=\"backoff\"") == 6);
+  CHECK(svg.find("data-backoff=\"6\"") != std::string::npos);
+  CHECK(svg.find("data-scale=\"log\"") != std::string::npos);
+  CHECK(occurrences(svg, "class=\"wait\"") == 6);
+  // 209 packets, far below the cap: nothing decimated.
+  CHECK(svg.find("every transmission, ACK and estimator step drawn") != std::string::npos);
+  CHECK(svg.find("xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
+}
+
+TEST_CASE("pictures: rsvg-convert renders every sender's SVG of the blackhole capture") {
+  if (!have_rsvg()) {
+    if (std::getenv("CI")) FAIL("rsvg-convert (Debian librsvg2-bin) is missing");
+    MESSAGE("rsvg-convert not installed (apt-get install librsvg2-bin): skipped");
+    return;
+  }
+  const auto r = analyze(kBlackhole, Profile::rfc6298, true);
+  const auto dir = std::filesystem::temp_directory_path() / ("rto-pictures-" + std::to_string(::getpid()));
+  const auto paths = replay::write_sender_svgs(r, dir.string());
+  REQUIRE(paths.size() == 2);  // the sender and the receiver (its SYN-ACK is data-bearing)
+  CHECK(std::filesystem::path(paths[0]).filename() == "flow-1-c2s.svg");
+  for (const auto& p : paths) {
+    const std::string png = p + ".png";
+    const std::string err = run("rsvg-convert -o '" + png + "' '" + p + "' 2>&1; echo rc=$?");
+    CHECK(err == "rc=0\n");
+    const auto [w, h] = png_size(png);
+    CHECK(w == 1120);  // the SVG's width and height, at 1 px per unit
+    CHECK(h == 664);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("pictures: the HTML page is self-contained and lists what the report found") {
+  const auto r = analyze(kBlackhole, Profile::rfc6298, true);
+  const std::string html = html_of(r);
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(html.find("src=") == std::string::npos);  // no external script, image or frame
+  CHECK(html.find("href=\"http") == std::string::npos);
+  CHECK(html.find("<link") == std::string::npos);
+  CHECK(occurrences(html, "<script>") == 1);  // the inline table sorter
+  CHECK(occurrences(html, "<svg ") == 2);     // one picture per sender
+  CHECK(occurrences(html, "<details ") == 2);
+  CHECK(occurrences(html, "<details id=\"flow-1-c2s\" open>") == 1);
+  CHECK(occurrences(html, "class=\"expiry\"") == 6);
+  // The findings table: one row, the SHOULD 2.4 at frame 179.
+  CHECK(html.find("<td class=\"SHOULD\" data-v=\"1\">SHOULD</td><td>2.4</td><td class=\"n\">179</td>") != std::string::npos);
+  CHECK(html.find("<b class=\"SHOULD\">1</b>SHOULD findings") != std::string::npos);
+}
+
+TEST_CASE("pictures: a file name is escaped on the page") {
+  const auto dir = std::filesystem::temp_directory_path() / ("rto-html-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto odd = dir / "a<b>&c.pcap";
+  std::filesystem::copy_file(kBlackhole, odd, std::filesystem::copy_options::overwrite_existing);
+  const auto r = analyze(odd.string(), Profile::rfc6298, true);
+  const std::string html = html_of(r);
+  CHECK(html.find("a<b>&c.pcap") == std::string::npos);
+  CHECK(html.find("a&lt;b&gt;&amp;c.pcap") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("pictures: 120 connections: the worst senders first, kHtmlOpenSenders of them open") {
+  const auto r = analyze(kManyFlows, Profile::rfc6298, true);
+  REQUIRE(r.flows.size() == 120);
+  const auto senders = replay::senders_worst_first(r);
+  REQUIRE(senders.size() > replay::limits::kHtmlOpenSenders);
+  // Worst first: MUST counts never rise down the list.
+  std::size_t prev = SIZE_MAX;
+  for (const auto& s : senders) {
+    const std::size_t m = musts(s.flow->senders[s.dir]);
+    CHECK(m <= prev);
+    prev = m;
+  }
+  const std::string html = html_of(r);
+  // The kHtmlOpenSenders-th section is open, the next one is not.
+  CHECK(occurrences(html, "\" open><summary>") == replay::limits::kHtmlOpenSenders);
+  const std::size_t sections = std::min(senders.size(), replay::limits::kHtmlMaxSections);
+  CHECK(occurrences(html, "<details id=") == sections);
+  // Every RTO expiry of the sectioned senders is drawn.
+  std::size_t expiries = 0;
+  for (std::size_t i = 0; i < sections; ++i) expiries += senders[i].flow->senders[senders[i].dir].timeouts.size();
+  CHECK(occurrences(html, "class=\"expiry\"") == expiries);
+}
+
+TEST_CASE("pictures: 1200 connections: kHtmlMaxSections sections, the rest one table row each") {
+  const auto r = analyze(kStorm, Profile::rfc6298, true);
+  REQUIRE(r.flows.size() == 1200);
+  const auto senders = replay::senders_worst_first(r);
+  REQUIRE(senders.size() > replay::limits::kHtmlMaxSections);
+  const std::string html = html_of(r);
+  CHECK(occurrences(html, "<details id=") == replay::limits::kHtmlMaxSections);
+  CHECK(occurrences(html, "<svg ") == replay::limits::kHtmlMaxSections);
+  const auto table = html.find("id=\"other-senders\"");
+  REQUIRE(table != std::string::npos);
+  CHECK(occurrences(html.substr(table), "<tr><td class=\"n\">") == senders.size() - replay::limits::kHtmlMaxSections);
+  CHECK(html.size() < 4'000'000);  // a page to open, not a dump (1200 flows: about 1.4 MB)
+}
+
+namespace {
+
+// A sender of n first transmissions of 100 bytes, 1 ms apart, no ACKs.
+replay::Report synthetic(std::size_t n) {
+  replay::Report r;
+  r.first_time = replay::CaptureTime{std::chrono::seconds{1'000'000}};
+  r.flows.resize(1);
+  auto& f = r.flows[0];
+  f.id = 1;
+  f.file = "synthetic";
+  f.first_time = r.first_time;
+  f.last_time = r.first_time + std::chrono::milliseconds(n);
+  auto& s = f.senders[0];
+  s.profile = "rfc6298";
+  s.data_segments = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    replay::TimelineEvent e;
+    e.frame = i + 1;
+    e.time = r.first_time + std::chrono::milliseconds(i);
+    e.event = "send";
+    e.rel_seq = static_cast<std::uint32_t>(1 + 100 * i);
+    e.len = 100;
+    e.rto = std::chrono::seconds{1};
+    s.timeline.push_back(e);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("pictures: a graph of kPlotMaxPoints transmissions is whole, one more is decimated and says so") {
+  constexpr auto cap = replay::limits::kPlotMaxPoints;
+  const auto whole = synthetic(cap);
+  const std::string a = replay::sender_svg(whole, whole.flows[0], 0, true);
+  CHECK(a.find("every transmission, ACK and estimator step drawn") != std::string::npos);
+  CHECK(occurrences(a, "M") >= cap);  // one path move per transmission
+  const auto more = synthetic(cap + 1);
+  const std::string b = replay::sender_svg(more, more.flows[0], 0, true);
+  // stride ceil(2001 / 2000) = 2: points 0, 2, ..., 2000 drawn = 1001.
+  CHECK(b.find(fmt::format("first transmission: 1 in 2 drawn ({} of {})", cap / 2 + 1, cap + 1)) != std::string::npos);
+  CHECK(b.find(fmt::format("estimator steps: 1 in 2 drawn, every backoff change kept ({} of {})", cap / 2 + 1, cap + 1)) !=
+        std::string::npos);
+  // The receiver sent nothing: no picture.
+  CHECK(replay::sender_svg(more, more.flows[0], 1, true).empty());
+}
