@@ -71,7 +71,8 @@ static_assert(sizeof(TimerEntry) <= 64, "a TimerEntry must fit one cache line");
 /// uses a reciprocal of the tick precomputed at construction (no 64-bit divide).
 /// advance is O(entries fired + entries re-placed or cascaded to a finer level +
 /// non-empty slots visited); empty stretches of time are skipped with per-level
-/// occupancy bitmaps; each list is walked once, fetching the next entry ahead.
+/// occupancy bitmaps; each slot's lanes (kLanes lists) are walked once,
+/// round-robin, fetching each lane's next entry ahead.
 /// Not thread-safe. Entries must be cancelled (or destroyed) before the wheel.
 class RTO_API TimerWheel {
  public:
