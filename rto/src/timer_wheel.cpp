@@ -48,10 +48,11 @@ TimerWheel::~TimerWheel() {
     }
   };
   for (auto& level : slots_)
-    for (TimerEntry* head : level) detach(head);
+    for (auto& lanes : level)
+      for (TimerEntry* head : lanes) detach(head);
   detach(due_);
   detach(never_);
-  detach(walking_);
+  for (TimerEntry* head : walking_) detach(head);
 }
 
 std::int64_t TimerWheel::div_tick(std::uint64_t us) const {
@@ -107,8 +108,11 @@ void TimerWheel::unlink(TimerEntry& e) {
     const auto at = reinterpret_cast<std::uintptr_t>(pp);
     const auto first = reinterpret_cast<std::uintptr_t>(&slots_[0][0]);
     if (at >= first && at < first + sizeof(slots_)) {
-      const std::size_t idx = (at - first) / sizeof(TimerEntry*);
-      occupied_[idx / kSlots] &= ~(std::uint64_t{1} << (idx % kSlots));
+      const std::size_t group = (at - first) / sizeof(Lanes);  // level * kSlots + slot
+      const Lanes& lanes = slots_[group / kSlots][group % kSlots];
+      bool empty = true;
+      for (TimerEntry* head : lanes) empty = empty && head == nullptr;
+      if (empty) occupied_[group / kSlots] &= ~(std::uint64_t{1} << (group % kSlots));
     }
   }
   e.next_ = nullptr;
@@ -134,7 +138,8 @@ void TimerWheel::place(TimerEntry& e) {
       const unsigned slot = static_cast<unsigned>((expiry >> shift) & (kSlots - 1));
       const std::int64_t examined = (expiry >> shift) << shift;
       occupied_[level] |= std::uint64_t{1} << slot;
-      link(e, &slots_[level][slot], tick_time(examined - 1));
+      const unsigned lane = next_lane_++ & (kLanes - 1);
+      link(e, &slots_[level][slot][lane], tick_time(examined - 1));
       return;
     }
   }
@@ -145,7 +150,7 @@ void TimerWheel::place(TimerEntry& e) {
   const std::int64_t parked = next_tick_ + (std::int64_t{1} << (kSlotBits * kLevels)) - 1;
   const unsigned slot = static_cast<unsigned>((parked >> shift) & (kSlots - 1));
   occupied_[top] |= std::uint64_t{1} << slot;
-  link(e, &slots_[top][slot], tick_time(((parked >> shift) << shift) - 1));
+  link(e, &slots_[top][slot][next_lane_++ & (kLanes - 1)], tick_time(((parked >> shift) << shift) - 1));
 }
 
 void TimerWheel::arm_slow(TimerEntry& e, Instant deadline) {
@@ -170,31 +175,40 @@ void TimerWheel::cancel(TimerEntry& e) {
   --size_;
 }
 
-TimerEntry* TimerWheel::take_slot(unsigned level, unsigned slot) {
-  TimerEntry* list = slots_[level][slot];
-  slots_[level][slot] = nullptr;
-  occupied_[level] &= ~(std::uint64_t{1} << slot);
-  return list;
-}
-
 void TimerWheel::recover_walking() {
-  while (TimerEntry* e = walking_) {
-    unlink(*e);
-    link(*e, &due_, Instant::min());
+  for (TimerEntry*& head : walking_) {
+    while (TimerEntry* e = head) {
+      unlink(*e);
+      link(*e, &due_, Instant::min());
+    }
   }
 }
 
 void TimerWheel::cascade(unsigned level) {
   const unsigned slot =
       static_cast<unsigned>((next_tick_ >> (kSlotBits * level)) & (kSlots - 1));
-  TimerEntry* list = take_slot(level, slot);
-  while (list != nullptr) {
-    TimerEntry* e = list;
-    list = e->next_;
-    if (list != nullptr) __builtin_prefetch(list->next_);
-    e->next_ = nullptr;
-    e->pprev_ = nullptr;
-    place(*e);
+  // Detach every lane of the slot, then walk the lanes round-robin: the next
+  // entry of each lane is prefetched kLanes - 1 placements before it is used,
+  // so the lanes' cache misses overlap. The entries land in finer levels (or
+  // the due/never lists, or another top-level slot when parked): never here.
+  Lanes cur = slots_[level][slot];
+  slots_[level][slot] = Lanes{};
+  occupied_[level] &= ~(std::uint64_t{1} << slot);
+  for (TimerEntry* e : cur)
+    if (e != nullptr) __builtin_prefetch(e);
+  bool any = true;
+  while (any) {
+    any = false;
+    for (TimerEntry*& lane : cur) {
+      TimerEntry* e = lane;
+      if (e == nullptr) continue;
+      any = true;
+      lane = e->next_;
+      if (lane != nullptr) __builtin_prefetch(lane);
+      e->next_ = nullptr;
+      e->pprev_ = nullptr;
+      place(*e);
+    }
   }
 }
 

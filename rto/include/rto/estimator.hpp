@@ -163,12 +163,12 @@ inline std::int64_t Estimator::rfc_rto(const RfcState& s) const {
 
 inline bool Estimator::sample(std::int64_t r_us, std::uint32_t snd_una, std::uint32_t snd_nxt,
                               bool window_end) {
-  // A negative elapsed time (clock stepped back, B05) or an absurd one is refused.
+  // A negative elapsed time (the clock stepped back) or an absurd one is refused.
   if (static_cast<std::uint64_t>(r_us) > static_cast<std::uint64_t>(kMaxSampleUs)) [[unlikely]]
     return false;
   if (RfcState* s = std::get_if<RfcState>(&state_)) [[likely]] {
     // 2.3: RTTVAR <- (1 - beta) * RTTVAR + beta * |SRTT - R'| with beta = 1/4,
-    //      using the OLD SRTT (B01) ...  impl: RFC6298-2.3
+    //      using the OLD SRTT ...  impl: RFC6298-2.3
     const std::int64_t r = r_us * kOne;  // <= 3.6e9 * 2^20 ~ 3.8e15, far below 2^63
     const std::int64_t err = s->srtt > r ? s->srtt - r : r - s->srtt;
     s->rttvar = (3 * s->rttvar + err + 2) >> 2;

@@ -71,7 +71,8 @@ static_assert(sizeof(TimerEntry) <= 64, "a TimerEntry must fit one cache line");
 /// uses a reciprocal of the tick precomputed at construction (no 64-bit divide).
 /// advance is O(entries fired + entries re-placed or cascaded to a finer level +
 /// non-empty slots visited); empty stretches of time are skipped with per-level
-/// occupancy bitmaps; each list is walked once, fetching the next entry ahead.
+/// occupancy bitmaps; each slot's lanes (kLanes lists) are walked once,
+/// round-robin, fetching each lane's next entry ahead.
 /// Not thread-safe. Entries must be cancelled (or destroyed) before the wheel.
 class RTO_API TimerWheel {
  public:
@@ -81,6 +82,11 @@ class RTO_API TimerWheel {
   static constexpr unsigned kSlotBits = 6;
   /// Slots per level (64).
   static constexpr unsigned kSlots = 1u << kSlotBits;
+  /// Lists per slot: entries placed in a slot are spread over kLanes lists in
+  /// turn, so that a cascade or a firing walks kLanes lists interleaved and
+  /// keeps that many cache misses in flight instead of chasing one list's
+  /// pointers one miss at a time.
+  static constexpr unsigned kLanes = 8;
 
   /// `start`: the time the wheel begins at (deadlines before it are due at once).
   /// `tick`: the slot width of level 0 (default 1 ms; a non-positive tick becomes 1 us).
@@ -143,7 +149,6 @@ class RTO_API TimerWheel {
   void cascade(unsigned level);
   void cascade_at(std::int64_t t);
   std::int64_t next_event_tick(std::int64_t t) const;
-  TimerEntry* take_slot(unsigned level, unsigned slot);
   void recover_walking();  // entries left in walking_ by a callback that threw: due now
 
   Instant start_;
@@ -152,11 +157,13 @@ class RTO_API TimerWheel {
   Instant now_;
   std::int64_t next_tick_ = 1;  // every tick < next_tick_ has been processed
   std::size_t size_ = 0;
-  std::array<std::array<TimerEntry*, kSlots>, kLevels> slots_{};
+  using Lanes = std::array<TimerEntry*, kLanes>;  // a slot's lists
+  std::array<std::array<Lanes, kSlots>, kLevels> slots_{};
+  unsigned next_lane_ = 0;  // the lane the next entry placed in a slot goes to
   std::array<std::uint64_t, kLevels> occupied_{};  // bit s set = slot s non-empty
   TimerEntry* due_ = nullptr;                      // tick already processed when armed
   TimerEntry* never_ = nullptr;                    // deadline at or beyond kFarTick: never fires
-  TimerEntry* walking_ = nullptr;  // the list advance() is firing (detached from its slot)
+  Lanes walking_{};  // the lists advance() is firing (detached from their slot)
 };
 
 template <class F>
@@ -168,34 +175,48 @@ std::size_t TimerWheel::advance(Instant now, F&& on_fire) {
   // `limit` (the end of the tick being processed) fires; one re-armed later
   // since it was placed is placed again. The callback may cancel entries still
   // in the list (popping keeps their pprev_ valid) or arm into other lists.
-  auto run_list = [&](TimerEntry** head, Instant limit) {
-    // Detach the list first (into walking_): entries placed again may land in
-    // this same slot.
-    walking_ = *head;
-    *head = nullptr;
-    if (walking_ != nullptr) walking_->pprev_ = &walking_;
-    while (TimerEntry* e = walking_) {
-      TimerEntry* next = e->next_;
-      if (next != nullptr) {
-        __builtin_prefetch(next->next_);  // overlap the miss on the entry after
-        next->pprev_ = &walking_;
+  auto run_list = [&](TimerEntry** heads, unsigned lanes, Instant limit) {
+    // Detach the lists first (into walking_): entries placed again may land in
+    // this same slot. The lanes are walked round-robin, each one's next entry
+    // prefetched, so their cache misses overlap.
+    for (unsigned k = 0; k < lanes; ++k) {
+      TimerEntry* h = heads[k];
+      heads[k] = nullptr;
+      walking_[k] = h;
+      if (h != nullptr) {
+        h->pprev_ = &walking_[k];
+        __builtin_prefetch(h->next_);
       }
-      walking_ = next;
-      e->next_ = nullptr;
-      e->pprev_ = nullptr;
-      if (e->deadline_ > limit) {  // re-armed later in place: its tick is still ahead
-        place(*e);
-        continue;
+    }
+    bool any = true;
+    while (any) {
+      any = false;
+      for (unsigned k = 0; k < lanes; ++k) {
+        TimerEntry* e = walking_[k];
+        if (e == nullptr) continue;
+        any = true;
+        TimerEntry* next = e->next_;
+        if (next != nullptr) {
+          __builtin_prefetch(next->next_);  // the lane's entry after next, used lanes pops later
+          next->pprev_ = &walking_[k];
+        }
+        walking_[k] = next;
+        e->next_ = nullptr;
+        e->pprev_ = nullptr;
+        if (e->deadline_ > limit) {  // re-armed later in place: its tick is still ahead
+          place(*e);
+          continue;
+        }
+        e->wheel_ = nullptr;
+        --size_;
+        ++fired;
+        on_fire(*e);
       }
-      e->wheel_ = nullptr;
-      --size_;
-      ++fired;
-      on_fire(*e);
     }
   };
   recover_walking();
   const std::int64_t target = target_tick(now);  // floor: the last tick fully reached
-  if (due_ != nullptr) run_list(&due_, tick_time(next_tick_ - 1));
+  if (due_ != nullptr) run_list(&due_, 1, tick_time(next_tick_ - 1));
   while (next_tick_ <= target) {
     // Jump straight to the next tick at which a slot is non-empty: empty
     // stretches (the common case with sparse timers) cost nothing.
@@ -209,7 +230,7 @@ std::size_t TimerWheel::advance(Instant now, F&& on_fire) {
     next_tick_ = t + 1;
     const unsigned slot = static_cast<unsigned>(t & (kSlots - 1));
     occupied_[0] &= ~(std::uint64_t{1} << slot);  // set again by whatever lands here
-    run_list(&slots_[0][slot], tick_time(t));
+    run_list(slots_[0][slot].data(), kLanes, tick_time(t));
   }
   return fired;
 }
