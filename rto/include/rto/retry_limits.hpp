@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "rto/clock.hpp"
+#include "rto/export.h"
 
 namespace rto {
 
@@ -36,7 +37,7 @@ enum class RetryVerdict {
 
 /// Counts one connection's retransmission timer expiries against its
 /// RetryLimits. It reads no clock: each expiry carries the time.
-class RetryCounter {
+class RTO_API RetryCounter {
  public:
   /// The timer expired at `now`, for the SYN when `syn`. Starts the time
   /// limit's clock at the first expiry since progress, then returns
