@@ -39,7 +39,7 @@ PCAP_LIBS += -lz  # zlib: gzip-compressed captures (pcap-replay/src/byte_stream.
 INC_RTO      := -Irto/include
 INC_WIRE     := -Inetstack/wire/include
 INC_NETSTACK := -Inetstack/include
-INC_REPLAY   := -Ipcap-replay/src
+INC_REPLAY   := -Ipcap-replay/include
 
 # Debian packages the build, the tests and `make run` need.
 DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \

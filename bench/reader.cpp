@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <string>
 
-#include "capture_reader.hpp"
+#include <replay/capture_reader.hpp>
 
 namespace {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer.hpp"
-#include "capture_reader.hpp"
+#include <replay/analyzer.hpp>
+#include <replay/capture_reader.hpp>
 
 namespace {
 

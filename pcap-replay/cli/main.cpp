@@ -26,15 +26,15 @@
 
 #include <fmt/format.h>
 
-#include "analyzer.hpp"
+#include <replay/analyzer.hpp>
 #include "bpf_check.hpp"
-#include "profile_hint.hpp"
-#include "report_html.hpp"
-#include "report_json.hpp"
-#include "report_text.hpp"
-#include "report_view.hpp"
-#include "sender_graph.hpp"
-#include "timeline_csv.hpp"
+#include <replay/profile_hint.hpp>
+#include <replay/report_html.hpp>
+#include <replay/report_json.hpp>
+#include <replay/report_text.hpp>
+#include <replay/report_view.hpp>
+#include <replay/sender_graph.hpp>
+#include <replay/timeline_csv.hpp>
 
 namespace {
 
@@ -50,7 +50,7 @@ constexpr const char* kExitHelp =
     "named). Frames skipped or analysed with a warning do not change the status. A filter that matches no TCP "
     "segment prints a note and exits 0.";
 constexpr const char* kListExitHelp =
-    "Exit status: 0 listed; 2 bad arguments, or unusable input: a file that cannot be opened, whose first "
+    "Exit status: 0 done (listed, written); 2 bad arguments, or unusable input: a file that cannot be opened, whose first "
     "record cannot be read, or whose every frame is malformed (the other files are still listed, the "
     "unusable ones are named on stderr); also 2 when part of a file could not be read (the lost byte range "
     "named).";
@@ -233,6 +233,7 @@ int main(int argc, char** argv) {
   check->footer(kExitHelp);
   flows->footer(kListExitHelp);
   timeline->footer(kListExitHelp);
+  plot->footer(kListExitHelp);
   add_common(plot, a);
   add_model(plot, a);
   check->add_option("--html", a.html,

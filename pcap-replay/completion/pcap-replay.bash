@@ -6,23 +6,29 @@ _pcap_replay() {
   sub=
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
-      check|flows|timeline) sub=${COMP_WORDS[i]}; break ;;
+      check|flows|timeline|plot) sub=${COMP_WORDS[i]}; break ;;
     esac
   done
   if [[ -z $sub ]]; then
-    COMPREPLY=($(compgen -W "check flows timeline --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "check flows timeline plot --help --version" -- "$cur"))
     return
   fi
   case $prev in
     -r|--read) COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap|pcap.gz)' -- "$cur") $(compgen -d -- "$cur")); return ;;
     --profile) COMPREPLY=($(compgen -W "rfc6298 linux freebsd macos windows auto" -- "$cur")); return ;;
-    -f|--filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack) return ;;
+    --svg) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -f|--filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding) return ;;
   esac
   local opts="-h --help --version -r --read -f --filter --flow --stream"
   case $sub in
-    check) opts+=" --json --strict --findings-only --no-hint --profile --rto-min --rto-max --syn-linear --granularity --slack" ;;
+    check) opts+=" --json --html --strict --findings-only --no-hint" ;;
     flows) opts+=" --json" ;;
-    timeline) opts+=" --csv --profile --rto-min --rto-max --syn-linear --granularity --slack" ;;
+    timeline) opts+=" --csv" ;;
+    plot) opts+=" --svg" ;;
+  esac
+  case $sub in
+    check|timeline|plot) opts+=" --profile --rto-min --rto-max --syn-linear --granularity --slack --max-flows --max-outstanding" ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))

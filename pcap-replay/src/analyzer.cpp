@@ -1,4 +1,4 @@
-#include "analyzer.hpp"
+#include <replay/analyzer.hpp>
 
 #include <array>
 #include <algorithm>
@@ -11,7 +11,7 @@
 
 #include "flow_table.hpp"
 #include "inference.hpp"
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 #include "sender_model.hpp"
 
 namespace replay {

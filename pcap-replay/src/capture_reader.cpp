@@ -1,6 +1,6 @@
 // Capture front end: open (format by magic, gzip underneath), number every
 // record, report damage and clock steps, filter, decode frames.
-#include "capture_reader.hpp"
+#include <replay/capture_reader.hpp>
 
 #include <pcap/pcap.h>
 
@@ -9,12 +9,12 @@
 #include <span>
 
 #include "bpf_filter.hpp"
-#include "byte_stream.hpp"
-#include "capture_format.hpp"
-#include "decode_frame.hpp"
+#include <replay/byte_stream.hpp>
+#include <replay/capture_format.hpp>
+#include <replay/decode_frame.hpp>
 #include "decode_link.hpp"
 #include "pcap_file.hpp"
-#include "pcapng_file.hpp"
+#include <replay/pcapng_file.hpp>
 
 namespace replay {
 

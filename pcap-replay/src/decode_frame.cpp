@@ -1,5 +1,5 @@
 // Frame -> Segment: link header, IP (tunnels followed), TCP.
-#include "decode_frame.hpp"
+#include <replay/decode_frame.hpp>
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "diagnostic.hpp"
+#include <replay/diagnostic.hpp>
 
 namespace replay {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 #include "time_sequence_graph.hpp"
 
 namespace replay {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "flow_report.hpp"
-#include "svg_plot.hpp"
+#include <replay/flow_report.hpp>
+#include <replay/svg_plot.hpp>
 
 namespace replay {
 

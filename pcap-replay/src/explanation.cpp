@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 namespace replay {
 

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string_view>
 
-#include "flow_report.hpp"
-#include "stack_profile.hpp"
+#include <replay/flow_report.hpp>
+#include <replay/stack_profile.hpp>
 
 namespace replay {
 

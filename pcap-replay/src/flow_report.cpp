@@ -1,4 +1,4 @@
-#include "flow_report.hpp"
+#include <replay/flow_report.hpp>
 
 #include <cstdio>
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "segment.hpp"
+#include <replay/segment.hpp>
 
 namespace replay {
 

@@ -1,6 +1,6 @@
 #include "host_activity.hpp"
 
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 namespace replay {
 

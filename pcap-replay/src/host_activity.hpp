@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "segment.hpp"
+#include <replay/segment.hpp>
 
 namespace replay {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 namespace replay {
 

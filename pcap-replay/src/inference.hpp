@@ -10,8 +10,8 @@
 #include <span>
 #include <string_view>
 
-#include "flow_report.hpp"
-#include "options.hpp"
+#include <replay/flow_report.hpp>
+#include <replay/options.hpp>
 
 namespace replay {
 

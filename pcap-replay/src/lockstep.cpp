@@ -1,4 +1,4 @@
-#include "lockstep.hpp"
+#include <replay/lockstep.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "options.hpp"
+#include <replay/options.hpp>
 
 #include <stdexcept>
 

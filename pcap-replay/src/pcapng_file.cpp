@@ -1,5 +1,5 @@
 // pcapng parser: sections, interfaces, packet blocks, resynchronisation.
-#include "pcapng_file.hpp"
+#include <replay/pcapng_file.hpp>
 
 #include <algorithm>
 #include <limits>

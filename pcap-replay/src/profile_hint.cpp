@@ -1,4 +1,4 @@
-#include "profile_hint.hpp"
+#include <replay/profile_hint.hpp>
 
 #include <map>
 

@@ -1,4 +1,4 @@
-#include "report_html.hpp"
+#include <replay/report_html.hpp>
 
 #include <algorithm>
 #include <iterator>
@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "report_text.hpp"
-#include "sender_graph.hpp"
-#include "svg_plot.hpp"
-#include "thresholds.hpp"
+#include <replay/report_text.hpp>
+#include <replay/sender_graph.hpp>
+#include <replay/svg_plot.hpp>
+#include <replay/thresholds.hpp>
 #include "time_sequence_graph.hpp"
 
 namespace replay {

@@ -1,8 +1,8 @@
-#include "report_json.hpp"
+#include <replay/report_json.hpp>
 
-#include "analyzer.hpp"
+#include <replay/analyzer.hpp>
 #include "lockstep_report.hpp"
-#include "wireshark_ref.hpp"
+#include <replay/wireshark_ref.hpp>
 
 namespace replay {
 

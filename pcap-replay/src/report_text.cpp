@@ -1,14 +1,14 @@
-#include "report_text.hpp"
+#include <replay/report_text.hpp>
 
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 #include <fmt/format.h>
 
 #include <map>
 
-#include "analyzer.hpp"
+#include <replay/analyzer.hpp>
 #include "lockstep_report.hpp"
-#include "wireshark_ref.hpp"
+#include <replay/wireshark_ref.hpp>
 
 namespace replay {
 

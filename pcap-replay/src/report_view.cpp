@@ -1,4 +1,4 @@
-#include "report_view.hpp"
+#include <replay/report_view.hpp>
 
 #include <fmt/format.h>
 

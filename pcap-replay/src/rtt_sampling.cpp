@@ -1,10 +1,10 @@
-#include "rtt_sampling.hpp"
+#include <replay/rtt_sampling.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 #include <rto/seq.hpp>
 

@@ -1,4 +1,4 @@
-#include "rtt_stats.hpp"
+#include <replay/rtt_stats.hpp>
 
 #include <algorithm>
 #include <cmath>

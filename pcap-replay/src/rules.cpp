@@ -1,4 +1,4 @@
-#include "rules.hpp"
+#include <replay/rules.hpp>
 
 #include <array>
 #include <stdexcept>

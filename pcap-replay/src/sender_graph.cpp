@@ -1,4 +1,4 @@
-#include "sender_graph.hpp"
+#include <replay/sender_graph.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "estimator_graph.hpp"
-#include "svg_plot.hpp"
+#include <replay/svg_plot.hpp>
 #include "time_sequence_graph.hpp"
 
 namespace replay {

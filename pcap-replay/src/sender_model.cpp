@@ -4,7 +4,7 @@
 
 #include <rto/seq.hpp>
 
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 namespace replay {
 

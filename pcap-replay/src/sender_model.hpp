@@ -11,12 +11,12 @@
 
 #include <rto/seq.hpp>
 
-#include "flow_report.hpp"
-#include "options.hpp"
-#include "ring_deque.hpp"
+#include <replay/flow_report.hpp>
+#include <replay/options.hpp>
+#include <replay/ring_deque.hpp>
 #include "explanation.hpp"
-#include "rtt_sampling.hpp"
-#include "segment.hpp"
+#include <replay/rtt_sampling.hpp>
+#include <replay/segment.hpp>
 #include "timer_model.hpp"
 
 namespace replay {

@@ -1,4 +1,4 @@
-#include "stack_profile.hpp"
+#include <replay/stack_profile.hpp>
 
 #include <array>
 

@@ -1,11 +1,11 @@
-#include "svg_plot.hpp"
+#include <replay/svg_plot.hpp>
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 namespace replay::svg {
 

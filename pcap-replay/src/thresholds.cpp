@@ -1,4 +1,4 @@
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 #include <cstdio>
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 namespace replay {
 

@@ -1,4 +1,4 @@
-#include "timeline_csv.hpp"
+#include <replay/timeline_csv.hpp>
 
 #include <fmt/format.h>
 

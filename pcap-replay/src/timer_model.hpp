@@ -26,10 +26,10 @@
 #include <rto/estimator.hpp>
 #include <rto/retransmission_timer.hpp>
 
-#include "flow_report.hpp"
+#include <replay/flow_report.hpp>
 #include "host_activity.hpp"
-#include "options.hpp"
-#include "rtt_sampling.hpp"
+#include <replay/options.hpp>
+#include <replay/rtt_sampling.hpp>
 
 namespace replay {
 

@@ -1,4 +1,4 @@
-#include "wireshark_ref.hpp"
+#include <replay/wireshark_ref.hpp>
 
 #include <algorithm>
 #include <map>

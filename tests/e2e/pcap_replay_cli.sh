@@ -227,7 +227,7 @@ if command -v groff >/dev/null; then
     [ -z "$w" ] && echo "ok: $page renders without warnings" || { echo "FAIL: $page: $w"; fail=1; }
   done
 elif [ "${CI:-}" = true ]; then echo "FAIL: groff missing (CI=true)"; fail=1; fi
-for sub in check flows timeline; do
+for sub in check flows timeline plot; do
   for o in $("$BIN" $sub --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
     grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$MAN" || { echo "FAIL: man page lacks $sub $o"; fail=1; }
     [ "$o" = --help ] && continue

@@ -32,7 +32,7 @@ if [ -w /dev/full ]; then
   for mode in "check" "check --json" "flows" "flows --json" "timeline"; do
     # shellcheck disable=SC2086
     expect 2 "$mode > /dev/full" "writing the report to standard output failed" -- \
-      sh -c "exec \"$BIN\" $mode --profile linux \"$T/syn-loss.pcap\" > /dev/full"
+      sh -c "exec \"$BIN\" $mode \"$T/syn-loss.pcap\" > /dev/full"
   done
 else
   echo "skip: /dev/full not writable"

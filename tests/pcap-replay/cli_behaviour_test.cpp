@@ -15,10 +15,10 @@
 #include <sstream>
 
 #include "replay_scenario.hpp"
-#include "report_json.hpp"
-#include "profile_hint.hpp"
-#include "report_text.hpp"
-#include "report_view.hpp"
+#include <replay/report_json.hpp>
+#include <replay/profile_hint.hpp>
+#include <replay/report_text.hpp>
+#include <replay/report_view.hpp>
 
 using namespace replaytest;
 using replaytest::Profile;

@@ -6,7 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "replay_scenario.hpp"
-#include "thresholds.hpp"
+#include <replay/thresholds.hpp>
 
 using namespace replaytest;
 using replay::Level;

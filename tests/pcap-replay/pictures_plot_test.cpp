@@ -5,8 +5,8 @@
 
 #include <doctest/doctest.h>
 
-#include "svg_plot.hpp"
-#include "thresholds.hpp"
+#include <replay/svg_plot.hpp>
+#include <replay/thresholds.hpp>
 
 using replay::svg::Axis;
 

@@ -18,9 +18,9 @@
 #include <fmt/format.h>
 
 #include "replay_scenario.hpp"
-#include "report_html.hpp"
-#include "sender_graph.hpp"
-#include "thresholds.hpp"
+#include <replay/report_html.hpp>
+#include <replay/sender_graph.hpp>
+#include <replay/thresholds.hpp>
 
 using namespace replaytest;
 

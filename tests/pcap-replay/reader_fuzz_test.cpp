@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "decode_frame.hpp"
+#include <replay/decode_frame.hpp>
 
 using namespace readertest;
 

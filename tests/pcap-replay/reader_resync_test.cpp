@@ -9,8 +9,8 @@
 
 #include <sstream>
 
-#include "analyzer.hpp"
-#include "report_json.hpp"
+#include <replay/analyzer.hpp>
+#include <replay/report_json.hpp>
 
 using namespace readertest;
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 
 #include <sstream>
 
-#include "decode_frame.hpp"
+#include <replay/decode_frame.hpp>
 
 using namespace readertest;
 

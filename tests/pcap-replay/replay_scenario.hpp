@@ -20,7 +20,7 @@
 #include <wire/ip.hpp>
 #include <wire/tcp.hpp>
 
-#include "analyzer.hpp"
+#include <replay/analyzer.hpp>
 #include "common/command.hpp"
 #include "common/paths.hpp"
 #include "common/pcap_file.hpp"

@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "replay_scenario.hpp"
-#include "report_json.hpp"
-#include "report_text.hpp"
-#include "timeline_csv.hpp"
+#include <replay/report_json.hpp>
+#include <replay/report_text.hpp>
+#include <replay/timeline_csv.hpp>
 
 using namespace replaytest;
 using replaytest::Profile;

@@ -19,8 +19,8 @@
 #include <string_view>
 
 #include "replay_scenario.hpp"
-#include "report_json.hpp"
-#include "wireshark_ref.hpp"
+#include <replay/report_json.hpp>
+#include <replay/wireshark_ref.hpp>
 
 using namespace replaytest;
 using replaytest::Profile;

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer.hpp"
+#include <replay/analyzer.hpp>
 #include "replay_scenario.hpp"
 
 namespace {

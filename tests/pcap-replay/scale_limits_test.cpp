@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "analyzer.hpp"
+#include <replay/analyzer.hpp>
 #include "replay_scenario.hpp"
-#include "rtt_sampling.hpp"
-#include "thresholds.hpp"
+#include <replay/rtt_sampling.hpp>
+#include <replay/thresholds.hpp>
 
 namespace {
 

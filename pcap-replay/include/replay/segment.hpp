@@ -23,7 +23,8 @@ struct Endpoint {
   friend auto operator<=>(const Endpoint&, const Endpoint&) = default;
 };
 
-/// "198.18.0.1:5001" or "[fd00::1]:5001".
+/// "198.18.0.1:5001" or "[fd00::1]:5001" (inet_ntop: RFC 5952 text for IPv6);
+/// "?" for an address the C library cannot print.
 std::string to_string(const Endpoint& e);
 
 /// Capture time: nanoseconds since the Unix epoch, as precise as the file has it.
