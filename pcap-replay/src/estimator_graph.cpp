@@ -39,21 +39,8 @@ bool draw_estimator(std::string& out, std::vector<std::string>& notes, const Sen
   const svg::Axis val{r.lo, r.hi, box.bottom, box.top, log};
   const auto X = [&](CaptureTime t) { return time.map(seconds_since(t, origin)); };
 
-  fmt::format_to(o, "<g class=\"estimator\" data-scale=\"{}\">\n<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" stroke=\"#888\"/>\n",
-                 log ? "log" : "linear", num(box.left), num(box.top), num(box.right - box.left), num(box.bottom - box.top));
-  for (double v : val.ticks(5)) {
-    const double y = val.map(v);
-    fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#e6e6e6\"/>"
-                      "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\">{}</text>\n",
-                   num(box.left), num(y), num(box.right), num(y), num(box.left - 5), num(y + 4), svg::tick_label(v));
-  }
-  for (double v : time.ticks(10)) {
-    const double x = time.map(v);
-    fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#e6e6e6\"/>\n", num(x), num(box.top), num(x),
-                   num(box.bottom));
-  }
-  fmt::format_to(o, "<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">{}</text>\n",
-                 num(box.left - 58), num((box.top + box.bottom) / 2), log ? "ms (log scale)" : "ms");
+  fmt::format_to(o, "<g class=\"estimator\" data-scale=\"{}\">\n", log ? "log" : "linear");
+  svg::draw_frame(out, box, time, 10, val, 5, log ? "ms (log scale)" : "ms");
 
   // Step lines; decimated by stride, but every change of the backoff kept
   // (the steps are what the graph is for).

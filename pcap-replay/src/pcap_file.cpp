@@ -148,11 +148,7 @@ class PcapParser final : public RecordParser {
       }
       if (eof && limit == w.size()) {
         in_.consume(w.size());
-        damage_.end = in_.offset();
-        damage_.resynced = false;
-        damage_.frames = std::nullopt;
-        damage_.message += "; no plausible record follows: bytes " + std::to_string(at) + "-" +
-                           std::to_string(damage_.end - 1) + " (the rest of the file) are lost";
+        damage_.lost_to_end(in_.offset(), "plausible record");
         return;
       }
       in_.consume(limit);

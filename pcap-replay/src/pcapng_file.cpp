@@ -294,11 +294,7 @@ class PcapngParser final : public RecordParser {
       }
       if (eof && limit == w.size()) {
         in_.consume(w.size());
-        damage_.end = in_.offset();
-        damage_.resynced = false;
-        damage_.frames = std::nullopt;
-        damage_.message += "; no valid block follows: bytes " + std::to_string(at) + "-" +
-                           std::to_string(damage_.end - 1) + " (the rest of the file) are lost";
+        damage_.lost_to_end(in_.offset(), "valid block");
         return;
       }
       in_.consume(limit);  // kScanChunk, a multiple of 4: the next positions stay 4-aligned to `at`

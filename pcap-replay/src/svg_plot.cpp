@@ -115,4 +115,24 @@ Range padded(double lo, double hi, bool log, double pad, double floor) {
   return {std::max(floor, lo - w), hi + w};
 }
 
+void draw_frame(std::string& out, const Box& box, const Axis& x, std::size_t x_ticks, const Axis& y,
+                std::size_t y_ticks, std::string_view y_title) {
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" stroke=\"#888\"/>\n", num(box.left),
+                 num(box.top), num(box.right - box.left), num(box.bottom - box.top));
+  for (double v : y.ticks(y_ticks)) {
+    const double py = y.map(v);
+    fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#e6e6e6\"/>"
+                      "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\">{}</text>\n",
+                   num(box.left), num(py), num(box.right), num(py), num(box.left - 5), num(py + 4), tick_label(v));
+  }
+  for (double v : x.ticks(x_ticks)) {
+    const double px = x.map(v);
+    fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#e6e6e6\"/>\n", num(px), num(box.top),
+                   num(px), num(box.bottom));
+  }
+  fmt::format_to(o, "<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">{}</text>\n",
+                 num(box.left - 58), num((box.top + box.bottom) / 2), y_title);
+}
+
 }  // namespace replay::svg

@@ -95,21 +95,8 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   const auto X = [&](CaptureTime t) { return time.map(seconds_since(t, origin)); };
 
   // Frame, grid and axes.
-  fmt::format_to(o, "<g class=\"tsg\">\n<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#ffffff\" stroke=\"#888\"/>\n",
-                 num(box.left), num(box.top), num(box.right - box.left), num(box.bottom - box.top));
-  for (double v : seq.ticks(8)) {
-    const double y = seq.map(v);
-    fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#e6e6e6\"/>"
-                      "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"11\">{}</text>\n",
-                   num(box.left), num(y), num(box.right), num(y), num(box.left - 5), num(y + 4), svg::tick_label(v));
-  }
-  for (double v : time.ticks(10)) {
-    const double x = time.map(v);
-    fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#e6e6e6\"/>\n", num(x), num(box.top), num(x),
-                   num(box.bottom));
-  }
-  fmt::format_to(o, "<text transform=\"translate({} {}) rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">relative sequence number (bytes)</text>\n",
-                 num(box.left - 58), num((box.top + box.bottom) / 2));
+  fmt::format_to(o, "<g class=\"tsg\">\n");
+  svg::draw_frame(out, box, time, 10, seq, 8, "relative sequence number (bytes)");
 
   // SACK blocks, then the cumulative ACK step line (under the transmissions).
   const std::size_t sack_stride = svg::decimation_stride(sacks, limits::kPlotMaxPoints);

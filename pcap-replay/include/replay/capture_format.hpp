@@ -56,6 +56,18 @@ struct Damage {
   /// block's type field; nullopt when unknown.
   std::optional<std::uint64_t> frames;
   std::string message;       ///< what was wrong, e.g. "record caplen 2147483647 exceeds 262144"
+
+  /// Ends a scan that found nothing readable up to the end of the stream at
+  /// `stream_end`: the bytes from `begin` on are lost, and the message says
+  /// so ("no plausible record follows: bytes 179-238 (the rest of the file)
+  /// are lost"); `what` names what was looked for ("plausible record").
+  void lost_to_end(std::uint64_t stream_end, const std::string& what) {
+    end = stream_end;
+    resynced = false;
+    frames = std::nullopt;
+    message += "; no " + what + " follows: bytes " + std::to_string(begin) + "-" + std::to_string(end - 1) +
+               " (the rest of the file) are lost";
+  }
 };
 
 /// Result of a parser's next().

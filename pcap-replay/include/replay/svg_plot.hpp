@@ -63,4 +63,12 @@ struct Range {
 /// See Range.
 Range padded(double lo, double hi, bool log, double pad = 0.03, double floor = 0);
 
+/// Appends a graph's frame to `out`: the white plot box, a light grid line
+/// and a label at each of about `y_ticks` ticks of `y` and a grid line at
+/// each of about `x_ticks` ticks of `x`, and `y_title` rotated along the left
+/// edge. `y_title` is written as given (escape it first if it is not
+/// literal text).
+void draw_frame(std::string& out, const Box& box, const Axis& x, std::size_t x_ticks, const Axis& y,
+                std::size_t y_ticks, std::string_view y_title);
+
 }  // namespace replay::svg
