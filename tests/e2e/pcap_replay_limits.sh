@@ -50,8 +50,12 @@ expect 2 "--max-flows 1, two connections: the second named" "beyond --max-flows 
 expect 2 "--max-flows 0 refused" "max-flows" -- "$BIN" check --max-flows 0 "$T/syn-loss.pcap"
 rm -f "$out.copy.pcap"
 
-# Out of memory: 20 000 connections in 256 MiB of address space.
-if [ -x "$GEN" ]; then
+# Out of memory: 20 000 connections in 256 MiB of address space. Not under
+# SAN=1: AddressSanitizer reserves terabytes of shadow address space at start,
+# so no ulimit -v lets it run (the normal build, run by CI too, checks this).
+if [ "${SAN:-0}" = 1 ]; then
+  echo "note: out-of-memory check not run under SAN=1 (ASan cannot start under ulimit -v); the normal build runs it"
+elif [ -x "$GEN" ]; then
   many=$(mktemp --suffix=.pcap)
   "$GEN" "$many" --flows 20000 --packets 160000 >/dev/null
   expect 2 "out of memory under ulimit -v: a message, exit 2" "out of memory" -- \
