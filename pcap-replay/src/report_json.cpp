@@ -80,6 +80,21 @@ json inferred_json(const InferredSettings& in) {
 }
 }  // namespace
 
+namespace {
+// What every document says of its input (json objects keep their keys
+// sorted, so the order of these lines does not show): the files, the time of
+// frame 1, each input's counts and losses, the note on empty input, and the
+// selection (--flow, --stream, --findings-only).
+void put_input_fields(json& doc, const Report& r, const ReportView& view) {
+  doc["files"] = r.files;
+  doc["first_time"] = r.have_first_time ? json(to_seconds(r.first_time)) : json(nullptr);
+  doc["inputs"] = inputs_json(r);
+  const auto note = empty_input_note(r);
+  doc["note"] = note ? json(*note) : json(nullptr);
+  doc["selection"] = selection_json(view);
+}
+}  // namespace
+
 json to_json(const Report& r, const ReportView& view) {
   const auto rel = [&](CaptureTime t) { return seconds_between(t, r.first_time); };
   const Options& o = r.options;
@@ -95,8 +110,7 @@ json to_json(const Report& r, const ReportView& view) {
                        {"min_rto_ms", ms(o.config.min_rto)},
                        {"max_rto_ms", ms(o.config.max_rto)},
                        {"syn_linear_timeouts", o.config.syn_linear_timeouts}};
-  doc["files"] = r.files;
-  doc["first_time"] = r.have_first_time ? json(to_seconds(r.first_time)) : json(nullptr);
+  put_input_fields(doc, r, view);
   json diags = json::array();
   for (const auto& d : r.diagnostics)
     diags.push_back({{"file", d.file},
@@ -105,10 +119,6 @@ json to_json(const Report& r, const ReportView& view) {
                      {"message", d.message},
                      {"skipped", d.skipped}});
   doc["diagnostics"] = diags;
-  doc["inputs"] = inputs_json(r);
-  const auto note = empty_input_note(r);
-  doc["note"] = note ? json(*note) : json(nullptr);
-  doc["selection"] = selection_json(view);
   const StreamNumbers streams(r);
   json flows = json::array();
   for (const auto& f : r.flows) {
@@ -199,12 +209,7 @@ json flows_to_json(const Report& r, const ReportView& view) {
   doc["tool"] = "pcap-replay";
   doc["schema_version"] = 1;
   doc["kind"] = "flows";
-  doc["files"] = r.files;
-  doc["inputs"] = inputs_json(r);
-  doc["first_time"] = r.have_first_time ? json(to_seconds(r.first_time)) : json(nullptr);
-  const auto note = empty_input_note(r);
-  doc["note"] = note ? json(*note) : json(nullptr);
-  doc["selection"] = selection_json(view);
+  put_input_fields(doc, r, view);
   const StreamNumbers streams(r);
   json flows = json::array();
   for (const auto& f : r.flows) {
