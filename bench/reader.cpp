@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include <replay/capture_reader.hpp>
@@ -49,17 +50,25 @@ void BM_BareLibpcapLoop(benchmark::State& state) {
   state.SetItemsProcessed(packets);
 }
 
+// The capture opened for one iteration, or nullopt with the benchmark
+// marked failed (SkipWithError names the file and the reason).
+std::optional<replay::CaptureReader> open_or_skip(benchmark::State& state, const std::string& path) {
+  auto opened = replay::CaptureReader::open(path, 0);
+  if (auto* e = std::get_if<std::string>(&opened)) {
+    state.SkipWithError(e->c_str());
+    return std::nullopt;
+  }
+  return std::move(std::get<replay::CaptureReader>(opened));
+}
+
 void BM_ReaderNext(benchmark::State& state) {
   const std::string path = capture_path();
   std::int64_t packets = 0;
   replay::Segment s;
   for (auto _ : state) {
-    auto opened = replay::CaptureReader::open(path, 0);
-    if (auto* e = std::get_if<std::string>(&opened)) {
-      state.SkipWithError(e->c_str());
-      return;
-    }
-    auto& r = std::get<replay::CaptureReader>(opened);
+    auto opened = open_or_skip(state, path);
+    if (!opened) return;
+    replay::CaptureReader& r = *opened;
     std::uint64_t sum = 0;
     while (r.next(s)) sum += s.tcp.seq;
     benchmark::DoNotOptimize(sum);
@@ -72,12 +81,9 @@ void BM_ReaderNextCopy(benchmark::State& state) {
   const std::string path = capture_path();
   std::int64_t packets = 0;
   for (auto _ : state) {
-    auto opened = replay::CaptureReader::open(path, 0);
-    if (auto* e = std::get_if<std::string>(&opened)) {
-      state.SkipWithError(e->c_str());
-      return;
-    }
-    auto& r = std::get<replay::CaptureReader>(opened);
+    auto opened = open_or_skip(state, path);
+    if (!opened) return;
+    replay::CaptureReader& r = *opened;
     std::uint64_t sum = 0;
     while (auto s = r.next()) sum += s->tcp.seq;
     benchmark::DoNotOptimize(sum);
