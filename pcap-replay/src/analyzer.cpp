@@ -136,13 +136,13 @@ struct Analyzer::Impl {
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostClock>> hosts;  // TSval rate per sending address
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostActivity>> activity;  // queue flushes per sending address
   HostActivity* activity_of(const Endpoint& e) {
-    auto& a = activity[e.addr];
+    auto& a = activity[e.address.bytes];
     if (!a) a = std::make_unique<HostActivity>();
     return a.get();
   }
   Report report;
   HostClock* host(const Endpoint& e) {
-    auto& h = hosts[e.addr];
+    auto& h = hosts[e.address.bytes];
     if (!h) h = std::make_unique<HostClock>();
     return h.get();
   }

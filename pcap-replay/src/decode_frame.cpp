@@ -116,9 +116,9 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
                                                    " bytes of the frame"};
       return FrameKind::kMalformed;
     }
-    s.src.addr = pk.src;
-    s.dst.addr = pk.dst;
-    s.src.v6 = s.dst.v6 = pk.version == 6;
+    s.src.address.bytes = pk.src;
+    s.dst.address.bytes = pk.dst;
+    s.src.address.version = s.dst.address.version = pk.version;
     s.src.port = th.src_port;
     s.dst.port = th.dst_port;
     s.tcp = th;

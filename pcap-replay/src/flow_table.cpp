@@ -21,9 +21,9 @@ std::uint64_t word(const std::array<std::uint8_t, 16>& a, std::size_t at) {
 }
 
 std::uint64_t mix_endpoint(std::uint64_t h, const Endpoint& e) {
-  h = fmix(h ^ word(e.addr, 0));
-  h = fmix(h ^ word(e.addr, 8));
-  return fmix(h ^ (std::uint64_t{e.port} << 1 | (e.v6 ? 1 : 0)));
+  h = fmix(h ^ word(e.address.bytes, 0));
+  h = fmix(h ^ word(e.address.bytes, 8));
+  return fmix(h ^ (std::uint64_t{e.port} << 1 | (e.address.is_v6() ? 1 : 0)));
 }
 }  // namespace
 

@@ -17,8 +17,8 @@ std::string_view to_string(RetryKind k) {
 namespace {
 
 // A client host: the address part of an endpoint.
-using Host = std::tuple<std::array<std::uint8_t, 16>, bool>;
-Host host_of(const Endpoint& e) { return {e.addr, e.v6}; }
+using Host = wire::IpAddress;
+Host host_of(const Endpoint& e) { return e.address; }
 
 // A sequence of retries that began with one first SYN.
 struct Chain {

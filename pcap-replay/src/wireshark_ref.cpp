@@ -11,12 +11,7 @@ namespace replay {
 
 namespace {
 // The address of "198.18.0.1:5001" or "[fd00::1]:5001", without the port.
-std::string address_text(const Endpoint& e) {
-  std::string s = to_string(e);
-  s.erase(s.rfind(':'));
-  if (e.v6 && s.size() >= 2) s = s.substr(1, s.size() - 2);
-  return s;
-}
+std::string address_text(const Endpoint& e) { return e.address.to_string(); }
 }  // namespace
 
 StreamNumbers::StreamNumbers(const Report& r) {
@@ -58,7 +53,7 @@ std::string frame_filter(std::uint64_t frame) { return fmt::format("frame.number
 
 std::string stream_filter(const FlowReport& f, std::optional<std::uint64_t> stream) {
   if (stream) return fmt::format("tcp.stream == {}", *stream);
-  const char* ip = f.client.v6 ? "ipv6.addr" : "ip.addr";
+  const char* ip = f.client.address.is_v6() ? "ipv6.addr" : "ip.addr";
   return fmt::format("{0} == {1} && tcp.port == {2} && {0} == {3} && tcp.port == {4}", ip, address_text(f.client),
                      f.client.port, address_text(f.server), f.server.port);
 }

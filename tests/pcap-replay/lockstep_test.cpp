@@ -32,13 +32,13 @@ replay::CaptureTime at_us(std::int64_t us) { return replay::CaptureTime{microsec
 
 replay::Endpoint ep(std::uint8_t host, std::uint16_t port) {
   replay::Endpoint e;
-  e.addr = {198, 18, 1, host};
+  e.address.bytes = {198, 18, 1, host};
   e.port = port;
   return e;
 }
 const replay::Endpoint kServer = [] {
   replay::Endpoint e;
-  e.addr = {198, 18, 0, 2};
+  e.address.bytes = {198, 18, 0, 2};
   e.port = 5001;
   return e;
 }();

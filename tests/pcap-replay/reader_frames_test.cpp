@@ -59,7 +59,7 @@ TEST_CASE("reader: IPv6 with hop-by-hop and destination options behind 802.1ad +
   const replay::Segment& s = r.segments[0];
   CHECK(to_string(s.src) == "[fd00::1]:40000");
   CHECK(to_string(s.dst) == "[fd00::2]:5001");
-  CHECK(s.src.v6);
+  CHECK(s.src.address.is_v6());
   CHECK(s.tcp.seq == 0xFFFFFFF0u);
   CHECK(s.tcp.options.tsval == 77u);
   CHECK(s.tcp.options.tsecr == 66u);
@@ -83,7 +83,7 @@ TEST_CASE("reader: IPV6 (229) and NULL/LOOP with the BSD AF_INET6 values 24, 28,
     const ReadResult b = read_all(write_temp(pcap_file(0xA1B2C3D4, 108, {{1, 0, net}}), "loop6.pcap"));
     REQUIRE(a.segments.size() == 1);
     REQUIRE(b.segments.size() == 1);
-    CHECK(a.segments[0].src.v6);
+    CHECK(a.segments[0].src.address.is_v6());
     CHECK(b.segments[0].tcp.seq == 5u);
   }
 }
@@ -250,19 +250,19 @@ TEST_CASE("reader: files libpcap cannot open give an error naming the file and l
 
 TEST_CASE("segment: to_string of endpoints (RFC 5952 text for IPv6)") {
   replay::Endpoint e;
-  e.addr = {192, 0, 2, 1};
+  e.address.bytes = {192, 0, 2, 1};
   e.port = 80;
   CHECK(to_string(e) == "192.0.2.1:80");
-  e.v6 = true;
-  e.addr = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1};
+  e.address.version = 6;
+  e.address.bytes = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1};
   CHECK(to_string(e) == "[2001:db8::1:0:0:1]:80");  // the first of two equal zero runs
-  e.addr = {};
+  e.address.bytes = {};
   CHECK(to_string(e) == "[::]:80");
-  e.addr[15] = 1;
+  e.address.bytes[15] = 1;
   CHECK(to_string(e) == "[::1]:80");
-  e.addr = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  e.address.bytes = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   CHECK(to_string(e) == "[fe80::]:80");
-  e.addr = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+  e.address.bytes = {0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
   CHECK(to_string(e) == "[2001:db8:0:1:1:1:1:1]:80");  // a single zero group is not "::"
 }
 

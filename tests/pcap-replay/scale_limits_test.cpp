@@ -26,8 +26,8 @@ replay::Segment seg(std::int64_t t_us, bool from_client, std::uint16_t cport, st
   s.frame = 0;
   s.time = CaptureTime{std::chrono::microseconds{1'700'000'000'000'000 + t_us}};
   replay::Endpoint c, v;
-  c.addr[10] = c.addr[11] = 0xff, c.addr[12] = 198, c.addr[13] = 18, c.addr[15] = 1, c.port = cport;
-  v.addr[10] = v.addr[11] = 0xff, v.addr[12] = 198, v.addr[13] = 18, v.addr[15] = 2, v.port = 5001;
+  c.address.bytes[10] = c.address.bytes[11] = 0xff, c.address.bytes[12] = 198, c.address.bytes[13] = 18, c.address.bytes[15] = 1, c.port = cport;
+  v.address.bytes[10] = v.address.bytes[11] = 0xff, v.address.bytes[12] = 198, v.address.bytes[13] = 18, v.address.bytes[15] = 2, v.port = 5001;
   s.src = from_client ? c : v;
   s.dst = from_client ? v : c;
   s.tcp.src_port = s.src.port;

@@ -9,23 +9,16 @@
 #include <optional>
 #include <string>
 
+#include <wire/address.hpp>
 #include <wire/tcp.hpp>
 
 namespace replay {
 
-/// An IPv4 or IPv6 address (IPv4 in the first 4 bytes) and a TCP port.
-struct Endpoint {
-  std::array<std::uint8_t, 16> addr{};
-  bool v6 = false;
-  std::uint16_t port = 0;
-
-  friend bool operator==(const Endpoint&, const Endpoint&) = default;
-  friend auto operator<=>(const Endpoint&, const Endpoint&) = default;
-};
-
-/// "198.18.0.1:5001" or "[fd00::1]:5001" (inet_ntop: RFC 5952 text for IPv6);
-/// "?" for an address the C library cannot print.
-std::string to_string(const Endpoint& e);
+/// The project's one endpoint type (wire/address.hpp): an IPv4 or IPv6
+/// address and a TCP port; `to_string` prints "198.18.0.1:5001" or
+/// "[fd00::1]:5001".
+using wire::Endpoint;
+using wire::to_string;
 
 /// Capture time: nanoseconds since the Unix epoch, as precise as the file has it.
 using CaptureTime = std::chrono::time_point<std::chrono::system_clock, std::chrono::nanoseconds>;
