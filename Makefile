@@ -34,7 +34,7 @@ LIB := $(BUILD)/lib
 OBJ := $(BUILD)/obj
 
 PCAP_LIBS := $(shell pkg-config --libs libpcap 2>/dev/null || echo -lpcap)
-PCAP_LIBS += -lz  # zlib: gzip-compressed captures (pcap-replay/src/byte_stream.cpp)
+PCAP_LIBS += -lz  # zlib: gzip-compressed captures (pcap-replay/src/input/byte_stream.cpp)
 
 INC_RTO      := -Irto/include
 INC_WIRE     := -Inetstack/wire/include
@@ -51,9 +51,17 @@ objs = $(patsubst %.cpp,$(OBJ)/%.o,$(call srcs,$(1)))
 
 RTO_OBJS      := $(call objs,rto/src)
 WIRE_OBJS     := $(call objs,netstack/wire/src)
-NETSTACK_OBJS := $(call objs,netstack/src)
+# netstack's library: tcp (the sender and receiver cores and their parts),
+# sim (the deterministic simulator), real_peer (TUN, namespaces, the kernel
+# as peer), trace (pcap files and progress lines of what was sent).
+NETSTACK_PARTS := tcp sim real_peer trace
+NETSTACK_OBJS := $(foreach p,$(NETSTACK_PARTS),$(call objs,netstack/src/$(p)))
 NETSTACK_CLI  := $(call objs,netstack/cli)
-REPLAY_OBJS   := $(call objs,pcap-replay/src)
+# pcap-replay's library, one folder per concern: input (files, live, frames
+# to segments), analysis (the timer models and their verdicts), report (text,
+# JSON, HTML, CSV), plot (SVG graphs).
+REPLAY_PARTS  := input analysis report plot
+REPLAY_OBJS   := $(foreach p,$(REPLAY_PARTS),$(call objs,pcap-replay/src/$(p)))
 REPLAY_CLI    := $(call objs,pcap-replay/cli)
 TEST_MAIN     := $(OBJ)/tests/doctest_main.o
 TEST_COMMON   := $(call objs,tests/common)
@@ -104,7 +112,7 @@ $(OBJ)/netstack/cli/%.o: netstack/cli/%.cpp
 
 $(OBJ)/pcap-replay/%.o: pcap-replay/%.cpp
 	@mkdir -p $(@D)
-	$(CXX) $(CXXFLAGS) $(INC_RTO) $(INC_WIRE) $(INC_REPLAY) -c $< -o $@
+	$(CXX) $(CXXFLAGS) $(INC_RTO) $(INC_WIRE) $(INC_REPLAY) -Ipcap-replay/src -c $< -o $@
 
 $(OBJ)/tests/%.o: tests/%.cpp
 	@mkdir -p $(@D)

@@ -1,5 +1,5 @@
 // libpcap BPF: pcap_open_dead + pcap_compile per link type, pcap_offline_filter per frame.
-#include "bpf_filter.hpp"
+#include "input/bpf_filter.hpp"
 
 #include <pcap/pcap.h>
 

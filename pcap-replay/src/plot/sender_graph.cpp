@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "estimator_graph.hpp"
+#include "plot/estimator_graph.hpp"
 #include <replay/svg_plot.hpp>
-#include "time_sequence_graph.hpp"
+#include "plot/time_sequence_graph.hpp"
 
 namespace replay {
 

@@ -1,4 +1,4 @@
-#include "lockstep_report.hpp"
+#include "report/lockstep_report.hpp"
 
 #include <fmt/format.h>
 

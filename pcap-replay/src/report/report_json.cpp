@@ -1,7 +1,7 @@
 #include <replay/report_json.hpp>
 
 #include <replay/analyzer.hpp>
-#include "lockstep_report.hpp"
+#include "report/lockstep_report.hpp"
 #include <replay/wireshark_ref.hpp>
 
 namespace replay {

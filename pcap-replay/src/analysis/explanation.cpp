@@ -1,4 +1,4 @@
-#include "explanation.hpp"
+#include "analysis/explanation.hpp"
 
 #include <algorithm>
 

@@ -7,8 +7,8 @@
 #include <wire/ip.hpp>
 #include <wire/tcp.hpp>
 
-#include "decode_link.hpp"
-#include "tunnel_decap.hpp"
+#include "input/decode_link.hpp"
+#include "input/tunnel_decap.hpp"
 
 namespace {
 constexpr int kDltEthernet = 1;  // DLT_EN10MB

@@ -1,4 +1,4 @@
-#include "estimator_graph.hpp"
+#include "plot/estimator_graph.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include <replay/thresholds.hpp>
-#include "time_sequence_graph.hpp"
+#include "plot/time_sequence_graph.hpp"
 
 namespace replay {
 

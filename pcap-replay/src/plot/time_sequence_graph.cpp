@@ -1,4 +1,4 @@
-#include "time_sequence_graph.hpp"
+#include "plot/time_sequence_graph.hpp"
 
 #include <algorithm>
 #include <array>

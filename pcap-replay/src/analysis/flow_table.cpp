@@ -1,4 +1,4 @@
-#include "flow_table.hpp"
+#include "analysis/flow_table.hpp"
 
 namespace replay {
 

@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "flow_table.hpp"
-#include "inference.hpp"
+#include "analysis/flow_table.hpp"
+#include "analysis/inference.hpp"
 #include <replay/thresholds.hpp>
-#include "sender_model.hpp"
+#include "analysis/sender_model.hpp"
 
 namespace replay {
 

@@ -1,4 +1,4 @@
-#include "inference.hpp"
+#include "analysis/inference.hpp"
 
 #include <algorithm>
 #include <cstdio>

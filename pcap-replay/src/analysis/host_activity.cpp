@@ -1,4 +1,4 @@
-#include "host_activity.hpp"
+#include "analysis/host_activity.hpp"
 
 #include <replay/thresholds.hpp>
 

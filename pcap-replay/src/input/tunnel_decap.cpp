@@ -1,5 +1,5 @@
 // GRE / ERSPAN / VXLAN / Geneve / GTP-U / MPLS headers: where the inner packet starts.
-#include "tunnel_decap.hpp"
+#include "input/tunnel_decap.hpp"
 
 #include <string>
 

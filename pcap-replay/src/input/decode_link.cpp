@@ -1,7 +1,7 @@
 // Link-layer headers: Ethernet (+VLAN, PPPoE, MPLS), Linux cooked v1/v2,
 // raw IP, BSD NULL/LOOP. Offsets from pcap-linktype(7) and the tcpdump.org
 // link-layer header type pages.
-#include "decode_link.hpp"
+#include "input/decode_link.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "sender_model.hpp"
+#include "analysis/sender_model.hpp"
 
 #include <algorithm>
 

@@ -8,12 +8,12 @@
 #include <limits>
 #include <span>
 
-#include "bpf_filter.hpp"
+#include "input/bpf_filter.hpp"
 #include <replay/byte_stream.hpp>
 #include <replay/capture_format.hpp>
 #include <replay/decode_frame.hpp>
-#include "decode_link.hpp"
-#include "pcap_file.hpp"
+#include "input/decode_link.hpp"
+#include "input/pcap_file.hpp"
 #include <replay/pcapng_file.hpp>
 
 namespace replay {

@@ -1,5 +1,5 @@
 // Classic pcap parser with resynchronisation after a damaged record header.
-#include "pcap_file.hpp"
+#include "input/pcap_file.hpp"
 
 #include <algorithm>
 

@@ -27,7 +27,7 @@
 #include <rto/retransmission_timer.hpp>
 
 #include <replay/flow_report.hpp>
-#include "host_activity.hpp"
+#include "analysis/host_activity.hpp"
 #include <replay/options.hpp>
 #include <replay/rtt_sampling.hpp>
 

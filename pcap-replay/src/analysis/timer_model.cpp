@@ -1,4 +1,4 @@
-#include "timer_model.hpp"
+#include "analysis/timer_model.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -12,7 +12,7 @@
 #include <replay/sender_graph.hpp>
 #include <replay/svg_plot.hpp>
 #include <replay/thresholds.hpp>
-#include "time_sequence_graph.hpp"
+#include "plot/time_sequence_graph.hpp"
 
 namespace replay {
 

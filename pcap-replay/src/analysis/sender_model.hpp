@@ -14,10 +14,10 @@
 #include <replay/flow_report.hpp>
 #include <replay/options.hpp>
 #include <replay/ring_deque.hpp>
-#include "explanation.hpp"
+#include "analysis/explanation.hpp"
 #include <replay/rtt_sampling.hpp>
 #include <replay/segment.hpp>
-#include "timer_model.hpp"
+#include "analysis/timer_model.hpp"
 
 namespace replay {
 

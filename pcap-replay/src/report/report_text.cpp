@@ -7,7 +7,7 @@
 #include <map>
 
 #include <replay/analyzer.hpp>
-#include "lockstep_report.hpp"
+#include "report/lockstep_report.hpp"
 #include <replay/wireshark_ref.hpp>
 
 namespace replay {
