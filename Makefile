@@ -55,13 +55,13 @@ WIRE_OBJS     := $(call objs,netstack/wire/src)
 # sim (the deterministic simulator), real_peer (TUN, namespaces, the kernel
 # as peer), trace (pcap files and progress lines of what was sent).
 NETSTACK_PARTS := tcp sim real_peer trace
-NETSTACK_OBJS := $(foreach p,$(NETSTACK_PARTS),$(call objs,netstack/src/$(p)))
+NETSTACK_OBJS := $(call objs,netstack/src) $(foreach p,$(NETSTACK_PARTS),$(call objs,netstack/src/$(p)))
 NETSTACK_CLI  := $(call objs,netstack/cli)
 # pcap-replay's library, one folder per concern: input (files, live, frames
 # to segments), analysis (the timer models and their verdicts), report (text,
 # JSON, HTML, CSV), plot (SVG graphs).
 REPLAY_PARTS  := input analysis report plot
-REPLAY_OBJS   := $(foreach p,$(REPLAY_PARTS),$(call objs,pcap-replay/src/$(p)))
+REPLAY_OBJS   := $(call objs,pcap-replay/src) $(foreach p,$(REPLAY_PARTS),$(call objs,pcap-replay/src/$(p)))
 REPLAY_CLI    := $(call objs,pcap-replay/cli)
 TEST_MAIN     := $(OBJ)/tests/doctest_main.o
 TEST_COMMON   := $(call objs,tests/common)
