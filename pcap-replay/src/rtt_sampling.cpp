@@ -11,7 +11,26 @@
 namespace replay {
 
 void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
-  const std::int64_t t_us = to_us(t);
+  if (bridge_pending_ && seen_) {
+    bridge_pending_ = false;
+    if (const auto r = rate_hz(); r && last_tsval_) {
+      // What the sender's clock says passed since its latest TSval, minus
+      // what the (re-based) capture clock says: the time the step hid.
+      const double ticks = static_cast<double>(rto::ts_diff(tsval, *last_tsval_));
+      const std::int64_t hidden = static_cast<std::int64_t>(ticks * 1e6 / *r) - (us(t) - last_seen_us_);
+      if (hidden > 0) shift_us_ += hidden;
+    } else {
+      // No rate to bridge with: learn the clock afresh from here.
+      HostClock* host = host_;
+      const std::int64_t shift = shift_us_;
+      *this = TsClock{};
+      host_ = host;
+      shift_us_ = shift;
+    }
+  }
+  bridge_pending_ = false;
+  const std::int64_t t_us = us(t);
+  last_seen_us_ = t_us;
   if (!seen_) {
     seen_ = true;
     ts0_ = tsval;
@@ -108,7 +127,7 @@ std::optional<std::chrono::microseconds> TsClock::held_for(CaptureTime t, std::u
   // clock's span is tracked by observe() at the rate known then.
   if (!min_offset_at_rate_) return std::nullopt;
   const double rel_us = static_cast<double>(rto::ts_diff(tsval, ts0_)) * 1e6 / *r;
-  const double off = static_cast<double>(to_us(t) - t0_us_) - rel_us;
+  const double off = static_cast<double>(us(t) - t0_us_) - rel_us;
   const double d = off - *min_offset_at_rate_;
   if (d <= 0) return std::chrono::microseconds{0};
   return std::chrono::microseconds{static_cast<std::int64_t>(d)};
@@ -131,7 +150,7 @@ void TsClock::echoed(std::uint32_t tsecr) {
 std::optional<std::chrono::microseconds> TsClock::echo_rtt(CaptureTime ack_time,
                                                            std::uint32_t tsecr) const {
   if (!seen_ || tsecr == 0) return std::nullopt;
-  const std::int64_t ack_us = to_us(ack_time);
+  const std::int64_t ack_us = us(ack_time);
   if (one_khz()) {
     // Linux tcp_rtt_tsopt_us(): delta = TS now - TSecr ticks; 0 counts as 1 ms.
     const std::int64_t now_ts = (ack_us - min_offset_us_) / 1000;  // unwrapped, relative to ts0
