@@ -3,12 +3,19 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include <replay/thresholds.hpp>
 
 #include <rto/seq.hpp>
 
 namespace replay {
+
+std::int64_t TsClock::us(CaptureTime t) const {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(to_us(t), shift_us_, &r)) r = std::numeric_limits<std::int64_t>::max();
+  return r;
+}
 
 void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
   if (bridge_pending_ && seen_) {
@@ -17,8 +24,12 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
       // What the sender's clock says passed since its latest TSval, minus
       // what the (re-based) capture clock says: the time the step hid.
       const double ticks = static_cast<double>(rto::ts_diff(tsval, *last_tsval_));
-      const std::int64_t hidden = static_cast<std::int64_t>(ticks * 1e6 / *r) - (us(t) - last_seen_us_);
-      if (hidden > 0) shift_us_ += hidden;
+      // Both terms are bounded (2^31 ticks at >= 1 Hz; two bridged times of
+      // one connection), the running shift saturates (a crafted file of
+      // thousands of steps must not overflow it).
+      const double hidden = ticks * 1e6 / *r - (static_cast<double>(us(t)) - static_cast<double>(last_seen_us_));
+      std::int64_t sum = 0;
+      if (hidden > 0 && !__builtin_add_overflow(shift_us_, static_cast<std::int64_t>(hidden), &sum)) shift_us_ = sum;
     } else {
       // No rate to bridge with: learn the clock afresh from here.
       HostClock* host = host_;

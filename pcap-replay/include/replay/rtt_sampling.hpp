@@ -81,7 +81,7 @@ class TsClock {
 
  private:
   bool one_khz() const;
-  std::int64_t us(CaptureTime t) const { return to_us(t) + shift_us_; }  // on the bridged clock
+  std::int64_t us(CaptureTime t) const;  // on the bridged clock (saturated)
   bool bridge_pending_ = false;
   std::int64_t shift_us_ = 0;  // added to every capture time after the steps bridged so far
   std::int64_t last_seen_us_ = 0;  // the bridged time of the latest observation
