@@ -16,7 +16,14 @@
 //    "frame.time" Diagnostic and the frame is skipped).
 //  - Clock steps back: a frame dated before the frame before it is a
 //    "frame.time" warning (the frame is still used) naming the step, counted
-//    in CaptureStats::clock_steps_back; the analysis decides how to take it.
+//    in CaptureStats::clock_steps_back. A step of at most
+//    limits::kClockReorderMax is reordering (two interfaces or capture points
+//    out of order): the frames keep their times. A larger one is a step of
+//    the capture clock: the frame and every later one of the input are
+//    re-based (Segment::rebase) so that the frame lands
+//    limits::kClockReorderMax + 1 ns after the latest time read before it
+//    (the time that passed across the step is unknown; the analysis judges
+//    no interval across it). Segment::time stays the frame's own time.
 //  - pcapng interfaces may differ in link type and snaplen: each frame is
 //    decoded (and filtered) with its own interface's link type.
 //  - Optional BPF filter (tcpdump syntax): frames that do not match still
@@ -46,12 +53,6 @@
 
 namespace replay {
 
-/// A frame dated before the frame read just before it.
-struct ClockStep {
-  std::uint64_t frame = 0;        ///< the frame dated earlier than its predecessor
-  std::chrono::nanoseconds back{};  ///< how much earlier (> 0)
-};
-
 using limits::kMaxClockStepsListed;  // thresholds.hpp
 
 /// Counters of one input's frames. frames = the last Wireshark frame number;
@@ -71,6 +72,7 @@ struct CaptureStats {
   std::uint64_t clock_steps_back = 0;   ///< frames dated before their predecessor
   std::chrono::nanoseconds largest_step_back{0};  ///< the largest such step
   std::vector<ClockStep> clock_steps;   ///< the first kMaxClockStepsListed of them
+  std::uint64_t clock_rebases = 0;      ///< of them, steps larger than limits::kClockReorderMax (re-based)
   std::uint64_t bytes_read = 0;         ///< bytes read from the input (compressed bytes for gzip)
   /// Timestamp of record 1 (filtered out or not TCP included): the origin of
   /// Wireshark's frame.time_relative. Unset before it is read, or when record
@@ -144,6 +146,8 @@ class CaptureReader {
   bool done_ = false;
   std::int64_t last_time_ = 0;
   bool have_time_ = false;
+  std::int64_t rebase_ns_ = 0;     // Segment::rebase from the last re-based step on
+  std::int64_t latest_model_ = 0;  // the latest re-based time read so far (ns)
   std::uint64_t last_frame_ = 0;
   std::vector<Diagnostic> diagnostics_;
   CaptureStats stats_;

@@ -8,6 +8,7 @@
 // one whole file: a file that cannot be opened, or whose first record cannot
 // be read, is unusable (exit status 2, see pcap-replay/SCHEMA.md).
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -45,6 +46,17 @@ struct LostRange {
   bool to_end = false;              ///< nothing readable followed: the rest of the input is lost
 };
 
+/// A frame dated before the frame read just before it.
+struct ClockStep {
+  std::uint64_t frame = 0;        ///< the frame dated earlier than its predecessor
+  std::chrono::nanoseconds back{}; ///< how much earlier (> 0)
+  /// back > limits::kClockReorderMax: a step of the capture clock, re-based
+  /// (else reordering, the frame keeps its time).
+  bool rebased = false;
+  /// Segment::rebase of this frame and the later ones (until the next re-based step).
+  std::chrono::nanoseconds rebase{0};
+};
+
 /// What became of one input file (in command-line order).
 struct InputFile {
   std::string name;                ///< the path as given ("-" for stdin)
@@ -54,6 +66,11 @@ struct InputFile {
   std::uint64_t skipped_frames = 0;  ///< frames skipped with a diagnostic
   bool read_error = false;         ///< part of the file could not be read (see lost)
   std::vector<LostRange> lost;     ///< the stretches that could not be read, in file order
+  /// Frames dated before their predecessor (CaptureStats::clock_steps_back),
+  /// and the listed ones larger than limits::kClockReorderMax, which the
+  /// model's clock was re-based at (CaptureStats::clock_steps, rebased).
+  std::uint64_t clock_steps_back = 0;
+  std::vector<ClockStep> clock_rebased;
   /// Empty when usable; else why not: libpcap's reason for not opening it,
   /// or the read error at its first record, or "every frame is malformed".
   std::string error;

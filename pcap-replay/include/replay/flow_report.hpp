@@ -114,6 +114,10 @@ struct TimeoutRecord {
   bool syn = false;            ///< a SYN or SYN-ACK
   unsigned backoff = 0;                 ///< k: the expiry number in its chain (1 = first)
   std::chrono::microseconds waited{0};  ///< observed: time since the timer was (re)armed
+  /// The capture clock stepped back between the arm and the expiry (a step
+  /// larger than limits::kClockReorderMax): `waited` is unknown (not shown),
+  /// the verdict is unchecked and an INFO finding at the frame says why.
+  bool wait_unknown = false;
   std::chrono::microseconds predicted{0};  ///< the profile's RTO at that moment (with backoff)
   std::chrono::microseconds earliest{0};   ///< accepted window, as a wait from the same arm time
   std::chrono::microseconds latest{0};

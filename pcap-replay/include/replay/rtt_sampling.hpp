@@ -13,6 +13,11 @@
 
 namespace replay {
 
+/// Microseconds since the epoch of a capture time.
+inline std::int64_t to_us(CaptureTime t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
 /// The TSval clock rate of one host, taken from its longest-lived
 /// connection so far (connections have their own offsets, RFC 7323 5.4, but
 /// share the rate): a short connection is judged on its host's long-run rate.
@@ -64,11 +69,22 @@ class TsClock {
   /// memory is bounded by the TSvals not yet echoed. An echo of 0 or of a
   /// TSval this sender has not sent yet forgets nothing.
   void echoed(std::uint32_t tsecr);
+  /// The capture clock stepped before the next observation (an interval
+  /// across it is unknown on the capture clock). At that observation the
+  /// clock bridges the step on the sender's own clock: with the rate known,
+  /// every later time is moved by what the TSvals show passed minus what
+  /// the capture shows, so the fit, the phase and the echo samples stay
+  /// consistent; with the rate not known yet, the fit starts over.
+  void clock_stepped() { bridge_pending_ = true; }
   /// TSvals whose first send time is remembered (for the tests and limits).
   std::size_t remembered() const { return first_send_us_.size(); }
 
  private:
   bool one_khz() const;
+  std::int64_t us(CaptureTime t) const;  // on the bridged clock (saturated)
+  bool bridge_pending_ = false;
+  std::int64_t shift_us_ = 0;  // added to every capture time after the steps bridged so far
+  std::int64_t last_seen_us_ = 0;  // the bridged time of the latest observation
   HostClock* host_ = nullptr;
   // The observation with the highest ticks-per-second since the first: a
   // segment captured late only lowers the ratio, so the highest is the one
@@ -93,9 +109,5 @@ class TsClock {
   std::optional<std::uint32_t> echo_floor_;    // the newest echo: TSvals before it are forgotten
 };
 
-/// Microseconds since the epoch of a capture time.
-inline std::int64_t to_us(CaptureTime t) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-}
 
 }  // namespace replay

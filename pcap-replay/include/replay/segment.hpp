@@ -27,7 +27,12 @@ using CaptureTime = std::chrono::time_point<std::chrono::system_clock, std::chro
 struct Segment {
   std::size_t file_index = 0;   ///< index into the list of input files
   std::uint64_t frame = 0;      ///< Wireshark's frame number within its file, from 1
-  CaptureTime time{};           ///< capture timestamp
+  CaptureTime time{};           ///< capture timestamp (the frame's own, as Wireshark shows it)
+  /// Added to `time` for the model (the analysis' monotonic clock): the sum
+  /// of the clock steps back larger than limits::kClockReorderMax before this
+  /// frame in its input (CaptureReader re-bases them); 0 in a capture whose
+  /// clock never stepped back.
+  std::chrono::nanoseconds rebase{0};
   Endpoint src;
   Endpoint dst;
   wire::TcpHeader tcp;          ///< header and options

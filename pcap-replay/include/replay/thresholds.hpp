@@ -192,6 +192,16 @@ inline constexpr std::uint32_t kResyncMaxJumpSeconds = 86'400;
 /// as Diagnostics per file; clock_steps_back still counts them all (a
 /// capture with jittering timestamps would otherwise fill memory with them).
 inline constexpr std::size_t kMaxClockStepsListed = 100;
+/// A frame dated at most this much before the frame read just before it is
+/// reordering, not a clock step: two capture points or two interfaces of one
+/// capture timestamping independently disagree by microseconds to a
+/// millisecond (the shared captures: zeek__communityid-tcp.pcap steps back
+/// 0.146 ms and 0.184 ms between its directions; the clock steps there are
+/// 252 s, ndpi__avast.pcap, and days). Such frames keep their own times. A
+/// larger step back is the capture clock stepping: the analysis re-bases the
+/// later frames of that input (CaptureReader) and judges no interval across
+/// the step.
+inline constexpr microseconds kClockReorderMax{1'000};
 /// How many tunnel layers decode_frame follows before it gives up on a frame
 /// (kNotTcp): deeper than any real deployment stacks them (an MPLS VPN in
 /// GRE in VXLAN is 3), shallow enough that a crafted frame cannot make it loop.

@@ -11,6 +11,7 @@
 
 #include "analysis/flow_table.hpp"
 #include "analysis/inference.hpp"
+#include "analysis/clock_steps.hpp"
 #include <replay/thresholds.hpp>
 #include "analysis/sender_model.hpp"
 
@@ -161,8 +162,18 @@ struct Analyzer::Impl {
       profiles.push_back(std::make_unique<Options>(options));
     }
   }
+  // Per input file (by index): where its capture clock stepped back and the
+  // model's clock was re-based (clock_steps.hpp).
+  std::vector<std::unique_ptr<ClockSteps>> clocks;
+  ClockSteps& clock_of(std::size_t file) {
+    if (clocks.size() <= file) clocks.resize(file + 1);
+    if (!clocks[file]) clocks[file] = std::make_unique<ClockSteps>();
+    return *clocks[file];
+  }
   std::size_t open_connection(const Segment& s);
   void finish_connection(std::size_t idx);
+  void add_model(const Segment& s);  // `s` on the model's clock
+  void restore_capture_times(FlowReport& f) const;
 };
 
 namespace {
@@ -236,6 +247,7 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
       cand.model[d] = std::make_unique<SenderModel>(*cand.options, cand.senders[d], m.keep_timeline,
                                                     m.host(f.senders[d].src), m.activity_of(f.senders[d].src),
                                                     /*feed_activity=*/i == 0);
+    for (int d = 0; d < 2; ++d) cand.model[d]->set_clock_steps(&m.clock_of(s.file_index));
   }
   const std::size_t idx = m.conns.size();
   m.conns.push_back(std::move(c));
@@ -266,7 +278,35 @@ void Analyzer::Impl::finish_connection(std::size_t idx) {
 }
 
 void Analyzer::add(const Segment& s) {
-  Impl& m = *impl_;
+  // The model works on a monotonic clock: the frames after a step of the
+  // capture clock are re-based (Segment::rebase); the report prints each
+  // frame's own time again (restore_capture_times).
+  ClockSteps& clock = impl_->clock_of(s.file_index);
+  if (s.rebase.count() == 0) {
+    clock.observe(s, s.time);
+    impl_->add_model(s);
+    return;
+  }
+  Segment r = s;
+  r.time = model_time(s);
+  clock.observe(s, r.time);
+  impl_->add_model(r);
+}
+
+void Analyzer::Impl::restore_capture_times(FlowReport& f) const {
+  if (f.file_index >= clocks.size() || !clocks[f.file_index] || clocks[f.file_index]->empty()) return;
+  const ClockSteps& c = *clocks[f.file_index];
+  f.first_time = c.capture_time(f.first_time);
+  f.last_time = c.capture_time(f.last_time);
+  for (SenderReport& s : f.senders) {
+    for (Finding& x : s.findings) x.time = c.capture_time(x.time);
+    for (TimeoutRecord& t : s.timeouts) t.time = c.capture_time(t.time);
+    for (TimelineEvent& e : s.timeline) e.time = c.capture_time(e.time);
+  }
+}
+
+void Analyzer::Impl::add_model(const Segment& s) {
+  Impl& m = *this;
   if (!m.report.have_first_time || s.time < m.report.first_time) {
     m.report.first_time = s.time;
     m.report.have_first_time = true;
@@ -354,6 +394,7 @@ Report Analyzer::finish() {
   Impl& m = *impl_;
   for (std::size_t idx = 0; idx < m.conns.size(); ++idx) {
     m.finish_connection(idx);
+    m.restore_capture_times(m.conns[idx].report);
     m.report.flows.push_back(std::move(m.conns[idx].report));
   }
   m.conns.clear();
@@ -389,6 +430,9 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     in.tcp_segments = st.tcp_segments;
     in.read_error = st.read_error;
     in.lost = st.lost;
+    in.clock_steps_back = st.clock_steps_back;
+    for (const ClockStep& c : st.clock_steps)
+      if (c.rebased) in.clock_rebased.push_back(c);
     for (const auto& d : diags) in.skipped_frames += d.skipped && d.field != "pcap" ? 1 : 0;
     in.skipped_frames += st.diagnostics_dropped_skipped;
     // Unusable: nothing readable at all (the first record fails), or every

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 #include <replay/thresholds.hpp>
 
@@ -10,8 +11,37 @@
 
 namespace replay {
 
+std::int64_t TsClock::us(CaptureTime t) const {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(to_us(t), shift_us_, &r)) r = std::numeric_limits<std::int64_t>::max();
+  return r;
+}
+
 void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
-  const std::int64_t t_us = to_us(t);
+  if (bridge_pending_ && seen_) {
+    bridge_pending_ = false;
+    if (const auto r = rate_hz(); r && last_tsval_) {
+      // What the sender's clock says passed since its latest TSval, minus
+      // what the (re-based) capture clock says: the time the step hid.
+      const double ticks = static_cast<double>(rto::ts_diff(tsval, *last_tsval_));
+      // Both terms are bounded (2^31 ticks at >= 1 Hz; two bridged times of
+      // one connection), the running shift saturates (a crafted file of
+      // thousands of steps must not overflow it).
+      const double hidden = ticks * 1e6 / *r - (static_cast<double>(us(t)) - static_cast<double>(last_seen_us_));
+      std::int64_t sum = 0;
+      if (hidden > 0 && !__builtin_add_overflow(shift_us_, static_cast<std::int64_t>(hidden), &sum)) shift_us_ = sum;
+    } else {
+      // No rate to bridge with: learn the clock afresh from here.
+      HostClock* host = host_;
+      const std::int64_t shift = shift_us_;
+      *this = TsClock{};
+      host_ = host;
+      shift_us_ = shift;
+    }
+  }
+  bridge_pending_ = false;
+  const std::int64_t t_us = us(t);
+  last_seen_us_ = t_us;
   if (!seen_) {
     seen_ = true;
     ts0_ = tsval;
@@ -108,7 +138,7 @@ std::optional<std::chrono::microseconds> TsClock::held_for(CaptureTime t, std::u
   // clock's span is tracked by observe() at the rate known then.
   if (!min_offset_at_rate_) return std::nullopt;
   const double rel_us = static_cast<double>(rto::ts_diff(tsval, ts0_)) * 1e6 / *r;
-  const double off = static_cast<double>(to_us(t) - t0_us_) - rel_us;
+  const double off = static_cast<double>(us(t) - t0_us_) - rel_us;
   const double d = off - *min_offset_at_rate_;
   if (d <= 0) return std::chrono::microseconds{0};
   return std::chrono::microseconds{static_cast<std::int64_t>(d)};
@@ -131,7 +161,7 @@ void TsClock::echoed(std::uint32_t tsecr) {
 std::optional<std::chrono::microseconds> TsClock::echo_rtt(CaptureTime ack_time,
                                                            std::uint32_t tsecr) const {
   if (!seen_ || tsecr == 0) return std::nullopt;
-  const std::int64_t ack_us = to_us(ack_time);
+  const std::int64_t ack_us = us(ack_time);
   if (one_khz()) {
     // Linux tcp_rtt_tsopt_us(): delta = TS now - TSecr ticks; 0 counts as 1 ms.
     const std::int64_t now_ts = (ack_us - min_offset_us_) / 1000;  // unwrapped, relative to ts0

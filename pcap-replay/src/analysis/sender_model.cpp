@@ -1,6 +1,7 @@
 #include "analysis/sender_model.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include <rto/seq.hpp>
 
@@ -17,6 +18,14 @@ using rto::seq_lt;
 namespace {
 microseconds since(CaptureTime later, CaptureTime earlier) {
   return std::chrono::duration_cast<microseconds>(later - earlier);
+}
+// A clock step as the messages say it: "28.336 s", "88.022 ms".
+std::string step_text(std::chrono::nanoseconds d) {
+  char buf[48];
+  const double ms = static_cast<double>(d.count()) / 1e6;
+  if (ms >= 1000.0) std::snprintf(buf, sizeof buf, "%.3f s", ms / 1000.0);
+  else std::snprintf(buf, sizeof buf, "%.3f ms", ms);
+  return buf;
 }
 }  // namespace
 
@@ -95,6 +104,9 @@ void SenderModel::learn_handshake_delays() {
   // The sender's own response time as the capture sees it is the round trip
   // from the capture point to the sender (about 0 when captured there).
   if (sender_rtt_) return;
+  if (last_send_time_ && ((peer_synack_ && across_step(*peer_synack_, *last_send_time_)) ||
+                          (own_syn_ && across_step(*own_syn_, *last_send_time_))))
+    return;  // a handshake across a clock step tells no delay
   if (own_syn_ && peer_synack_ && last_send_time_ && *last_send_time_ >= *peer_synack_) {
     sender_rtt_ = since(*last_send_time_, *peer_synack_);
     hs_rtt_ = since(*last_send_time_, *own_syn_);
@@ -113,6 +125,7 @@ bool SenderModel::ack_clocked(CaptureTime t) const {
   const microseconds lo{0};
   const microseconds hi = d + band;
   for (auto it = peer_times_.rbegin(); it != peer_times_.rend(); ++it) {
+    if (across_step(*it, t)) break;  // how long after it is unknown: no evidence (nor for older ones)
     const microseconds after = since(t, *it);
     if (after > hi) break;
     if (after >= lo) return true;
@@ -124,7 +137,7 @@ bool SenderModel::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t)
   const microseconds window = std::max(limits::kReorderWindowFloor, hs_rtt_.value_or(microseconds{0}));
   for (auto it = holes_.begin(); it != holes_.end(); ++it) {
     if (!(seq_ge(seq, it->seq) && seq_le(end, it->end))) continue;
-    const bool recent = since(t, it->time) <= window;
+    const bool recent = since(t, it->time) <= window && !across_step(it->time, t);
     // Shrink or split the hole: this part has now been seen.
     const Hole h = *it;
     it = holes_.erase(it);
@@ -137,7 +150,18 @@ bool SenderModel::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t)
 
 bool SenderModel::clock_stepped_back(const Segment& s) {
   const auto arm = timer_.last_arm();
-  if (!arm || *arm <= s.time) return false;
+  if (!arm) return false;
+  if (const ModelStep* step = clock_ ? clock_->between(timer_.earliest_arm().value_or(*arm), s.time) : nullptr) {
+    // A step of the capture clock between the arm and this expiry: how much
+    // time passed across it is unknown, so is the wait (clock_steps.hpp).
+    out_.findings.push_back(Finding{
+        RuleId::ambiguous, Level::info, s.frame, s.time,
+        "the capture clock stepped back " + step_text(step->back) + " at frame " + std::to_string(step->frame) +
+            (step->prev_frame ? " (dated before frame " + std::to_string(step->prev_frame) + ")" : std::string()) +
+            ", between the timer's arm and this expiry: the wait across it is unknown and not judged"});
+    return true;
+  }
+  if (*arm <= s.time) return false;
   // The wait would be negative: the capture's clock went back between the
   // arm and this expiry (a step of the capturing host's clock), so the wait
   // is unknown. Recorded and backed off, not judged (never a MUST).
@@ -160,6 +184,12 @@ void SenderModel::on_send(const Segment& s) {
   }
   settle_pending_sample(s.time);
   const auto& h = s.tcp;
+  if (last_send_time_ && across_step(*last_send_time_, s.time)) {
+    // The first transmission after a step of the capture clock: the TSvals
+    // sent so far are from before it; the TSval clock bridges it.
+    tsval_before_step_ = newest_tsval_;
+    ts_clock_.clock_stepped();
+  }
   if (h.options.tsval) {
     ts_clock_.observe(s.time, *h.options.tsval);
     out_.tsval_sent = true;
@@ -172,7 +202,7 @@ void SenderModel::on_send(const Segment& s) {
       // The first ACK of peer data the capture saw arrive over 0.5 s ago.
       for (const auto& [end, t] : peer_data_)
         if ((!acked_through_ || seq_gt(end, *acked_through_)) && seq_le(end, h.ack)) {
-          late_ack = since(s.time, t) > limits::kDelayedAckMax;
+          late_ack = since(s.time, t) > limits::kDelayedAckMax && !across_step(t, s.time);
           break;
         }
     }
@@ -205,7 +235,8 @@ void SenderModel::on_send(const Segment& s) {
   }
   const bool ack_triggered =
       ack_clocked(s.time) ||
-      (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= limits::kResponseTrain);
+      (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= limits::kResponseTrain &&
+       !across_step(*last_send_time_, s.time));
   last_send_time_ = s.time;
   last_send_ack_triggered_ = ack_triggered;
   learn_handshake_delays();
@@ -224,7 +255,9 @@ void SenderModel::on_send(const Segment& s) {
   const bool peer_since_prev = prev_send && last_peer_time_ && *last_peer_time_ >= *prev_send;
   // Sent right after the previous one with nothing from the peer between:
   // not after a quiet period, so not on a timer (expiry or probe).
-  const bool back_to_back = prev_send && !peer_since_prev && since(s.time, *prev_send) < limits::kMinTimerWait;
+  // Across a clock step the quiet period before it is unknown: no evidence either way.
+  const bool back_to_back = prev_send && !peer_since_prev && since(s.time, *prev_send) < limits::kMinTimerWait &&
+                            !across_step(*prev_send, s.time);
 
   const std::uint32_t seq = h.seq;
   const std::uint32_t end = seq + len;
@@ -296,11 +329,17 @@ void SenderModel::on_send(const Segment& s) {
   o.probe_since_ack = timer_.probe_since_ack();
   const microseconds rto = timer_.armed_rto();
   if (timer_.last_arm()) {
-    o.since_arm = since(s.time, *timer_.last_arm());
+    // Across a clock step the time since the arm is unknown: not a probe's time.
+    o.since_arm = across_step(*timer_.last_arm(), s.time) ? microseconds::max() : since(s.time, *timer_.last_arm());
     const microseconds lead = since(*timer_.last_arm(), *timer_.earliest_arm());
     o.rto_left = rto > lead ? rto - lead : microseconds{1};
   }
-  o.since_peer = last_peer_time_ ? since(s.time, *last_peer_time_) : microseconds::max();
+  // Frames within limits::kClockReorderMax of each other keep their times
+  // and may come in either order (two capture interfaces): the distance is
+  // what tells a response. Across a clock step it is unknown: no evidence.
+  o.since_peer = !last_peer_time_ || across_step(*last_peer_time_, s.time)
+                     ? microseconds::max()
+                     : std::chrono::abs(since(s.time, *last_peer_time_));
   o.srtt = timer_.estimator().srtt();
   o.tolerance = opt_.tolerance(rto);
   o.lateness = opt_.lateness(rto);
@@ -312,7 +351,7 @@ void SenderModel::on_send(const Segment& s) {
     const microseconds burst_gap =
         std::max(timer_.last_expiry_wait() * limits::kBurstFractionNum / limits::kBurstFractionDen,
                  limits::kMinTimerWait);
-    o.in_rto_burst = since(s.time, *burst_last_) < burst_gap;
+    o.in_rto_burst = since(s.time, *burst_last_) < burst_gap && !across_step(*burst_last_, s.time);
     // A burst member carries the burst's TSval (within a tick or two); one
     // its own clock shows sent a burst gap later is a further expiry, seen
     // early only because the one before was captured late.
@@ -355,7 +394,7 @@ void SenderModel::on_send(const Segment& s) {
       e.check = last_peer_time_.has_value() || syn;
       e.file = s.file_index;
       e.thin = in_flight() < 4;
-      if (clock_stepped_back(s)) e.check = false;
+      if (clock_stepped_back(s)) e.check = false, e.across_step = true;
       timer_.on_timeout(e);
       pending_54_.reset();
       if (!syn && !o.is_head) pending_54_ = s.frame;
@@ -375,7 +414,7 @@ void SenderModel::on_send(const Segment& s) {
         e.tsval = tsval;
         e.thin = in_flight() < 4;
         e.file = s.file_index;
-        if (clock_stepped_back(s)) e.check = false;
+        if (clock_stepped_back(s)) e.check = false, e.across_step = true;
         timer_.on_probe(e);
       } else {
         timer_.on_probe(s.time, tsval);
@@ -518,7 +557,7 @@ void SenderModel::on_peer(const Segment& s) {
   const bool have_sacked = h.options.sack_count > 0 && apply_sack(h, first_sacked);
 
   if (!seq_gt(ack, snd_una_)) {
-    if (have_sacked && seq_ge(ack, snd_una_)) {
+    if (have_sacked && seq_ge(ack, snd_una_) && !across_step(first_sacked, s.time)) {
       const microseconds r = since(s.time, first_sacked) + correction;
       take_sample(s, r, SampleKind::seq);
       std::optional<CaptureTime> head;
@@ -567,13 +606,22 @@ void SenderModel::on_peer(const Segment& s) {
   // 7323 4: one sample per TSval, from an ACK that advances SND.UNA), else none.
   std::optional<microseconds> sample;
   std::optional<SampleKind> kind;
+  // A sample whose send and ACK lie on the two sides of a step of the
+  // capture clock is not taken: the time between them is unknown.
+  const bool echo_across = (last_send_time_ && across_step(*last_send_time_, s.time)) ||
+                           (tsval_before_step_ && h.options.tsecr &&
+                            rto::ts_diff(*h.options.tsecr, *tsval_before_step_) <= 0);
   if (oldest && !any_retx) {
-    sample = since(s.time, *oldest) + correction;
-    kind = SampleKind::seq;
+    if (!across_step(*oldest, s.time)) {
+      sample = since(s.time, *oldest) + correction;
+      kind = SampleKind::seq;
+    }
   } else if (have_sacked) {
-    sample = since(s.time, first_sacked) + correction;
-    kind = SampleKind::seq;
-  } else if (h.options.tsecr && ts_clock_.seen()) {
+    if (!across_step(first_sacked, s.time)) {
+      sample = since(s.time, first_sacked) + correction;
+      kind = SampleKind::seq;
+    }
+  } else if (h.options.tsecr && ts_clock_.seen() && !echo_across) {
     sample = ts_clock_.echo_rtt(s.time, *h.options.tsecr);
     if (sample) {
       kind = SampleKind::ts_echo;

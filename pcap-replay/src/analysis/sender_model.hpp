@@ -15,6 +15,7 @@
 #include <replay/options.hpp>
 #include <replay/ring_deque.hpp>
 #include "analysis/explanation.hpp"
+#include "analysis/clock_steps.hpp"
 #include <replay/rtt_sampling.hpp>
 #include <replay/segment.hpp>
 #include "analysis/timer_model.hpp"
@@ -39,6 +40,14 @@ class SenderModel {
   void on_peer(const Segment& s);
   /// Copies the final estimator state into the report.
   void finish();
+  /// The clock steps of this connection's input (may be null: none; must
+  /// outlive the model). An interval across a step is unknown: no RTT
+  /// sample, no timer verdict (an INFO), no ACK-clock or quiet-period
+  /// evidence is taken from it.
+  void set_clock_steps(const ClockSteps* c) {
+    clock_ = c;
+    timer_.set_clock_steps(c);
+  }
 
   /// Relative sequence number as Wireshark shows it (ISN = 0).
   std::uint32_t rel(std::uint32_t seq) const { return seq - isn_; }
@@ -82,6 +91,12 @@ class SenderModel {
   /// True (and an INFO finding added) when the timer was armed after `s`'s
   /// capture time: the capture clock stepped back, the expiry's wait is unknown.
   bool clock_stepped_back(const Segment& s);
+  /// The capture clock stepped between `a` and `b` (model times).
+  bool across_step(CaptureTime a, CaptureTime b) const { return clock_ && clock_->spans(a, b); }
+  const ClockSteps* clock_ = nullptr;
+  // The newest TSval sent before the capture clock last stepped: an echo of
+  // it (or older) measures across the step.
+  std::optional<std::uint32_t> tsval_before_step_;
 
   /// Capture-to-sender round trip and handshake RTT from the SYN exchange.
   void learn_handshake_delays();

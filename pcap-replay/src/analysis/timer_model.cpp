@@ -242,6 +242,16 @@ struct BackoffWindow {
 };
 }  // namespace
 
+bool TimerModel::resolve_unknown(ChainEntry& c) const {
+  // The wait across a step of the capture clock as the sender's own TSval
+  // clock measured it (RFC 7323: it ticks on whatever the capture's clock did).
+  const auto w = c.tsval && c.arm_tsval ? clock_.interval(*c.arm_tsval, *c.tsval) : std::nullopt;
+  if (!w || w->count() <= 0) return false;
+  c.w_lo = c.w_hi = *w;
+  c.unknown = false;
+  return true;
+}
+
 bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<ChainEntry>& chain) {
   const unsigned k = static_cast<unsigned>(chain.size()) + 1;
   const ChainEntry& prev = chain.back();
@@ -545,7 +555,8 @@ void TimerModel::on_timeout(const Expiry& e) {
     held_probe_.reset();
     // About twice the probe's wait after it: the probe was the first expiry
     // and this one doubled it (a probe's re-armed RTO would give about 1x).
-    if (since(e.time, h.e.time) * limits::kProbeWasRtoDen >= h.wait * limits::kProbeWasRtoNum) {
+    if (since(e.time, h.e.time) * limits::kProbeWasRtoDen >= h.wait * limits::kProbeWasRtoNum &&
+        !(steps_ && steps_->spans(h.e.time, e.time)) && !h.e.across_step) {
       --out_.by_kind[static_cast<std::size_t>(SendKind::tlp)];
       ++out_.by_kind[static_cast<std::size_t>(SendKind::timeout)];
       arm_ = h.before;
@@ -581,13 +592,40 @@ void TimerModel::on_timeout(const Expiry& e) {
     a = arm_.value_or(Arm{e.time, ArmCause::send, std::nullopt});
     if (arm_early_) early = arm_early_->at;
   }
-  const bool relative = k >= 2 && judge_backoff(e, rec, chain);
-  if (!relative) judge_first(e, rec, chain, a, early);
+  bool check = e.check;
+  std::optional<std::string> unknown_backoff;  // an INFO, added once the judgements are dropped
+  if (e.across_step) {
+    // The capture clock stepped between the arm and this expiry
+    // (SenderModel said so in an INFO): the wait is unknown, nothing is
+    // judged and no judgement state moves. The profile's prediction is shown.
+    rec.predicted = e.syn ? syn_est_.rto() : armed_rto();
+    rec.armed_by = a.cause;
+    rec.wait_unknown = true;
+  } else if (k >= 2 && chain.back().unknown && resolve_unknown(chain.back())) {
+    const bool relative = judge_backoff(e, rec, chain);
+    if (!relative) judge_first(e, rec, chain, a, early);
+  } else if (k >= 2 && chain.back().unknown && !(e.syn ? syn_departed_ : chain_departed_)) {
+    judge_first(e, rec, chain, a, early);  // on the profile's backoff, which needs no previous wait
+  } else if (k >= 2 && chain.back().unknown) {
+    // Judged by its backoff alone, but the previous wait spans a clock step
+    // and the sender's TSval clock cannot tell it: the doubling is unknown.
+    check = false;
+    rec.relative = true;
+    rec.armed_by = ArmCause::timeout;
+    rec.waited = since(e.time, chain.back().time);
+    unknown_backoff = std::string(e.syn ? "SYN " : "") + "expiry " + std::to_string(k) +
+                      " is judged by the doubling of the previous expiry's wait, which spans a step of the capture "
+                      "clock (and no TSval clock tells it): the backoff is not judged";
+  } else {
+    const bool relative = k >= 2 && judge_backoff(e, rec, chain);
+    if (!relative) judge_first(e, rec, chain, a, early);
+  }
 
-  if (!e.check) {
+  if (!check || e.across_step) {
     out_.findings.resize(std::min(out_.findings.size(), findings_before));
     rec.verdict = Verdict::unchecked;
   }
+  if (unknown_backoff) add(RuleId::ambiguous, e.frame, e.time, std::move(*unknown_backoff));
   for (std::size_t i = findings_before; i < out_.findings.size(); ++i) rec.rules.push_back(out_.findings[i].rule);
   // The first data timeout before a fresh sample settles an open 5.7 check.
   if (!e.syn) open_57_.reset();
@@ -611,6 +649,12 @@ void TimerModel::on_timeout(const Expiry& e) {
   // RTO): the next doubling is accepted against either reading.
   if (k == 1 && new_data_probe_ && *new_data_probe_ > a.at && since(e.time, *new_data_probe_) * 2 >= c.w_lo)
     c.w_lo = since(e.time, *new_data_probe_);
+  if (e.across_step) {
+    // Unknown on the capture clock; the next expiry reads it on the
+    // sender's TSval clock if it can (resolve_unknown).
+    c.unknown = true;
+    c.late = false;
+  }
   chain.push_back(c);
 
   // 5.5 back off and 5.6 restart (rto::RetransmissionTimer), plus the

@@ -30,6 +30,7 @@
 #include "analysis/host_activity.hpp"
 #include <replay/options.hpp>
 #include <replay/rtt_sampling.hpp>
+#include "analysis/clock_steps.hpp"
 
 namespace replay {
 
@@ -47,6 +48,11 @@ struct Expiry {
   /// Linux tcp_stream_is_thin: fewer than 4 segments in flight.
   bool thin = false;
   std::size_t file = 0;           ///< input file index (with `frame`, the packet's identity)
+  /// The capture clock stepped between the timer's arm and this expiry
+  /// (SenderModel): the wait is unknown, not judged (check is false), and
+  /// the next expiry's backoff is judged from its wait on the sender's TSval
+  /// clock when it has one, else not by doubling.
+  bool across_step = false;
 };
 
 /// The timer model of one sender. Events must come in capture order.
@@ -111,6 +117,8 @@ class TimerModel {
   void set_sender_rtt(std::chrono::microseconds d) { sender_rtt_ = d; }
   /// The sending host's activity (queue flushes); may be null.
   void set_activity(const HostActivity* a) { activity_ = a; }
+  /// The clock steps of the input (may be null).
+  void set_clock_steps(const ClockSteps* c) { steps_ = c; }
 
   /// Timeouts in the current data chain (since the last ACK of new data).
   unsigned chain_length() const { return static_cast<unsigned>(chain_.size()); }
@@ -144,6 +152,7 @@ class TimerModel {
     bool from_timeout = false;  // counted from the previous expiry (or a transmission of the sender)
     bool syn = false;
     bool late = false;  // after its accepted window (its lateness hides the RTO it doubled)
+    bool unknown = false;  // its wait spans a clock step and the TSval clock cannot tell it
     std::uint64_t frame = 0;
     std::size_t file = 0;
   };
@@ -153,6 +162,9 @@ class TimerModel {
   void judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<ChainEntry>& chain, const Arm& a,
                    std::optional<CaptureTime> early_arm);
   bool judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<ChainEntry>& chain);
+  /// An entry whose wait spans a clock step: its wait on the sender's TSval
+  /// clock, if known (then true and the entry updated).
+  bool resolve_unknown(ChainEntry& c) const;
   std::chrono::microseconds floorless_rto() const;
   bool pinned(const Tunable& t) const;
 
@@ -175,6 +187,7 @@ class TimerModel {
   std::optional<rto::Estimator> floorless_raw_;  // floorless_ fed the uncorrected samples
   std::chrono::microseconds sender_rtt_{0};
   const HostActivity* activity_ = nullptr;
+  const ClockSteps* steps_ = nullptr;
 
   std::optional<Arm> arm_;        // latest reading of the RTO arm (nullopt: timer stopped)
   std::optional<Arm> arm_early_;  // an earlier reading (Linux head send time)

@@ -130,6 +130,16 @@ void CaptureReader::on_damage() {
   report(d.frames == std::optional<std::uint64_t>(0) ? 0 : first, "pcap", std::move(msg));
 }
 
+namespace {
+// a + b in int64, saturated at its limits (dates past 2262 or before 1678
+// only arise in crafted files; the model's clock must not wrap).
+std::int64_t sat_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+}
+}  // namespace
+
 bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
   if (have_time_ && t < last_time_) {
     // The difference of two ordered int64 fits in uint64 (computed there, no
@@ -140,16 +150,34 @@ bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
                                             : static_cast<std::int64_t>(diff)};
     ++stats_.clock_steps_back;
     if (back > stats_.largest_step_back) stats_.largest_step_back = back;
+    // Beyond reordering: the capture clock stepped. This frame goes just
+    // after the latest time read so far (plus the reordering allowance, so
+    // a frame reordered after it still lands after every frame before the
+    // step), and the later frames with it.
+    const bool rebased = back > limits::kClockReorderMax;
+    if (rebased) {
+      ++stats_.clock_rebases;
+      const std::int64_t gap = std::chrono::nanoseconds{limits::kClockReorderMax}.count() + 1;
+      rebase_ns_ = sat_add(sat_add(latest_model_, gap), t == std::numeric_limits<std::int64_t>::min()
+                                                            ? std::numeric_limits<std::int64_t>::max()
+                                                            : -t);
+    }
     if (stats_.clock_steps.size() < kMaxClockStepsListed) {
-      stats_.clock_steps.push_back(ClockStep{frame, back});
+      stats_.clock_steps.push_back(ClockStep{frame, back, rebased, std::chrono::nanoseconds{rebase_ns_}});
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(back.count()) / 1e6);
       report(frame, "frame.time",
              std::string("the clock steps back ") + buf + " ms from frame " + std::to_string(last_frame_) +
-                 " (this frame is dated before the one read just before it); the frame is used",
+                 " (this frame is dated before the one read just before it); the frame is used" +
+                 (rebased ? std::string("; more than the ") + std::to_string(limits::kClockReorderMax.count()) +
+                                " us two capture interfaces disagree by, so a step of the capture clock: the "
+                                "time that passed across it is unknown and no interval across it is judged"
+                          : std::string()),
              false);
     }
   }
+  const std::int64_t model = sat_add(t, rebase_ns_);
+  if (!have_time_ || model > latest_model_) latest_model_ = model;
   last_time_ = t;
   last_frame_ = frame;
   have_time_ = true;
@@ -252,6 +280,7 @@ bool CaptureReader::next(Segment& out) {
     out.file_index = file_index_;
     out.frame = frame;
     out.time = CaptureTime{std::chrono::nanoseconds{rec.time_ns}};
+    out.rebase = std::chrono::nanoseconds{rebase_ns_};
     ++stats_.tcp_segments;
     return true;
   }

@@ -34,6 +34,18 @@ json inputs_json(const Report& r) {
                  {"tcp_segments", in.tcp_segments},
                  {"read_error", in.read_error},
                  {"lost", lost_json(in)}});
+  for (std::size_t i = 0; i < r.inputs.size(); ++i) {
+    // Only for an input whose clock stepped back (the document of any other
+    // input is unchanged): the steps the model's clock was re-based at.
+    const InputFile& in = r.inputs[i];
+    if (in.clock_steps_back == 0) continue;
+    json steps = json::array();
+    for (const ClockStep& c : in.clock_rebased)
+      steps.push_back({{"frame", c.frame}, {"back_ms", static_cast<double>(c.back.count()) / 1e6},
+                       {"rebase_ms", static_cast<double>(c.rebase.count()) / 1e6}});
+    a[i]["clock_steps_back"] = in.clock_steps_back;
+    a[i]["clock_rebased"] = steps;
+  }
   return a;
 }
 json stream_json(const std::optional<std::uint64_t>& n) { return n ? json(*n) : json(nullptr); }
@@ -160,7 +172,7 @@ json to_json(const Report& r, const ReportView& view) {
                          {"seq", t.rel_seq},
                          {"syn", t.syn},
                          {"backoff", t.backoff},
-                         {"observed_rto_ms", ms(t.waited)},
+                         {"observed_rto_ms", t.wait_unknown ? json(nullptr) : json(ms(t.waited))},
                          {"predicted_rto_ms", ms(t.predicted)},
                          {"accepted_ms", {ms(t.earliest), ms(t.latest)}},
                          {"armed_by", to_string(t.armed_by)},

@@ -133,11 +133,14 @@ void write_text_report(std::ostream& os, const Report& r, const ReportView& view
             verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(ru.level), ru.id);
           }
           any_relative = any_relative || t.relative;
-          os << fmt::format("      {:>8} {:>9.3f} {:>11} {:>3} {:>9.1f} {:>10} {:>19}  {:<11} {}\n", t.frame,
+          if (t.wait_unknown) verdict += " (the capture clock stepped back: wait unknown)";
+          os << fmt::format("      {:>8} {:>9.3f} {:>11} {:>3} {:>9} {:>10} {:>19}  {:<11} {}\n", t.frame,
                             rel_s(r, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq), t.backoff,
-                            ms(t.waited), fmt::format("{:.1f}{}", ms(t.predicted), t.relative ? "*" : " "),
-                            fmt::format("[{:.1f}, {:.1f}]", ms(t.earliest), ms(t.latest)), to_string(t.armed_by),
-                            verdict);
+                            t.wait_unknown ? std::string("?") : fmt::format("{:.1f}", ms(t.waited)),
+                            fmt::format("{:.1f}{}", ms(t.predicted), t.relative ? "*" : " "),
+                            t.wait_unknown ? std::string("-")
+                                           : fmt::format("[{:.1f}, {:.1f}]", ms(t.earliest), ms(t.latest)),
+                            to_string(t.armed_by), verdict);
         }
         os << "      waited: since the event in 'armed by'; accepted: predicted +/- the tolerance; verdict: early or "
               "late = outside it, followed by the finding it raised\n";

@@ -1,0 +1,301 @@
+// A capture clock that steps back (issue 9 item 2): copies of the shipped
+// Linux blackhole capture whose clock steps back 30 s, 0.5 s and 50 us at a
+// chosen frame (every later record moved back by the step, as a clock set
+// back would date them), and a copy that steps twice. The expected findings
+// come from the original capture's own verdicts: a timeout whose wait spans
+// the step loses its verdict (an INFO names the step); every other one keeps
+// it. Times below are the original capture's, read with tshark:
+//
+//   frame   time (s)    TSval        what
+//     179   0.541455    3844541765   expiry 1 (armed by the tail-loss probe)
+//     180   0.953433    3844542177   expiry 2
+//     181   1.785460    3844543009   expiry 3
+//     182   3.449445    3844544673   expiry 4
+//     183   6.745467    3844547969   expiry 5
+//     184  13.401486    3844554625   expiry 6
+//     185  13.401546                 the peer's first ACK after the blackhole
+//     186  13.401555                 the next data segment (slow start after the RTO)
+//
+// The sender's TSval clock ticks at 1 kHz (1 tick = 1 ms).
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <replay/analyzer.hpp>
+#include <replay/report_json.hpp>
+#include <replay/report_text.hpp>
+#include <replay/thresholds.hpp>
+
+#include "reader_capture_builder.hpp"
+#include "replay_scenario.hpp"
+
+namespace {
+
+using std::chrono::microseconds;
+using std::chrono::nanoseconds;
+using namespace replaytest;
+
+const std::string kBlackhole = "tests/captures/linux-blackhole.pcap";
+
+struct Step {
+  std::uint64_t frame;  // the first record dated earlier
+  std::int64_t back_us; // by how much every record from it on is moved back
+};
+
+// A copy of classic pcap `in` (microsecond fractions, either byte order)
+// whose clock steps back at each of `steps`: every record from the step's
+// frame on is dated back_us earlier (steps add up).
+std::string with_clock_steps(const std::string& in, const std::vector<Step>& steps, const std::string& tag) {
+  std::ifstream is(in, std::ios::binary);
+  std::vector<unsigned char> b((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  REQUIRE(b.size() >= 24);
+  REQUIRE((b[0] == 0xd4 || b[3] == 0xd4));  // microsecond pcap (0xA1B2C3D4), either byte order
+  const bool le = b[0] == 0xd4;
+  auto get = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= std::uint32_t{b[at + (le ? i : 3 - i)]} << (8 * i);
+    return v;
+  };
+  auto put = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b[at + (le ? i : 3 - i)] = static_cast<unsigned char>(v >> (8 * i));
+  };
+  std::uint64_t frame = 0;
+  for (std::size_t at = 24; at + 16 <= b.size(); at += 16 + get(at + 8)) {
+    ++frame;
+    std::int64_t shift = 0;
+    for (const Step& s : steps) shift += frame >= s.frame ? s.back_us : 0;
+    const std::int64_t t = std::int64_t{get(at)} * 1'000'000 + get(at + 4) - shift;
+    REQUIRE(t >= 0);
+    put(at, static_cast<std::uint32_t>(t / 1'000'000));
+    put(at + 4, static_cast<std::uint32_t>(t % 1'000'000));
+  }
+  const std::string path = readertest::write_temp(std::vector<std::uint8_t>(b.begin(), b.end()), "clock-" + tag + ".pcap");
+  return path;
+}
+
+const replay::TimeoutRecord* timeout_at(const replay::SenderReport& s, std::uint64_t frame) {
+  for (const auto& t : s.timeouts)
+    if (t.frame == frame) return &t;
+  return nullptr;
+}
+
+// Findings as comparable text: frame, level, rule, message.
+std::vector<std::string> finding_lines(const replay::SenderReport& s, std::uint64_t except_frame_a = 0,
+                                       std::uint64_t except_frame_b = 0) {
+  std::vector<std::string> out;
+  for (const auto& f : s.findings) {
+    if (f.frame == except_frame_a || f.frame == except_frame_b) continue;
+    out.push_back(std::to_string(f.frame) + " " + std::string(replay::to_string(f.level)) + " " +
+                  std::string(replay::to_string(f.rule)) + " " + f.message);
+  }
+  return out;
+}
+
+// A timeout of the copy judged as the original judged it. `after_step`: the
+// expiry right after a spanning one, whose doubling is predicted from the
+// previous wait on the sender's TSval clock (whole ms) instead of the
+// capture's (the original's 1663.985 ms): the window moves by tens of us,
+// the verdict stays.
+void same_verdict(const replay::TimeoutRecord& copy, const replay::TimeoutRecord& orig, bool after_step = false) {
+  CHECK(copy.waited == orig.waited);
+  if (!after_step) {
+    CHECK(copy.predicted == orig.predicted);
+    CHECK(copy.earliest == orig.earliest);
+    CHECK(copy.latest == orig.latest);
+  }
+  CHECK(copy.verdict == orig.verdict);
+  CHECK(copy.rules == orig.rules);
+  CHECK(copy.armed_by == orig.armed_by);
+  CHECK_FALSE(copy.wait_unknown);
+}
+
+// The timeout at `frame` spans the step: no verdict, an INFO that names the step.
+void spans_step(const replay::SenderReport& s, std::uint64_t frame, const std::string& step_words) {
+  const replay::TimeoutRecord* t = timeout_at(s, frame);
+  REQUIRE(t != nullptr);
+  CHECK(t->wait_unknown);
+  CHECK(t->verdict == replay::Verdict::unchecked);
+  CHECK(t->rules.empty());
+  bool said = false;
+  for (const auto& f : s.findings)
+    if (f.frame == frame && f.level == replay::Level::info &&
+        f.message.find(step_words) != std::string::npos && f.message.find("the wait across it is unknown") != std::string::npos)
+      said = true;
+  CHECK_MESSAGE(said, "no INFO naming \"" << step_words << "\" at frame " << frame);
+}
+
+struct Original {
+  replay::Report report = analyze(kBlackhole, Profile::rfc6298);
+  const replay::SenderReport& sender() const { return report.flows.at(0).senders[0]; }
+};
+
+}  // namespace
+
+TEST_CASE("clock step: the original capture's six timeouts, as the tests below derive from them") {
+  const Original o;
+  const auto& s = o.sender();
+  REQUIRE(s.timeouts.size() == 6);
+  for (std::uint64_t f = 179; f <= 184; ++f) REQUIRE(timeout_at(s, f) != nullptr);
+  CHECK(o.report.inputs.at(0).clock_steps_back == 0);
+}
+
+TEST_CASE("clock step: 30 s back at frame 182 - expiry 4 is unknown, the five others keep their verdicts") {
+  const Original o;
+  // The step: frame 182 is dated 30 s - (3.449445 - 1.785460) s = 28.336015 s before frame 181.
+  const auto path = with_clock_steps(kBlackhole, {{182, 30'000'000}}, "30s");
+  const replay::Report r = analyze(path, Profile::rfc6298);
+  REQUIRE(r.inputs.size() == 1);
+  CHECK(r.inputs[0].clock_steps_back == 1);
+  REQUIRE(r.inputs[0].clock_rebased.size() == 1);
+  CHECK(r.inputs[0].clock_rebased[0].frame == 182);
+  CHECK(r.inputs[0].clock_rebased[0].back == microseconds(28'336'015));
+  const auto& s = r.flows.at(0).senders[0];
+  const auto& os = o.sender();
+  REQUIRE(s.timeouts.size() == 6);  // today's model lost three of them (6 timeouts became 3)
+  for (std::uint64_t f : {179, 180, 181, 184}) same_verdict(*timeout_at(s, f), *timeout_at(os, f));
+  same_verdict(*timeout_at(s, 183), *timeout_at(os, 183), true);
+  spans_step(s, 182, "stepped back 28.336 s at frame 182 (dated before frame 181)");
+  // Expiry 5 is judged by the doubling of expiry 4's wait, read on the
+  // sender's TSval clock: 3844544673 - 3844543009 = 1664 ticks = 1664 ms,
+  // so 5.5 expects 2 x 1664 = 3328 ms; it waited 6.745467 - 3.449445 = 3296.022 ms.
+  CHECK(timeout_at(s, 183)->predicted == microseconds(3'328'000));
+  CHECK(timeout_at(s, 183)->waited == microseconds(3'296'022));
+  // The frames keep their own times: expiry 4 at 3.449445 - 30 = -26.550555 s.
+  CHECK(replay::format_rel(timeout_at(s, 182)->time, r.first_time) == "-26.550555000");
+  CHECK(replay::format_rel(timeout_at(s, 184)->time, r.first_time) == "-16.598514000");
+  // Same findings apart from the INFO at the step; same RTT samples, kinds, TSval clock.
+  CHECK(finding_lines(s, 182) == finding_lines(os));
+  CHECK(s.samples_seq == os.samples_seq);
+  CHECK(s.samples_ts == os.samples_ts);
+  CHECK(s.by_kind == os.by_kind);
+  CHECK(s.inferred.tsval_hz == os.inferred.tsval_hz);
+  CHECK(s.srtt == os.srtt);
+  CHECK(r.count(replay::Level::must) == 0);
+}
+
+TEST_CASE("clock step: 0.5 s back at frame 180 - expiry 2 is unknown, expiry 3 doubles its TSval wait") {
+  const Original o;
+  // Frame 180 is dated 0.5 s - (0.953433 - 0.541455) s = 88.022 ms before frame 179.
+  const auto path = with_clock_steps(kBlackhole, {{180, 500'000}}, "half-s");
+  const replay::Report r = analyze(path, Profile::rfc6298);
+  REQUIRE(r.inputs.at(0).clock_rebased.size() == 1);
+  CHECK(r.inputs[0].clock_rebased[0].back == microseconds(88'022));
+  // Re-based to 1 ms + 1 ns after frame 179: 88.022 ms + 1.000001 ms.
+  CHECK(r.inputs[0].clock_rebased[0].rebase == nanoseconds(89'022'001));
+  const auto& s = r.flows.at(0).senders[0];
+  const auto& os = o.sender();
+  REQUIRE(s.timeouts.size() == 6);  // today's model took expiry 2 for a burst member (5 timeouts)
+  for (std::uint64_t f : {179, 182, 183, 184}) same_verdict(*timeout_at(s, f), *timeout_at(os, f));
+  same_verdict(*timeout_at(s, 181), *timeout_at(os, 181), true);
+  spans_step(s, 180, "stepped back 88.022 ms at frame 180 (dated before frame 179)");
+  // 3844542177 - 3844541765 = 412 ticks = 412 ms; 2 x 412 = 824 ms expected,
+  // 1.785460 - 0.953433 = 832.027 ms waited.
+  CHECK(timeout_at(s, 181)->predicted == microseconds(824'000));
+  CHECK(timeout_at(s, 181)->waited == microseconds(832'027));
+  CHECK(finding_lines(s, 180) == finding_lines(os));
+  CHECK(s.by_kind == os.by_kind);
+}
+
+TEST_CASE("clock step: 50 us back at frame 186 is reordering - the frames keep their times, nothing changes") {
+  const Original o;
+  // Frame 186 is dated 50 - (13.401555 - 13.401546) * 1e6 = 41 us before frame
+  // 185: within limits::kClockReorderMax, as two capture interfaces disagree.
+  static_assert(replay::limits::kClockReorderMax >= microseconds(41));
+  const auto path = with_clock_steps(kBlackhole, {{186, 50}}, "50us");
+  const replay::Report r = analyze(path, Profile::rfc6298);
+  CHECK(r.inputs.at(0).clock_steps_back == 1);
+  CHECK(r.inputs[0].clock_rebased.empty());
+  const auto& s = r.flows.at(0).senders[0];
+  const auto& os = o.sender();
+  REQUIRE(s.timeouts.size() == 6);
+  for (std::uint64_t f = 179; f <= 184; ++f) same_verdict(*timeout_at(s, f), *timeout_at(os, f));
+  CHECK(finding_lines(s) == finding_lines(os));
+  // The data segment 41 us "before" the ACK is still its response (slow start after the RTO).
+  CHECK(s.by_kind == os.by_kind);
+  CHECK(s.samples_seq == os.samples_seq);
+  CHECK(s.samples_ts == os.samples_ts);
+}
+
+TEST_CASE("clock step: stepping back twice (0.5 s at 180, 30 s at 182) - each spanning expiry unknown, the rest kept") {
+  const Original o;
+  const auto path = with_clock_steps(kBlackhole, {{180, 500'000}, {182, 30'000'000}}, "twice");
+  const replay::Report r = analyze(path, Profile::rfc6298);
+  REQUIRE(r.inputs.at(0).clock_rebased.size() == 2);
+  CHECK(r.inputs[0].clock_rebased[0].frame == 180);
+  CHECK(r.inputs[0].clock_rebased[1].frame == 182);
+  // Frames 181 and 182 are both 0.5 s earlier: the second step is still 28.336015 s.
+  CHECK(r.inputs[0].clock_rebased[1].back == microseconds(28'336'015));
+  const auto& s = r.flows.at(0).senders[0];
+  const auto& os = o.sender();
+  REQUIRE(s.timeouts.size() == 6);
+  for (std::uint64_t f : {179, 184}) same_verdict(*timeout_at(s, f), *timeout_at(os, f));
+  for (std::uint64_t f : {181, 183}) same_verdict(*timeout_at(s, f), *timeout_at(os, f), true);
+  spans_step(s, 180, "stepped back 88.022 ms at frame 180");
+  spans_step(s, 182, "stepped back 28.336 s at frame 182");
+  CHECK(finding_lines(s, 180, 182) == finding_lines(os));
+  // Under the linux profile too (the original is clean there).
+  const replay::Report l = analyze(path, Profile::linux_kernel);
+  CHECK(l.count(replay::Level::must) == 0);
+  CHECK(l.count(replay::Level::should) == 0);
+}
+
+TEST_CASE("clock step: the text and JSON reports keep the reader's warning and print the frames' own times") {
+  const auto path = with_clock_steps(kBlackhole, {{182, 30'000'000}}, "30s-out");
+  const replay::Report r = analyze(path, Profile::rfc6298);
+  std::ostringstream os;
+  replay::write_text_report(os, r);
+  const std::string text = os.str();
+  CHECK(text.find("frame 182: frame.time: the clock steps back 28336.015000 ms from frame 181") != std::string::npos);
+  CHECK(text.find("a step of the capture clock") != std::string::npos);
+  // Expiry 4's row: its own time (-26.551 s), the wait unknown.
+  CHECK(text.find("182   -26.551") != std::string::npos);
+  CHECK(text.find("wait unknown") != std::string::npos);
+  const auto j = replay::to_json(r);
+  const auto& in = j.at("inputs").at(0);
+  CHECK(in.at("clock_steps_back") == 1);
+  CHECK(in.at("clock_rebased").at(0).at("frame") == 182);
+  CHECK(in.at("clock_rebased").at(0).at("back_ms") == doctest::Approx(28336.015));
+  bool null_wait = false;
+  for (const auto& t : j.at("flows").at(0).at("timeouts"))
+    if (t.at("frame") == 182) null_wait = t.at("observed_rto_ms").is_null() && t.at("verdict") == "unchecked";
+  CHECK(null_wait);
+  // An input whose clock never stepped back has no such fields.
+  const auto plain = replay::to_json(analyze(kBlackhole, Profile::rfc6298));
+  CHECK_FALSE(plain.at("inputs").at(0).contains("clock_rebased"));
+}
+
+TEST_CASE("clock step: the reordering tolerance at its boundary (reader)") {
+  using namespace readertest;
+  // Times (s): 10.000000, 10.002000, 10.001000 (back exactly kClockReorderMax
+  // = 1 ms: reordering, not re-based), 10.003000, 10.001999 (back 1.001 ms:
+  // re-based to 1 ms + 1 ns after the latest, 10.003 s: rebase = 10.003 +
+  // 0.001000001 - 10.001999 = 0.002001001 s), 10.002500 (forward: same rebase).
+  static_assert(replay::limits::kClockReorderMax == microseconds(1000));
+  const Bytes syn = ipv4_tcp(false, 1, 0, wire::kSyn, 0);
+  const auto path = write_temp(pcap_file(0xA1B2C3D4, 228,
+                                         {{10, 0, syn}, {10, 2000, syn}, {10, 1000, syn}, {10, 3000, syn},
+                                          {10, 1999, syn}, {10, 2500, syn}}),
+                               "reorder-boundary.pcap");
+  const ReadResult rr = read_all(path);
+  REQUIRE(rr.segments.size() == 6);
+  CHECK(rr.stats.clock_steps_back == 2);
+  CHECK(rr.stats.clock_rebases == 1);
+  REQUIRE(rr.stats.clock_steps.size() == 2);
+  CHECK_FALSE(rr.stats.clock_steps[0].rebased);
+  CHECK(rr.stats.clock_steps[1].rebased);
+  CHECK(rr.stats.clock_steps[1].back == microseconds(1001));
+  const std::vector<std::int64_t> want{0, 0, 0, 0, 2'001'001, 2'001'001};
+  for (std::size_t i = 0; i < 6; ++i) CHECK(rr.segments[i].rebase.count() == want[i]);
+  // The frames keep their own times.
+  CHECK(ns(rr.segments[4]) == 10'001'999'000);
+  CHECK(rr.diagnostics.at(0).message.find("step of the capture clock") == std::string::npos);
+  CHECK(rr.diagnostics.at(1).message.find("step of the capture clock") != std::string::npos);
+}
