@@ -18,6 +18,8 @@
 #include <netstack/receiver.hpp>
 #include <netstack/segment_codec.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "common/memory_file.hpp"
@@ -29,6 +31,12 @@ using Bytes = std::vector<std::uint8_t>;
 
 constexpr std::uint32_t kPeerIsn = 0xFFFFF000;  // wraps 2^32 after 4 KiB: modulo arithmetic exercised
 constexpr std::size_t kMaxOps = 256;
+
+// FUZZ_TRACE=1 in the environment: print every datagram in and out (to read a finding).
+bool trace() {
+  static const bool on = std::getenv("FUZZ_TRACE") != nullptr;
+  return on;
+}
 
 // The peer's stream: byte at offset i (a function, so any segment can carry the truth).
 std::uint8_t stream_byte(std::uint64_t i) { return static_cast<std::uint8_t>((i * 131 + (i >> 8) * 7 + 1) & 0xFF); }
@@ -79,6 +87,15 @@ struct Harness {
 
   void deliver(const Bytes& d, bool may_deliver) {
     const std::uint64_t before = rx.stats().bytes_delivered;
+    if (trace()) {
+      const auto p = netstack::parse_segment(d);
+      if (const auto* s = std::get_if<netstack::ParsedSegment>(&p))
+        std::fprintf(stderr, "t=%lld in: flags %02x seq off %d len %zu ack %u\n",
+                     static_cast<long long>(now.time_since_epoch().count()), s->tcp.flags,
+                     static_cast<int>(s->tcp.seq - (kPeerIsn + 1)), s->payload.size(), s->tcp.ack);
+      else
+        std::fprintf(stderr, "in: %zu bad bytes\n", d.size());
+    }
     rx.on_datagram(d, now);
     if (!may_deliver) fuzz::check(rx.stats().bytes_delivered == before, "a bad datagram delivers nothing");
     drain_output();
@@ -90,6 +107,9 @@ struct Harness {
       fuzz::check(std::holds_alternative<netstack::ParsedSegment>(parsed), "the receiver sends valid datagrams");
       const auto& s = std::get<netstack::ParsedSegment>(parsed);
       fuzz::check(s.src == local && s.dst == peer, "the receiver sends from its address to the peer");
+      if (trace())
+        std::fprintf(stderr, "  out: flags %02x ack off %d win %u\n", s.tcp.flags,
+                     static_cast<int>(s.tcp.ack - (kPeerIsn + 1)), s.tcp.window);
       if (!s.tcp.has(wire::kAck) || s.tcp.has(wire::kRst)) continue;  // a reset may answer any SEQ
       const std::uint32_t ack_off = s.tcp.ack - (kPeerIsn + 1);  // stream offset acknowledged (mod 2^32)
       fuzz::check(ack_off <= rx.stats().bytes_delivered + 1, "an ACK covers no more than what was delivered (and a FIN)");
@@ -100,6 +120,7 @@ struct Harness {
 
   void read(std::size_t max) {
     const Bytes got = rx.read(max);
+    if (trace()) std::fprintf(stderr, "read(%zu): %zu bytes at %zu\n", max, got.size(), delivered.size());
     for (std::uint8_t b : got) {
       fuzz::check(b == stream_byte(delivered.size()), "bytes reach the application once and in order");
       delivered.push_back(b);
