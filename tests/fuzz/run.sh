@@ -23,7 +23,7 @@ run_one() {  # $1 = harness
   [ -r "$here/dict/$h.dict" ] && dict=(-dict="$here/dict/$h.dict")
   seeds=$(bash "$here/seeds.sh" "$h")
   local max_len=4096  # one frame, header or field value
-  case $h in parsers|reader|gzip) max_len=65536 ;; pipeline) max_len=16384 ;; esac  # whole (short) captures
+  case $h in parsers|reader|gzip) max_len=16384 ;; pipeline) max_len=8192 ;; esac  # whole short captures (speed)
   # Fork mode goes on after a finding (each one saved); -timeout: a run of
   # one input longer than 30 s is a hang; -rss_limit_mb: the reader may hold
   # a 17 MiB window.
