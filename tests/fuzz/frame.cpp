@@ -89,7 +89,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto& t = d.segment.tcp;
   fuzz::check(t.data_offset >= 5 && t.data_offset <= 15, "TCP data offset 5..15");
   fuzz::check(t.options.sack_count <= 4, "at most 4 SACK blocks");
-  fuzz::check(d.segment.src.v6 == d.segment.dst.v6, "one IP version for both addresses");
+  fuzz::check(d.segment.src.address.version == d.segment.dst.address.version, "one IP version for both addresses");
   fuzz::check(std::uint64_t{d.segment.payload_len} + t.header_len() <= std::max<std::uint64_t>(wire_len, frame.size()),
               "the payload is no longer than the frame on the wire: payload " + std::to_string(d.segment.payload_len) +
                   " + TCP header " + std::to_string(t.header_len()) + " > wire length " + std::to_string(wire_len));

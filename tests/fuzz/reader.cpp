@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::check(s.file_index == 3, "a segment carries its file index");
     fuzz::check(s.tcp.data_offset >= 5 && s.tcp.data_offset <= 15, "the TCP data offset is 5..15 words");
     fuzz::check(s.tcp.options.sack_count <= 4, "at most 4 SACK blocks");
-    fuzz::check(s.src.v6 == s.dst.v6, "both ends of a segment have the same IP version");
+    fuzz::check(s.src.address.version == s.dst.address.version, "both ends of a segment have the same IP version");
   }
   fuzz::check(!r.next(s), "the reader stays at its end");
   const CaptureStats& st = r.stats();
