@@ -6,6 +6,9 @@
 #   make run        replay the shipped capture through pcap-replay
 #   make bench      build and run the microbenchmarks and the backoff experiments
 #   make deps       install missing Debian packages (apt-get, non-interactive)
+#   make fuzz       build the libFuzzer harnesses (tests/fuzz/, clang, ASan+UBSan)
+#                   into build/fuzz/ and run each for FUZZ_SECONDS (default 300)
+#                   over its corpus; crashes go to build/fuzz/crashes/
 #   make install    PREFIX=/usr/local (DESTDIR for staging): headers, librto.a,
 #                   librto.so.0, rto.pc, the CMake package, programs, man pages
 #   make clean
@@ -14,8 +17,16 @@ PREFIX   ?= /usr/local
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CXX      ?= g++
 SAN      ?= 0
+FUZZ     ?= 0
 
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+  # libFuzzer builds (tests/fuzz/README.md): clang, coverage for the fuzzer,
+  # AddressSanitizer + UndefinedBehaviorSanitizer, every report fatal.
+  CXX       := clang++
+  BUILD     := build/fuzz
+  OPT       := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+  SANLDFLAGS:= -fsanitize=address,undefined
+else ifeq ($(SAN),1)
   BUILD     := build/san
   OPT       := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
   SANLDFLAGS:= -fsanitize=address,undefined
@@ -44,7 +55,8 @@ INC_REPLAY   := -Ipcap-replay/include
 # Debian packages the build, the tests and `make run` need.
 DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \
                 nlohmann-json3-dev libcli11-dev libfmt-dev tshark tcpdump tcptrace \
-                hyperfine iproute2 nftables gcc cmake librsvg2-bin zlib1g-dev groff-base time
+                hyperfine iproute2 nftables gcc cmake librsvg2-bin zlib1g-dev groff-base time \
+                clang libclang-rt-dev
 
 srcs = $(sort $(wildcard $(1)/*.cpp))
 objs = $(patsubst %.cpp,$(OBJ)/%.o,$(call srcs,$(1)))
@@ -88,7 +100,7 @@ LIBRTO_SO      := $(LIB)/librto.so $(LIB)/$(RTO_SONAME) $(LIBRTO_SO_REAL)
 PROGRAMS := $(BIN)/pcap-replay $(BIN)/netstack
 TESTS    := $(BIN)/test-rto $(BIN)/test-pcap-replay $(BIN)/test-netstack
 
-.PHONY: all test run bench deps install clean
+.PHONY: all test run bench deps install clean fuzz fuzz-build
 .DEFAULT_GOAL := all
 
 all: $(LIBRTO) $(LIBRTO_SO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/backoff-sim $(BIN)/reconnect-storm
@@ -199,6 +211,27 @@ $(BIN)/replay-gen: $(OBJ)/bench/replay-scale/gen_capture.o
 $(BIN)/replay-bare-loop: $(OBJ)/bench/replay-scale/bare_loop.o
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS)
+
+# ---- fuzzing (make fuzz; tests/fuzz/README.md) -------------------------
+# One libFuzzer program per harness, tests/fuzz/<name>.cpp -> $(BIN)/fuzz-<name>,
+# with the helpers of tests/fuzz/common/. Built only with FUZZ=1 (clang).
+FUZZ_HARNESSES := $(patsubst tests/fuzz/%.cpp,%,$(call srcs,tests/fuzz))
+FUZZ_COMMON    := $(call objs,tests/fuzz/common)
+FUZZ_BINS      := $(patsubst %,$(BIN)/fuzz-%,$(FUZZ_HARNESSES))
+FUZZ_SECONDS   ?= 300
+
+# The harnesses reach the parsers' internal headers (pcap_file.hpp, tunnel_decap.hpp).
+$(OBJ)/tests/fuzz/%.o: CXXFLAGS += -Ipcap-replay/src
+
+$(BIN)/fuzz-%: $(OBJ)/tests/fuzz/%.o $(FUZZ_COMMON) $(LIBREPLAY) $(LIBNETSTACK) $(LIBWIRE) $(LIBRTO)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -fsanitize=fuzzer $^ -o $@ $(PCAP_LIBS) -lfmt
+
+fuzz-build:
+	@$(MAKE) --no-print-directory -j$(JOBS) FUZZ=1 $(patsubst %,build/fuzz/bin/fuzz-%,$(FUZZ_HARNESSES))
+
+fuzz: deps fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh
 
 # ---- top-level targets -------------------------------------------------
 deps:

@@ -149,9 +149,14 @@ std::optional<std::chrono::seconds> parse_retry_after(std::string_view field,
   }
   const auto date = parse_http_date(v, now);
   if (!date) return std::nullopt;
-  if (*date <= now) return seconds{0};
-  // Round up: the client must not come back before the date.
-  return std::chrono::ceil<seconds>(*date - now);
+  // In whole seconds: a date past 2262 (4DIGIT years run to 9999) does not
+  // fit `now`'s nanoseconds, so the date is never converted to them. With
+  // now = s + f (s whole seconds, 0 <= f < 1 s), the wait rounded up (the
+  // client must not come back before the date) is date - s when the date
+  // is after s, and 0 otherwise (then the date is at or before now).
+  const std::chrono::sys_seconds now_s = std::chrono::floor<seconds>(now);
+  if (*date <= now_s) return seconds{0};
+  return *date - now_s;
 }
 
 }  // namespace rto

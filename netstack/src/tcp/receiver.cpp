@@ -285,7 +285,9 @@ struct TcpReceiver::Impl {
     }
     if (!acceptable) return;
 
-    if (len > 0) on_payload(h.seq, payload);
+    // RFC 9293 3.10.7.4, seventh: once the peer's FIN is processed
+    // (CLOSE-WAIT and after) segment text is ignored; it is not stream data.
+    if (len > 0 && !fin_received) on_payload(h.seq, payload);
     if (h.has(wire::kFin)) {
       const std::int64_t fin_rel = rto::seq_diff(h.seq, irs + 1) + static_cast<std::int64_t>(len);
       if (!fin_received && fin_rel >= 0) fin_off = static_cast<std::uint64_t>(fin_rel);
@@ -315,6 +317,7 @@ struct TcpReceiver::Impl {
     std::uint64_t first = static_cast<std::uint64_t>(start + skip);
     std::uint64_t end = static_cast<std::uint64_t>(start) + payload.size();
     end = std::min(end, right);
+    if (fin_off) end = std::min(end, *fin_off);  // nothing follows the FIN (RFC 9293 3.10.7.4, eighth)
     if (skip > 0) stats.duplicate_bytes += static_cast<std::uint64_t>(skip);
     if (end <= first) {
       ack_now = true;

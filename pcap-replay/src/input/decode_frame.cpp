@@ -32,9 +32,10 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
   // Bytes of the network packet the frame carried on the wire (not just captured).
   std::size_t on_wire = wire_len > lp.offset ? wire_len - lp.offset : 0;
   if (lp.declared_len && *lp.declared_len < on_wire) on_wire = *lp.declared_len;
-  bool outer = true;  // the IP length check against the frame applies to the outermost packet
   // Follow tunnels to the innermost packet: IP-in-IP (RFC 2003, RFC 2473)
-  // here, the others through tunnel_decap.
+  // here, the others through tunnel_decap. An inner packet is checked
+  // against what its outer layer carried on the wire (`on_wire` follows it
+  // in), as the outermost one is against the frame.
   for (int layer = 0;; ++layer) {
     auto ip = wire::decode_ip(bytes);
     if (!wire::ok(ip)) {
@@ -44,12 +45,13 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
     const wire::IpPacket& pk = wire::value(ip);
     if (pk.non_first_fragment) return FrameKind::kNonFirstFragment;
     std::uint32_t l4_len = pk.l4_len;
-    if (outer && !pk.length_from_capture && pk.l4_offset + l4_len > on_wire) {
+    if (!pk.length_from_capture && pk.l4_offset + l4_len > on_wire) {
       const std::size_t carried = on_wire > pk.l4_offset ? on_wire - pk.l4_offset : 0;
-      issue.warning = wire::Error{pk.version == 4 ? "ip.len" : "ipv6.plen",
-                                  "the IP header gives the upper layer " + std::to_string(l4_len) +
-                                      " bytes but the frame carried " + std::to_string(carried) +
-                                      "; the length is taken from the frame"};
+      if (!issue.warning)
+        issue.warning = wire::Error{pk.version == 4 ? "ip.len" : "ipv6.plen",
+                                    "the IP header gives the upper layer " + std::to_string(l4_len) +
+                                        " bytes but the frame carried " + std::to_string(carried) +
+                                        "; the length is taken from the frame"};
       l4_len = static_cast<std::uint32_t>(carried);
     }
     // The upper layer as far as it was captured and no further than the IP length
@@ -59,7 +61,7 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
     if (pk.protocol == wire::kProtoIpv4 || pk.protocol == wire::kProtoIpv6) {
       if (layer + 1 >= kMaxTunnelLayers) return FrameKind::kNotTcp;
       bytes = l4;
-      outer = false;
+      on_wire = l4_len;
       continue;
     }
     if (pk.protocol != wire::kProtoTcp) {
@@ -91,8 +93,10 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
         inner = Decap{Inner::kIp, inner.bytes.subspan(std::min(e.offset, inner.bytes.size()))};
       }
       if (inner.kind != Inner::kIp || layer + 1 >= kMaxTunnelLayers) return FrameKind::kNotTcp;
+      // The tunnel headers take the bytes before the inner packet.
+      const std::size_t headers = inner.bytes.empty() ? l4.size() : static_cast<std::size_t>(inner.bytes.data() - l4.data());
+      on_wire = l4_len > headers ? l4_len - headers : 0;
       bytes = inner.bytes;
-      outer = false;
       continue;
     }
 
