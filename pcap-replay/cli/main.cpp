@@ -15,14 +15,18 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <new>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -68,7 +72,52 @@ struct Args {
   std::size_t max_flows = replay::limits::kDefaultMaxFlows;
   std::size_t max_outstanding = replay::limits::kDefaultMaxOutstanding;
   std::string html, svg_dir;  // check --html FILE, plot --svg DIR
+  std::string interface;       // -i IFACE: live capture instead of files
+  std::optional<double> duration_s;  // --duration S (live capture)
 };
+
+// Set by SIGINT/SIGTERM during a live capture: stop and report.
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_stop_signal(int) { g_stop = 1; }
+
+// -i IFACE and --duration S (check, flows, timeline): live capture, not with files.
+void add_live(CLI::App* app, Args& a) {
+  CLI::Option* i = app->add_option("-i,--interface", a.interface,
+                                   "capture live on this interface (libpcap; needs root or CAP_NET_RAW) instead of "
+                                   "reading files; the report comes at the end or on SIGINT/SIGTERM");
+  i->excludes(app->get_option("files"))->excludes(app->get_option("--read"));
+  app->add_option("--duration", a.duration_s, "with -i: stop after this many seconds (default: until SIGINT)")
+      ->check(CLI::PositiveNumber)
+      ->needs(i);
+}
+
+// Runs the live capture of -i: signals stop it, a status line on a terminal.
+replay::Report run_live(const Args& a, const replay::Options& opt, bool keep_timeline,
+                        std::vector<std::string>& errors) {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  bool drawn = false;
+  std::function<void(const replay::LiveProgress&)> status;
+  if (tty) {
+    status = [&drawn](const replay::LiveProgress& p) {
+      const double s = std::chrono::duration<double>(p.elapsed).count();
+      std::cerr << fmt::format("\r\x1b[Kpcap-replay: {} packets, {} TCP segments, {:.1f} s", p.packets,
+                               p.tcp_segments, s)
+                << std::flush;
+      drawn = true;
+    };
+  }
+  const auto duration = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(a.duration_s.value_or(0.0)));
+  replay::Report r = replay::analyze_live(a.interface, opt, keep_timeline, duration, g_stop, status, errors);
+  if (drawn) std::cerr << "\r\x1b[K" << std::flush;  // the status line is cleared
+  return r;
+}
+
 
 // The options every sub-command takes: the input, the filter, the selection.
 void add_common(CLI::App* app, Args& a) {
@@ -225,6 +274,9 @@ int main(int argc, char** argv) {
   add_common(timeline, a);
   add_model(check, a);
   add_model(timeline, a);
+  add_live(check, a);
+  add_live(flows, a);
+  add_live(timeline, a);
   check->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
   check->add_flag("--findings-only", a.findings_only,
                   "print only the senders with findings (the summary and exit status still cover every sender)");
@@ -271,7 +323,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> inputs = a.read_files;
   inputs.insert(inputs.end(), a.files.begin(), a.files.end());
-  if (inputs.empty()) {
+  if (inputs.empty() && a.interface.empty()) {
     CLI::App* sub = app.get_subcommands().front();
     std::cerr << "pcap-replay: " << sub->get_name() << ": no capture file given (pcap-replay " << sub->get_name()
               << " FILE..., or -r FILE; - reads standard input)\n";
@@ -320,7 +372,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> errors;
   replay::Report r;
   try {
-    r = replay::analyze_files(files, opt, timeline->parsed() || plot->parsed() || !a.html.empty(), errors);
+    const bool keep = timeline->parsed() || plot->parsed() || !a.html.empty();
+    r = a.interface.empty() ? replay::analyze_files(files, opt, keep, errors) : run_live(a, opt, keep, errors);
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
@@ -393,7 +446,8 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
     // MUST departures under one profile: does another explain them? (a second pass, under auto)
     std::optional<std::string> hint;
     // Standard input cannot be read twice: no hint for "-".
-    const bool rereadable = std::find(files.begin(), files.end(), "-") == files.end();
+    // Nor a live capture.
+    const bool rereadable = a.interface.empty() && std::find(files.begin(), files.end(), "-") == files.end();
     if (!a.no_hint && rereadable && !opt.auto_profile && r.count(replay::Level::must) > 0) {
       replay::Options ao = opt.with_profile(*replay::find_profile("linux"));
       ao.auto_profile = true;

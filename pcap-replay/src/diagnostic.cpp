@@ -9,6 +9,11 @@ std::string to_string(const Diagnostic& d) {
 }
 
 std::string to_string(const std::string& file, const LostRange& l) {
+  if (l.kernel_drop) {
+    const std::uint64_t n = l.frames_lost.value_or(0);
+    return file + ": " + std::to_string(n) + (n == 1 ? " packet" : " packets") +
+           " dropped by the kernel (capture buffer full), after frame " + std::to_string(l.frames_before);
+  }
   std::string s = file + ": bytes " + std::to_string(l.byte_begin);
   s += l.to_end ? std::string(" to the end of the file") : "-" + std::to_string(l.byte_end > 0 ? l.byte_end - 1 : 0);
   s += " lost after frame " + std::to_string(l.frames_before) + " (";

@@ -3,6 +3,9 @@
 // file order) and get a Report: connections, per sender the retransmissions
 // by kind, RTT samples, the replayed RTO and timeouts, and RFC 6298 findings.
 
+#include <chrono>
+#include <csignal>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,6 +57,25 @@ class Analyzer {
 /// returned).
 Report analyze_files(const std::vector<std::string>& files, const Options& options,
                      bool keep_timeline, std::vector<std::string>& errors);
+
+/// What a live capture shows while it runs (the CLI's status line).
+struct LiveProgress {
+  std::uint64_t packets = 0;       ///< packets captured so far
+  std::uint64_t tcp_segments = 0;  ///< TCP segments analysed so far
+  std::chrono::steady_clock::duration elapsed{};  ///< since the capture started
+};
+
+/// Captures on interface `iface` (libpcap live capture, options.filter as
+/// the BPF filter) until `duration` has passed (zero: no limit) or `stop`
+/// becomes nonzero (set by a signal handler), and analyses it as one input
+/// named "live:IFACE". `progress` is called at most every
+/// limits::kLiveStatusInterval (may be empty). Packets the kernel dropped
+/// (pcap_stats ps_drop/ps_ifdrop) are data lost: a LostRange on the input
+/// (exit 2) and a message in `errors`. An interface that cannot be opened
+/// makes the input unusable, its reason in `errors`.
+Report analyze_live(const std::string& iface, const Options& options, bool keep_timeline,
+                    std::chrono::steady_clock::duration duration, const volatile std::sig_atomic_t& stop,
+                    const std::function<void(const LiveProgress&)>& progress, std::vector<std::string>& errors);
 
 /// The input files that could not be used at all (exit status 2 of the CLI:
 /// the input was at least partly unusable).

@@ -43,6 +43,9 @@ struct LostRange {
   /// frames after the loss are numbered as if it held this many (1 when unknown).
   std::optional<std::uint64_t> frames_lost;
   bool to_end = false;              ///< nothing readable followed: the rest of the input is lost
+  /// Live capture: frames_lost packets the kernel dropped (pcap_stats
+  /// ps_drop + ps_ifdrop, capture buffer full); there is no byte range.
+  bool kernel_drop = false;
 };
 
 /// What became of one input file (in command-line order).

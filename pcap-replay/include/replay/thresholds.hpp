@@ -239,4 +239,9 @@ inline constexpr std::size_t kTsSendTimesKept = 65'536;
 /// ("and N more"): a stream of garbage must not grow without limit.
 inline constexpr std::size_t kMaxDiagnostics = 10'000;
 
+/// Live capture (check -i): the one-line status on a terminal is redrawn at
+/// most this often, and libpcap's read timeout is this long so that
+/// --duration and SIGINT are noticed within it.
+inline constexpr std::chrono::milliseconds kLiveStatusInterval{500};
+
 }  // namespace replay::limits
