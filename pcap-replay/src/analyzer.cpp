@@ -12,7 +12,6 @@
 #include "flow_table.hpp"
 #include "inference.hpp"
 #include <replay/thresholds.hpp>
-#include "live_capture.hpp"
 #include "sender_model.hpp"
 
 namespace replay {
@@ -362,8 +361,24 @@ Report Analyzer::finish() {
   return std::move(m.report);
 }
 
+std::size_t Analyzer::connections() const { return impl_->conns.size(); }
+
+std::size_t Analyzer::timeouts_so_far() const {
+  std::size_t n = 0;
+  for (const Connection& c : impl_->conns)
+    for (int d = 0; d < 2; ++d)
+      n += c.live && !c.live->candidates.empty() ? c.live->candidates.front().senders[d].timeouts.size()
+                                                  : c.report.senders[d].timeouts.size();
+  return n;
+}
+
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
                      std::vector<std::string>& errors) {
+  return analyze_files(files, options, keep_timeline, errors, {});
+}
+
+Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
+                     std::vector<std::string>& errors, const std::function<void(const FileProgress&)>& progress) {
   Analyzer a(options, keep_timeline);
   std::optional<CaptureTime> origin;  // frame 1 of the first input that has one (Wireshark's Time column)
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -382,7 +397,16 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     // The reader says of each diagnostic whether its frame was skipped, and
     // keeps at most limits::kMaxDiagnostics of them (the rest counted).
     Segment seg;
-    while (reader.next(seg)) a.add(seg);
+    if (!progress) {
+      while (reader.next(seg)) a.add(seg);
+    } else {
+      // A look at the reader every limits::kProgressEverySegments segments.
+      for (std::uint64_t n = 1; reader.next(seg); ++n) {
+        a.add(seg);
+        if (n % limits::kProgressEverySegments == 0)
+          progress(FileProgress{i, files[i], reader.stats().frames, reader.progress()});
+      }
+    }
     const std::vector<Diagnostic>& diags = reader.diagnostics();
     const CaptureStats& st = reader.stats();
     if (!origin) origin = st.first_frame_time;
@@ -403,68 +427,6 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     a.count_dropped_diagnostics(st.diagnostics_dropped_skipped, st.diagnostics_dropped_warned);
     a.add_input(in);
   }
-  Report r = a.finish();
-  if (origin) r.first_time = *origin, r.have_first_time = true;
-  return r;
-}
-
-Report analyze_live(const std::string& iface, const Options& options, bool keep_timeline,
-                    std::chrono::steady_clock::duration duration, const volatile std::sig_atomic_t& stop,
-                    const std::function<void(const LiveProgress&)>& progress, std::vector<std::string>& errors) {
-  Analyzer a(options, keep_timeline);
-  InputFile in;
-  in.name = "live:" + iface;
-  a.add_file(0, in.name);
-  auto opened = LiveCapture::open(iface, options.filter);
-  if (auto* err = std::get_if<std::string>(&opened)) {
-    errors.push_back(*err);
-    in.error = *err;
-    a.add_input(in);
-    return a.finish();
-  }
-  in.opened = true;
-  auto& cap = std::get<LiveCapture>(opened);
-  const auto start = std::chrono::steady_clock::now();
-  auto last_progress = start - limits::kLiveStatusInterval;
-  std::optional<CaptureTime> origin;
-  Segment seg;
-  for (;;) {
-    const auto now = std::chrono::steady_clock::now();
-    if (stop != 0 || (duration.count() > 0 && now - start >= duration)) break;
-    if (progress && now - last_progress >= limits::kLiveStatusInterval) {
-      const LiveStats st = cap.stats();
-      progress(LiveProgress{st.frames, st.tcp_segments, now - start});
-      last_progress = now;
-    }
-    const int got = cap.next(seg);
-    if (got < 0) {
-      // The interface went away (or the like): the rest of the capture is lost.
-      errors.push_back(cap.error());
-      in.read_error = true;
-      LostRange rest;
-      rest.frames_before = cap.stats().frames;
-      rest.to_end = true;
-      in.lost.push_back(rest);
-      break;
-    }
-    if (got == 0) continue;
-    if (!origin) origin = seg.time;
-    a.add(seg);
-  }
-  const LiveStats st = cap.stats();
-  in.frames = st.frames;
-  in.tcp_segments = st.tcp_segments;
-  if (st.kernel_dropped > 0) {
-    // The kernel's buffer overflowed: packets are missing from the analysis.
-    LostRange lost;
-    lost.frames_before = st.frames;
-    lost.frames_lost = st.kernel_dropped;
-    lost.kernel_drop = true;
-    in.lost.push_back(lost);
-    errors.push_back(in.name + ": the kernel dropped " + std::to_string(st.kernel_dropped) + " of " +
-                     std::to_string(st.kernel_received) + " packets (capture buffer full): data lost");
-  }
-  a.add_input(in);
   Report r = a.finish();
   if (origin) r.first_time = *origin, r.have_first_time = true;
   return r;

@@ -9,11 +9,6 @@ std::string to_string(const Diagnostic& d) {
 }
 
 std::string to_string(const std::string& file, const LostRange& l) {
-  if (l.kernel_drop) {
-    const std::uint64_t n = l.frames_lost.value_or(0);
-    return file + ": " + std::to_string(n) + (n == 1 ? " packet" : " packets") +
-           " dropped by the kernel (capture buffer full), after frame " + std::to_string(l.frames_before);
-  }
   std::string s = file + ": bytes " + std::to_string(l.byte_begin);
   s += l.to_end ? std::string(" to the end of the file") : "-" + std::to_string(l.byte_end > 0 ? l.byte_end - 1 : 0);
   s += " lost after frame " + std::to_string(l.frames_before) + " (";
@@ -22,6 +17,14 @@ std::string to_string(const std::string& file, const LostRange& l) {
   else
     s += std::to_string(*l.frames_lost) + (*l.frames_lost == 1 ? " frame" : " frames");
   return s + ")";
+}
+
+std::optional<std::string> kernel_drop_text(const InputFile& in) {
+  const std::uint64_t n = in.kernel_drops.value_or(0);
+  if (n == 0) return std::nullopt;
+  return in.name + ": " + std::to_string(n) + (n == 1 ? " packet" : " packets") +
+         " dropped before pcap-replay saw them (pcap_stats: the capture buffer was full, or the interface dropped "
+         "them); the analysis misses them";
 }
 
 }  // namespace replay

@@ -186,6 +186,8 @@ void write_input_problems(std::ostream& os, const Report& r) {
     for (const auto& in : r.inputs)
       if (in.usable())
         for (const auto& l : in.lost) os << "  " << to_string(in.name, l) << "\n";
+    for (const auto& in : r.inputs)
+      if (auto drops = kernel_drop_text(in)) os << "  " << *drops << "\n";
   }
   // A read error at the first record is the unusable file's reason: said once, above.
   const InputCounts c = input_counts(r);

@@ -4,7 +4,6 @@
 // by kind, RTT samples, the replayed RTO and timeouts, and RFC 6298 findings.
 
 #include <chrono>
-#include <csignal>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -14,6 +13,7 @@
 #include "capture_reader.hpp"
 #include "flow_report.hpp"
 #include "options.hpp"
+#include "progress_line.hpp"
 
 namespace replay {
 
@@ -42,6 +42,13 @@ class Analyzer {
   /// Ends the analysis; the Analyzer is spent afterwards.
   Report finish();
 
+  /// TCP connections seen so far (for a status line).
+  std::size_t connections() const;
+  /// Retransmission timeouts found so far, over every sender (under
+  /// --profile auto, as the first profile reads them): for a status line;
+  /// the report's count can differ once the connections are finished.
+  std::size_t timeouts_so_far() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -58,24 +65,11 @@ class Analyzer {
 Report analyze_files(const std::vector<std::string>& files, const Options& options,
                      bool keep_timeline, std::vector<std::string>& errors);
 
-/// What a live capture shows while it runs (the CLI's status line).
-struct LiveProgress {
-  std::uint64_t packets = 0;       ///< packets captured so far
-  std::uint64_t tcp_segments = 0;  ///< TCP segments analysed so far
-  std::chrono::steady_clock::duration elapsed{};  ///< since the capture started
-};
-
-/// Captures on interface `iface` (libpcap live capture, options.filter as
-/// the BPF filter) until `duration` has passed (zero: no limit) or `stop`
-/// becomes nonzero (set by a signal handler), and analyses it as one input
-/// named "live:IFACE". `progress` is called at most every
-/// limits::kLiveStatusInterval (may be empty). Packets the kernel dropped
-/// (pcap_stats ps_drop/ps_ifdrop) are data lost: a LostRange on the input
-/// (exit 2) and a message in `errors`. An interface that cannot be opened
-/// makes the input unusable, its reason in `errors`.
-Report analyze_live(const std::string& iface, const Options& options, bool keep_timeline,
-                    std::chrono::steady_clock::duration duration, const volatile std::sig_atomic_t& stop,
-                    const std::function<void(const LiveProgress&)>& progress, std::vector<std::string>& errors);
+/// The same, calling `progress` (when not empty) every
+/// limits::kProgressEverySegments TCP segments with how far the current file is
+/// read, for a progress line.
+Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
+                     std::vector<std::string>& errors, const std::function<void(const FileProgress&)>& progress);
 
 /// The input files that could not be used at all (exit status 2 of the CLI:
 /// the input was at least partly unusable).

@@ -43,9 +43,6 @@ struct LostRange {
   /// frames after the loss are numbered as if it held this many (1 when unknown).
   std::optional<std::uint64_t> frames_lost;
   bool to_end = false;              ///< nothing readable followed: the rest of the input is lost
-  /// Live capture: frames_lost packets the kernel dropped (pcap_stats
-  /// ps_drop + ps_ifdrop, capture buffer full); there is no byte range.
-  bool kernel_drop = false;
 };
 
 /// What became of one input file (in command-line order).
@@ -57,6 +54,10 @@ struct InputFile {
   std::uint64_t skipped_frames = 0;  ///< frames skipped with a diagnostic
   bool read_error = false;         ///< part of the file could not be read (see lost)
   std::vector<LostRange> lost;     ///< the stretches that could not be read, in file order
+  /// Live capture only (unset for files): packets libpcap reports lost
+  /// before they reached pcap-replay, pcap_stats(3PCAP) ps_drop (the
+  /// capture buffer was full) + ps_ifdrop (the interface dropped them).
+  std::optional<std::uint64_t> kernel_drops;
   /// Empty when usable; else why not: libpcap's reason for not opening it,
   /// or the read error at its first record, or "every frame is malformed".
   std::string error;
@@ -66,11 +67,19 @@ struct InputFile {
   bool usable() const { return error.empty(); }
   /// True when part of the file was lost: the exit status is then 2 even
   /// though the rest was analysed (issue 9: nothing lost silently).
-  bool lost_data() const { return !lost.empty(); }
+  /// Packets a live capture's kernel dropped count as lost data too, and so
+  /// does a live capture that failed midway (read_error, a Diagnostic).
+  bool lost_data() const { return !lost.empty() || kernel_drops.value_or(0) > 0 || (kernel_drops && read_error); }
 };
 
 /// "FILE: bytes 18396-18539 lost after frame 149 (1 frame)" ("an unknown
 /// number of frames", "to the end of the file"), for the report and stderr.
 std::string to_string(const std::string& file, const LostRange& lost);
+
+/// For a live capture whose kernel dropped packets: "live:eth0: 12 packets
+/// dropped before pcap-replay saw them (pcap_stats: the capture buffer was
+/// full, or the interface dropped them); the analysis misses them";
+/// nullopt when none were (or for a file).
+std::optional<std::string> kernel_drop_text(const InputFile& in);
 
 }  // namespace replay
