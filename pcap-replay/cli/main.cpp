@@ -461,7 +461,7 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
     if (in.usable())
       for (const auto& l : in.lost) std::cerr << "pcap-replay: lost input: " << replay::to_string(in.name, l) << "\n";
   for (const auto& in : r.inputs)
-    if (auto drops = replay::kernel_drop_text(in)) std::cerr << "pcap-replay: lost input: " << *drops << "\n";
+    for (const auto& line : replay::live_lost_text(in)) std::cerr << "pcap-replay: lost input: " << line << "\n";
   // Nothing could be read: no text report; the JSON still names the inputs and their errors.
   if (unusable.size() == r.inputs.size() && !(a.json && !timeline)) return 2;
   if (auto note = replay::empty_input_note(r)) std::cerr << "pcap-replay: note: " << *note << "\n";

@@ -70,7 +70,7 @@ Report analyze_live(const std::string& iface, const Options& options, bool keep_
   in.kernel_drops = st.kernel_dropped + st.interface_dropped;
   for (const auto& d : cap.diagnostics()) in.skipped_frames += d.skipped ? 1 : 0;
   in.skipped_frames += st.diagnostics_dropped_skipped;
-  if (auto lost = kernel_drop_text(in)) errors.push_back(*lost);
+  if (st.kernel_dropped + st.interface_dropped > 0) errors.push_back(live_lost_text(in).front());
   a.add_diagnostics(cap.diagnostics());
   a.count_dropped_diagnostics(st.diagnostics_dropped_skipped, st.diagnostics_dropped_warned);
   a.add_input(in);

@@ -187,7 +187,7 @@ void write_input_problems(std::ostream& os, const Report& r) {
       if (in.usable())
         for (const auto& l : in.lost) os << "  " << to_string(in.name, l) << "\n";
     for (const auto& in : r.inputs)
-      if (auto drops = kernel_drop_text(in)) os << "  " << *drops << "\n";
+      for (const auto& line : live_lost_text(in)) os << "  " << line << "\n";
   }
   // A read error at the first record is the unusable file's reason: said once, above.
   const InputCounts c = input_counts(r);

@@ -22,6 +22,7 @@
 #  6. The status line: under a pty (script(1) from util-linux) a live
 #     capture draws "live:IFACE: ... packets" with \r and a 16 MiB file a
 #     "% of the file" line; with standard error a file, neither appears.
+#  7. The interface removed during the capture: the loss is named, exit 2.
 #
 # Every blocking step runs under timeout(1); the namespaces are removed on
 # exit (trap). Root is needed (namespaces, nft, capture): 77 otherwise,
@@ -287,3 +288,17 @@ grep -aq $'\r'"$WORK/big.pcap: [0-9]* packets, [0-9]*% of the file" "$WORK/tty-f
 timeout 60 "$BIN" flows "$WORK/big.pcap" >/dev/null 2>"$WORK/file-notty.err" || fail "flows on the 16 MiB file"
 [ ! -s "$WORK/file-notty.err" ] || fail "stderr not a terminal, yet: $(od -c "$WORK/file-notty.err" | head -3)"
 echo "ok: $name: status line: drawn on a pty (live and a 16 MiB file), absent when stderr is a file"
+
+# --- 7: the interface goes away during the capture: what came before is
+# reported, the loss is named, exit 2 (last: it removes the veth pair)
+$CX "$BIN" check -i "$VC" >"$WORK/gone.txt" 2>"$WORK/gone.err" &
+LIVE=$!; PIDS+=($LIVE)
+sleep 1
+ip -n "$C" link del "$VC"
+set +e; wait $LIVE; rc=$?; set -e
+[ "$rc" -eq 2 ] || { cat "$WORK/gone.err"; fail "interface removed: exit $rc, not 2"; }
+grep -q "^pcap-replay: lost input: live:$VC: the capture failed after frame [0-9]*; what came after is lost" "$WORK/gone.err" ||
+  fail "interface removed: no 'lost input' on stderr: $(cat "$WORK/gone.err")"
+grep -q "^  live:$VC: the capture failed after frame" "$WORK/gone.txt" ||
+  fail "interface removed: the text report does not name the loss: $(cat "$WORK/gone.txt")"
+echo "ok: $name: interface removed during the capture: exit 2: $(grep -m1 'capture failed:' "$WORK/gone.err")"

@@ -76,10 +76,12 @@ struct InputFile {
 /// number of frames", "to the end of the file"), for the report and stderr.
 std::string to_string(const std::string& file, const LostRange& lost);
 
-/// For a live capture whose kernel dropped packets: "live:eth0: 12 packets
-/// dropped before pcap-replay saw them (pcap_stats: the capture buffer was
-/// full, or the interface dropped them); the analysis misses them";
-/// nullopt when none were (or for a file).
-std::optional<std::string> kernel_drop_text(const InputFile& in);
+/// What a live capture lost, one sentence each, for the report and stderr:
+/// the packets its kernel dropped ("live:eth0: 12 packets dropped before
+/// pcap-replay saw them (pcap_stats: the capture buffer was full, or the
+/// interface dropped them); the analysis misses them"), and a capture that
+/// failed midway ("live:eth0: the capture failed after frame 340; what came
+/// after is lost"). Empty when nothing was lost, and for a file.
+std::vector<std::string> live_lost_text(const InputFile& in);
 
 }  // namespace replay
