@@ -64,6 +64,20 @@ Report analyze_live(const std::string& iface, const Options& options, bool keep_
     }
     if (got == LiveRead::kSegment) a.add(seg);
   }
+  // Stopped by a signal or --duration: the packets already captured may sit
+  // in a block libpcap hands over only when it is retired, at most
+  // kLivePollWait after it began; read them, so the last ones (a FIN) are
+  // not silently missing. -c stops exactly at its count.
+  if (!in.read_error && !(until.packets && cap.stats().frames >= *until.packets)) {
+    const auto end = std::chrono::steady_clock::now() + 2 * limits::kLivePollWait;
+    for (auto now = std::chrono::steady_clock::now(); now < end; now = std::chrono::steady_clock::now()) {
+      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(end - now);
+      const LiveRead got = cap.next(seg, wait);
+      if (got == LiveRead::kError) break;  // the interface went away after the stop: nothing more to read
+      if (got == LiveRead::kSegment) a.add(seg);
+      if (until.packets && cap.stats().frames >= *until.packets) break;
+    }
+  }
   const LiveStats& st = cap.read_kernel_counters();
   in.frames = st.frames;
   in.tcp_segments = st.tcp_segments;

@@ -142,7 +142,13 @@ TCPDUMP=$!; PIDS+=($TCPDUMP)
 before=$(counter)
 $CX "$BIN" check -i "$VC" --json >"$WORK/live.json" 2>"$WORK/live.err" &
 LIVE=$!; PIDS+=($LIVE)
-sleep 1  # both captures active
+# Both captures active: two packet sockets in the client namespace (a loaded
+# machine can take seconds to start tcpdump).
+for _ in $(seq 200); do
+  [ "$(ip netns exec "$C" awk 'NR > 1' /proc/net/packet | wc -l)" -ge 2 ] && break; sleep 0.05
+done
+[ "$(ip netns exec "$C" awk 'NR > 1' /proc/net/packet | wc -l)" -ge 2 ] || fail "tcpdump and pcap-replay did not both start"
+sleep 0.5
 $SX python3 "$WORK/peer.py" server $SADDR $PORT "$WORK/ready" >"$WORK/server.out" &
 PIDS+=($!)
 wait_file "$WORK/ready"
@@ -158,6 +164,7 @@ sleep 0.3  # the last ACK captured
 kill -0 $LIVE 2>/dev/null || { cat "$WORK/live.err"; fail "the live capture ended by itself"; }
 kill -INT $LIVE  # timeout(1) passes SIGINT on to pcap-replay
 set +e; wait $LIVE; live_rc=$?; set -e
+sleep 1.2  # tcpdump writes a block of packets when it is retired, 1 s after it began: SIGINT loses an open one
 kill -INT $TCPDUMP; wait $TCPDUMP 2>/dev/null || true
 received=$(cat "$WORK/server.out")
 [ "$received" = 200000 ] || fail "the server received $received bytes, not 200000"

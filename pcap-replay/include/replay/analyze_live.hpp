@@ -25,7 +25,8 @@ struct LiveLimits {
 /// Captures on interface `iface` (libpcap live capture, options.filter as
 /// the BPF filter, LiveCapture in live_capture.hpp) until `until` is
 /// reached or `stop` becomes nonzero (set by a SIGINT/SIGTERM handler; the
-/// capture notices within limits::kLivePollWait), and analyses it as one
+/// capture notices within limits::kLivePollWait, then reads for up to twice
+/// that the packets already captured), and analyses it as one
 /// input named "live:IFACE". `progress` (when not empty) is called at the
 /// start and then at most every limits::kStatusLineInterval with the counts
 /// so far.
