@@ -6,7 +6,8 @@
 // whose every frame is malformed makes the exit status 2 for every
 // sub-command, after the report of the usable files (when there is one; with
 // --json the document is printed even when no file was usable); so does a
-// file part of which could not be read (the rest is analysed and reported).
+// file part of which could not be read (the rest is analysed and reported),
+// and a live capture (-i IFACE) whose kernel dropped packets.
 
 #include <CLI/CLI.hpp>
 #include <rto/config.hpp>
@@ -15,20 +16,27 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
+#include <replay/analyze_live.hpp>
 #include <replay/analyzer.hpp>
 #include "bpf_check.hpp"
 #include <replay/profile_hint.hpp>
+#include <replay/progress_line.hpp>
 #include <replay/report_html.hpp>
 #include <replay/report_json.hpp>
 #include <replay/report_text.hpp>
@@ -47,13 +55,14 @@ constexpr const char* kExitHelp =
     "read, or whose every frame is malformed (the report of the other files is still printed, the "
     "unusable ones are named on stderr and in the report); also 2 when part of a file could not be read "
     "(a damaged record or block, a file cut short: the rest is analysed and reported, the lost byte range "
-    "named). Frames skipped or analysed with a warning do not change the status. A filter that matches no TCP "
+    "named), or when a live capture (-i) lost packets to the kernel. Frames skipped or analysed with a warning do "
+    "not change the status. A filter that matches no TCP "
     "segment prints a note and exits 0.";
 constexpr const char* kListExitHelp =
     "Exit status: 0 done (listed, written); 2 bad arguments, or unusable input: a file that cannot be opened, whose first "
     "record cannot be read, or whose every frame is malformed (the other files are still listed, the "
     "unusable ones are named on stderr); also 2 when part of a file could not be read (the lost byte range "
-    "named).";
+    "named), or when a live capture (-i) lost packets to the kernel.";
 
 struct Args {
   std::vector<std::string> files;
@@ -68,7 +77,102 @@ struct Args {
   std::size_t max_flows = replay::limits::kDefaultMaxFlows;
   std::size_t max_outstanding = replay::limits::kDefaultMaxOutstanding;
   std::string html, svg_dir;  // check --html FILE, plot --svg DIR
+  std::string interface;       // -i IFACE: live capture instead of files
+  std::optional<double> duration_s;  // --duration S (live capture)
+  std::optional<std::uint64_t> count;  // -c N (live capture)
 };
+
+// Set by SIGINT/SIGTERM during a live capture: stop and report.
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_stop_signal(int) { g_stop = 1; }
+
+// --duration above this is refused: a year of capture is no use case, and
+// the bound keeps the conversion to a clock duration exact.
+constexpr double kMaxDurationS = 366.0 * 24 * 3600;
+
+// -i IFACE, --duration S, -c N (check, flows, timeline): a live capture, not with files.
+void add_live(CLI::App* app, Args& a) {
+  CLI::Option* i = app->add_option(
+      "-i,--interface", a.interface,
+      "capture live on this interface (libpcap; needs root or CAP_NET_RAW) instead of reading files, until "
+      "--duration, -c or SIGINT/SIGTERM; then the report. A status line on standard error while it runs, when "
+      "that is a terminal. Packets the kernel dropped are lost input (exit 2)");
+  i->excludes(app->get_option("files"))->excludes(app->get_option("--read"));
+  app->add_option("--duration", a.duration_s, "with -i: stop after this many seconds (default: until SIGINT or -c)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            double s = 0;
+            const bool number = CLI::detail::lexical_cast(v, s);
+            if (number && std::isfinite(s) && s > 0 && s <= kMaxDurationS) return std::string();
+            return fmt::format("{}: must be a number of seconds above 0, at most a year ({})", v, kMaxDurationS);
+          },
+          "SECONDS"))
+      ->needs(i);
+  app->add_option("-c,--count", a.count, "with -i: stop after this many packets (after -f), as tcpdump -c")
+      ->check(CLI::PositiveNumber)
+      ->needs(i);
+}
+
+// The terminal's width in columns (80 when it does not say).
+std::size_t terminal_columns() {
+  winsize w{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
+  return 80;
+}
+
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+// Runs the live capture of -i: SIGINT/SIGTERM end it (the report follows;
+// a second signal, once the capture is over, acts as usual), a status line
+// on a terminal.
+replay::Report run_live(const Args& a, const replay::Options& opt, bool keep_timeline,
+                        std::vector<std::string>& errors) {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: poll() returns at once with EINTR
+  struct sigaction old_int {}, old_term {};
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  replay::ProgressLine line(std::cerr, stderr_is_terminal(), terminal_columns());
+  std::function<void(const replay::LiveProgress&)> status;
+  if (line.enabled())
+    status = [&line](const replay::LiveProgress& p) {
+      line.draw(replay::live_status_text(p), std::chrono::steady_clock::now());
+    };
+  replay::LiveLimits until;
+  if (a.duration_s)
+    until.duration = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(*a.duration_s));
+  until.packets = a.count;
+  replay::Report r = replay::analyze_live(a.interface, opt, keep_timeline, until, g_stop, status, errors);
+  line.clear();
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+  return r;
+}
+
+// Reads the files, with a progress line on a terminal for the large ones
+// (limits::kProgressMinFileBytes); the line is erased before the report.
+replay::Report run_files(const std::vector<std::string>& files, const replay::Options& opt, bool keep_timeline,
+                         std::vector<std::string>& errors) {
+  std::vector<bool> large(files.size(), false);
+  bool any = false;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    if (files[i] == "-" || !std::filesystem::is_regular_file(files[i], ec)) continue;
+    const auto size = std::filesystem::file_size(files[i], ec);
+    large[i] = !ec && replay::wants_file_progress(size);
+    any = any || large[i];
+  }
+  replay::ProgressLine line(std::cerr, any && stderr_is_terminal(), terminal_columns());
+  if (!line.enabled()) return replay::analyze_files(files, opt, keep_timeline, errors);
+  replay::Report r = replay::analyze_files(files, opt, keep_timeline, errors, [&](const replay::FileProgress& p) {
+    if (large[p.file_index]) line.draw(replay::file_progress_text(p), std::chrono::steady_clock::now());
+  });
+  line.clear();
+  return r;
+}
 
 // The options every sub-command takes: the input, the filter, the selection.
 void add_common(CLI::App* app, Args& a) {
@@ -225,6 +329,9 @@ int main(int argc, char** argv) {
   add_common(timeline, a);
   add_model(check, a);
   add_model(timeline, a);
+  add_live(check, a);
+  add_live(flows, a);
+  add_live(timeline, a);
   check->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
   check->add_flag("--findings-only", a.findings_only,
                   "print only the senders with findings (the summary and exit status still cover every sender)");
@@ -271,10 +378,10 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> inputs = a.read_files;
   inputs.insert(inputs.end(), a.files.begin(), a.files.end());
-  if (inputs.empty()) {
+  if (inputs.empty() && a.interface.empty()) {
     CLI::App* sub = app.get_subcommands().front();
     std::cerr << "pcap-replay: " << sub->get_name() << ": no capture file given (pcap-replay " << sub->get_name()
-              << " FILE..., or -r FILE; - reads standard input)\n";
+              << " FILE..., or -r FILE; - reads standard input; -i IFACE captures live)\n";
     return 2;
   }
   if (!a.filter.empty()) {
@@ -320,7 +427,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> errors;
   replay::Report r;
   try {
-    r = replay::analyze_files(files, opt, timeline->parsed() || plot->parsed() || !a.html.empty(), errors);
+    const bool keep = timeline->parsed() || plot->parsed() || !a.html.empty();
+    r = a.interface.empty() ? run_files(files, opt, keep, errors) : run_live(a, opt, keep, errors);
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
@@ -352,6 +460,8 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
   for (const auto& in : r.inputs)
     if (in.usable())
       for (const auto& l : in.lost) std::cerr << "pcap-replay: lost input: " << replay::to_string(in.name, l) << "\n";
+  for (const auto& in : r.inputs)
+    for (const auto& line : replay::live_lost_text(in)) std::cerr << "pcap-replay: lost input: " << line << "\n";
   // Nothing could be read: no text report; the JSON still names the inputs and their errors.
   if (unusable.size() == r.inputs.size() && !(a.json && !timeline)) return 2;
   if (auto note = replay::empty_input_note(r)) std::cerr << "pcap-replay: note: " << *note << "\n";
@@ -393,13 +503,14 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
     // MUST departures under one profile: does another explain them? (a second pass, under auto)
     std::optional<std::string> hint;
     // Standard input cannot be read twice: no hint for "-".
-    const bool rereadable = std::find(files.begin(), files.end(), "-") == files.end();
+    // Nor a live capture.
+    const bool rereadable = a.interface.empty() && std::find(files.begin(), files.end(), "-") == files.end();
     if (!a.no_hint && rereadable && !opt.auto_profile && r.count(replay::Level::must) > 0) {
       replay::Options ao = opt.with_profile(*replay::find_profile("linux"));
       ao.auto_profile = true;
       std::vector<std::string> ignored;
       try {
-        hint = replay::profile_hint(r, replay::analyze_files(files, ao, false, ignored));
+        hint = replay::profile_hint(r, run_files(files, ao, false, ignored));
       } catch (const std::exception&) {
         // The overrides do not fit every profile: no hint.
       }

@@ -18,6 +18,8 @@ _pcap_replay() {
     --profile) COMPREPLY=($(compgen -W "rfc6298 linux freebsd macos windows auto" -- "$cur")); return ;;
     --svg) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -i|--interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
+    --duration|-c|--count) return ;;
     -f|--filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding) return ;;
   esac
   local opts="-h --help --version -r --read -f --filter --flow --stream"
@@ -26,6 +28,9 @@ _pcap_replay() {
     flows) opts+=" --json" ;;
     timeline) opts+=" --csv" ;;
     plot) opts+=" --svg" ;;
+  esac
+  case $sub in
+    check|flows|timeline) opts+=" -i --interface --duration -c --count" ;;
   esac
   case $sub in
     check|timeline|plot) opts+=" --profile --rto-min --rto-max --syn-linear --granularity --slack --max-flows --max-outstanding" ;;

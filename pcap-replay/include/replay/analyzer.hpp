@@ -3,6 +3,8 @@
 // file order) and get a Report: connections, per sender the retransmissions
 // by kind, RTT samples, the replayed RTO and timeouts, and RFC 6298 findings.
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +13,7 @@
 #include "capture_reader.hpp"
 #include "flow_report.hpp"
 #include "options.hpp"
+#include "progress_line.hpp"
 
 namespace replay {
 
@@ -39,6 +42,13 @@ class Analyzer {
   /// Ends the analysis; the Analyzer is spent afterwards.
   Report finish();
 
+  /// TCP connections seen so far (for a status line).
+  std::size_t connections() const;
+  /// Retransmission timeouts found so far, over every sender (under
+  /// --profile auto, as the first profile reads them): for a status line;
+  /// the report's count can differ once the connections are finished.
+  std::size_t timeouts_so_far() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -54,6 +64,12 @@ class Analyzer {
 /// returned).
 Report analyze_files(const std::vector<std::string>& files, const Options& options,
                      bool keep_timeline, std::vector<std::string>& errors);
+
+/// The same, calling `progress` (when not empty) every
+/// limits::kProgressEverySegments TCP segments with how far the current file is
+/// read, for a progress line.
+Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
+                     std::vector<std::string>& errors, const std::function<void(const FileProgress&)>& progress);
 
 /// The input files that could not be used at all (exit status 2 of the CLI:
 /// the input was at least partly unusable).

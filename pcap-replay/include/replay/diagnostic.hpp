@@ -71,6 +71,10 @@ struct InputFile {
   /// model's clock was re-based at (CaptureStats::clock_steps, rebased).
   std::uint64_t clock_steps_back = 0;
   std::vector<ClockStep> clock_rebased;
+  /// Live capture only (unset for files): packets libpcap reports lost
+  /// before they reached pcap-replay, pcap_stats(3PCAP) ps_drop (the
+  /// capture buffer was full) + ps_ifdrop (the interface dropped them).
+  std::optional<std::uint64_t> kernel_drops;
   /// Empty when usable; else why not: libpcap's reason for not opening it,
   /// or the read error at its first record, or "every frame is malformed".
   std::string error;
@@ -80,11 +84,21 @@ struct InputFile {
   bool usable() const { return error.empty(); }
   /// True when part of the file was lost: the exit status is then 2 even
   /// though the rest was analysed (issue 9: nothing lost silently).
-  bool lost_data() const { return !lost.empty(); }
+  /// Packets a live capture's kernel dropped count as lost data too, and so
+  /// does a live capture that failed midway (read_error, a Diagnostic).
+  bool lost_data() const { return !lost.empty() || kernel_drops.value_or(0) > 0 || (kernel_drops && read_error); }
 };
 
 /// "FILE: bytes 18396-18539 lost after frame 149 (1 frame)" ("an unknown
 /// number of frames", "to the end of the file"), for the report and stderr.
 std::string to_string(const std::string& file, const LostRange& lost);
+
+/// What a live capture lost, one sentence each, for the report and stderr:
+/// the packets its kernel dropped ("live:eth0: 12 packets dropped before
+/// pcap-replay saw them (pcap_stats: the capture buffer was full, or the
+/// interface dropped them); the analysis misses them"), and a capture that
+/// failed midway ("live:eth0: the capture failed after frame 340; what came
+/// after is lost"). Empty when nothing was lost, and for a file.
+std::vector<std::string> live_lost_text(const InputFile& in);
 
 }  // namespace replay

@@ -249,4 +249,26 @@ inline constexpr std::size_t kTsSendTimesKept = 65'536;
 /// ("and N more"): a stream of garbage must not grow without limit.
 inline constexpr std::size_t kMaxDiagnostics = 10'000;
 
+// ---- the terminal status line and live capture (progress_line.hpp, -i) ----
+
+/// The one-line status on a terminal (a live capture's counts, a large
+/// file's progress) is redrawn at most this often: four times a second
+/// moves visibly without flicker, and costs nothing measurable.
+inline constexpr std::chrono::milliseconds kStatusLineInterval{250};
+/// A capture file gets a progress line only from this size on (bytes as
+/// stored, compressed ones for gzip): 16 MiB, about a second of reading at
+/// the slowest rate bench/README.md measured (137 000 packets/s of
+/// header-only records, 94 bytes each with their record header: 13 MB/s);
+/// a smaller file is done before a line would help.
+inline constexpr std::uint64_t kProgressMinFileBytes = 16ull * 1024 * 1024;
+/// TCP segments between two looks at a file's progress (analyze_files'
+/// callback): at 137 000 segments/s, the slowest rate in bench/README.md,
+/// about 33 looks a second, enough for a line redrawn every
+/// kStatusLineInterval; the clock is not read per segment.
+inline constexpr std::uint64_t kProgressEverySegments = 4096;
+/// A live capture with no packet waits at most this long (poll(2) on
+/// libpcap's selectable descriptor) before it looks again at --duration and
+/// at SIGINT/SIGTERM: the capture ends within this of either.
+inline constexpr std::chrono::milliseconds kLivePollWait{100};
+
 }  // namespace replay::limits

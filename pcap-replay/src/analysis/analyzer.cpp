@@ -402,8 +402,24 @@ Report Analyzer::finish() {
   return std::move(m.report);
 }
 
+std::size_t Analyzer::connections() const { return impl_->conns.size(); }
+
+std::size_t Analyzer::timeouts_so_far() const {
+  std::size_t n = 0;
+  for (const Connection& c : impl_->conns)
+    for (int d = 0; d < 2; ++d)
+      n += c.live && !c.live->candidates.empty() ? c.live->candidates.front().senders[d].timeouts.size()
+                                                  : c.report.senders[d].timeouts.size();
+  return n;
+}
+
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
                      std::vector<std::string>& errors) {
+  return analyze_files(files, options, keep_timeline, errors, {});
+}
+
+Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
+                     std::vector<std::string>& errors, const std::function<void(const FileProgress&)>& progress) {
   Analyzer a(options, keep_timeline);
   std::optional<CaptureTime> origin;  // frame 1 of the first input that has one (Wireshark's Time column)
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -422,7 +438,16 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     // The reader says of each diagnostic whether its frame was skipped, and
     // keeps at most limits::kMaxDiagnostics of them (the rest counted).
     Segment seg;
-    while (reader.next(seg)) a.add(seg);
+    if (!progress) {
+      while (reader.next(seg)) a.add(seg);
+    } else {
+      // A look at the reader every limits::kProgressEverySegments segments.
+      for (std::uint64_t n = 1; reader.next(seg); ++n) {
+        a.add(seg);
+        if (n % limits::kProgressEverySegments == 0)
+          progress(FileProgress{i, files[i], reader.stats().frames, reader.progress()});
+      }
+    }
     const std::vector<Diagnostic>& diags = reader.diagnostics();
     const CaptureStats& st = reader.stats();
     if (!origin) origin = st.first_frame_time;

@@ -19,4 +19,18 @@ std::string to_string(const std::string& file, const LostRange& l) {
   return s + ")";
 }
 
+std::vector<std::string> live_lost_text(const InputFile& in) {
+  std::vector<std::string> out;
+  if (!in.kernel_drops) return out;  // a file
+  const std::uint64_t n = *in.kernel_drops;
+  if (n > 0)
+    out.push_back(in.name + ": " + std::to_string(n) + (n == 1 ? " packet" : " packets") +
+                  " dropped before pcap-replay saw them (pcap_stats: the capture buffer was full, or the interface "
+                  "dropped them); the analysis misses them");
+  if (in.read_error)
+    out.push_back(in.name + ": the capture failed after frame " + std::to_string(in.frames) +
+                  "; what came after is lost");
+  return out;
+}
+
 }  // namespace replay

@@ -26,7 +26,7 @@ json lost_json(const InputFile& in) {
 
 json inputs_json(const Report& r) {
   json a = json::array();
-  for (const auto& in : r.inputs)
+  for (const auto& in : r.inputs) {
     a.push_back({{"file", in.name},
                  {"usable", in.usable()},
                  {"error", in.usable() ? json(nullptr) : json(in.error)},
@@ -34,6 +34,8 @@ json inputs_json(const Report& r) {
                  {"tcp_segments", in.tcp_segments},
                  {"read_error", in.read_error},
                  {"lost", lost_json(in)}});
+    if (in.kernel_drops) a.back()["kernel_drops"] = *in.kernel_drops;  // live capture only
+  }
   for (std::size_t i = 0; i < r.inputs.size(); ++i) {
     // Only for an input whose clock stepped back (the document of any other
     // input is unchanged): the steps the model's clock was re-based at.

@@ -189,6 +189,8 @@ void write_input_problems(std::ostream& os, const Report& r) {
     for (const auto& in : r.inputs)
       if (in.usable())
         for (const auto& l : in.lost) os << "  " << to_string(in.name, l) << "\n";
+    for (const auto& in : r.inputs)
+      for (const auto& line : live_lost_text(in)) os << "  " << line << "\n";
   }
   // A read error at the first record is the unusable file's reason: said once, above.
   const InputCounts c = input_counts(r);
