@@ -14,7 +14,7 @@
 #include <replay/decode_frame.hpp>
 
 #include "common/memory_file.hpp"
-#include "tunnel_decap.hpp"
+#include "input/tunnel_decap.hpp"
 
 namespace {
 

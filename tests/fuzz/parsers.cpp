@@ -15,7 +15,7 @@
 #include <replay/pcapng_file.hpp>
 
 #include "common/memory_file.hpp"
-#include "pcap_file.hpp"
+#include "input/pcap_file.hpp"
 
 namespace {
 

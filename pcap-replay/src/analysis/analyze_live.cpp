@@ -2,7 +2,7 @@
 // limit or a signal ends it; the kernel's drops are lost data.
 #include <replay/analyze_live.hpp>
 
-#include "live_capture.hpp"
+#include "input/live_capture.hpp"
 #include <replay/thresholds.hpp>
 
 namespace replay {

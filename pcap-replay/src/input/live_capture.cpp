@@ -1,5 +1,5 @@
 // Live capture through libpcap: open, filter, wait with poll(2), decode.
-#include "live_capture.hpp"
+#include "input/live_capture.hpp"
 
 #include <pcap/pcap.h>
 #include <poll.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <span>
 
-#include "decode_link.hpp"
+#include "input/decode_link.hpp"
 #include <replay/thresholds.hpp>
 
 namespace replay {
