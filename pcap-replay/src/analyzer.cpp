@@ -401,11 +401,11 @@ void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(i
 
 Report Analyzer::finish() {
   Impl& m = *impl_;
-  // Each connection leaves the deque as its report moves to the report:
-  // the two never both hold every FlowReport.
+  // Every connection is finished (its models freed) before the reports
+  // move; each leaves the deque as its report moves.
+  for (std::size_t idx = 0; idx < m.conns.size(); ++idx) m.finish_connection(m.conns[idx], idx);
   m.report.flows.reserve(m.report.flows.size() + m.conns.size());
-  for (std::size_t idx = 0; !m.conns.empty(); ++idx) {
-    m.finish_connection(m.conns.front(), idx);
+  while (!m.conns.empty()) {
     m.report.flows.push_back(std::move(m.conns.front().report));
     m.conns.pop_front();
   }
