@@ -7,14 +7,18 @@
 # on a 6x larger capture with the same connections, to show its RSS flat.
 # Prints one table per capture. Run by `make bench`; needs hyperfine, GNU
 # time (Debian `time`), tcptrace, tshark (missing tools: their rows say so).
+# Then memory per connection (issue 9): peak RSS of `check`, `check --json`
+# and `check --profile auto` on MEMFLOWS connections of one SYN each.
 # Env: BUILD (default build), PACKETS (default 4000000), FLOWS (2000),
-# RUNS (hyperfine runs, default 3), BIG (the 6x file: 1 = yes, default 1).
+# RUNS (hyperfine runs, default 3), BIG (the 6x file: 1 = yes, default 1),
+# MEMFLOWS (one-SYN connections, default 500000; 0 = no memory run).
 set -u
 BUILD=${BUILD:-build}
 PACKETS=${PACKETS:-4000000}
 FLOWS=${FLOWS:-2000}
 RUNS=${RUNS:-3}
 BIG=${BIG:-1}
+MEMFLOWS=${MEMFLOWS:-500000}
 dir="$BUILD/bench"
 mkdir -p "$dir"
 gen="$BUILD/bin/replay-gen" bare="$BUILD/bin/replay-bare-loop" pr="$BUILD/bin/pcap-replay"
@@ -82,4 +86,15 @@ if [ "$BIG" = 1 ]; then
   big="$dir/replay-${bign}.pcap"
   [ -s "$big" ] || "$gen" "$big" --flows "$FLOWS" --packets "$bign"
   table "$big" "$bign" "bare|$bare $big|1" "pcap-replay check --profile linux|$pr check --profile linux $big|1"
+fi
+
+if [ "$MEMFLOWS" -gt 0 ]; then
+  syn="$dir/syn-${MEMFLOWS}.pcap"
+  [ -s "$syn" ] || "$gen" "$syn" --flows "$MEMFLOWS" --syn-only
+  printf '\n%s (%s one-SYN connections): memory per connection\n' "$syn" "$MEMFLOWS"
+  printf '%-36s %12s %12s\n' run "peak RSS MiB" "B/connection"
+  for mode in "check" "check --json" "check --profile auto"; do
+    kib=$($GNU_TIME -f '%M' $pr $mode "$syn" 2>&1 >/dev/null | tail -1)
+    awk -v m="pcap-replay $mode" -v k="$kib" -v n="$MEMFLOWS" 'BEGIN { printf "%-36s %12.1f %12.0f\n", m, k / 1024, k * 1024 / n }'
+  done
 fi

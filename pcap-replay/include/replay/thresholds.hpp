@@ -245,6 +245,12 @@ inline constexpr std::size_t kDefaultMaxOutstanding = 1'000'000;
 /// echoes them (rtt_sampling.hpp): 65 536 distinct TSvals are 65 s at 1 kHz,
 /// longer than any RTT; only a capture without the peer's echoes reaches it.
 inline constexpr std::size_t kTsSendTimesKept = 65'536;
+/// Segments of one side a connection keeps for the other side's sender
+/// model while that side has sent nothing (the model is created when it
+/// first sends, or the connection ends): a connection of one SYN then holds
+/// one model, not two. Past this many (a capture of one direction only) the
+/// model is created and hears them. Changes no verdict, only when memory is taken.
+inline constexpr std::size_t kUnheardKept = 4;
 /// Reader diagnostics kept for the report; the rest are only counted
 /// ("and N more"): a stream of garbage must not grow without limit.
 inline constexpr std::size_t kMaxDiagnostics = 10'000;

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -55,9 +56,14 @@ struct RecentRing {
 };
 
 // One reading of a connection: its senders modelled against one profile.
+// A direction's model is created when that side first sends (or when the
+// connection is finished, or its unheard segments reach
+// limits::kUnheardKept): a connection of one SYN holds one model, not two.
 struct Candidate {
   const Options* options;
-  std::array<SenderReport, 2> senders;
+  // Under --profile auto every reading has reports of its own (the best fit
+  // is kept at the end); with one profile the models write the FlowReport's.
+  std::unique_ptr<std::array<SenderReport, 2>> own;
   std::unique_ptr<SenderModel> model[2];
 };
 
@@ -68,6 +74,12 @@ struct Live {
   std::vector<Candidate> candidates;    // one per profile (--profile auto), else one
   std::array<RecentRing, 2> recent;     // last segments per direction (capture duplicates)
   std::array<std::uint64_t, 2> seen{};  // segments per direction so far
+  // unheard[d]: the segments side d sent while side 1 - d had no model yet,
+  // in capture order; given to that model (on_peer) when it is created. A
+  // model that has not sent is not started, and a model that is not started
+  // only notes what the peer sent (no shared host state is read), so hearing
+  // them later gives it the same state as hearing them at once.
+  std::array<std::vector<Segment>, 2> unheard;
   bool over_limit = false;              // --max-outstanding reached: later segments are not analysed
 };
 
@@ -133,7 +145,9 @@ struct Analyzer::Impl {
   // connection idle for long can still get a segment that is not a SYN,
   // which belongs to it (FlowTable), so finishing it sooner would change
   // the report.
-  std::vector<Connection> conns;
+  // A deque: a connection's FlowReport stays where it is while later ones
+  // are added (the single-profile models write into it), with no doubling.
+  std::deque<Connection> conns;
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostClock>> hosts;  // TSval rate per sending address
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostActivity>> activity;  // queue flushes per sending address
   HostActivity* activity_of(const Endpoint& e) {
@@ -171,7 +185,18 @@ struct Analyzer::Impl {
     return *clocks[file];
   }
   std::size_t open_connection(const Segment& s);
-  void finish_connection(std::size_t idx);
+  void finish_connection(Connection& c, std::size_t idx);
+  /// The report side `d` of candidate `cand` of `c` writes.
+  static SenderReport& out(Connection& c, Candidate& cand, int d) {
+    return cand.own ? (*cand.own)[d] : c.report.senders[d];
+  }
+  /// Creates the model of side `d` of candidate `i` of `c` (if it has none):
+  /// it hears first what the peer sent so far (Live::unheard).
+  void ensure_model(Connection& c, std::size_t i, int d);
+  /// Keeps `s`, sent by side `dir`, for the peer's models while they do not
+  /// exist (true), or false when they exist or limits::kUnheardKept
+  /// segments are kept already (the caller creates them and gives them `s`).
+  static bool hold_for_peer(Live& live, const Segment& s, int dir);
   void add_model(const Segment& s);  // `s` on the model's clock
   void restore_capture_times(FlowReport& f) const;
 };
@@ -234,43 +259,56 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   live.key = flow_key(s);
   live.candidates.reserve(m.profiles.size());
   for (const auto& po : m.profiles) {
-    live.candidates.push_back(Candidate{po.get(), {}, {}});
+    live.candidates.push_back(Candidate{po.get(), nullptr, {}});
     Candidate& cand = live.candidates.back();
-    for (int d = 0; d < 2; ++d) {
-      cand.senders[d].src = f.senders[d].src;
-      cand.senders[d].dst = f.senders[d].dst;
+    if (m.profiles.size() > 1) {
+      cand.own = std::make_unique<std::array<SenderReport, 2>>();
+      for (int d = 0; d < 2; ++d) {
+        (*cand.own)[d].src = f.senders[d].src;
+        (*cand.own)[d].dst = f.senders[d].dst;
+      }
     }
-  }
-  for (std::size_t i = 0; i < live.candidates.size(); ++i) {
-    Candidate& cand = live.candidates[i];
-    for (int d = 0; d < 2; ++d)
-      cand.model[d] = std::make_unique<SenderModel>(*cand.options, cand.senders[d], m.keep_timeline,
-                                                    m.host(f.senders[d].src), m.activity_of(f.senders[d].src),
-                                                    /*feed_activity=*/i == 0);
-    for (int d = 0; d < 2; ++d) cand.model[d]->set_clock_steps(&m.clock_of(s.file_index));
   }
   const std::size_t idx = m.conns.size();
   m.conns.push_back(std::move(c));
   return idx;
 }
 
-void Analyzer::Impl::finish_connection(std::size_t idx) {
-  Connection& c = conns[idx];
+void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
+  Candidate& cand = c.live->candidates[i];
+  if (cand.model[d]) return;
+  const Endpoint& src = c.report.senders[d].src;
+  cand.model[d] = std::make_unique<SenderModel>(*cand.options, out(c, cand, d), keep_timeline, host(src),
+                                                activity_of(src), /*feed_activity=*/i == 0);
+  cand.model[d]->set_clock_steps(&clock_of(c.report.file_index));
+  for (const Segment& p : c.live->unheard[1 - d]) cand.model[d]->on_peer(p);
+}
+
+bool Analyzer::Impl::hold_for_peer(Live& live, const Segment& s, int dir) {
+  // Every candidate creates a side's model at the same segment.
+  if (live.candidates.front().model[1 - dir] || live.unheard[dir].size() >= limits::kUnheardKept) return false;
+  live.unheard[dir].push_back(s);
+  return true;
+}
+
+void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
   if (!c.live) return;
   auto& candidates = c.live->candidates;
-  for (Candidate& cand : candidates) {
-    cand.model[0]->finish();
-    cand.model[1]->finish();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    for (int d = 0; d < 2; ++d) {
+      ensure_model(c, i, d);
+      candidates[i].model[d]->finish();
+    }
   }
   for (int d = 0; d < 2; ++d) {
     std::size_t best = 0;
     for (std::size_t i = 1; i < candidates.size(); ++i)
-      if (score(candidates[i].senders[d]) < score(candidates[best].senders[d])) best = i;
+      if (score(out(c, candidates[i], d)) < score(out(c, candidates[best], d))) best = i;
     std::vector<std::string_view> ties;  // other profiles that fit as well
     for (std::size_t i = 0; i < candidates.size(); ++i)
-      if (i != best && score(candidates[i].senders[d]) == score(candidates[best].senders[d]))
+      if (i != best && score(out(c, candidates[i], d)) == score(out(c, candidates[best], d)))
         ties.push_back(candidates[i].options->profile->name);
-    c.report.senders[d] = std::move(candidates[best].senders[d]);
+    if (candidates[best].own) c.report.senders[d] = std::move((*candidates[best].own)[d]);
     infer_settings(c.report.senders[d], *candidates[best].options, ties);
   }
   table.retire(c.live->key, idx);
@@ -324,7 +362,8 @@ void Analyzer::Impl::add_model(const Segment& s) {
             m.conns.size() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows));
       return;
     }
-    if (const FlowSlot* old = m.table.find(s)) m.finish_connection(old->index);  // split: the old one is done
+    if (const FlowSlot* old = m.table.find(s))  // split: the old one is done
+      m.finish_connection(m.conns[old->index], old->index);
     idx = m.open_connection(s);
     m.table.open(s, idx);
   }
@@ -355,10 +394,20 @@ void Analyzer::Impl::add_model(const Segment& s) {
   if (s.tcp.has(wire::kFin)) f.saw_fin = true;
   if (s.tcp.has(wire::kRst)) f.saw_rst = true;
   m.attempts.add(s, idx, f.client, f.server);
-  for (Candidate& cand : live.candidates) {
-    cand.model[1 - dir]->on_peer(s);
+  // In the order of the models' shared effects (host clock, host activity):
+  // per candidate the peer's model, then the sender's.
+  const bool held = Impl::hold_for_peer(live, s, dir);
+  for (std::size_t i = 0; i < live.candidates.size(); ++i) {
+    Candidate& cand = live.candidates[i];
+    if (!held) {
+      m.ensure_model(c, i, 1 - dir);
+      cand.model[1 - dir]->on_peer(s);
+    }
+    m.ensure_model(c, i, dir);
     cand.model[dir]->on_send(s);
   }
+  for (int d = 0; d < 2; ++d)  // heard by every candidate's model of side d now
+    if (!live.unheard[1 - d].empty() && live.candidates.front().model[d]) std::vector<Segment>().swap(live.unheard[1 - d]);
   for (Candidate& cand : live.candidates) {
     if (cand.model[dir]->outstanding() <= m.options.max_outstanding) continue;
     m.report.limit_hits.push_back(fmt::format(
@@ -392,12 +441,15 @@ void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(i
 
 Report Analyzer::finish() {
   Impl& m = *impl_;
-  for (std::size_t idx = 0; idx < m.conns.size(); ++idx) {
-    m.finish_connection(idx);
-    m.restore_capture_times(m.conns[idx].report);
-    m.report.flows.push_back(std::move(m.conns[idx].report));
+  // Every connection is finished (its models freed) before the reports
+  // move; each leaves the deque as its report moves.
+  for (std::size_t idx = 0; idx < m.conns.size(); ++idx) m.finish_connection(m.conns[idx], idx);
+  m.report.flows.reserve(m.report.flows.size() + m.conns.size());
+  while (!m.conns.empty()) {
+    m.restore_capture_times(m.conns.front().report);
+    m.report.flows.push_back(std::move(m.conns.front().report));
+    m.conns.pop_front();
   }
-  m.conns.clear();
   m.report.lockstep = lockstep::find_groups(m.attempts.attempts());
   return std::move(m.report);
 }
@@ -407,9 +459,11 @@ std::size_t Analyzer::connections() const { return impl_->conns.size(); }
 std::size_t Analyzer::timeouts_so_far() const {
   std::size_t n = 0;
   for (const Connection& c : impl_->conns)
-    for (int d = 0; d < 2; ++d)
-      n += c.live && !c.live->candidates.empty() ? c.live->candidates.front().senders[d].timeouts.size()
-                                                  : c.report.senders[d].timeouts.size();
+    for (int d = 0; d < 2; ++d) {
+      // While live, the first reading's report (its own under --profile auto).
+      const Candidate* cand = c.live && !c.live->candidates.empty() ? &c.live->candidates.front() : nullptr;
+      n += (cand && cand->own ? (*cand->own)[d] : c.report.senders[d]).timeouts.size();
+    }
   return n;
 }
 

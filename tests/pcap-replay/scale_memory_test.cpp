@@ -1,0 +1,140 @@
+// Memory per connection (issue 9: 2 M one-packet flows): what a connection
+// of one SYN keeps allocated while the analysis runs, counted by the
+// replaced operator new (heap_counter.hpp); and limits::kUnheardKept, the
+// segments a side keeps for the peer's model before that model exists, at
+// its boundary.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include <replay/analyzer.hpp>
+#include <replay/thresholds.hpp>
+#include "heap_counter.hpp"
+
+namespace {
+
+using replay::CaptureTime;
+
+// A segment of the connection 198.18.0.1:`cport` <-> 198.18.0.2:5001, at
+// `t_us` after 2023-11-14 22:13:20 UTC.
+replay::Segment seg(std::int64_t t_us, bool from_client, std::uint16_t cport, std::uint8_t flags, std::uint32_t seq,
+                    std::uint32_t ack) {
+  replay::Segment s;
+  s.time = CaptureTime{std::chrono::microseconds{1'700'000'000'000'000 + t_us}};
+  replay::Endpoint c, v;
+  c.address.bytes[10] = c.address.bytes[11] = 0xff, c.address.bytes[12] = 198, c.address.bytes[13] = 18;
+  c.address.bytes[15] = 1, c.port = cport;
+  v.address.bytes[10] = v.address.bytes[11] = 0xff, v.address.bytes[12] = 198, v.address.bytes[13] = 18;
+  v.address.bytes[15] = 2, v.port = 5001;
+  s.src = from_client ? c : v;
+  s.dst = from_client ? v : c;
+  s.tcp.src_port = s.src.port;
+  s.tcp.dst_port = s.dst.port;
+  s.tcp.seq = seq;
+  s.tcp.ack = ack;
+  s.tcp.flags = flags;
+  s.tcp.window = 65535;
+  return s;
+}
+
+constexpr std::uint16_t kConnections = 2000;  // enough that per-connection bytes dwarf any one-off allocation
+
+// Heap bytes per connection kept by an analysis of kConnections connections
+// (distinct client ports), each of `syns` SYNs with one ISN from the client
+// 1 s apart (the SYN and its retransmissions, nothing from the server),
+// before finish(): what a live connection holds.
+double live_bytes_per_connection(unsigned syns) {
+  replay::Analyzer a(replay::Options::for_profile("rfc6298"));
+  a.add_file(0, "t.pcap");
+  std::vector<replay::Segment> segs;
+  std::uint64_t frame = 0;
+  for (unsigned k = 0; k < syns; ++k)
+    for (std::uint16_t i = 0; i < kConnections; ++i) {
+      segs.push_back(seg(k * 1'000'000 + i, true, static_cast<std::uint16_t>(20000 + i), wire::kSyn, 1000, 0));
+      segs.back().frame = ++frame;
+    }
+  // The first connection opens the analyzer's per-host tables: not counted.
+  a.add(segs.front());
+  const std::int64_t before = replaytest::heap_in_use();
+  for (std::size_t j = 1; j < segs.size(); ++j) a.add(segs[j]);
+  const std::int64_t after = replaytest::heap_in_use();
+  const replay::Report r = a.finish();
+  REQUIRE(r.flows.size() == kConnections);
+  CHECK(r.flows.back().packets == syns);
+  return static_cast<double>(after - before) / (kConnections - 1);
+}
+
+}  // namespace
+
+TEST_CASE("memory: a connection of one SYN holds its report and one sender model while live") {
+  // What it may hold (bytes, this build): its FlowReport (sizeof, 1504 on
+  // x86-64), one SenderModel of the SYN's sender with its TimerModel
+  // (sizeof 1928, under 2048), and 1024 for the rest (its Live record, the
+  // SYN kept for the server's model, the one Recent kept for duplicates, the
+  // flow-table and lockstep entries, the deque's map): 1504 + 2048 + 1024 =
+  // 4576. Before the models were created lazily a second SenderModel (the
+  // silent server's) and the candidate's two SenderReports (2 x 664) came
+  // on top: about 7.8 KB.
+  const double per = live_bytes_per_connection(1);
+  MESSAGE("live heap bytes per one-SYN connection: " << per);
+  CHECK(per < static_cast<double>(sizeof(replay::FlowReport) + 2048 + 1024));
+  CHECK(per > static_cast<double>(sizeof(replay::FlowReport)));  // the count sees the report at least
+}
+
+TEST_CASE("memory: the silent side's model is created at the (kUnheardKept + 1)th segment of its peer") {
+  constexpr unsigned k = replay::limits::kUnheardKept;
+  // Up to k SYNs: the server's model does not exist, the SYNs are kept for
+  // it (k segments at most). At k + 1 it is created (about 1.9 KB, a
+  // SenderModel) and the kept segments freed: the step from k to k + 1 is
+  // over 1 KB; the step from k - 1 to k is one more kept Segment and Recent
+  // (a few hundred bytes, vector growth included), under 1 KB.
+  const double below = live_bytes_per_connection(k - 1);
+  const double at = live_bytes_per_connection(k);
+  const double above = live_bytes_per_connection(k + 1);
+  MESSAGE("per connection: " << below << " B at " << k - 1 << " SYNs, " << at << " at " << k << ", " << above
+                             << " at " << k + 1);
+  CHECK(at - below < 1024.0);
+  CHECK(above - at > 1024.0);
+}
+
+TEST_CASE("memory: a server model created late hears every SYN it missed (k + 1 SYNs, then the SYN-ACK)") {
+  // The client's SYN at 0, 1, 3, 7, 15 s (k + 1 = 5 of them for k = 4:
+  // waits of 1, 2, 4, 8 s, RFC 6298 5.5 doubling from the 1 s initial RTO,
+  // 5.7), the SYN-ACK at 15.010 s. The server's model is created at the 5th
+  // SYN (k kept, then it hears them and the 5th); it must have seen the
+  // client (peer_seen) and answered a SYN (1 packet, 1 data-bearing: the
+  // SYN-ACK counts as one byte).
+  constexpr unsigned k = replay::limits::kUnheardKept;
+  static_assert(k == 4, "the SYN times below are for k = 4");
+  for (const unsigned syns : {k - 1, k, k + 1}) {
+    CAPTURE(syns);
+    replay::Analyzer a(replay::Options::for_profile("rfc6298"));
+    a.add_file(0, "t.pcap");
+    const std::int64_t at_s[] = {0, 1, 3, 7, 15};
+    std::uint64_t frame = 0;
+    for (unsigned i = 0; i < syns; ++i) {
+      auto s = seg(at_s[i] * 1'000'000, true, 40000, wire::kSyn, 1000, 0);
+      s.frame = ++frame;
+      a.add(s);
+    }
+    auto synack = seg(at_s[syns - 1] * 1'000'000 + 10'000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001);
+    synack.frame = ++frame;
+    a.add(synack);
+    const replay::Report r = a.finish();
+    REQUIRE(r.flows.size() == 1);
+    const auto& client = r.flows[0].senders[0];
+    const auto& server = r.flows[0].senders[1];
+    CHECK(client.packets == syns);
+    REQUIRE(client.timeouts.size() == syns - 1);
+    for (unsigned i = 0; i + 1 < syns; ++i) {
+      CHECK(client.timeouts[i].syn);
+      CHECK(client.timeouts[i].waited == std::chrono::seconds{1 << i});  // 1, 2, 4, 8 s
+    }
+    CHECK(server.packets == 1);
+    CHECK(server.data_segments == 1);
+    CHECK(server.peer_seen);
+    CHECK(client.peer_seen);
+  }
+}
