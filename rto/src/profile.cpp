@@ -3,6 +3,7 @@
 
 #include "rto/profile.hpp"
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,7 +42,17 @@ Profile::Profile(const Config& config) : cfg_(config) {
   max_rto_us_ = cfg_.max_rto.count();
   granularity_fx_ = cfg_.granularity.count() << Estimator::kFracBits;  // <= 1 h * 2^20 < 2^52
   tick_us_ = cfg_.tick.count();
-  tick_recip_ = tick_us_ > 0 ? UINT64_MAX / static_cast<std::uint64_t>(tick_us_) : 0;
+  tick_recip_ = 0;
+  tick_shift_ = 0;
+  if (tick_us_ > 1) {
+    // s = bit_width(tick - 1) - 1, so 2^s <= tick - 1 < tick <= 2^(s+1); then
+    // m = ceil(2^(64+s) / tick) < 2^64 (tick <= 1 h < 2^32, so 64 + s < 96).
+    const auto t = static_cast<std::uint64_t>(tick_us_);
+    tick_shift_ = static_cast<unsigned>(std::bit_width(t - 1) - 1);
+    __extension__ typedef unsigned __int128 U128;
+    const U128 num = static_cast<U128>(1) << (64 + tick_shift_);
+    tick_recip_ = static_cast<std::uint64_t>(num / t + (num % t != 0));
+  }
 }
 
 const Profile& Profile::shared(const Config& config) {

@@ -5,7 +5,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rto/config.hpp"
 #include "rto/estimator.hpp"
@@ -181,4 +184,37 @@ TEST_CASE("RttSampler: the TS tick is kept up to kMaxTsTick = 2^30 - 1 us and cl
   auto r = s.on_ack_ts(1100, tsecr, rto_test::at_ms(3'500));  // floor(3.5) - 0 = 3 ticks
   REQUIRE(r.has_value());
   CHECK(*r == seconds{3});
+}
+
+TEST_CASE("Linux tick rounding by one multiply is exact: RTO = ceil(rto_min / tick) * tick for every tick shape") {
+  // Linux variant, first sample R = 0: SRTT 0, rttvar_us = max(2R, rto_min) = rto_min, so
+  // the RTO is rto_min rounded up to the tick, capped at 1 h; the truth is integer
+  // division, (m + t - 1) / t * t.
+  const std::int64_t hour = 3'600'000'000;
+  const std::int64_t ticks[] = {2, 3, 7, 1'000, 4'000, 4'096, 10'000, 999'983, 1'000'000,
+                                (std::int64_t{1} << 31) - 1, std::int64_t{1} << 31, (std::int64_t{1} << 31) + 1,
+                                3'000'000'007, hour};
+  for (const std::int64_t t : ticks) {
+    std::vector<std::int64_t> mins;
+    for (std::int64_t k : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{900}, hour / t, hour / t + 1})
+      for (std::int64_t off : {-1, 0, 1}) {
+        const std::int64_t m = k * t + off;
+        if (m >= 1 && m <= hour) mins.push_back(m);
+      }
+    mins.push_back(1);
+    mins.push_back(hour);
+    for (const std::int64_t m : mins) {
+      Config c = Config::linux_default();
+      c.tick = microseconds{t};
+      c.min_rto = microseconds{m};
+      c.initial_rto = c.max_rto = c.syn_fallback_rto = microseconds{hour};
+      const Profile p(c);
+      Estimator e(p);
+      REQUIRE(e.on_rtt_sample(microseconds{0}));
+      const std::int64_t truth = std::min((m + t - 1) / t * t, hour);
+      CAPTURE(t);
+      CAPTURE(m);
+      CHECK(e.rto() == microseconds{truth});
+    }
+  }
 }

@@ -51,8 +51,9 @@ class RTO_API Profile {
   std::int64_t min_rto_us_;      // 2.4 floor (Linux: rto_min, through rttvar)
   std::int64_t max_rto_us_;      // 2.5 cap
   std::int64_t granularity_fx_;  // RFC 6298 G in 2^-20 us (Estimator::kFracBits)
-  std::int64_t tick_us_;         // Linux jiffy rounding; 0 = none
-  std::uint64_t tick_recip_;     // floor((2^64-1)/tick) when tick_us_ > 0
+  std::int64_t tick_us_;         // Linux jiffy rounding; 0 or 1 = none
+  std::uint64_t tick_recip_;     // ceil(2^(64+s) / tick) when tick_us_ > 1 (Estimator::round_up_to_tick)
+  unsigned tick_shift_;          // s: 2^s < tick <= 2^(s+1)
   Config cfg_;
 };
 
