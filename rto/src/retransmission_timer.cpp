@@ -2,21 +2,30 @@
 
 #include "rto/retransmission_timer.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace rto {
 
 using std::chrono::microseconds;
 
+static_assert(sizeof(RetransmissionTimer) == RetransmissionTimer::kBytes,
+              "RetransmissionTimer layout changed: update kBytes");
+
 void RetransmissionTimer::start(Instant now, microseconds rto) {
-  running_ = true;
-  // Saturate instead of overflowing for a `now` near the end of the clock.
-  deadline_ = now > Instant::max() - rto ? Instant::max() : now + rto;
+  // Saturate instead of overflowing for a `now` near either end of the clock;
+  // Instant::min() marks a stopped timer, so a running one starts at min + 1 us.
+  std::int64_t at;
+  if (__builtin_add_overflow(now.time_since_epoch().count(), rto.count(), &at))
+    at = rto.count() > 0 ? Instant::max().time_since_epoch().count() : Instant::min().time_since_epoch().count();
+  deadline_ = std::max(Instant{microseconds{at}}, kStopped + microseconds{1});
 }
 
 void RetransmissionTimer::on_data_sent(Instant now, microseconds rto) {
   // 5.1: "Every time a packet containing data is sent (including a
   // retransmission), if the timer is not running, start it running so that it
   // will expire after RTO seconds". A running timer is not moved. impl: RFC6298-5.1
-  if (!running_) start(now, rto);
+  if (!running()) start(now, rto);
 }
 
 void RetransmissionTimer::on_all_acked() {
@@ -31,7 +40,7 @@ void RetransmissionTimer::on_new_data_acked(Instant now, microseconds rto) {
   start(now, rto);
 }
 
-bool RetransmissionTimer::expired(Instant now) const { return running_ && now >= deadline_; }
+bool RetransmissionTimer::expired(Instant now) const { return running() && now >= deadline_; }
 
 void RetransmissionTimer::on_expiry(Instant now, Estimator& estimator) {
   // 5.4: the caller retransmits the earliest segment not yet acknowledged.
@@ -52,13 +61,8 @@ void RetransmissionTimer::on_syn_expiry(Instant now, Estimator& estimator) {
 
 void RetransmissionTimer::restart(Instant now, microseconds rto) { start(now, rto); }
 
-void RetransmissionTimer::stop() {
-  running_ = false;
-  deadline_ = Instant::max();
-}
+void RetransmissionTimer::stop() { deadline_ = kStopped; }
 
-Instant RetransmissionTimer::deadline() const { return deadline_; }
-
-bool RetransmissionTimer::running() const { return running_; }
+Instant RetransmissionTimer::deadline() const { return running() ? deadline_ : Instant::max(); }
 
 }  // namespace rto

@@ -1,9 +1,11 @@
 // Per-connection memory of the rto state a TCP sender keeps (issue 8): the
 // estimator, the RTT sampler, the retransmission timer and a wheel entry.
-// Each size derived from the members (x86-64: 8-byte pointers, int64 and
-// chrono durations; 4-byte enums and unsigned).
+// Each bound derived from the members (x86-64: 8-byte pointers, int64 and
+// Instants; 4-byte enums, unsigned and uint32_t; 2-byte uint16_t).
 
 #include <doctest/doctest.h>
+
+#include <cstddef>
 
 #include "rto/config.hpp"
 #include "rto/estimator.hpp"
@@ -11,23 +13,34 @@
 #include "rto/rtt_sampler.hpp"
 #include "rto/timer_wheel.hpp"
 
-TEST_CASE("Per-connection rto state: Config 64, Estimator 144, RttSampler 40, RetransmissionTimer 16, TimerEntry 48 bytes") {
-  // Config: variant 4 + 4 padding, five durations 40, two unsigned 8, tick 8 = 64.
+namespace {
+// Estimator: Profile pointer 8; SRTT and RTTVAR 2 * 8 (the Linux variant's four
+// 32-bit terms share them); rtt_seq 4; base and current RTO 2 * 4; backoff and
+// SYN-timeout counts 2 * 2 = 40.
+constexpr std::size_t kEstimatorBytes = 40;
+// RttSampler: timed_at 8; ts_offset, snd_una, snd_max, timed_seq, timed_end 5 * 4;
+// the 30-bit tick and two flags 4 = 32.
+constexpr std::size_t kSamplerBytes = 32;
+// RetransmissionTimer: one Instant (Instant::min() = stopped) = 8.
+constexpr std::size_t kTimerBytes = 8;
+// TimerEntry: next, pprev, wheel, deadline, keep_after, user: 6 * 8 = 48.
+constexpr std::size_t kEntryBytes = 48;
+// The total the issue aims at.
+constexpr std::size_t kAimBytes = 96;
+}  // namespace
+
+TEST_CASE("Per-connection rto state: Estimator <= 40, RttSampler <= 32, RetransmissionTimer <= 8, TimerEntry <= 48 bytes") {
+  // Config: variant 4 + 4 padding, five durations 40, two unsigned 8, tick 8 =
+  // 64, no longer in the estimator (a Profile is shared by reference).
   CHECK(sizeof(rto::Config) == 64u);
-  // Estimator: Config 64; variant of {monostate, RfcState 16, LinuxState
-  // 4*8 + 4 = 36 -> 40} + index 1 -> 48; tick reciprocal 8; base and current
-  // RTO 16; backoff and SYN-timeout counts 8 = 144.
-  CHECK(sizeof(rto::Estimator) == 144u);
-  // RttSampler: ts_tick 8, ts_offset 4, two bools 2 (+2 padding), four
-  // sequence numbers 16, timed_at 8 = 40.
-  CHECK(sizeof(rto::RttSampler) == 40u);
-  // RetransmissionTimer: bool 1 (+7 padding), deadline 8 = 16.
-  CHECK(sizeof(rto::RetransmissionTimer) == 16u);
-  // TimerEntry: next, pprev, wheel, deadline, keep_after, user: 6 * 8 = 48.
-  CHECK(sizeof(rto::TimerEntry) == 48u);
-  // Together 248 bytes, above the 96 the issue aims for: the Config copy (64)
-  // and the 64-bit fields are most of it (see bench/README.md).
-  CHECK(sizeof(rto::Estimator) + sizeof(rto::RttSampler) + sizeof(rto::RetransmissionTimer) +
-            sizeof(rto::TimerEntry) ==
-        248u);
+  CHECK(sizeof(rto::Estimator) <= kEstimatorBytes);
+  CHECK(sizeof(rto::RttSampler) <= kSamplerBytes);
+  CHECK(sizeof(rto::RetransmissionTimer) <= kTimerBytes);
+  CHECK(sizeof(rto::TimerEntry) <= kEntryBytes);
+  // Together 40 + 32 + 8 + 48 = 128 bytes (was 248), still above the 96 aimed at:
+  // the wheel entry's pointers are most of the rest (see bench/README.md).
+  const std::size_t total = sizeof(rto::Estimator) + sizeof(rto::RttSampler) +
+                            sizeof(rto::RetransmissionTimer) + sizeof(rto::TimerEntry);
+  CHECK(total <= kEstimatorBytes + kSamplerBytes + kTimerBytes + kEntryBytes);
+  CHECK(kEstimatorBytes + kSamplerBytes + kTimerBytes + kEntryBytes - kAimBytes == 32u);
 }

@@ -43,14 +43,22 @@ struct RTO_API Config {
   std::chrono::microseconds syn_fallback_rto{3'000'000};
   /// Linux net.ipv4.tcp_syn_linear_timeouts (default 4 since 6.5): the first N
   /// SYN timer expiries keep the RTO instead of doubling it. 0 = RFC 6298 5.5.
+  /// At most kMaxCount.
   unsigned syn_linear_timeouts = 0;
   /// RFC 6298 section 5 note (after 5.7): after this many consecutive backoffs
   /// SRTT and RTTVAR MAY be cleared so the next sample is treated as the first
-  /// (2.2). 0 = off (the default).
+  /// (2.2). 0 = off (the default). At most kMaxCount.
   unsigned reset_after_backoffs = 0;
   /// Linux: the RTO is held in jiffies, so it is rounded UP to a multiple of
   /// this tick (4 ms at HZ=250). 0 = no rounding beyond whole microseconds.
   std::chrono::microseconds tick{0};
+
+  /// The largest syn_linear_timeouts and reset_after_backoffs accepted: the
+  /// Estimator counts SYN timeouts and backoffs in 16 bits (saturating there).
+  static constexpr unsigned kMaxCount = 65'535;
+
+  /// Field-by-field equality (Profile::shared() finds equal configs).
+  bool operator==(const Config&) const = default;
 
   /// RFC 6298 defaults: initial 1 s, floor 1 s, cap 60 s, G 1 ms, 5.7 fallback 3 s,
   /// no SYN linear timeouts, no section-5 reset, no tick.
@@ -65,7 +73,8 @@ struct RTO_API Config {
   /// initial_rto or max_rto, min_rto > max_rto, initial_rto > max_rto, an
   /// initial_rto or syn_fallback_rto below min_rto (an RTO the 2.1 or 5.7 rule
   /// sets must respect the 2.4 floor too), and any duration above 1 hour
-  /// (overflow headroom). The Linux variant refuses min_rto = 0 (its RTO could
+  /// (overflow headroom; the Estimator holds RTOs in 32-bit microseconds),
+  /// and a syn_linear_timeouts or reset_after_backoffs above kMaxCount. The Linux variant refuses min_rto = 0 (its RTO could
   /// be 0, which backoff cannot double). RFC 6298 additionally refuses
   /// max_rto < 60 s (2.5) and granularity 0 (G must be positive). The Linux
   /// variant has the kernel's own bounds: any floor up to the cap (rto_min may be

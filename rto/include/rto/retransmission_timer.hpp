@@ -3,6 +3,7 @@
 // absolute deadlines.
 
 #include <chrono>
+#include <cstddef>
 
 #include "rto/clock.hpp"
 #include "rto/estimator.hpp"
@@ -14,6 +15,11 @@ namespace rto {
 /// absolute deadline on the caller's monotonic clock (rto::Instant, us); it never
 /// reads a clock, starts a thread or allocates. The caller polls expired(now) or
 /// registers deadline() with a TimerWheel.
+///
+/// Size: 8 bytes (kBytes), the deadline alone: a stopped timer holds
+/// Instant::min(), which no running timer holds (a start that would give
+/// Instant::min() gives Instant::min() + 1 us instead; a start beyond the
+/// clock's end saturates at Instant::max() and is running).
 class RTO_API RetransmissionTimer {
  public:
   /// A segment containing data was sent at `now` (5.1): if the timer is not
@@ -46,12 +52,16 @@ class RTO_API RetransmissionTimer {
   /// The absolute expiry time; Instant::max() when not running.
   Instant deadline() const;
   /// True while the timer is running.
-  bool running() const;
+  bool running() const { return deadline_ != kStopped; }
+
+  /// sizeof(RetransmissionTimer): one Instant.
+  static constexpr std::size_t kBytes = 8;
 
  private:
+  /// The deadline of a stopped timer.
+  static constexpr Instant kStopped = Instant::min();
   void start(Instant now, std::chrono::microseconds rto);
-  bool running_ = false;
-  Instant deadline_ = Instant::max();
+  Instant deadline_ = kStopped;
 };
 
 }  // namespace rto

@@ -3,6 +3,7 @@
 // section 4 (RTTM with the timestamp option).
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -25,12 +26,16 @@ namespace rto {
 ///
 /// Sequence numbers and TSvals are uint32_t compared modulo 2^32 (rto/seq.hpp).
 /// Lengths are in sequence space (a SYN or FIN counts 1). No allocation.
+///
+/// Size: 32 bytes (kBytes): the send time of the timed segment 8, five 32-bit
+/// sequence numbers and offsets 20, the TS tick in 30 bits with two flags.
 class RTO_API RttSampler {
  public:
   /// `ts_tick`: the period of one TSval unit (RFC 7323 5.4: 1 ms..1 s; here any
   /// positive duration, default 1 ms). `ts_offset`: added to every TSval
   /// (a per-connection random offset, RFC 7323 section 5.4 / 7.1). A non-positive
-  /// tick is replaced by 1 ms.
+  /// tick is replaced by 1 ms; one above kMaxTsTick (about 17.9 minutes, far
+  /// beyond RFC 7323's 1 s) is clamped to it.
   explicit RttSampler(std::chrono::microseconds ts_tick = std::chrono::milliseconds{1},
                       std::uint32_t ts_offset = 0);
 
@@ -67,17 +72,24 @@ class RTO_API RttSampler {
   std::uint32_t snd_una() const;
   /// SND.NXT high-water mark: the highest sequence end sent so far.
   std::uint32_t snd_max() const;
+  /// The TS clock's tick in use (after the replacement and clamp of the constructor).
+  std::chrono::microseconds ts_tick() const { return std::chrono::microseconds{ts_tick_us_}; }
+
+  /// The longest TS tick held: 2^30 - 1 us (the tick shares 32 bits with two flags).
+  static constexpr std::chrono::microseconds kMaxTsTick{(std::int64_t{1} << 30) - 1};
+  /// sizeof(RttSampler) on a 64-bit target.
+  static constexpr std::size_t kBytes = 32;
 
  private:
-  std::chrono::microseconds ts_tick_;
+  Instant timed_at_{};
   std::uint32_t ts_offset_;
-  bool started_ = false;
-  bool timing_ = false;
   std::uint32_t snd_una_ = 0;
   std::uint32_t snd_max_ = 0;
   std::uint32_t timed_seq_ = 0;
   std::uint32_t timed_end_ = 0;
-  Instant timed_at_{};
+  std::uint32_t ts_tick_us_ : 30;  // 1 .. kMaxTsTick
+  std::uint32_t started_ : 1;
+  std::uint32_t timing_ : 1;
 };
 
 }  // namespace rto
