@@ -309,6 +309,8 @@ int main(int argc, char** argv) {
   opt.filter = a.filter;
   opt.max_flows = a.max_flows;
   opt.max_outstanding = a.max_outstanding;
+  // The text connection list shows nothing of the senders: they are not modelled.
+  opt.model_senders = !(flows->parsed() && !a.json);
   try {
     opt.config.validate();
   } catch (const rto::ConfigError& e) {

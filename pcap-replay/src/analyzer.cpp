@@ -221,8 +221,9 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   f.senders[1].dst = f.client;
   Live& live = *c.live;
   live.key = flow_key(s);
-  live.candidates.reserve(m.profiles.size());
+  if (m.options.model_senders) live.candidates.reserve(m.profiles.size());
   for (const auto& po : m.profiles) {
+    if (!m.options.model_senders) break;  // connections only (flows): no candidate
     live.candidates.push_back(Candidate{po.get(), {}, {}});
     Candidate& cand = live.candidates.back();
     for (int d = 0; d < 2; ++d) {
@@ -250,7 +251,7 @@ void Analyzer::Impl::finish_connection(std::size_t idx) {
     cand.model[0]->finish();
     cand.model[1]->finish();
   }
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < 2 && !candidates.empty(); ++d) {  // none without sender models
     std::size_t best = 0;
     for (std::size_t i = 1; i < candidates.size(); ++i)
       if (score(candidates[i].senders[d]) < score(candidates[best].senders[d])) best = i;
