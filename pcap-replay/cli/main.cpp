@@ -68,6 +68,9 @@ struct Args {
   std::size_t max_flows = replay::limits::kDefaultMaxFlows;
   std::size_t max_outstanding = replay::limits::kDefaultMaxOutstanding;
   std::string html, svg_dir;  // check --html FILE, plot --svg DIR
+  // timeline without --flow/--stream: each connection's rows are written as
+  // the analysis finishes it (analyze_files' FlowSink), the header before the first.
+  bool timeline_streamed = false, timeline_header = false;
 };
 
 // The options every sub-command takes: the input, the filter, the selection.
@@ -322,7 +325,17 @@ int main(int argc, char** argv) {
   std::vector<std::string> errors;
   replay::Report r;
   try {
-    r = replay::analyze_files(files, opt, timeline->parsed() || plot->parsed() || !a.html.empty(), errors);
+    replay::FlowSink sink;
+    if (timeline->parsed() && !a.flow && !a.stream) {
+      a.timeline_streamed = true;
+      sink = [&a](replay::FlowReport& f, replay::CaptureTime origin) {
+        if (!a.timeline_header) replay::write_timeline_header(std::cout);
+        a.timeline_header = true;
+        replay::write_timeline_rows(std::cout, f, origin);
+        for (auto& s : f.senders) std::vector<replay::TimelineEvent>().swap(s.timeline);  // written: freed
+      };
+    }
+    r = replay::analyze_files(files, opt, timeline->parsed() || plot->parsed() || !a.html.empty(), errors, sink);
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
@@ -383,6 +396,9 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
       std::cerr << "pcap-replay: plot --svg " << e.what() << "\n";
       return 2;
     }
+  } else if (timeline && a.timeline_streamed) {
+    // Every connection's rows were written as it was finished; no connection: the header alone.
+    if (!a.timeline_header) replay::write_timeline_header(std::cout);
   } else if (timeline) {
     replay::keep_shown_flows(r, view);
     replay::write_timeline_csv(std::cout, r);

@@ -163,6 +163,16 @@ struct Analyzer::Impl {
   }
   std::size_t open_connection(const Segment& s);
   void finish_connection(std::size_t idx);
+  // The flow sink (set_flow_sink), the origin it is given, and the next
+  // connection (index into conns) it has not had yet.
+  FlowSink sink;
+  std::optional<CaptureTime> origin;
+  std::size_t next_sunk = 0;
+  // Gives the sink the finished connections it can have, in order.
+  void drain() {
+    if (!sink || !origin) return;
+    while (next_sunk < conns.size() && !conns[next_sunk].live) sink(conns[next_sunk++].report, *origin);
+  }
 };
 
 namespace {
@@ -264,6 +274,7 @@ void Analyzer::Impl::finish_connection(std::size_t idx) {
   }
   table.retire(c.live->key, idx);
   c.live.reset();
+  drain();
 }
 
 void Analyzer::add(const Segment& s) {
@@ -351,10 +362,20 @@ void Analyzer::count_dropped_diagnostics(std::uint64_t skipped, std::uint64_t wa
 
 void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(in); }
 
+void Analyzer::set_flow_sink(FlowSink sink) { impl_->sink = std::move(sink); }
+
+void Analyzer::set_origin(CaptureTime origin) {
+  impl_->origin = origin;
+  impl_->drain();
+}
+
 Report Analyzer::finish() {
   Impl& m = *impl_;
+  // No input gave an origin: Report::first_time stays the earliest segment's.
+  if (!m.origin && m.report.have_first_time) m.origin = m.report.first_time;
   for (std::size_t idx = 0; idx < m.conns.size(); ++idx) {
     m.finish_connection(idx);
+    m.drain();  // also the ones finished before the origin was known
     m.report.flows.push_back(std::move(m.conns[idx].report));
   }
   m.conns.clear();
@@ -363,8 +384,9 @@ Report Analyzer::finish() {
 }
 
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
-                     std::vector<std::string>& errors) {
+                     std::vector<std::string>& errors, const FlowSink& sink) {
   Analyzer a(options, keep_timeline);
+  if (sink) a.set_flow_sink(sink);
   std::optional<CaptureTime> origin;  // frame 1 of the first input that has one (Wireshark's Time column)
   for (std::size_t i = 0; i < files.size(); ++i) {
     a.add_file(i, files[i]);
@@ -382,10 +404,14 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     // The reader says of each diagnostic whether its frame was skipped, and
     // keeps at most limits::kMaxDiagnostics of them (the rest counted).
     Segment seg;
-    while (reader.next(seg)) a.add(seg);
+    while (reader.next(seg)) {
+      // The origin as soon as it is known (the flow sink waits for it).
+      if (!origin && reader.stats().first_frame_time) a.set_origin(*(origin = reader.stats().first_frame_time));
+      a.add(seg);
+    }
     const std::vector<Diagnostic>& diags = reader.diagnostics();
     const CaptureStats& st = reader.stats();
-    if (!origin) origin = st.first_frame_time;
+    if (!origin && st.first_frame_time) a.set_origin(*(origin = st.first_frame_time));
     in.frames = st.frames;
     in.tcp_segments = st.tcp_segments;
     in.read_error = st.read_error;

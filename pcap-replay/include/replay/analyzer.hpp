@@ -3,6 +3,7 @@
 // file order) and get a Report: connections, per sender the retransmissions
 // by kind, RTT samples, the replayed RTO and timeouts, and RFC 6298 findings.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +14,12 @@
 #include "options.hpp"
 
 namespace replay {
+
+/// Receives each connection's final report during the analysis (for output
+/// written as it goes: timeline --csv), with the origin that will be
+/// Report::first_time. The sink may take what it wrote out of the report
+/// (the timeline events); the rest stays for Analyzer::finish().
+using FlowSink = std::function<void(FlowReport& flow, CaptureTime origin)>;
 
 /// Streams segments into per-connection sender models.
 class Analyzer {
@@ -38,6 +45,16 @@ class Analyzer {
   void add_input(const InputFile& in);
   /// Ends the analysis; the Analyzer is spent afterwards.
   Report finish();
+  /// Hands every connection to `sink` in FlowReport::id order, each as soon
+  /// as it and every connection before it are finished and the origin is
+  /// known (set_origin, else at finish(): the earliest segment's time). A
+  /// connection is finished when a new one takes its 4-tuple, else at
+  /// finish(); so what waits is bounded by the connections still open and
+  /// the finished ones after the oldest open one.
+  void set_flow_sink(FlowSink sink);
+  /// The time Report::first_time will be (the first frame of the first
+  /// input that has one, as analyze_files sets it); call once, when known.
+  void set_origin(CaptureTime origin);
 
  private:
   struct Impl;
@@ -52,8 +69,9 @@ class Analyzer {
 /// are in Report::diagnostics, with Diagnostic::skipped false for frames
 /// that were analysed anyway (a warning the reader gave for the frame it
 /// returned).
+/// `sink` (may be empty): Analyzer::set_flow_sink.
 Report analyze_files(const std::vector<std::string>& files, const Options& options,
-                     bool keep_timeline, std::vector<std::string>& errors);
+                     bool keep_timeline, std::vector<std::string>& errors, const FlowSink& sink = nullptr);
 
 /// The input files that could not be used at all (exit status 2 of the CLI:
 /// the input was at least partly unusable).
