@@ -25,9 +25,8 @@ replay::Segment seg(std::uint64_t frame, std::int64_t t_us, bool from_client, st
   replay::Segment s;
   s.frame = frame;
   s.time = at(t_us);
-  replay::Endpoint c, v;
-  c.addr[10] = c.addr[11] = 0xff, c.addr[12] = 198, c.addr[13] = 18, c.addr[15] = 1, c.port = cport;
-  v.addr[10] = v.addr[11] = 0xff, v.addr[12] = 198, v.addr[13] = 18, v.addr[15] = 2, v.port = 5001;
+  const replay::Endpoint c{wire::IpAddress::v4(198, 18, 0, 1), cport};
+  const replay::Endpoint v{wire::IpAddress::v4(198, 18, 0, 2), 5001};
   s.src = from_client ? c : v;
   s.dst = from_client ? v : c;
   s.tcp.src_port = s.src.port;
