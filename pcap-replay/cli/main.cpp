@@ -80,6 +80,9 @@ struct Args {
   std::string interface;       // -i IFACE: live capture instead of files
   std::optional<double> duration_s;  // --duration S (live capture)
   std::optional<std::uint64_t> count;  // -c N (live capture)
+  // timeline without --flow/--stream: each connection's rows are written as
+  // the analysis finishes it (analyze_files' FlowSink), the header before the first.
+  bool timeline_streamed = false, timeline_header = false;
 };
 
 // Set by SIGINT/SIGTERM during a live capture: stop and report.
@@ -155,7 +158,7 @@ replay::Report run_live(const Args& a, const replay::Options& opt, bool keep_tim
 // Reads the files, with a progress line on a terminal for the large ones
 // (limits::kProgressMinFileBytes); the line is erased before the report.
 replay::Report run_files(const std::vector<std::string>& files, const replay::Options& opt, bool keep_timeline,
-                         std::vector<std::string>& errors) {
+                         std::vector<std::string>& errors, const replay::FlowSink& sink) {
   std::vector<bool> large(files.size(), false);
   bool any = false;
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -166,8 +169,8 @@ replay::Report run_files(const std::vector<std::string>& files, const replay::Op
     any = any || large[i];
   }
   replay::ProgressLine line(std::cerr, any && stderr_is_terminal(), terminal_columns());
-  if (!line.enabled()) return replay::analyze_files(files, opt, keep_timeline, errors);
-  replay::Report r = replay::analyze_files(files, opt, keep_timeline, errors, [&](const replay::FileProgress& p) {
+  if (!line.enabled()) return replay::analyze_files(files, opt, keep_timeline, errors, sink);
+  replay::Report r = replay::analyze_files(files, opt, keep_timeline, errors, sink, [&](const replay::FileProgress& p) {
     if (large[p.file_index]) line.draw(replay::file_progress_text(p), std::chrono::steady_clock::now());
   });
   line.clear();
@@ -416,6 +419,8 @@ int main(int argc, char** argv) {
   opt.filter = a.filter;
   opt.max_flows = a.max_flows;
   opt.max_outstanding = a.max_outstanding;
+  // The text connection list shows nothing of the senders: they are not modelled.
+  opt.model_senders = !(flows->parsed() && !a.json);
   try {
     opt.config.validate();
   } catch (const rto::ConfigError& e) {
@@ -428,7 +433,17 @@ int main(int argc, char** argv) {
   replay::Report r;
   try {
     const bool keep = timeline->parsed() || plot->parsed() || !a.html.empty();
-    r = a.interface.empty() ? run_files(files, opt, keep, errors) : run_live(a, opt, keep, errors);
+    replay::FlowSink sink;
+    if (timeline->parsed() && !a.flow && !a.stream && a.interface.empty()) {  // files: rows as it goes
+      a.timeline_streamed = true;
+      sink = [&a](replay::FlowReport& f, replay::CaptureTime origin) {
+        if (!a.timeline_header) replay::write_timeline_header(std::cout);
+        a.timeline_header = true;
+        replay::write_timeline_rows(std::cout, f, origin);
+        for (auto& s : f.senders) std::vector<replay::TimelineEvent>().swap(s.timeline);  // written: freed
+      };
+    }
+    r = a.interface.empty() ? run_files(files, opt, keep, errors, sink) : run_live(a, opt, keep, errors);
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
@@ -491,6 +506,9 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
       std::cerr << "pcap-replay: plot --svg " << e.what() << "\n";
       return 2;
     }
+  } else if (timeline && a.timeline_streamed) {
+    // Every connection's rows were written as it was finished; no connection: the header alone.
+    if (!a.timeline_header) replay::write_timeline_header(std::cout);
   } else if (timeline) {
     replay::keep_shown_flows(r, view);
     replay::write_timeline_csv(std::cout, r);
@@ -510,7 +528,7 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
       ao.auto_profile = true;
       std::vector<std::string> ignored;
       try {
-        hint = replay::profile_hint(r, run_files(files, ao, false, ignored));
+        hint = replay::profile_hint(r, run_files(files, ao, false, ignored, nullptr));
       } catch (const std::exception&) {
         // The overrides do not fit every profile: no hint.
       }

@@ -239,6 +239,26 @@ TEST_CASE("flows --json: the connection list with both directions") {
   CHECK(j["inputs"].size() == 2);
 }
 
+TEST_CASE("flows: the text list without the sender models is the list with them") {
+  // `pcap-replay flows` (text) sets Options::model_senders = false.
+  const std::vector<std::string> files{linux_trace("syn-loss"), linux_trace("bulk-clean")};
+  const auto modelled = analyze(files, Profile::rfc6298);
+  replay::Options o = replay::Options::for_profile(Profile::rfc6298);
+  o.model_senders = false;
+  std::vector<std::string> errors;
+  const auto bare = replay::analyze_files(files, o, false, errors);
+  CHECK(errors.empty());
+  REQUIRE(bare.flows.size() == 2);
+  CHECK(bare.flows[0].packets == 2033);  // as "flows --json" above: 1392 + 641
+  CHECK(bare.flows[0].senders[0].src == modelled.flows[0].senders[0].src);
+  CHECK(bare.flows[0].senders[0].packets == 0);  // no model counted them
+  CHECK(bare.flows[0].senders[1].findings.empty());
+  std::ostringstream a, b;
+  replay::write_flow_list(a, modelled);
+  replay::write_flow_list(b, bare);
+  CHECK(a.str() == b.str());
+}
+
 TEST_CASE("view: --flow, --stream and --findings-only choose the entries; the summary covers everything") {
   // many-flows.pcap: 120 connections, one per client port, in file order
   // (tshark numbers them tcp.stream 0-119 in the same order: report_truth_test).

@@ -115,7 +115,7 @@ std::vector<replay::FileProgress> progress_calls(std::uint32_t n) {
                                                   "progress-" + std::to_string(n) + ".pcap");
   std::vector<replay::FileProgress> calls;
   std::vector<std::string> errors;
-  replay::analyze_files({path}, replay::Options::for_profile("linux"), false, errors,
+  replay::analyze_files({path}, replay::Options::for_profile("linux"), false, errors, nullptr,
                         [&calls](const replay::FileProgress& p) { calls.push_back(p); });
   CHECK(errors.empty());
   return calls;

@@ -178,6 +178,30 @@ TEST_CASE("TSval clock: send times retired as echoed; without echoes at most kTs
   }
 }
 
+TEST_CASE("TSval clock: the rate follows its host's clock as other connections feed it") {
+  // rate_hz() keeps its last answer until this clock or its host changes.
+  const CaptureTime t0{std::chrono::seconds{1'700'000'000}};
+  auto at = [&](std::int64_t ms) { return t0 + std::chrono::milliseconds{ms}; };
+  replay::HostClock host;
+  replay::TsClock a, b;
+  a.set_host(&host);
+  b.set_host(&host);
+  a.observe(at(0), 1000);
+  a.observe(at(100), 1100);  // 100 ms < kTsClockMinSpan (200 ms): no rate yet
+  REQUIRE(replay::limits::kTsClockMinSpan > microseconds{100'000});
+  CHECK_FALSE(a.rate_hz().has_value());
+  // Another connection of the host (one clock, no offset): 300 ticks in
+  // 300 ms since the host's first TSval (a's, at 0 ms) = 1000 Hz.
+  b.observe(at(300), 1300);
+  REQUIRE(a.rate_hz().has_value());
+  CHECK(*a.rate_hz() == 1000.0);
+  // a's own TSvals alone (another host-less clock): still none.
+  replay::TsClock alone;
+  alone.observe(at(0), 1000);
+  alone.observe(at(100), 1100);
+  CHECK_FALSE(alone.rate_hz().has_value());
+}
+
 TEST_CASE("reader diagnostics: kMaxDiagnostics kept, the rest counted") {
   // A capture of bad frames only: each a 1-byte IPv4 packet (LINKTYPE_RAW),
   // skipped with a diagnostic.

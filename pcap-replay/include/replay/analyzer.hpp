@@ -17,6 +17,12 @@
 
 namespace replay {
 
+/// Receives each connection's final report during the analysis (for output
+/// written as it goes: timeline --csv), with the origin that will be
+/// Report::first_time. The sink may take what it wrote out of the report
+/// (the timeline events); the rest stays for Analyzer::finish().
+using FlowSink = std::function<void(FlowReport& flow, CaptureTime origin)>;
+
 /// Streams segments into per-connection sender models.
 class Analyzer {
  public:
@@ -41,6 +47,16 @@ class Analyzer {
   void add_input(const InputFile& in);
   /// Ends the analysis; the Analyzer is spent afterwards.
   Report finish();
+  /// Hands every connection to `sink` in FlowReport::id order, each as soon
+  /// as it and every connection before it are finished and the origin is
+  /// known (set_origin, else at finish(): the earliest segment's time). A
+  /// connection is finished when a new one takes its 4-tuple, else at
+  /// finish(); so what waits is bounded by the connections still open and
+  /// the finished ones after the oldest open one.
+  void set_flow_sink(FlowSink sink);
+  /// The time Report::first_time will be (the first frame of the first
+  /// input that has one, as analyze_files sets it); call once, when known.
+  void set_origin(CaptureTime origin);
 
   /// TCP connections seen so far (for a status line).
   std::size_t connections() const;
@@ -62,14 +78,12 @@ class Analyzer {
 /// are in Report::diagnostics, with Diagnostic::skipped false for frames
 /// that were analysed anyway (a warning the reader gave for the frame it
 /// returned).
-Report analyze_files(const std::vector<std::string>& files, const Options& options,
-                     bool keep_timeline, std::vector<std::string>& errors);
-
-/// The same, calling `progress` (when not empty) every
-/// limits::kProgressEverySegments TCP segments with how far the current file is
-/// read, for a progress line.
+/// `sink` (may be empty): Analyzer::set_flow_sink. `progress` (may be
+/// empty): called every limits::kProgressEverySegments TCP segments with how
+/// far the current file is read, for a progress line.
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
-                     std::vector<std::string>& errors, const std::function<void(const FileProgress&)>& progress);
+                     std::vector<std::string>& errors, const FlowSink& sink = nullptr,
+                     const std::function<void(const FileProgress&)>& progress = nullptr);
 
 /// The input files that could not be used at all (exit status 2 of the CLI:
 /// the input was at least partly unusable).

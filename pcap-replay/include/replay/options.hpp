@@ -43,6 +43,10 @@ struct Options {
   /// beyond it ends its connection's analysis there and the run exits 2
   /// (limits::kDefaultMaxOutstanding).
   std::size_t max_outstanding = limits::kDefaultMaxOutstanding;
+  /// false: connections only (`pcap-replay flows`): no sender is modelled,
+  /// so every SenderReport has only its addresses, and --max-outstanding,
+  /// which bounds the models, never applies.
+  bool model_senders = true;
   /// Filled by the CLI: a BPF expression (informational in the report).
   std::string filter;
 

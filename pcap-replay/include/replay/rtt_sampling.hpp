@@ -33,6 +33,9 @@ struct HostClock {
   std::int64_t t0_us = 0;        ///< capture time of the host's first TSval, us
   std::int64_t abs_ticks = 0;    ///< that observation's ticks since ts0
   std::int64_t abs_span_us = 0;  ///< and its capture time since t0_us
+  /// Bumped at every change of the ticks and spans above (whoever writes
+  /// them must bump it): TsClock::rate_hz() re-fits only when it moved.
+  std::uint64_t version = 0;
 };
 
 /// The sender's TSval clock, learnt from the TSvals it sends.
@@ -51,7 +54,10 @@ class TsClock {
   /// True once a TSval was seen.
   bool seen() const { return seen_; }
   /// Pools this clock's intervals into its host's (may be null).
-  void set_host(HostClock* host) { host_ = host; }
+  void set_host(HostClock* host) {
+    host_ = host;
+    pooled_valid_ = false;
+  }
   /// The TSval clock's rate in Hz, fitted over the TSvals seen (at least
   /// limits::kTsClockMinSpan of capture time) and snapped to a common rate
   /// (1, 2, 10, 100, 250, 1000 Hz) within limits::kTsRateTolerancePercent;
@@ -85,6 +91,14 @@ class TsClock {
   bool bridge_pending_ = false;
   std::int64_t shift_us_ = 0;  // added to every capture time after the steps bridged so far
   std::int64_t last_seen_us_ = 0;  // the bridged time of the latest observation
+  /// rate_hz() from the host's and the longest span's ratios (nullopt: none snaps).
+  std::optional<double> pooled_rate() const;
+  // The last answers of rate_hz()'s two sources, while valid: pooled_
+  // until this clock's best ratio or its host's version changes, last_rate_
+  // until the next observe().
+  mutable bool pooled_valid_ = false, last_valid_ = false;
+  mutable std::uint64_t pooled_host_version_ = 0;
+  mutable std::optional<double> pooled_, last_rate_;
   HostClock* host_ = nullptr;
   // The observation with the highest ticks-per-second since the first: a
   // segment captured late only lowers the ratio, so the highest is the one

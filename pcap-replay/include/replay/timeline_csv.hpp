@@ -11,7 +11,17 @@ namespace replay {
 /// Columns: flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,
 /// srtt_us,rttvar_us,rto_us,backoff. `time` = capture timestamp (s since the
 /// epoch), `rel_time` = s since the first frame. Empty cell = no value.
+/// Rows by flow, then direction (c2s first), then capture order.
 /// Needs a Report made with keep_timeline.
 void write_timeline_csv(std::ostream& os, const Report& r);
+
+/// The header row of write_timeline_csv (the column names above).
+void write_timeline_header(std::ostream& os);
+
+/// The rows write_timeline_csv writes for connection `f`: both directions,
+/// c2s first; `origin`: Report::first_time (rel_time's zero). For a writer
+/// that streams each connection as the analysis finishes it (analyze_files'
+/// FlowSink), in flow order after write_timeline_header: the same bytes.
+void write_timeline_rows(std::ostream& os, const FlowReport& f, CaptureTime origin);
 
 }  // namespace replay

@@ -199,6 +199,16 @@ struct Analyzer::Impl {
   static bool hold_for_peer(Live& live, const Segment& s, int dir);
   void add_model(const Segment& s);  // `s` on the model's clock
   void restore_capture_times(FlowReport& f) const;
+  // The flow sink (set_flow_sink), the origin it is given, and the next
+  // connection (index into conns) it has not had yet.
+  FlowSink sink;
+  std::optional<CaptureTime> origin;
+  std::size_t next_sunk = 0;
+  // Gives the sink the finished connections it can have, in order.
+  void drain() {
+    if (!sink || !origin) return;
+    while (next_sunk < conns.size() && !conns[next_sunk].live) sink(conns[next_sunk++].report, *origin);
+  }
 };
 
 namespace {
@@ -257,8 +267,9 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   f.senders[1].dst = f.client;
   Live& live = *c.live;
   live.key = flow_key(s);
-  live.candidates.reserve(m.profiles.size());
+  if (m.options.model_senders) live.candidates.reserve(m.profiles.size());
   for (const auto& po : m.profiles) {
+    if (!m.options.model_senders) break;  // connections only (flows): no candidate
     live.candidates.push_back(Candidate{po.get(), nullptr, {}});
     Candidate& cand = live.candidates.back();
     if (m.profiles.size() > 1) {
@@ -300,7 +311,7 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
       candidates[i].model[d]->finish();
     }
   }
-  for (int d = 0; d < 2; ++d) {
+  for (int d = 0; d < 2 && !candidates.empty(); ++d) {  // none without sender models
     std::size_t best = 0;
     for (std::size_t i = 1; i < candidates.size(); ++i)
       if (score(out(c, candidates[i], d)) < score(out(c, candidates[best], d))) best = i;
@@ -313,6 +324,8 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
   }
   table.retire(c.live->key, idx);
   c.live.reset();
+  restore_capture_times(c.report);  // the frames' own times again, before the flow sink sees it
+  drain();
 }
 
 void Analyzer::add(const Segment& s) {
@@ -396,6 +409,7 @@ void Analyzer::Impl::add_model(const Segment& s) {
   m.attempts.add(s, idx, f.client, f.server);
   // In the order of the models' shared effects (host clock, host activity):
   // per candidate the peer's model, then the sender's.
+  if (live.candidates.empty()) return;  // connections only (flows): no sender model
   const bool held = Impl::hold_for_peer(live, s, dir);
   for (std::size_t i = 0; i < live.candidates.size(); ++i) {
     Candidate& cand = live.candidates[i];
@@ -439,14 +453,26 @@ void Analyzer::count_dropped_diagnostics(std::uint64_t skipped, std::uint64_t wa
 
 void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(in); }
 
+void Analyzer::set_flow_sink(FlowSink sink) { impl_->sink = std::move(sink); }
+
+void Analyzer::set_origin(CaptureTime origin) {
+  impl_->origin = origin;
+  impl_->drain();
+}
+
 Report Analyzer::finish() {
   Impl& m = *impl_;
-  // Every connection is finished (its models freed) before the reports
-  // move; each leaves the deque as its report moves.
-  for (std::size_t idx = 0; idx < m.conns.size(); ++idx) m.finish_connection(m.conns[idx], idx);
+  // No input gave an origin: Report::first_time stays the earliest segment's.
+  if (!m.origin && m.report.have_first_time) m.origin = m.report.first_time;
+  // Every connection is finished (its models freed, and given to the sink
+  // in order) before the reports move; each leaves the deque as its report
+  // moves.
+  for (std::size_t idx = 0; idx < m.conns.size(); ++idx) {
+    m.finish_connection(m.conns[idx], idx);
+    m.drain();  // also the ones finished before the origin was known
+  }
   m.report.flows.reserve(m.report.flows.size() + m.conns.size());
   while (!m.conns.empty()) {
-    m.restore_capture_times(m.conns.front().report);
     m.report.flows.push_back(std::move(m.conns.front().report));
     m.conns.pop_front();
   }
@@ -468,13 +494,10 @@ std::size_t Analyzer::timeouts_so_far() const {
 }
 
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
-                     std::vector<std::string>& errors) {
-  return analyze_files(files, options, keep_timeline, errors, {});
-}
-
-Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
-                     std::vector<std::string>& errors, const std::function<void(const FileProgress&)>& progress) {
+                     std::vector<std::string>& errors, const FlowSink& sink,
+                     const std::function<void(const FileProgress&)>& progress) {
   Analyzer a(options, keep_timeline);
+  if (sink) a.set_flow_sink(sink);
   std::optional<CaptureTime> origin;  // frame 1 of the first input that has one (Wireshark's Time column)
   for (std::size_t i = 0; i < files.size(); ++i) {
     a.add_file(i, files[i]);
@@ -492,19 +515,17 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     // The reader says of each diagnostic whether its frame was skipped, and
     // keeps at most limits::kMaxDiagnostics of them (the rest counted).
     Segment seg;
-    if (!progress) {
-      while (reader.next(seg)) a.add(seg);
-    } else {
-      // A look at the reader every limits::kProgressEverySegments segments.
-      for (std::uint64_t n = 1; reader.next(seg); ++n) {
-        a.add(seg);
-        if (n % limits::kProgressEverySegments == 0)
-          progress(FileProgress{i, files[i], reader.stats().frames, reader.progress()});
-      }
+    // The origin as soon as it is known (the flow sink waits for it); a look
+    // at the reader every limits::kProgressEverySegments segments.
+    for (std::uint64_t n = 1; reader.next(seg); ++n) {
+      if (!origin && reader.stats().first_frame_time) a.set_origin(*(origin = reader.stats().first_frame_time));
+      a.add(seg);
+      if (progress && n % limits::kProgressEverySegments == 0)
+        progress(FileProgress{i, files[i], reader.stats().frames, reader.progress()});
     }
     const std::vector<Diagnostic>& diags = reader.diagnostics();
     const CaptureStats& st = reader.stats();
-    if (!origin) origin = st.first_frame_time;
+    if (!origin && st.first_frame_time) a.set_origin(*(origin = st.first_frame_time));
     in.frames = st.frames;
     in.tcp_segments = st.tcp_segments;
     in.read_error = st.read_error;

@@ -57,7 +57,9 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
       (best_span_us_ == 0 || static_cast<double>(rel) * best_span_us_ > static_cast<double>(best_ticks_) * span)) {
     best_ticks_ = rel;
     best_span_us_ = span;
+    pooled_valid_ = false;
   }
+  last_valid_ = false;  // last_rel_ts_ or last_t_us_ may have moved
   if (host_) {
     if (!host_->seen) {
       host_->seen = true;
@@ -73,6 +75,7 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
          static_cast<double>(hrel) * host_->abs_span_us > static_cast<double>(host_->abs_ticks) * hspan)) {
       host_->abs_ticks = hrel;
       host_->abs_span_us = hspan;
+      ++host_->version;
     }
   }
   min_offset_us_ = std::min(min_offset_us_, t_us - rel * 1000);
@@ -120,15 +123,33 @@ std::optional<double> snap_rate(std::int64_t ticks, std::int64_t span_us) {
 
 std::optional<double> TsClock::rate_hz() const {
   if (!seen_) return std::nullopt;
+  // Asked several times per segment (observe, held_for, echo_rtt): each
+  // source is snapped again only when its values changed since (observe()
+  // and the host's version say so). The host's and the longest span's rates
+  // first; the first-to-last ratio only when they give none.
+  const std::uint64_t hv = host_ ? host_->version : 0;
+  if (!pooled_valid_ || pooled_host_version_ != hv) {
+    pooled_ = pooled_rate();
+    pooled_valid_ = true;
+    pooled_host_version_ = hv;
+  }
+  if (pooled_) return pooled_;
+  // A first segment captured late inflates every ratio: first to last then.
+  if (!last_valid_) {
+    last_rate_ = snap_rate(last_rel_ts_, last_t_us_ - t0_us_);
+    last_valid_ = true;
+  }
+  return last_rate_;
+}
+
+std::optional<double> TsClock::pooled_rate() const {
   // The host's rate when it has seen more than this connection: over all its
   // connections (one clock), else over its longest connection.
   if (host_ && host_->abs_span_us > best_span_us_)
     if (auto r = snap_rate(host_->abs_ticks, host_->abs_span_us)) return r;
   if (host_ && host_->span_us > best_span_us_)
     if (auto r = snap_rate(host_->ticks, host_->span_us)) return r;
-  if (auto r = snap_rate(best_ticks_, best_span_us_)) return r;
-  // A first segment captured late inflates every ratio: first to last then.
-  return snap_rate(last_rel_ts_, last_t_us_ - t0_us_);
+  return snap_rate(best_ticks_, best_span_us_);
 }
 
 std::optional<std::chrono::microseconds> TsClock::held_for(CaptureTime t, std::uint32_t tsval) const {

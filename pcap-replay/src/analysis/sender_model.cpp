@@ -133,6 +133,27 @@ bool SenderModel::ack_clocked(CaptureTime t) const {
   return false;
 }
 
+void SenderModel::skip_acked_peer_data(std::uint32_t moved) {
+  // An entry at or below acked_through_ fails the late-ACK test's first
+  // condition (seq_gt(end, acked_through_)) for as long as acked_through_,
+  // which only moves forward, has moved less than 2^31 minus the entry's
+  // distance below it (modulo 2^32 it would come out ahead again). Entries
+  // at most 2^30 below it are counted, and the count is redone from the
+  // front once acked_through_ has moved 2^30 since: the test stays exact.
+  constexpr std::uint32_t kQuarter = std::uint32_t{1} << 30;
+  if (moved >= kQuarter - acked_moved_) {
+    peer_data_acked_ = 0;
+    acked_moved_ = 0;
+  } else {
+    acked_moved_ += moved;
+  }
+  while (peer_data_acked_ < peer_data_.size()) {
+    const std::int32_t below = rto::seq_diff(peer_data_[peer_data_acked_].first, *acked_through_);
+    if (below > 0 || below < -static_cast<std::int32_t>(kQuarter)) break;
+    ++peer_data_acked_;
+  }
+}
+
 bool SenderModel::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t) {
   const microseconds window = std::max(limits::kReorderWindowFloor, hs_rtt_.value_or(microseconds{0}));
   for (auto it = holes_.begin(); it != holes_.end(); ++it) {
@@ -199,16 +220,23 @@ void SenderModel::on_send(const Segment& s) {
     bool late_ack = false;
     if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) &&
         (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
-      // The first ACK of peer data the capture saw arrive over 0.5 s ago.
-      for (const auto& [end, t] : peer_data_)
+      // The first ACK of peer data the capture saw arrive over 0.5 s ago
+      // (the leading entries already acknowledged cannot be it: skipped).
+      for (std::size_t i = peer_data_acked_; i < peer_data_.size(); ++i) {
+        const auto& [end, t] = peer_data_[i];
         if ((!acked_through_ || seq_gt(end, *acked_through_)) && seq_le(end, h.ack)) {
           late_ack = since(s.time, t) > limits::kDelayedAckMax && !across_step(t, s.time);
           break;
         }
+      }
     }
     activity_->observe(s.file_index, s.frame, s.time, (held && *held >= limits::kFlushHeld) || late_ack);
   }
-  if (h.has(wire::kAck) && (!acked_through_ || seq_gt(h.ack, *acked_through_))) acked_through_ = h.ack;
+  if (h.has(wire::kAck) && (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
+    const std::uint32_t moved = acked_through_ ? h.ack - *acked_through_ : 0;
+    acked_through_ = h.ack;
+    skip_acked_peer_data(moved);
+  }
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
   const bool syn = h.has(wire::kSyn);
@@ -517,7 +545,10 @@ void SenderModel::on_peer(const Segment& s) {
   if (peer_times_.size() > limits::kAckClockHistory) peer_times_.pop_front();
   if (s.payload_len > 0) {
     peer_data_.emplace_back(h.seq + s.payload_len, s.time);
-    if (peer_data_.size() > limits::kPeerDataHistory) peer_data_.pop_front();
+    if (peer_data_.size() > limits::kPeerDataHistory) {
+      peer_data_.pop_front();
+      if (peer_data_acked_ > 0) --peer_data_acked_;
+    }
   }
   out_.peer_seen = true;
   burst_last_.reset();  // the burst after an expiry ends with anything from the peer

@@ -103,6 +103,9 @@ class SenderModel {
   /// True when a transmission at `t` can be a response to one of the
   /// peer's recent segments (the ACK clock), given where the capture is.
   bool ack_clocked(CaptureTime t) const;
+  /// acked_through_ moved forward by `moved`: counts the leading entries of
+  /// peer_data_ it now covers (O(1) amortised; see the .cpp for exactness).
+  void skip_acked_peer_data(std::uint32_t moved);
   /// True (and the hole shrunk) when [seq, end) lies in a hole seen recently.
   bool fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t);
   void insert_outstanding(const Tx& x);
@@ -147,6 +150,11 @@ class SenderModel {
   RingDeque<CaptureTime> peer_times_;  // the peer's latest segments (limits::kAckClockHistory)
   RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;  // (end seq, capture time) of the peer's data
   std::optional<std::uint32_t> acked_through_;                   // the highest ACK this side sent
+  // The leading entries of peer_data_ at or below acked_through_, which the
+  // late-ACK test skips, and how far acked_through_ moved since they were
+  // counted (skip_acked_peer_data: the count is redone before 2^30).
+  std::uint32_t peer_data_acked_ = 0;
+  std::uint32_t acked_moved_ = 0;
   std::optional<CaptureTime> last_send_time_;
   std::optional<CaptureTime> last_data_send_time_;  // last data-bearing segment (SYN/FIN count)
   // The post-RTO burst: time of its last retransmission (the expiry's or a
