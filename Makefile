@@ -272,7 +272,7 @@ bench: deps
 	    '$(BIN)/pcap-replay check --profile linux $(BENCH_CAPTURE)' \
 	    'tshark -r $(BENCH_CAPTURE) -Y tcp.analysis.retransmission'; \
 	else echo "bench: $(BENCH_CAPTURE) not found, whole-process timing skipped"; fi
-	@# Replay at scale (issue 8): a generated multi-flow capture beside a bare
+	@# Replay at scale: a generated multi-flow capture beside a bare
 	@# libpcap loop, tcptrace and tshark; time, packets/s, peak RSS.
 	@BUILD=$(BUILD) bash bench/replay-scale.sh
 

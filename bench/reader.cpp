@@ -1,4 +1,4 @@
-// The capture reader beside libpcap's own read loop (issue 8: "the reader
+// The capture reader beside libpcap's own read loop ("the reader
 // alone is 3.4x the bare loop"), on the blackhole-backoff capture (23702
 // packets, every one TCP):
 //  - BM_BareLibpcapLoop: pcap_open_offline + pcap_next_ex to the end, touching

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replay at scale (issue 8): `pcap-replay check` on a generated multi-flow
+# Replay at scale: `pcap-replay check` on a generated multi-flow
 # capture (bench/replay-scale/gen_capture.cpp: 2000 connections, 4 M packets,
 # 1 % loss, 1 kHz TSvals, headers only) beside a bare libpcap loop,
 # `tcptrace -n -l -r` and tshark's TCP analysis, as whole processes
@@ -7,7 +7,7 @@
 # on a 6x larger capture with the same connections, to show its RSS flat.
 # Prints one table per capture. Run by `make bench`; needs hyperfine, GNU
 # time (Debian `time`), tcptrace, tshark (missing tools: their rows say so).
-# Then memory per connection (issue 9): peak RSS of `check`, `check --json`
+# Then memory per connection: peak RSS of `check`, `check --json`
 # and `check --profile auto` on MEMFLOWS connections of one SYN each.
 # Env: BUILD (default build), PACKETS (default 4000000), FLOWS (2000),
 # RUNS (hyperfine runs, default 3), BIG (the 6x file: 1 = yes, default 1),

@@ -6,7 +6,7 @@
 #   tests/rfc_coverage.sh              plain table on stdout
 #   tests/rfc_coverage.sh --markdown   the same as a Markdown table
 #
-# Convention (issue 11): a comment containing "impl: RFC6298-5.5" (several
+# Convention: a comment containing "impl: RFC6298-5.5" (several
 # tokens allowed after "impl:") marks the line that implements a requirement,
 # in rto/, netstack/ and pcap-replay/ sources; a doctest TEST_CASE or SUBCASE
 # whose name contains the token (e.g. TEST_CASE("RFC6298-2.4: ...")) checks

@@ -10,7 +10,7 @@
 //  - 1 kHz TSvals from a per-connection offset (RFC 7323 5.4, Linux).
 // Usage: replay-gen OUT.pcap [--flows N] [--packets M] [--loss-permille L] [--seed S] [--syn-only]
 // Writes about M packets in about M / N per connection; prints what it wrote.
-// --syn-only: N connections of one SYN each, nothing else (issue 9's
+// --syn-only: N connections of one SYN each, nothing else (the
 // many-flows case: the per-connection footprint alone).
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Smoke run of the libFuzzer harnesses (tests/fuzz/, issue 9) inside `make
+# Smoke run of the libFuzzer harnesses (tests/fuzz/) inside `make
 # test`: builds them with clang into build/fuzz/ (incremental; the first
 # build compiles the libraries once more, with coverage and ASan+UBSan),
 # then runs each over its committed corpus, regression inputs included, and

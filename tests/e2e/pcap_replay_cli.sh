@@ -140,7 +140,7 @@ expect 0 "one-direction capture: resends unclassified, no timeouts" -- \
 has_out "retransmissions: 37 unclassified"
 has_out "timestamps sent by this side, peer not seen"
 has_out "37 retransmission(s), 0 timeout(s)"
-# Habits of tcpdump / tshark users (issue 10).
+# Habits of tcpdump / tshark users.
 expect 1 "-r FILE as tcpdump and tshark take it" -- "$BIN" check -r "$T/syn-loss.pcap"
 has_out "summary: 1 flow(s), 6 retransmission(s), 6 timeout(s)"
 expect 2 "no input file at all" -- "$BIN" check --profile linux

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pcap-replay's resource bounds and write errors (issue 9), end to end:
+# pcap-replay's resource bounds and write errors, end to end:
 # output to a full disk, --max-flows at its boundary, out of memory under
 # `ulimit -v`. Each must print a message on stderr and exit 2.
 # Exit 0 pass, 77 skip (no binary or no shared traces), 1 fail.

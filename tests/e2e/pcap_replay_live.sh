@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# pcap-replay check -i (live capture, issue 10) on a veth pair between two
+# pcap-replay check -i (live capture) on a veth pair between two
 # network namespaces made here (client 198.19.0.1, server 198.19.0.2).
 #
 #  1. pcap-replay captures on the client's veth while the client

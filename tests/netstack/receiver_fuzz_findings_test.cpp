@@ -1,5 +1,5 @@
 // Regression tests of what fuzzing found in the receiver core (tests/fuzz/
-// netstack_rx, issue 9): data at or after the peer's FIN was taken as stream
+// netstack_rx): data at or after the peer's FIN was taken as stream
 // data, one byte off (the FIN's sequence number counted as a byte). Each
 // input is also in tests/fuzz/corpus/netstack_rx/ (regress-*).
 

@@ -1,4 +1,4 @@
-// A capture clock that steps back (issue 9 item 2): copies of the shipped
+// A capture clock that steps back: copies of the shipped
 // Linux blackhole capture whose clock steps back 30 s, 0.5 s and 50 us at a
 // chosen frame (every later record moved back by the step, as a clock set
 // back would date them), and a copy that steps twice. The expected findings

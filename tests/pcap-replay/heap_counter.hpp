@@ -1,5 +1,5 @@
 #pragma once
-// Heap bytes in use by the test binary, for the memory tests (issue 9):
+// Heap bytes in use by the test binary, for the memory tests:
 // the global operator new and delete are replaced (heap_counter.cpp) to add
 // and subtract the usable size of every block (malloc_usable_size), so the
 // difference of two readings is what the code in between kept allocated,

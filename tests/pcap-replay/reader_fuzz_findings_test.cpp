@@ -1,5 +1,5 @@
-// Regression tests of what fuzzing found in the frame decoder (tests/fuzz/,
-// issue 9); each input is also in tests/fuzz/corpus/ (regress-*), which the
+// Regression tests of what fuzzing found in the frame decoder (tests/fuzz/);
+// each input is also in tests/fuzz/corpus/ (regress-*), which the
 // fuzz smoke run replays. Frames are built byte by byte here.
 #include "reader_capture_builder.hpp"
 

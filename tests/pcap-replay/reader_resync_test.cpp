@@ -1,4 +1,4 @@
-// Nothing lost silently (issue 9): a damaged record length in the middle of a
+// Nothing lost silently: a damaged record length in the middle of a
 // pcap, or a damaged block length in a pcapng, costs that record only; the
 // reader resynchronises, the lost byte range is reported (CaptureStats, the
 // JSON inputs entry, the text report, stderr) and the exit status is 2 with

@@ -1,4 +1,4 @@
-// Time in the reader (issue 9): pcap seconds are unsigned 32-bit (valid to
+// Time in the reader: pcap seconds are unsigned 32-bit (valid to
 // 2106, not 1969); a pcapng timestamp past 2262 is a diagnostic naming the
 // frame, not a signed overflow; a clock stepping back is reported with its
 // frame and size and counted.

@@ -1,4 +1,4 @@
-// TCP inside tunnels (issue 9): IP-in-IP, 6in4, 4in6, GRE (plain, key and
+// TCP inside tunnels: IP-in-IP, 6in4, 4in6, GRE (plain, key and
 // sequence, Ethernet bridging, MPLS), ERSPAN type II and III, VXLAN, Geneve
 // (with and without options), GTP-U (with and without the sequence field)
 // and MPLS over Ethernet: the reader finds the innermost TCP segment. Each

@@ -1,4 +1,4 @@
-// Results independent of the capture's absolute date (issue 9): the same
+// Results independent of the capture's absolute date: the same
 // capture with every record's seconds shifted so that it starts in 1971,
 // 2037, 2039 (past the signed 32-bit seconds of 2038) and 2105 (the classic
 // pcap seconds field is unsigned 32-bit, up to 2106) gives the same report

@@ -1,4 +1,4 @@
-// Resource bounds of the analysis (issues 8 and 9): --max-flows and
+// Resource bounds of the analysis: --max-flows and
 // --max-outstanding at their boundaries, the diagnostics cap, the TSval
 // clock's memory, and a SACK pattern that used to be quadratic.
 

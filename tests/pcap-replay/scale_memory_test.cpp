@@ -1,4 +1,4 @@
-// Memory per connection (issue 9: 2 M one-packet flows): what a connection
+// Memory per connection (2 M one-packet flows): what a connection
 // of one SYN keeps allocated while the analysis runs, counted by the
 // replaced operator new (heap_counter.hpp); and limits::kUnheardKept, the
 // segments a side keeps for the peer's model before that model exists, at

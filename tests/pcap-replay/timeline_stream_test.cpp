@@ -1,4 +1,4 @@
-// `timeline --csv` written as the analysis goes (issue 8): the Analyzer's
+// `timeline --csv` written as the analysis goes: the Analyzer's
 // flow sink hands over each connection in flow order as soon as it and
 // every connection before it are finished, and the rows written that way
 // are the bytes write_timeline_csv writes from the whole report.

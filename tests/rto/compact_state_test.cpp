@@ -1,4 +1,4 @@
-// The bounds of the compact per-connection state (issue 8): the shared
+// The bounds of the compact per-connection state: the shared
 // Profile, the Linux variant's 32-bit fields, the 16-bit counters, the
 // sampler's 30-bit tick and the timer's one-Instant encoding, each tested at
 // its boundary. Expected values are computed by hand in the comments.

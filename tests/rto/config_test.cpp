@@ -125,7 +125,7 @@ TEST_CASE("Config: a lower floor (e.g. Linux's 200 ms) in the RFC profile is an 
   CHECK(e.rto() == milliseconds{200});
 }
 
-// Issue 9: with min_rto = 5 s the 1 s initial RTO (2.1) and the 3 s 5.7
+// With min_rto = 5 s the 1 s initial RTO (2.1) and the 3 s 5.7
 // fallback were accepted, below the floor. Boundary: equal to the floor passes.
 TEST_CASE("RFC6298-2.4 Config: an initial RTO or 5.7 fallback below min_rto is refused, naming the field") {
   for (Config base : {Config::rfc6298(), Config::linux_default()}) {
@@ -145,7 +145,7 @@ TEST_CASE("RFC6298-2.4 Config: an initial RTO or 5.7 fallback below min_rto is r
   }
 }
 
-// Issue 9: the Linux variant accepted min_rto = 0, so a 0 us RTT gave RTO 0.
+// The Linux variant accepted min_rto = 0, so a 0 us RTT gave RTO 0.
 TEST_CASE("Config: the Linux variant refuses min_rto = 0 and accepts 1 us") {
   Config l = Config::linux_default();
   l.min_rto = microseconds{0};

@@ -1,4 +1,4 @@
-// Per-connection memory of the rto state a TCP sender keeps (issue 8): the
+// Per-connection memory of the rto state a TCP sender keeps: the
 // estimator, the RTT sampler, the retransmission timer and a wheel entry.
 // Each bound derived from the members (x86-64: 8-byte pointers, int64 and
 // Instants; 4-byte enums, unsigned and uint32_t; 2-byte uint16_t).

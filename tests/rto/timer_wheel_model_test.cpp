@@ -169,7 +169,7 @@ TEST_CASE("TimerWheel a deadline moved later is not fired at its old tick, and f
   CHECK(n == 1);
 }
 
-// Issue 9: an already-passed deadline inside the tick in progress fires at the
+// An already-passed deadline inside the tick in progress fires at the
 // end of that tick, not at the next advance. 1 ms tick from 0; advance to
 // 10.5 ms (ticks <= 10 processed); arm at 10.2 ms, rounded up to 11 ms.
 TEST_CASE("TimerWheel a passed deadline inside the tick in progress fires when that tick ends") {

@@ -83,7 +83,7 @@ struct InputFile {
   /// and not malformed (a valid capture with no frame at all is usable).
   bool usable() const { return error.empty(); }
   /// True when part of the file was lost: the exit status is then 2 even
-  /// though the rest was analysed (issue 9: nothing lost silently).
+  /// though the rest was analysed (nothing lost silently).
   /// Packets a live capture's kernel dropped count as lost data too, and so
   /// does a live capture that failed midway (read_error, a Diagnostic).
   bool lost_data() const { return !lost.empty() || kernel_drops.value_or(0) > 0 || (kernel_drops && read_error); }

@@ -1,6 +1,6 @@
 #pragma once
 // The one-line status pcap-replay keeps on standard error while it works,
-// when standard error is a terminal (issue 10): for a live capture (-i) the
+// when standard error is a terminal: for a live capture (-i) the
 // packets, TCP connections, timeouts found and kernel drops so far; for a
 // large file the packets read and the percent of the file. The line is
 // rewritten in place ("\r", then erase to the end of the line, ANSI "ESC [
