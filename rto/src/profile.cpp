@@ -5,10 +5,8 @@
 
 #include <bit>
 #include <cstdint>
-#include <functional>
-#include <memory>
+#include <cstddef>
 #include <mutex>
-#include <unordered_map>
 
 #include "rto/estimator.hpp"
 
@@ -33,6 +31,17 @@ struct ConfigHash {
   }
 };
 
+// One Profile of the shared() table and the next in its bucket.
+struct Node {
+  Profile profile;
+  Node* next;
+  Node(const Config& c, Node* after) : profile(c), next(after) {}
+};
+
+// Buckets of the shared() table (a few configs per program are expected;
+// more only make the chains longer).
+constexpr std::size_t kSharedBuckets = 64;
+
 }  // namespace
 
 Profile::Profile(const Config& config) : cfg_(config) {
@@ -56,16 +65,19 @@ Profile::Profile(const Config& config) : cfg_(config) {
 }
 
 const Profile& Profile::shared(const Config& config) {
-  // Leaked on purpose: estimators may be destroyed after static destructors run.
-  static auto* table = new std::unordered_map<Config, std::unique_ptr<Profile>, ConfigHash>();
-  static std::mutex* lock = new std::mutex();
+  // Leaked on purpose: estimators may be destroyed after static destructors
+  // run. Chained buckets of plain nodes, not a standard container: a
+  // container templated on rto types would be instantiated, and exported,
+  // in librto.so.
+  static Node** const buckets = new Node*[kSharedBuckets]();
+  static std::mutex* const lock = new std::mutex();
   const std::lock_guard<std::mutex> hold(*lock);
-  auto it = table->find(config);
-  if (it != table->end()) return *it->second;
-  auto made = std::make_unique<Profile>(config);  // validates first: a bad config is never stored
-  const Profile& p = *made;
-  table->emplace(config, std::move(made));
-  return p;
+  Node*& head = buckets[ConfigHash{}(config) % kSharedBuckets];
+  for (Node* n = head; n != nullptr; n = n->next)
+    if (n->profile.config() == config) return n->profile;
+  Node* made = new Node(config, head);  // validates first: a bad config is never stored
+  head = made;
+  return made->profile;
 }
 
 // Never destroyed, like the shared() table: an estimator may outlive static destruction.
