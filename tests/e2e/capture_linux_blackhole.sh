@@ -8,6 +8,7 @@
 set -u
 BUILD=${BUILD:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../common/tshark_wire.sh"
 CAP=$HERE/../captures/linux-blackhole.pcap
 command -v tshark >/dev/null || { echo "skip: no tshark"; exit 77; }
 [ -r "$CAP" ] || { echo "FAIL: $CAP missing"; exit 1; }
@@ -19,8 +20,9 @@ tshark -r "$CAP" -Y "ip.src==198.18.0.1" -T fields -e frame.number -e frame.time
   | python3 "$HERE/../capture/check_backoff_chain.py" 6 0.3 0.1 | sed 's/^/  /'
 [ "${PIPESTATUS[1]}" -eq 0 ] || fail "no chain of 6 doubling timeouts in $CAP"
 
-n=$(tshark -r "$CAP" -Y "_ws.malformed || _ws.expert.severity == error" 2>/dev/null | wc -l)
-[ "$n" -eq 0 ] || fail "tshark flags $n malformed/error packets"
+bad_frames=$(wire_errors "$CAP")
+[ -z "$bad_frames" ] || fail "tshark flags $(wc -l <<<"$bad_frames") malformed/error packets (frame, expert messages):
+$bad_frames"
 
 # Every transfer byte arrived (the meta file records both ends' SHA-256).
 python3 - "$HERE/../captures/linux-blackhole.meta.json" <<'PY' || fail "meta.json: sent and received differ"

@@ -9,6 +9,7 @@ set -u
 BUILD=${BUILD:-build}
 NETSTACK=$BUILD/bin/netstack
 REPLAY=$BUILD/bin/pcap-replay
+. "$(dirname "$0")/../common/tshark_wire.sh"
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
 [ -c /dev/net/tun ] || { echo "skip: no /dev/net/tun"; exit 77; }
 command -v tshark >/dev/null || { echo "skip: no tshark"; exit 77; }
@@ -38,8 +39,9 @@ for rel in 1 14281; do
   n=$(tshark -r "$WORK/cap.pcap" -Y "ipv6.src==fd00:0:0:1::2 && tcp.seq==$rel && tcp.len>0" 2>/dev/null | wc -l)
   [ "$n" -eq 2 ] || fail "segment at relative seq $rel appears $n times in the capture, expected 2"
 done
-n=$(tshark -r "$WORK/cap.pcap" -Y "_ws.malformed || _ws.expert.severity == error" 2>/dev/null | wc -l)
-[ "$n" -eq 0 ] || fail "tshark flags $n malformed/error packets"
+bad_frames=$(wire_errors "$WORK/cap.pcap")
+[ -z "$bad_frames" ] || fail "tshark flags $(wc -l <<<"$bad_frames") malformed/error packets (frame, expert messages):
+$bad_frames"
 bad=$(tshark -r "$WORK/cap.pcap" -o tcp.check_checksum:TRUE -Y "tcp.checksum.status == 0" 2>/dev/null | wc -l)
 [ "$bad" -eq 0 ] || fail "tshark finds $bad bad TCP checksums"
 if [ -x "$REPLAY" ]; then

@@ -10,6 +10,7 @@ BUILD=${BUILD:-build}
 NETSTACK=$BUILD/bin/netstack
 REPLAY=$BUILD/bin/pcap-replay
 HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../common/tshark_wire.sh"
 [ "$(id -u)" -eq 0 ] || { echo "skip: needs root"; exit 77; }
 [ -c /dev/net/tun ] || { echo "skip: no /dev/net/tun"; exit 77; }
 command -v tshark >/dev/null || { echo "skip: no tshark"; exit 77; }
@@ -46,8 +47,9 @@ tshark -r "$WORK/cap.pcap" -Y "ip.src==198.18.1.2" -T fields -e frame.number -e 
 [ "${PIPESTATUS[1]}" -eq 0 ] || fail "no doubling chain of timeouts in the capture"
 
 # tshark: no malformed packet, no bad IP or TCP checksum.
-malformed=$(tshark -r "$WORK/cap.pcap" -Y "_ws.malformed || _ws.expert.severity == error" 2>/dev/null | wc -l)
-[ "$malformed" -eq 0 ] || fail "tshark flags $malformed malformed/error packets"
+bad_frames=$(wire_errors "$WORK/cap.pcap")
+[ -z "$bad_frames" ] || fail "tshark flags $(wc -l <<<"$bad_frames") malformed/error packets (frame, expert messages):
+$bad_frames"
 badsum=$(tshark -r "$WORK/cap.pcap" -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE \
   -Y "ip.checksum.status == 0 || tcp.checksum.status == 0" 2>/dev/null | wc -l)
 [ "$badsum" -eq 0 ] || fail "tshark finds $badsum bad checksums"
