@@ -37,4 +37,29 @@ Bytes pcap_file(std::uint32_t magic, std::uint32_t linktype, const std::vector<R
   return f;
 }
 
+bool edit_record_times(Bytes& file,
+                       const std::function<void(std::uint64_t frame, std::uint32_t& sec, std::uint32_t& frac)>& edit) {
+  if (file.size() < 24) return false;
+  // The magic as written in the file's own byte order: d4 c3 b2 a1 / 4d 3c b2 a1 little-endian.
+  const bool le = file[0] == 0xd4 || file[0] == 0x4d;
+  const bool be = file[3] == 0xd4 || file[3] == 0x4d;
+  if (!le && !be) return false;
+  auto get = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= std::uint32_t{file[at + (le ? i : 3 - i)]} << (8 * i);
+    return v;
+  };
+  auto put = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) file[at + (le ? i : 3 - i)] = static_cast<std::uint8_t>(v >> (8 * i));
+  };
+  std::uint64_t frame = 0;
+  for (std::size_t at = 24; at + 16 <= file.size(); at += 16 + std::size_t{get(at + 8)}) {
+    std::uint32_t sec = get(at), frac = get(at + 4);
+    edit(++frame, sec, frac);
+    put(at, sec);
+    put(at + 4, frac);
+  }
+  return true;
+}
+
 }  // namespace testcommon

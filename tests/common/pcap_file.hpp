@@ -3,6 +3,7 @@
 // that need exact bytes, timestamps and link types.
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace testcommon {
@@ -38,5 +39,14 @@ struct Record {
 /// magic kPcapMagicMicros = µs fractions, kPcapMagicNanos = ns.
 Bytes pcap_file(std::uint32_t magic, std::uint32_t linktype, const std::vector<Record>& recs,
                 std::uint32_t snaplen = kDefaultSnaplen);
+
+/// Rewrites the record times of the classic pcap file `file` (either byte
+/// order, microsecond or nanosecond fractions) in place: `edit` is called
+/// for each record with its frame number (from 1) and its seconds and
+/// fraction fields, which it may change. Records are walked by their
+/// captured lengths, up to the last whole record header. Returns false (and
+/// changes nothing) when `file` does not start with a classic pcap magic.
+bool edit_record_times(Bytes& file,
+                       const std::function<void(std::uint64_t frame, std::uint32_t& sec, std::uint32_t& frac)>& edit);
 
 }  // namespace testcommon

@@ -55,29 +55,19 @@ struct Step {
 // frame on is dated back_us earlier (steps add up).
 std::string with_clock_steps(const std::string& in, const std::vector<Step>& steps, const std::string& tag) {
   std::ifstream is(in, std::ios::binary);
-  std::vector<unsigned char> b((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
+  testcommon::Bytes b((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
   REQUIRE(b.size() >= 24);
   REQUIRE((b[0] == 0xd4 || b[3] == 0xd4));  // microsecond pcap (0xA1B2C3D4), either byte order
-  const bool le = b[0] == 0xd4;
-  auto get = [&](std::size_t at) {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= std::uint32_t{b[at + (le ? i : 3 - i)]} << (8 * i);
-    return v;
-  };
-  auto put = [&](std::size_t at, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) b[at + (le ? i : 3 - i)] = static_cast<unsigned char>(v >> (8 * i));
-  };
-  std::uint64_t frame = 0;
-  for (std::size_t at = 24; at + 16 <= b.size(); at += 16 + get(at + 8)) {
-    ++frame;
+  const bool is_pcap = testcommon::edit_record_times(b, [&](std::uint64_t frame, std::uint32_t& sec, std::uint32_t& usec) {
     std::int64_t shift = 0;
     for (const Step& s : steps) shift += frame >= s.frame ? s.back_us : 0;
-    const std::int64_t t = std::int64_t{get(at)} * 1'000'000 + get(at + 4) - shift;
+    const std::int64_t t = std::int64_t{sec} * 1'000'000 + usec - shift;
     REQUIRE(t >= 0);
-    put(at, static_cast<std::uint32_t>(t / 1'000'000));
-    put(at + 4, static_cast<std::uint32_t>(t % 1'000'000));
-  }
-  const std::string path = readertest::write_temp(std::vector<std::uint8_t>(b.begin(), b.end()), "clock-" + tag + ".pcap");
+    sec = static_cast<std::uint32_t>(t / 1'000'000);
+    usec = static_cast<std::uint32_t>(t % 1'000'000);
+  });
+  REQUIRE(is_pcap);
+  const std::string path = readertest::write_temp(b, "clock-" + tag + ".pcap");
   return path;
 }
 

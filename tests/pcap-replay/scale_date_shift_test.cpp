@@ -50,23 +50,13 @@ std::string digest(const replay::Report& r) {
 // (modulo 2^32: the field is unsigned 32-bit).
 std::string shifted(const std::string& in, std::uint32_t first_s, const std::string& tag) {
   std::ifstream is(in, std::ios::binary);
-  std::vector<unsigned char> b((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
-  REQUIRE(b.size() >= 24);
-  const bool le = b[0] == 0xd4 || b[0] == 0x4d;
-  auto get = [&](std::size_t at) {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= std::uint32_t{b[at + (le ? i : 3 - i)]} << (8 * i);
-    return v;
-  };
-  auto put = [&](std::size_t at, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) b[at + (le ? i : 3 - i)] = static_cast<unsigned char>(v >> (8 * i));
-  };
+  testcommon::Bytes b((std::istreambuf_iterator<char>(is)), std::istreambuf_iterator<char>());
   std::uint32_t delta = 0;
-  for (std::size_t at = 24; at + 16 <= b.size();) {
-    if (at == 24) delta = first_s - get(at);
-    put(at, get(at) + delta);
-    at += 16 + get(at + 8);
-  }
+  const bool is_pcap = testcommon::edit_record_times(b, [&](std::uint64_t frame, std::uint32_t& sec, std::uint32_t&) {
+    if (frame == 1) delta = first_s - sec;
+    sec += delta;  // modulo 2^32, as the field
+  });
+  REQUIRE(is_pcap);
   const auto path = std::filesystem::temp_directory_path() /
                     ("rto-replay-shift-" + std::to_string(::getpid()) + "-" + tag + ".pcap");
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()),

@@ -11,6 +11,7 @@
 
 #include <replay/analyzer.hpp>
 #include "replay_scenario.hpp"
+#include "segment_builder.hpp"
 #include <replay/rtt_sampling.hpp>
 #include <replay/thresholds.hpp>
 
@@ -19,26 +20,7 @@ namespace {
 using replay::CaptureTime;
 using std::chrono::microseconds;
 
-// A segment of the connection 198.18.0.1:`cport` <-> 198.18.0.2:5001.
-replay::Segment seg(std::int64_t t_us, bool from_client, std::uint16_t cport, std::uint8_t flags, std::uint32_t seq,
-                    std::uint32_t ack, std::uint32_t len = 0) {
-  replay::Segment s;
-  s.frame = 0;
-  s.time = CaptureTime{std::chrono::microseconds{1'700'000'000'000'000 + t_us}};
-  replay::Endpoint c, v;
-  c.address.bytes[10] = c.address.bytes[11] = 0xff, c.address.bytes[12] = 198, c.address.bytes[13] = 18, c.address.bytes[15] = 1, c.port = cport;
-  v.address.bytes[10] = v.address.bytes[11] = 0xff, v.address.bytes[12] = 198, v.address.bytes[13] = 18, v.address.bytes[15] = 2, v.port = 5001;
-  s.src = from_client ? c : v;
-  s.dst = from_client ? v : c;
-  s.tcp.src_port = s.src.port;
-  s.tcp.dst_port = s.dst.port;
-  s.tcp.seq = seq;
-  s.tcp.ack = ack;
-  s.tcp.flags = flags;
-  s.tcp.window = 65535;
-  s.payload_len = len;
-  return s;
-}
+using replaytest::segment;
 
 }  // namespace
 
@@ -49,12 +31,12 @@ TEST_CASE("--max-flows N: N connections are analysed, the segments of the N+1th 
   a.add_file(0, "t.pcap");
   std::uint64_t frame = 0;
   for (std::uint16_t port = 40000; port < 40003; ++port) {
-    auto s = seg(port, true, port, wire::kSyn, 1000, 0);
+    auto s = segment(port, true, port, wire::kSyn, 1000, 0);
     s.frame = ++frame;
     a.add(s);
   }
   // A second segment of a known connection is still analysed at the limit.
-  auto again = seg(50000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001);
+  auto again = segment(50000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001);
   again.frame = ++frame;
   a.add(again);
   SUBCASE("exactly N: no limit hit") {
@@ -65,7 +47,7 @@ TEST_CASE("--max-flows N: N connections are analysed, the segments of the N+1th 
     CHECK(r.flows[0].packets == 2);
   }
   SUBCASE("N + 1: the fourth connection is dropped, twice") {
-    auto fourth = seg(60000, true, 40003, wire::kSyn, 1000, 0);
+    auto fourth = segment(60000, true, 40003, wire::kSyn, 1000, 0);
     fourth.frame = ++frame;  // frame 5
     a.add(fourth);
     fourth.frame = ++frame;
@@ -89,19 +71,19 @@ TEST_CASE("--max-outstanding N: N unacknowledged segments are analysed, the N+1t
     s.frame = ++frame;
     a.add(s);
   };
-  add(seg(0, true, 40000, wire::kSyn, 1000, 0));
-  add(seg(10'000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001));
-  add(seg(10'010, true, 40000, wire::kAck, 1001, 7001));
+  add(segment(0, true, 40000, wire::kSyn, 1000, 0));
+  add(segment(10'000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001));
+  add(segment(10'010, true, 40000, wire::kAck, 1001, 7001));
   // The SYN is acknowledged: outstanding starts empty. Four 1000-byte segments.
-  for (std::uint32_t i = 0; i < 4; ++i) add(seg(20'000 + i, true, 40000, wire::kAck, 1001 + 1000 * i, 7001, 1000));
+  for (std::uint32_t i = 0; i < 4; ++i) add(segment(20'000 + i, true, 40000, wire::kAck, 1001 + 1000 * i, 7001, 1000));
   SUBCASE("exactly N outstanding") {
     const replay::Report r = a.finish();
     CHECK(r.limit_hits.empty());
     CHECK(r.flows.at(0).senders[0].data_segments == 1 + 4);  // the SYN counts as data
   }
   SUBCASE("N + 1 outstanding: named, later segments not analysed") {
-    add(seg(20'004, true, 40000, wire::kAck, 5001, 7001, 1000));  // frame 8: the fifth
-    add(seg(30'000, false, 40000, wire::kAck, 7001, 6001));       // frame 9: dropped
+    add(segment(20'004, true, 40000, wire::kAck, 5001, 7001, 1000));  // frame 8: the fifth
+    add(segment(30'000, false, 40000, wire::kAck, 7001, 6001));       // frame 9: dropped
     const replay::Report r = a.finish();
     REQUIRE(r.limit_hits.size() == 1);
     CHECK(r.limit_hits[0].find("t.pcap: frame 8:") == 0);
@@ -126,21 +108,21 @@ TEST_CASE("a duplicate ACK SACKing everything above the head, 160 000 times: eve
     s.frame = ++frame;
     a.add(s);
   };
-  add(seg(0, true, 40000, wire::kSyn, 1000, 0));
-  add(seg(10'000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001));
-  add(seg(10'010, true, 40000, wire::kAck, 1001, 7001));
-  add(seg(20'000, true, 40000, wire::kAck, 1001, 7001, 1000));
+  add(segment(0, true, 40000, wire::kSyn, 1000, 0));
+  add(segment(10'000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001));
+  add(segment(10'010, true, 40000, wire::kAck, 1001, 7001));
+  add(segment(20'000, true, 40000, wire::kAck, 1001, 7001, 1000));
   std::int64_t t = 20'000;
   for (std::uint32_t k = 1; k <= n; ++k) {
     t = 20'000 + std::int64_t{k} * 100;
-    add(seg(t, true, 40000, wire::kAck, 1001 + 1000 * k, 7001, 1000));
-    auto d = seg(t + 50, false, 40000, wire::kAck, 7001, 1001);
+    add(segment(t, true, 40000, wire::kAck, 1001 + 1000 * k, 7001, 1000));
+    auto d = segment(t + 50, false, 40000, wire::kAck, 7001, 1001);
     d.tcp.options.sack_count = 1;
     d.tcp.options.sack[0] = {2001, 1001 + 1000 * (k + 1)};
     add(d);
   }
-  add(seg(t + 60, true, 40000, wire::kAck, 1001, 7001, 1000));                // the head again
-  add(seg(t + 160, false, 40000, wire::kAck, 7001, 1001 + 1000 * (n + 1)));  // everything
+  add(segment(t + 60, true, 40000, wire::kAck, 1001, 7001, 1000));                // the head again
+  add(segment(t + 160, false, 40000, wire::kAck, 7001, 1001 + 1000 * (n + 1)));  // everything
   const replay::Report r = a.finish();
   const auto& c = r.flows.at(0).senders[0];
   CHECK(c.samples_seq == 1 + n);

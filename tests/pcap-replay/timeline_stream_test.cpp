@@ -12,29 +12,19 @@
 #include <replay/analyzer.hpp>
 #include <replay/timeline_csv.hpp>
 #include "replay_scenario.hpp"
+#include "segment_builder.hpp"
 
 namespace {
 
 using replay::CaptureTime;
 
-CaptureTime at(std::int64_t t_us) { return CaptureTime{std::chrono::microseconds{1'700'000'000'000'000 + t_us}}; }
+CaptureTime at(std::int64_t t_us) { return replaytest::at_us(t_us); }
 
-// A segment of the connection 198.18.0.1:`cport` <-> 198.18.0.2:5001.
+// replaytest::segment, numbered `frame`.
 replay::Segment seg(std::uint64_t frame, std::int64_t t_us, bool from_client, std::uint16_t cport,
                     std::uint8_t flags, std::uint32_t seq, std::uint32_t ack) {
-  replay::Segment s;
+  replay::Segment s = replaytest::segment(t_us, from_client, cport, flags, seq, ack);
   s.frame = frame;
-  s.time = at(t_us);
-  const replay::Endpoint c{wire::IpAddress::v4(198, 18, 0, 1), cport};
-  const replay::Endpoint v{wire::IpAddress::v4(198, 18, 0, 2), 5001};
-  s.src = from_client ? c : v;
-  s.dst = from_client ? v : c;
-  s.tcp.src_port = s.src.port;
-  s.tcp.dst_port = s.dst.port;
-  s.tcp.seq = seq;
-  s.tcp.ack = ack;
-  s.tcp.flags = flags;
-  s.tcp.window = 65535;
   return s;
 }
 
