@@ -9,6 +9,7 @@
 #   make fuzz       build the libFuzzer harnesses (tests/fuzz/, clang, ASan+UBSan)
 #                   into build/fuzz/ and run each for FUZZ_SECONDS (default 300)
 #                   over its corpus; crashes go to build/fuzz/crashes/
+#   make fuzz-ci    each harness for FUZZ_CI_SECONDS (default 30), as CI runs it
 #   make install    PREFIX=/usr/local (DESTDIR for staging): headers, librto.a,
 #                   librto.so.0, rto.pc, the CMake package, programs, man pages
 #   make clean
@@ -100,7 +101,7 @@ LIBRTO_SO      := $(LIB)/librto.so $(LIB)/$(RTO_SONAME) $(LIBRTO_SO_REAL)
 PROGRAMS := $(BIN)/pcap-replay $(BIN)/netstack
 TESTS    := $(BIN)/test-rto $(BIN)/test-pcap-replay $(BIN)/test-netstack
 
-.PHONY: all test run bench deps install clean fuzz fuzz-build
+.PHONY: all test run bench deps install clean fuzz fuzz-build fuzz-ci
 .DEFAULT_GOAL := all
 
 all: $(LIBRTO) $(LIBRTO_SO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/backoff-sim $(BIN)/reconnect-storm
@@ -220,6 +221,10 @@ FUZZ_COMMON    := $(call objs,tests/fuzz/common)
 FUZZ_BINS      := $(patsubst %,$(BIN)/fuzz-%,$(FUZZ_HARNESSES))
 FUZZ_SECONDS   ?= 300
 
+# The harness objects come from a pattern rule (intermediates): keep them, so
+# that a second fuzz-build (make test, then make fuzz-ci) compiles nothing.
+.SECONDARY: $(patsubst %,$(OBJ)/tests/fuzz/%.o,$(FUZZ_HARNESSES)) $(FUZZ_COMMON)
+
 # The harnesses reach the parsers' internal headers (pcap_file.hpp, tunnel_decap.hpp).
 $(OBJ)/tests/fuzz/%.o: CXXFLAGS += -Ipcap-replay/src
 
@@ -232,6 +237,12 @@ fuzz-build:
 
 fuzz: deps fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh
+
+# CI (.ci/run, after make test): every harness for FUZZ_CI_SECONDS of
+# mutation, no run limit; reuses the harnesses make test built.
+FUZZ_CI_SECONDS ?= 30
+fuzz-ci:
+	@FUZZ_SMOKE_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_SMOKE_RUNS=0 bash tests/e2e/fuzz_smoke.sh
 
 # ---- top-level targets -------------------------------------------------
 deps:

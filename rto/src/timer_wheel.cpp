@@ -15,13 +15,14 @@ namespace {
 
 __extension__ typedef unsigned __int128 U128;
 
-// Distance from the wheel's start, saturating at int64 max (both may be any Instant).
+// Distance from the wheel's start in us, exact: callers pass t >= start, and
+// the difference of two int64 values of which the first is the larger always
+// fits in uint64 (computed modulo 2^64). (Saturating it at int64 max, as
+// before, dated a deadline more than 2^63 us after a start before the epoch
+// too early, so that it could fire before its time.)
 std::uint64_t since(Instant t, Instant start) {
-  const std::int64_t a = t.time_since_epoch().count();
-  const std::int64_t b = start.time_since_epoch().count();
-  std::int64_t d;
-  if (__builtin_sub_overflow(a, b, &d)) return std::numeric_limits<std::int64_t>::max();
-  return static_cast<std::uint64_t>(d);  // callers pass t > start
+  return static_cast<std::uint64_t>(t.time_since_epoch().count()) -
+         static_cast<std::uint64_t>(start.time_since_epoch().count());
 }
 
 }  // namespace
@@ -62,7 +63,8 @@ std::int64_t TimerWheel::div_tick(std::uint64_t us) const {
   std::uint64_t q = static_cast<std::uint64_t>((static_cast<U128>(us) * recip_) >> 64);
   q += (us - q * t >= t);  // without branches (data-dependent)
   q += (us - q * t >= t);
-  return static_cast<std::int64_t>(q);
+  // With a 1 us tick q may pass int64 max; anything from kFarTick on is "never".
+  return q < static_cast<std::uint64_t>(kFarTick) ? static_cast<std::int64_t>(q) : kFarTick;
 }
 
 std::int64_t TimerWheel::tick_of(Instant deadline) const {
@@ -71,6 +73,7 @@ std::int64_t TimerWheel::tick_of(Instant deadline) const {
   if (deadline <= start_) return 0;  // tick 0 counts as processed: due at once
   const std::uint64_t us = since(deadline, start_);
   const std::int64_t q = div_tick(us);
+  if (q >= kFarTick) return kFarTick;
   const std::int64_t k = q + (us - static_cast<std::uint64_t>(q) * static_cast<std::uint64_t>(tick_.count()) != 0);
   return k < kFarTick ? k : kFarTick;
 }
@@ -218,6 +221,45 @@ void TimerWheel::cascade_at(std::int64_t t) {
   unsigned top = 0;
   while (top + 1 < kLevels && (t & ((std::int64_t{1} << (kSlotBits * (top + 1))) - 1)) == 0) ++top;
   for (unsigned level = top; level >= 1; --level) cascade(level);
+}
+
+bool TimerWheel::skip_far(std::int64_t t, std::int64_t target) {
+  // Only for a jump of more than one full turn of the wheel with nothing left
+  // below the top level: then every armed entry in a slot sits in the top
+  // level, and ticks up to the earliest of their expiries hold nothing to do
+  // but re-park the entries beyond the horizon once per turn (64^6 ticks),
+  // which a jump to Instant::max() would do ~10^7 times per entry. Instead,
+  // move the wheel's time straight to that earliest expiry (or past the
+  // target) and place the entries again from there: O(entries in the top
+  // level) per skip, and each skip ends the advance or fires an entry.
+  constexpr std::int64_t kTurn = std::int64_t{1} << (kSlotBits * kLevels);
+  if (target - t < kTurn) return false;
+  for (unsigned level = 0; level + 1 < kLevels; ++level)
+    if (occupied_[level] != 0) return false;
+  std::int64_t first = target + 1;
+  TimerEntry* chain = nullptr;  // the top level's entries, linked through next_
+  for (Lanes& lanes : slots_[kLevels - 1]) {
+    for (TimerEntry*& head : lanes) {
+      while (TimerEntry* e = head) {
+        head = e->next_;
+        const std::int64_t expiry = tick_of(e->deadline_);
+        if (expiry < first) first = expiry;
+        e->pprev_ = nullptr;
+        e->next_ = chain;
+        chain = e;
+      }
+    }
+  }
+  occupied_[kLevels - 1] = 0;
+  // Every top-level entry expires at or after t (its slot's tick, or beyond
+  // the horizon when parked), so no tick skipped here had anything due.
+  if (first > next_tick_) next_tick_ = first;
+  while (TimerEntry* e = chain) {
+    chain = e->next_;
+    e->next_ = nullptr;
+    place(*e);
+  }
+  return true;
 }
 
 std::int64_t TimerWheel::next_event_tick(std::int64_t t) const {

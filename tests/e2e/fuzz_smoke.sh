@@ -4,14 +4,18 @@
 # build compiles the libraries once more, with coverage and ASan+UBSan),
 # then runs each over its committed corpus, regression inputs included, and
 # for a few seconds of mutation (FUZZ_SMOKE_SECONDS, default 4; at most
-# FUZZ_SMOKE_RUNS executions, default 2000). Fails on any crash, leak,
-# sanitizer report or broken invariant. New inputs go to a temporary
-# directory, never into the repository. `make fuzz` is the long run.
+# FUZZ_SMOKE_RUNS executions, default 2000; 0 = no limit but the time, which
+# is libFuzzer's -runs=-1: its -runs=0 would mutate nothing). Fails on any
+# crash, leak, sanitizer report, broken invariant or input running over 10 s.
+# New inputs go to a temporary directory, never into the repository.
+# `make fuzz-ci` (CI, .ci/run) is this with 30 s and no run limit per
+# harness; `make fuzz` is the long run.
 # Exit 0 pass, 77 skip (no clang / libFuzzer: a failure under CI=true), 1 fail.
 set -u
 OUT=build/fuzz
 SECONDS_EACH=${FUZZ_SMOKE_SECONDS:-4}
 RUNS=${FUZZ_SMOKE_RUNS:-2000}
+[ "$RUNS" = 0 ] && RUNS=-1  # libFuzzer: -1 = unlimited
 missing=""
 command -v clang++ >/dev/null || missing="clang++"
 if [ -z "$missing" ]; then

@@ -216,6 +216,39 @@ def main():
     }.items():
         write("retry_after", name, now + v)
 
+    # estimator: form byte (bit 0 Linux profile, bits 1-7 fuzzed config fields),
+    # then ops (estimator.cpp): 0-2 sample [kind, value.., windowed], 3/4
+    # timeout, 5 SYN timeout, 6 handshake [syn_timed_out], 7 many timeouts [k].
+    def sample_ms(ms, windowed=0):
+        return bytes([0, 6]) + struct.pack("!I", ms) + bytes([windowed])
+    est = sample_ms(100) + sample_ms(120) + sample_ms(80) + bytes([3, 3]) + sample_ms(90) + bytes([7, 4])
+    write("estimator", "rfc-samples", bytes([0]) + est)
+    write("estimator", "linux-samples", bytes([1]) + sample_ms(100, 1) + sample_ms(300, 1) + sample_ms(50, 1) + bytes([3]))
+    write("estimator", "syn-fallback", bytes([0, 5, 5, 6, 1]) + sample_ms(40))
+    write("estimator", "refused-samples", bytes([0, 0, 7, 0, 0, 0, 1, 0, 0, 3, 20, 0]))  # negative, just over 1 h
+
+    # timer_wheel: tick index (1 = 1 ms), start kind (0 = epoch), then ops
+    # (timer_wheel.cpp): [what, entry, args]: 0/1 arm [deadline], 2 cancel,
+    # 3 destroy, 4 advance +u8 us, 5 advance +u32 % 4096 ticks, 6 backwards,
+    # 7 advance to a deadline. Deadline kinds: 3 = now + u32 ticks, 5 = max,
+    # 8 = now + u32 % 100000 us.
+    wheel = (bytes([0, 1, 8]) + struct.pack("!I", 10_000) + bytes([0, 2, 3]) + struct.pack("!I", 300_000)
+             + bytes([0, 3, 5]) + bytes([4, 0, 200]) + bytes([5, 0]) + struct.pack("!I", 20) + bytes([2, 2])
+             + bytes([5, 0]) + struct.pack("!I", 4095) + bytes([3, 3]) + bytes([7, 0, 5]))
+    write("timer_wheel", "arm-advance-cancel", bytes([1, 0]) + wheel)
+
+    # netstack_pair: options byte, then ops (netstack_pair.cpp): 0 write
+    # [size], 1-3 deliver [index] (bit 4 of the op: towards the receiver),
+    # 4 drop, 5 duplicate, 6 corrupt [index, at16, x], 7 tick [16 bits],
+    # 8 read [16 bits], 9 close (bit 4).
+    fwd, back = bytes([0x11, 0]), bytes([0x01, 0])
+    pair = bytes([0, 0, 0x10, 0]) + (fwd + back) * 6 + bytes([0x17, 0, 50]) + (fwd + back) * 4 + bytes([0x19])
+    write("netstack_pair", "transfer", bytes([0x03]) + pair)
+    lossy = (bytes([0, 0, 0x20, 0]) + fwd + back + fwd + bytes([0x14, 0]) + bytes([0x15, 1]) + bytes([0x16, 0, 0, 30, 0x40])
+             + fwd + back + bytes([0x17, 1, 0]) + fwd + back + bytes([0x08, 1, 0]) + bytes([0x19]))
+    write("netstack_pair", "lossy-sack-ts", bytes([0x03 | 0x04]) + lossy)
+    write("netstack_pair", "small-window-linux", bytes([0x10 | 0x20 | 0x40 | 0x80]) + pair)
+
 
 if __name__ == "__main__":
     sys.exit(main())

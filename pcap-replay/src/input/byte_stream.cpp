@@ -142,21 +142,30 @@ std::size_t ByteStream::fill(std::uint8_t* out, std::size_t cap) {
 
 std::span<const std::uint8_t> ByteStream::peek(std::size_t n) {
   n = std::min(n, kMaxPeekBytes);
-  if (end_ - begin_ < n && !eof_) {
-    if (begin_ > 0) {  // keep the unread bytes at the front
-      std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
-      end_ -= begin_;
-      begin_ = 0;
-    }
-    if (buf_.size() < std::max(n, kReadChunk)) buf_.resize(std::max(n, kReadChunk));
-    while (end_ < n && !eof_) {
-      const std::size_t got = fill(buf_.data() + end_, buf_.size() - end_);
-      if (got == 0) {
-        eof_ = true;
-        break;
+  // The buffer grows only as bytes arrive (at most doubling each time, never
+  // past the request nor kMaxPeekBytes), so a large request near the end of a
+  // short input costs that input, not the request: the buffer is never sized
+  // (and zeroed) ahead of data. The unread bytes move to the front only when
+  // the buffer is full and either half of it is consumed or growing would
+  // pass the limit: a byte is moved at most once per half-buffer consumed.
+  while (end_ - begin_ < n && !eof_) {
+    if (end_ == buf_.size()) {
+      const std::size_t need = begin_ + n;  // room for the request without moving
+      if (begin_ > 0 && (begin_ >= buf_.size() / 2 || need > kMaxPeekBytes)) {
+        std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+        end_ -= begin_;
+        begin_ = 0;
+      } else {
+        const std::size_t grown = std::max(kReadChunk, 2 * buf_.size());
+        buf_.resize(std::min(std::max(kReadChunk, need), grown));
       }
-      end_ += got;
     }
+    const std::size_t got = fill(buf_.data() + end_, buf_.size() - end_);
+    if (got == 0) {
+      eof_ = true;
+      break;
+    }
+    end_ += got;
   }
   return {buf_.data() + begin_, end_ - begin_};
 }
@@ -165,6 +174,7 @@ void ByteStream::consume(std::size_t n) {
   n = std::min(n, end_ - begin_);
   begin_ += n;
   offset_ += n;
+  if (begin_ == end_) begin_ = end_ = 0;  // all read: the whole buffer is free again, nothing to move
 }
 
 }  // namespace replay

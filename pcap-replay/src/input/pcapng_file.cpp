@@ -258,7 +258,12 @@ class PcapngParser final : public RecordParser {
     return ParseStep::kDamage;
   }
 
-  bool block_at(std::span<const std::uint8_t> w, std::size_t p) const {
+  // Whether a valid block starts at w[p]: a known type (a section header with
+  // its byte-order magic), a length length_ok accepts, the trailing copy equal,
+  // and an EPB's interface and captured length possible. When the type and
+  // length are plausible but the block runs past the end of `w`, returns false
+  // and sets *need (if given) to p + length, the bytes needed to decide.
+  bool block_at(std::span<const std::uint8_t> w, std::size_t p, std::size_t* need = nullptr) const {
     if (p + kMinBlock > w.size()) return false;
     bool sw = swapped_;
     const std::uint32_t raw_type = le32(w.data() + p);
@@ -271,34 +276,49 @@ class PcapngParser final : public RecordParser {
     const std::uint32_t type = rd(p);
     if (!known_type(type)) return false;
     const std::uint32_t len = rd(p + 4);
-    if (!length_ok(len) || p + len > w.size() || rd(p + len - 4) != len) return false;
+    if (!length_ok(len)) return false;
+    if (p + len > w.size()) {
+      if (need != nullptr) *need = p + len;
+      return false;
+    }
+    if (rd(p + len - 4) != len) return false;
     if (type == kEpb && (len < 32 || rd(p + 8) >= ifaces_.size() || rd(p + 20) > len - 32)) return false;
     return true;
   }
 
+  // Skips from the damaged block at `at` to the next valid block, trying the
+  // positions 4, 8, ... bytes past `at` (blocks are 4-aligned). The positions
+  // are tried kScanChunk at a time over a window of just those bytes (plus one
+  // block header); only a position whose type and length are plausible makes
+  // the window reach to its trailing length. So the scan costs the bytes it
+  // passes plus the blocks it examines, never a kMaxBlockBytes read-ahead per
+  // step.
   void resync(std::uint64_t at) {
-    std::size_t skip = 4;
+    std::size_t first = 4;  // the first position of this step, relative to the read position
     for (;;) {
-      auto w = in_.peek(kScanChunk + kMaxBlockBytes);
-      const bool eof = w.size() < kScanChunk + kMaxBlockBytes;
-      const std::size_t limit = std::min(w.size(), kScanChunk);
-      for (std::size_t p = skip; p < limit; p += 4) {
-        if (block_at(w, p)) {
-          in_.consume(p);
-          damage_.end = in_.offset();
-          damage_.resynced = true;
-          damage_.message += "; bytes " + std::to_string(at) + "-" + std::to_string(damage_.end - 1) +
-                             " are skipped and reading resumes at the next valid block";
-          return;
+      auto w = in_.peek(kScanChunk + kMinBlock);
+      const bool eof = w.size() < kScanChunk + kMinBlock;
+      for (std::size_t p = first; p < kScanChunk && p + kMinBlock <= w.size(); p += 4) {
+        std::size_t need = 0;
+        if (!block_at(w, p, &need)) {
+          if (need == 0) continue;
+          w = in_.peek(need);  // same read position: w only grows
+          if (!block_at(w, p)) continue;
         }
+        in_.consume(p);
+        damage_.end = in_.offset();
+        damage_.resynced = true;
+        damage_.message += "; bytes " + std::to_string(at) + "-" + std::to_string(damage_.end - 1) +
+                           " are skipped and reading resumes at the next valid block";
+        return;
       }
-      if (eof && limit == w.size()) {
+      if (eof) {
         in_.consume(w.size());
         damage_.lost_to_end(in_.offset(), "valid block");
         return;
       }
-      in_.consume(limit);  // kScanChunk, a multiple of 4: the next positions stay 4-aligned to `at`
-      skip = 0;
+      in_.consume(kScanChunk);  // a multiple of 4: the next positions stay 4-aligned to `at`
+      first = 0;
     }
   }
 

@@ -149,6 +149,7 @@ class RTO_API TimerWheel {
   void cascade(unsigned level);
   void cascade_at(std::int64_t t);
   std::int64_t next_event_tick(std::int64_t t) const;
+  bool skip_far(std::int64_t t, std::int64_t target);  // a jump of more than a turn over parked entries only
   void recover_walking();  // entries left in walking_ by a callback that threw: due now
 
   Instant start_;
@@ -225,6 +226,8 @@ std::size_t TimerWheel::advance(Instant now, F&& on_fire) {
       next_tick_ = target + 1;
       break;
     }
+    // A jump of more than a whole turn (64^6 ticks): see skip_far.
+    if (target - t >= (std::int64_t{1} << (kSlotBits * kLevels)) && skip_far(t, target)) continue;
     next_tick_ = t;
     cascade_at(t);  // bring coarser slots that start at t down, highest level first
     next_tick_ = t + 1;
