@@ -147,7 +147,12 @@ struct Analyzer::Impl {
   // the report.
   // A deque: a connection's FlowReport stays where it is while later ones
   // are added (the single-profile models write into it), with no doubling.
+  // When the sink drops the reports it had (SinkMode::keep_reports false),
+  // the front leaves: conns[0] is connection index `base`.
   std::deque<Connection> conns;
+  std::size_t base = 0;
+  Connection& at(std::size_t idx) { return conns[idx - base]; }
+  std::size_t total() const { return base + conns.size(); }
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostClock>> hosts;  // TSval rate per sending address
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostActivity>> activity;  // queue flushes per sending address
   HostActivity* activity_of(const Endpoint& e) {
@@ -202,12 +207,22 @@ struct Analyzer::Impl {
   // The flow sink (set_flow_sink), the origin it is given, and the next
   // connection (index into conns) it has not had yet.
   FlowSink sink;
+  SinkMode mode;
+  bool finishing = false;  // finish() has begun
   std::optional<CaptureTime> origin;
   std::size_t next_sunk = 0;
-  // Gives the sink the finished connections it can have, in order.
+  // Gives the sink the finished connections it can have, in order; drops
+  // each one it had unless the reports are kept.
   void drain() {
-    if (!sink || !origin) return;
-    while (next_sunk < conns.size() && !conns[next_sunk].live) sink(conns[next_sunk++].report, *origin);
+    if (!sink || !origin || (mode.after_input && !finishing)) return;
+    while (next_sunk < total() && !at(next_sunk).live) {
+      sink(at(next_sunk).report, *origin);
+      ++next_sunk;
+      if (mode.keep_reports) continue;
+      report.streamed.add(conns.front().report);
+      conns.pop_front();
+      ++base;
+    }
   }
 };
 
@@ -251,7 +266,7 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   Connection c;
   c.live = std::make_unique<Live>();
   FlowReport& f = c.report;
-  f.id = m.conns.size() + 1;
+  f.id = m.total() + 1;
   f.file_index = s.file_index;
   if (s.file_index < m.report.files.size()) f.file = m.report.files[s.file_index];
   // The client sent the SYN; a lone SYN-ACK names it as destination.
@@ -280,7 +295,7 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
       }
     }
   }
-  const std::size_t idx = m.conns.size();
+  const std::size_t idx = m.total();
   m.conns.push_back(std::move(c));
   return idx;
 }
@@ -366,21 +381,21 @@ void Analyzer::Impl::add_model(const Segment& s) {
   if (FlowSlot* slot = m.table.lookup(s)) {
     idx = slot->index;
   } else {
-    if (m.conns.size() >= m.options.max_flows) {
+    if (m.total() >= m.options.max_flows) {
       if (m.report.dropped_segments++ == 0)
         m.report.limit_hits.push_back(fmt::format(
             "{}: frame {}: connection {} ({} -> {}) is beyond --max-flows {}: its segments and those of every "
             "later new connection are not analysed",
             s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string("?"), s.frame,
-            m.conns.size() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows));
+            m.total() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows));
       return;
     }
     if (const FlowSlot* old = m.table.find(s))  // split: the old one is done
-      m.finish_connection(m.conns[old->index], old->index);
+      m.finish_connection(m.at(old->index), old->index);
     idx = m.open_connection(s);
     m.table.open(s, idx);
   }
-  Connection& c = m.conns[idx];
+  Connection& c = m.at(idx);
   FlowReport& f = c.report;
   if (!c.live || c.live->over_limit) {
     ++m.report.dropped_segments;
@@ -453,7 +468,10 @@ void Analyzer::count_dropped_diagnostics(std::uint64_t skipped, std::uint64_t wa
 
 void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(in); }
 
-void Analyzer::set_flow_sink(FlowSink sink) { impl_->sink = std::move(sink); }
+void Analyzer::set_flow_sink(FlowSink sink, SinkMode mode) {
+  impl_->sink = std::move(sink);
+  impl_->mode = std::move(mode);
+}
 
 void Analyzer::set_origin(CaptureTime origin) {
   impl_->origin = origin;
@@ -464,12 +482,15 @@ Report Analyzer::finish() {
   Impl& m = *impl_;
   // No input gave an origin: Report::first_time stays the earliest segment's.
   if (!m.origin && m.report.have_first_time) m.origin = m.report.first_time;
+  m.finishing = true;
+  if (m.mode.input_read) m.mode.input_read(m.report);
   // Every connection is finished (its models freed, and given to the sink
   // in order) before the reports move; each leaves the deque as its report
-  // moves.
-  for (std::size_t idx = 0; idx < m.conns.size(); ++idx) {
-    m.finish_connection(m.conns[idx], idx);
-    m.drain();  // also the ones finished before the origin was known
+  // moves (or as the sink had it, when the reports are not kept).
+  m.drain();  // the ones finished before the origin was known, or kept for finish()
+  for (std::size_t idx = m.base, end = m.total(); idx < end; ++idx) {
+    if (idx >= m.base) m.finish_connection(m.at(idx), idx);
+    m.drain();
   }
   m.report.flows.reserve(m.report.flows.size() + m.conns.size());
   while (!m.conns.empty()) {
@@ -480,10 +501,10 @@ Report Analyzer::finish() {
   return std::move(m.report);
 }
 
-std::size_t Analyzer::connections() const { return impl_->conns.size(); }
+std::size_t Analyzer::connections() const { return impl_->total(); }
 
 std::size_t Analyzer::timeouts_so_far() const {
-  std::size_t n = 0;
+  std::size_t n = impl_->report.streamed.timeouts;
   for (const Connection& c : impl_->conns)
     for (int d = 0; d < 2; ++d) {
       // While live, the first reading's report (its own under --profile auto).
@@ -495,9 +516,9 @@ std::size_t Analyzer::timeouts_so_far() const {
 
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
                      std::vector<std::string>& errors, const FlowSink& sink,
-                     const std::function<void(const FileProgress&)>& progress) {
+                     const std::function<void(const FileProgress&)>& progress, const SinkMode& mode) {
   Analyzer a(options, keep_timeline);
-  if (sink) a.set_flow_sink(sink);
+  if (sink) a.set_flow_sink(sink, mode);
   std::optional<CaptureTime> origin;  // frame 1 of the first input that has one (Wireshark's Time column)
   for (std::size_t i = 0; i < files.size(); ++i) {
     a.add_file(i, files[i]);
@@ -580,7 +601,7 @@ InputCounts input_counts(const Report& r) {
 }
 
 std::optional<std::string> empty_input_note(const Report& r) {
-  if (!r.flows.empty() || r.inputs.empty()) return std::nullopt;
+  if (r.flow_count() != 0 || r.inputs.empty()) return std::nullopt;
   bool any_usable = false;
   for (const auto& in : r.inputs) any_usable = any_usable || in.usable();
   if (!any_usable) return std::nullopt;  // the unusable files say it all
