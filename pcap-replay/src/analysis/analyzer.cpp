@@ -80,6 +80,15 @@ struct Live {
   // only notes what the peer sent (no shared host state is read), so hearing
   // them later gives it the same state as hearing them at once.
   std::array<std::vector<Segment>, 2> unheard;
+  // The connection's first segment: its sender's models are created only at
+  // the connection's second segment (or its end), so a connection of one
+  // SYN holds none. `deferred` is that side (-1: none waits); the segment is
+  // unheard[deferred].front(), `first_rate` what a new TsClock of its host
+  // read right after observing it when it was captured (the one thing
+  // on_send read then of state other connections change; the host's clock
+  // and activity were fed then): SenderModel::replay_first_send.
+  std::int8_t deferred = -1;
+  std::optional<double> first_rate;
   bool over_limit = false;              // --max-outstanding reached: later segments are not analysed
 };
 
@@ -202,6 +211,12 @@ struct Analyzer::Impl {
   /// exist (true), or false when they exist or limits::kUnheardKept
   /// segments are kept already (the caller creates them and gives them `s`).
   static bool hold_for_peer(Live& live, const Segment& s, int dir);
+  /// The connection's first segment `s`, sent by side `dir`: kept (for its
+  /// sender's models and the peer's), and what its on_send would have done
+  /// to the host's TSval clock and activity done now (Live::deferred).
+  void defer_first_send(Connection& c, const Segment& s, int dir);
+  /// Creates the models Live::deferred waits for (each replays the first segment).
+  void create_deferred(Connection& c);
   void add_model(const Segment& s);  // `s` on the model's clock
   void restore_capture_times(FlowReport& f) const;
   // The flow sink (set_flow_sink), the origin it is given, and the next
@@ -307,7 +322,33 @@ void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
   cand.model[d] = std::make_unique<SenderModel>(*cand.options, out(c, cand, d), keep_timeline, host(src),
                                                 activity_of(src), /*feed_activity=*/i == 0);
   cand.model[d]->set_clock_steps(&clock_of(c.report.file_index));
+  // The first segment of the connection, if this side sent it and its
+  // models waited (it comes before anything the peer sent).
+  if (c.live->deferred == d) cand.model[d]->replay_first_send(c.live->unheard[d].front(), c.live->first_rate);
   for (const Segment& p : c.live->unheard[1 - d]) cand.model[d]->on_peer(p);
+}
+
+void Analyzer::Impl::defer_first_send(Connection& c, const Segment& s, int dir) {
+  Live& live = *c.live;
+  hold_for_peer(live, s, dir);  // no model exists yet: kept
+  live.deferred = static_cast<std::int8_t>(dir);
+  const Endpoint& src = c.report.senders[dir].src;
+  // What the models' TsClock::observe would write and read now: a new
+  // clock of the host, as theirs are before this segment.
+  TsClock probe;
+  probe.set_host(host(src));
+  if (s.tcp.options.tsval) {
+    probe.observe(s.time, *s.tcp.options.tsval);
+    live.first_rate = probe.rate_hz();
+  }
+  // The first candidate's model feeds its host's activity (ensure_model).
+  activity_of(src)->observe(s.file_index, s.frame, s.time, SenderModel::first_send_held(probe, s));
+}
+
+void Analyzer::Impl::create_deferred(Connection& c) {
+  if (c.live->deferred < 0) return;
+  for (std::size_t i = 0; i < c.live->candidates.size(); ++i) ensure_model(c, i, c.live->deferred);
+  c.live->deferred = -1;
 }
 
 bool Analyzer::Impl::hold_for_peer(Live& live, const Segment& s, int dir) {
@@ -326,6 +367,7 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
       candidates[i].model[d]->finish();
     }
   }
+  c.live->deferred = -1;
   for (int d = 0; d < 2 && !candidates.empty(); ++d) {  // none without sender models
     std::size_t best = 0;
     for (std::size_t i = 1; i < candidates.size(); ++i)
@@ -425,6 +467,14 @@ void Analyzer::Impl::add_model(const Segment& s) {
   // In the order of the models' shared effects (host clock, host activity):
   // per candidate the peer's model, then the sender's.
   if (live.candidates.empty()) return;  // connections only (flows): no sender model
+  // The connection's first segment waits for the second (Live::deferred).
+  // It cannot put its sender over --max-outstanding: a first segment leaves
+  // at most one segment outstanding.
+  if (live.seen[0] + live.seen[1] == 1 && m.options.max_outstanding >= 1) {
+    m.defer_first_send(c, s, dir);
+    return;
+  }
+  m.create_deferred(c);
   const bool held = Impl::hold_for_peer(live, s, dir);
   for (std::size_t i = 0; i < live.candidates.size(); ++i) {
     Candidate& cand = live.candidates[i];
