@@ -92,10 +92,38 @@ struct Live {
   bool over_limit = false;              // --max-outstanding reached: later segments are not analysed
 };
 
-struct Connection {
-  FlowReport report;
-  std::unique_ptr<Live> live;  // null once finished
+// A connection's own fields (FlowReport's, without the file name and the
+// senders) while it is live: a connection that has no sender model yet
+// holds no SenderReport.
+struct FlowHead {
+  std::size_t id = 0, file_index = 0;
+  Endpoint client, server;
+  std::uint64_t packets = 0, first_frame = 0, last_frame = 0;
+  CaptureTime first_time{}, last_time{};
+  bool saw_syn = false, saw_fin = false, saw_rst = false;
+  std::optional<std::uint32_t> syn_isn;
+  std::uint64_t capture_duplicates = 0;
+  std::vector<std::uint64_t> duplicate_frames;
 };
+
+struct Connection {
+  FlowHead head;  // while live (moved into `report` when finished)
+  // The senders' reports the single-profile models write, created with the
+  // connection's first model (or when it is finished).
+  std::unique_ptr<std::array<SenderReport, 2>> senders;
+  std::unique_ptr<FlowReport> report;  // once finished
+  std::unique_ptr<Live> live;          // null once finished
+};
+
+// The senders' reports of a connection between `client` and `server`, empty.
+std::unique_ptr<std::array<SenderReport, 2>> new_senders(const Endpoint& client, const Endpoint& server) {
+  auto a = std::make_unique<std::array<SenderReport, 2>>();
+  (*a)[0].src = client;
+  (*a)[0].dst = server;
+  (*a)[1].src = server;
+  (*a)[1].dst = client;
+  return a;
+}
 
 // Windows for "the same packet captured twice". With the same non-zero IPv4
 // ID the packet is the same datagram; the window only bounds how far apart
@@ -202,7 +230,7 @@ struct Analyzer::Impl {
   void finish_connection(Connection& c, std::size_t idx);
   /// The report side `d` of candidate `cand` of `c` writes.
   static SenderReport& out(Connection& c, Candidate& cand, int d) {
-    return cand.own ? (*cand.own)[d] : c.report.senders[d];
+    return cand.own ? (*cand.own)[d] : (*c.senders)[d];
   }
   /// Creates the model of side `d` of candidate `i` of `c` (if it has none):
   /// it hears first what the peer sent so far (Live::unheard).
@@ -231,10 +259,10 @@ struct Analyzer::Impl {
   void drain() {
     if (!sink || !origin || (mode.after_input && !finishing)) return;
     while (next_sunk < total() && !at(next_sunk).live) {
-      sink(at(next_sunk).report, *origin);
+      sink(*at(next_sunk).report, *origin);
       ++next_sunk;
       if (mode.keep_reports) continue;
-      report.streamed.add(conns.front().report);
+      report.streamed.add(*conns.front().report);
       conns.pop_front();
       ++base;
     }
@@ -280,10 +308,9 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   Impl& m = *this;
   Connection c;
   c.live = std::make_unique<Live>();
-  FlowReport& f = c.report;
+  FlowHead& f = c.head;
   f.id = m.total() + 1;
   f.file_index = s.file_index;
-  if (s.file_index < m.report.files.size()) f.file = m.report.files[s.file_index];
   // The client sent the SYN; a lone SYN-ACK names it as destination.
   const bool synack = s.tcp.has(wire::kSyn) && s.tcp.has(wire::kAck);
   f.client = synack ? s.dst : s.src;
@@ -291,24 +318,12 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   f.first_frame = s.frame;
   f.first_time = s.time;
   if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck)) f.syn_isn = s.tcp.seq;  // Wireshark's tcp.stream test
-  f.senders[0].src = f.client;
-  f.senders[0].dst = f.server;
-  f.senders[1].src = f.server;
-  f.senders[1].dst = f.client;
   Live& live = *c.live;
   live.key = flow_key(s);
   if (m.options.model_senders) live.candidates.reserve(m.profiles.size());
   for (const auto& po : m.profiles) {
     if (!m.options.model_senders) break;  // connections only (flows): no candidate
     live.candidates.push_back(Candidate{po.get(), nullptr, {}});
-    Candidate& cand = live.candidates.back();
-    if (m.profiles.size() > 1) {
-      cand.own = std::make_unique<std::array<SenderReport, 2>>();
-      for (int d = 0; d < 2; ++d) {
-        (*cand.own)[d].src = f.senders[d].src;
-        (*cand.own)[d].dst = f.senders[d].dst;
-      }
-    }
   }
   const std::size_t idx = m.total();
   m.conns.push_back(std::move(c));
@@ -318,10 +333,14 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
 void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
   Candidate& cand = c.live->candidates[i];
   if (cand.model[d]) return;
-  const Endpoint& src = c.report.senders[d].src;
+  // The reports the models write, with the first model: the connection's
+  // (one profile), or the reading's own (--profile auto).
+  if (!c.senders) c.senders = new_senders(c.head.client, c.head.server);
+  if (profiles.size() > 1 && !cand.own) cand.own = new_senders(c.head.client, c.head.server);
+  const Endpoint& src = (*c.senders)[d].src;
   cand.model[d] = std::make_unique<SenderModel>(*cand.options, out(c, cand, d), keep_timeline, host(src),
                                                 activity_of(src), /*feed_activity=*/i == 0);
-  cand.model[d]->set_clock_steps(&clock_of(c.report.file_index));
+  cand.model[d]->set_clock_steps(&clock_of(c.head.file_index));
   // The first segment of the connection, if this side sent it and its
   // models waited (it comes before anything the peer sent).
   if (c.live->deferred == d) cand.model[d]->replay_first_send(c.live->unheard[d].front(), c.live->first_rate);
@@ -332,7 +351,7 @@ void Analyzer::Impl::defer_first_send(Connection& c, const Segment& s, int dir) 
   Live& live = *c.live;
   hold_for_peer(live, s, dir);  // no model exists yet: kept
   live.deferred = static_cast<std::int8_t>(dir);
-  const Endpoint& src = c.report.senders[dir].src;
+  const Endpoint& src = dir == 0 ? c.head.client : c.head.server;
   // What the models' TsClock::observe would write and read now: a new
   // clock of the host, as theirs are before this segment.
   TsClock probe;
@@ -368,6 +387,8 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
     }
   }
   c.live->deferred = -1;
+  if (!c.senders) c.senders = new_senders(c.head.client, c.head.server);  // no model (flows)
+  std::array<SenderReport, 2>& senders = *c.senders;
   for (int d = 0; d < 2 && !candidates.empty(); ++d) {  // none without sender models
     std::size_t best = 0;
     for (std::size_t i = 1; i < candidates.size(); ++i)
@@ -376,12 +397,34 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
     for (std::size_t i = 0; i < candidates.size(); ++i)
       if (i != best && score(out(c, candidates[i], d)) == score(out(c, candidates[best], d)))
         ties.push_back(candidates[i].options->profile->name);
-    if (candidates[best].own) c.report.senders[d] = std::move((*candidates[best].own)[d]);
-    infer_settings(c.report.senders[d], *candidates[best].options, ties);
+    if (candidates[best].own) senders[d] = std::move((*candidates[best].own)[d]);
+    infer_settings(senders[d], *candidates[best].options, ties);
   }
   table.retire(c.live->key, idx);
   c.live.reset();
-  restore_capture_times(c.report);  // the frames' own times again, before the flow sink sees it
+  // The report: the connection's fields, its file's name, the senders.
+  c.report = std::make_unique<FlowReport>();
+  FlowReport& f = *c.report;
+  FlowHead& h = c.head;
+  f.id = h.id;
+  f.file_index = h.file_index;
+  if (h.file_index < report.files.size()) f.file = report.files[h.file_index];
+  f.client = h.client;
+  f.server = h.server;
+  f.packets = h.packets;
+  f.first_frame = h.first_frame;
+  f.last_frame = h.last_frame;
+  f.first_time = h.first_time;
+  f.last_time = h.last_time;
+  f.saw_syn = h.saw_syn;
+  f.saw_fin = h.saw_fin;
+  f.saw_rst = h.saw_rst;
+  f.syn_isn = h.syn_isn;
+  f.capture_duplicates = h.capture_duplicates;
+  f.duplicate_frames = std::move(h.duplicate_frames);
+  f.senders = std::move(senders);
+  c.senders.reset();
+  restore_capture_times(f);  // the frames' own times again, before the flow sink sees it
   drain();
 }
 
@@ -438,7 +481,7 @@ void Analyzer::Impl::add_model(const Segment& s) {
     m.table.open(s, idx);
   }
   Connection& c = m.at(idx);
-  FlowReport& f = c.report;
+  FlowHead& f = c.head;
   if (!c.live || c.live->over_limit) {
     ++m.report.dropped_segments;
     return;
@@ -492,7 +535,8 @@ void Analyzer::Impl::add_model(const Segment& s) {
     m.report.limit_hits.push_back(fmt::format(
         "{}: frame {}: connection {}: {} -> {} has more than --max-outstanding {} unacknowledged segments: "
         "the connection is analysed up to this frame only",
-        f.file, s.frame, f.id, to_string(s.src), to_string(s.dst), m.options.max_outstanding));
+        s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string(), s.frame, f.id,
+        to_string(s.src), to_string(s.dst), m.options.max_outstanding));
     live.over_limit = true;
     break;
   }
@@ -544,7 +588,7 @@ Report Analyzer::finish() {
   }
   m.report.flows.reserve(m.report.flows.size() + m.conns.size());
   while (!m.conns.empty()) {
-    m.report.flows.push_back(std::move(m.conns.front().report));
+    m.report.flows.push_back(std::move(*m.conns.front().report));
     m.conns.pop_front();
   }
   m.report.lockstep = lockstep::find_groups(m.attempts.attempts());
@@ -559,7 +603,12 @@ std::size_t Analyzer::timeouts_so_far() const {
     for (int d = 0; d < 2; ++d) {
       // While live, the first reading's report (its own under --profile auto).
       const Candidate* cand = c.live && !c.live->candidates.empty() ? &c.live->candidates.front() : nullptr;
-      n += (cand && cand->own ? (*cand->own)[d] : c.report.senders[d]).timeouts.size();
+      if (cand && cand->own)
+        n += (*cand->own)[d].timeouts.size();
+      else if (c.report)
+        n += c.report->senders[d].timeouts.size();
+      else if (c.senders)
+        n += (*c.senders)[d].timeouts.size();
     }
   return n;
 }
