@@ -170,7 +170,10 @@ replay::Report run_files(const std::vector<std::string>& files, const replay::Op
     large[i] = !ec && replay::wants_file_progress(size);
     any = any || large[i];
   }
-  replay::ProgressLine line(std::cerr, any && stderr_is_terminal(), terminal_columns());
+  // Not while a sink writes the report to the same terminal: the line
+  // would be drawn among the report's lines.
+  const bool report_on_terminal = sink && isatty(STDOUT_FILENO) == 1;
+  replay::ProgressLine line(std::cerr, any && stderr_is_terminal() && !report_on_terminal, terminal_columns());
   if (!line.enabled()) return replay::analyze_files(files, opt, keep_timeline, errors, sink, nullptr, mode);
   replay::Report r = replay::analyze_files(
       files, opt, keep_timeline, errors, sink,

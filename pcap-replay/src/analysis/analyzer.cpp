@@ -70,7 +70,6 @@ struct Candidate {
 // What a connection holds while it can still receive segments; freed when
 // it is finished (its report stays).
 struct Live {
-  FlowKey key;
   std::vector<Candidate> candidates;    // one per profile (--profile auto), else one
   std::array<RecentRing, 2> recent;     // last segments per direction (capture duplicates)
   std::array<std::uint64_t, 2> seen{};  // segments per direction so far
@@ -319,7 +318,6 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   f.first_time = s.time;
   if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck)) f.syn_isn = s.tcp.seq;  // Wireshark's tcp.stream test
   Live& live = *c.live;
-  live.key = flow_key(s);
   if (m.options.model_senders) live.candidates.reserve(m.profiles.size());
   for (const auto& po : m.profiles) {
     if (!m.options.model_senders) break;  // connections only (flows): no candidate
@@ -400,7 +398,12 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
     if (candidates[best].own) senders[d] = std::move((*candidates[best].own)[d]);
     infer_settings(senders[d], *candidates[best].options, ties);
   }
-  table.retire(c.live->key, idx);
+  // The connection's FlowKey (flow_key() of any of its segments).
+  FlowKey key;
+  key.file_index = c.head.file_index;
+  key.lo = c.head.client < c.head.server ? c.head.client : c.head.server;
+  key.hi = c.head.client < c.head.server ? c.head.server : c.head.client;
+  table.retire(key, idx);
   c.live.reset();
   // The report: the connection's fields, its file's name, the senders.
   c.report = std::make_unique<FlowReport>();
