@@ -35,6 +35,7 @@
 #include <replay/analyze_live.hpp>
 #include <replay/analyzer.hpp>
 #include "bpf_check.hpp"
+#include <replay/check_stream.hpp>
 #include <replay/profile_hint.hpp>
 #include <replay/progress_line.hpp>
 #include <replay/report_html.hpp>
@@ -158,7 +159,8 @@ replay::Report run_live(const Args& a, const replay::Options& opt, bool keep_tim
 // Reads the files, with a progress line on a terminal for the large ones
 // (limits::kProgressMinFileBytes); the line is erased before the report.
 replay::Report run_files(const std::vector<std::string>& files, const replay::Options& opt, bool keep_timeline,
-                         std::vector<std::string>& errors, const replay::FlowSink& sink) {
+                         std::vector<std::string>& errors, const replay::FlowSink& sink,
+                         const replay::SinkMode& mode = {}) {
   std::vector<bool> large(files.size(), false);
   bool any = false;
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -168,11 +170,17 @@ replay::Report run_files(const std::vector<std::string>& files, const replay::Op
     large[i] = !ec && replay::wants_file_progress(size);
     any = any || large[i];
   }
-  replay::ProgressLine line(std::cerr, any && stderr_is_terminal(), terminal_columns());
-  if (!line.enabled()) return replay::analyze_files(files, opt, keep_timeline, errors, sink);
-  replay::Report r = replay::analyze_files(files, opt, keep_timeline, errors, sink, [&](const replay::FileProgress& p) {
-    if (large[p.file_index]) line.draw(replay::file_progress_text(p), std::chrono::steady_clock::now());
-  });
+  // Not while a sink writes the report to the same terminal: the line
+  // would be drawn among the report's lines.
+  const bool report_on_terminal = sink && isatty(STDOUT_FILENO) == 1;
+  replay::ProgressLine line(std::cerr, any && stderr_is_terminal() && !report_on_terminal, terminal_columns());
+  if (!line.enabled()) return replay::analyze_files(files, opt, keep_timeline, errors, sink, nullptr, mode);
+  replay::Report r = replay::analyze_files(
+      files, opt, keep_timeline, errors, sink,
+      [&](const replay::FileProgress& p) {
+        if (large[p.file_index]) line.draw(replay::file_progress_text(p), std::chrono::steady_clock::now());
+      },
+      mode);
   line.clear();
   return r;
 }
@@ -309,7 +317,7 @@ constexpr const char* kOutOfMemory =
     "bound the run with --max-flows or --max-outstanding, or split the capture (exit status 2)\n";
 
 int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool flows, bool timeline, bool plot);
+           bool check, bool flows, bool timeline, bool plot, replay::CheckStream* streamed);
 
 }  // namespace
 
@@ -431,9 +439,21 @@ int main(int argc, char** argv) {
   const std::vector<std::string> files = unique_files(inputs);
   std::vector<std::string> errors;
   replay::Report r;
+  // check (text or --json) of files, without --html or a view that picks
+  // connections: each connection is written as the analysis finishes it, and
+  // then dropped, so the memory does not grow with the connections written.
+  std::optional<replay::CheckStream> streamed;
   try {
     const bool keep = timeline->parsed() || plot->parsed() || !a.html.empty();
     replay::FlowSink sink;
+    replay::SinkMode mode;
+    if (check->parsed() && a.html.empty() && !a.flow && !a.stream && a.interface.empty()) {
+      replay::ReportView view;
+      view.findings_only = a.findings_only;
+      streamed.emplace(std::cout, opt, view, a.json);
+      mode = streamed->sink_mode();
+      sink = [&streamed](replay::FlowReport& f, replay::CaptureTime origin) { streamed->flow(f, origin); };
+    }
     if (timeline->parsed() && !a.flow && !a.stream && a.interface.empty()) {  // files: rows as it goes
       a.timeline_streamed = true;
       sink = [&a](replay::FlowReport& f, replay::CaptureTime origin) {
@@ -443,7 +463,7 @@ int main(int argc, char** argv) {
         for (auto& s : f.senders) std::vector<replay::TimelineEvent>().swap(s.timeline);  // written: freed
       };
     }
-    r = a.interface.empty() ? run_files(files, opt, keep, errors, sink) : run_live(a, opt, keep, errors);
+    r = a.interface.empty() ? run_files(files, opt, keep, errors, sink, mode) : run_live(a, opt, keep, errors);
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
@@ -455,7 +475,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return report(r, a, files, opt, check->parsed(), flows->parsed(), timeline->parsed(), plot->parsed());
+    return report(r, a, files, opt, check->parsed(), flows->parsed(), timeline->parsed(), plot->parsed(),
+                  streamed ? &*streamed : nullptr);
   } catch (const std::bad_alloc&) {
     std::cerr << kOutOfMemory;
     return 2;
@@ -465,7 +486,7 @@ int main(int argc, char** argv) {
 namespace {
 // Prints the report (and the input problems on stderr); the exit status.
 int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool flows, bool timeline, bool plot) {
+           bool check, bool flows, bool timeline, bool plot, replay::CheckStream* streamed) {
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
     if (replay::is_unusable_reason(r, d)) continue;  // said below, once
@@ -528,12 +549,23 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
       ao.auto_profile = true;
       std::vector<std::string> ignored;
       try {
-        hint = replay::profile_hint(r, run_files(files, ao, false, ignored, nullptr));
+        if (streamed) {  // this pass's connections are not kept either
+          replay::HintTally& tally = streamed->hint();
+          replay::SinkMode drop;
+          drop.keep_reports = false;
+          run_files(files, ao, false, ignored, [&tally](replay::FlowReport& f, replay::CaptureTime) { tally.best(f); },
+                    drop);
+          hint = tally.text();
+        } else {
+          hint = replay::profile_hint(r, run_files(files, ao, false, ignored, nullptr));
+        }
       } catch (const std::exception&) {
         // The overrides do not fit every profile: no hint.
       }
     }
-    if (a.json) {
+    if (streamed) {
+      streamed->finish(r, hint);
+    } else if (a.json) {
       nlohmann::json doc = replay::to_json(r, view);
       doc["profile_hint"] = hint ? nlohmann::json(*hint) : nlohmann::json(nullptr);
       std::cout << doc.dump(2) << "\n";

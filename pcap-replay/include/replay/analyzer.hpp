@@ -23,6 +23,23 @@ namespace replay {
 /// (the timeline events); the rest stays for Analyzer::finish().
 using FlowSink = std::function<void(FlowReport& flow, CaptureTime origin)>;
 
+/// How connections reach a FlowSink (for reports written as they go).
+struct SinkMode {
+  /// false: a connection's report is dropped as soon as the sink had it
+  /// (Report::flows then holds none of them; their counts are in
+  /// Report::streamed), so the memory held does not grow with the finished
+  /// connections. true: Report::flows still has every one.
+  bool keep_reports = true;
+  /// true: no connection reaches the sink before finish() (when the whole
+  /// input is read: its files, diagnostics and inputs are complete, as a
+  /// JSON document needs before its "flows"); false: each as soon as it can.
+  bool after_input = false;
+  /// Called once, at the start of finish(), with the report as it stands
+  /// then (files, diagnostics, inputs, limit hits; no connection yet), before
+  /// the sink has any connection that was still open (may be empty).
+  std::function<void(const Report&)> input_read;
+};
+
 /// Streams segments into per-connection sender models.
 class Analyzer {
  public:
@@ -53,7 +70,9 @@ class Analyzer {
   /// connection is finished when a new one takes its 4-tuple, else at
   /// finish(); so what waits is bounded by the connections still open and
   /// the finished ones after the oldest open one.
-  void set_flow_sink(FlowSink sink);
+  /// `mode`: see SinkMode (by default the reports are kept and handed over
+  /// as soon as possible).
+  void set_flow_sink(FlowSink sink, SinkMode mode = {});
   /// The time Report::first_time will be (the first frame of the first
   /// input that has one, as analyze_files sets it); call once, when known.
   void set_origin(CaptureTime origin);
@@ -80,10 +99,12 @@ class Analyzer {
 /// returned).
 /// `sink` (may be empty): Analyzer::set_flow_sink. `progress` (may be
 /// empty): called every limits::kProgressEverySegments TCP segments with how
-/// far the current file is read, for a progress line.
+/// far the current file is read, for a progress line. `mode`: how the sink
+/// is fed (SinkMode).
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
                      std::vector<std::string>& errors, const FlowSink& sink = nullptr,
-                     const std::function<void(const FileProgress&)>& progress = nullptr);
+                     const std::function<void(const FileProgress&)>& progress = nullptr,
+                     const SinkMode& mode = {});
 
 /// The input files that could not be used at all (exit status 2 of the CLI:
 /// the input was at least partly unusable).

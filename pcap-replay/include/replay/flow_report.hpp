@@ -207,13 +207,29 @@ struct FlowReport {
   std::array<SenderReport, 2> senders;  ///< [0] client -> server, [1] server -> client
 };
 
+/// What the end of a report needs of the connections a flow sink wrote and
+/// the Analyzer then dropped (Analyzer::set_flow_sink, SinkMode::keep_reports
+/// false): the summary's counts.
+struct StreamedTotals {
+  std::uint64_t flows = 0;            ///< connections dropped
+  std::uint64_t retransmissions = 0;  ///< SenderReport::retransmissions() of their senders, summed
+  std::uint64_t timeouts = 0;         ///< their senders' timer expiries (SenderReport::timeouts)
+  std::array<std::uint64_t, 4> findings{};  ///< their senders' findings, by Level (index = Level)
+  /// Adds connection `f` to the totals.
+  void add(const FlowReport& f);
+};
+
 /// The result of analysing one or more capture files.
 struct Report {
   Options options;                      ///< what the captures were checked against
   std::vector<std::string> files;       ///< inputs, by Segment::file_index
   std::vector<Diagnostic> diagnostics;  ///< reader problems (bad frames), in file order
   std::vector<InputFile> inputs;        ///< what became of each input file, by file_index
+  /// The connections kept (every one, unless a flow sink wrote them and they
+  /// were dropped: see `streamed`).
   std::vector<FlowReport> flows;
+  /// The connections written by a flow sink and then dropped, as totals.
+  StreamedTotals streamed;
   CaptureTime first_time{};             ///< rel_time origin: frame 1 of the first input read by analyze_files (Wireshark frame.time_relative), else the earliest segment
   bool have_first_time = false;
   /// Connections to one server that retried in lockstep (INFO), and herds
@@ -228,7 +244,9 @@ struct Report {
   /// (skipped frames, and frames analysed with a warning).
   std::uint64_t dropped_skipped = 0, dropped_warned = 0;
 
-  std::uint64_t count(Level l) const;   ///< findings of level l over all flows
+  std::uint64_t count(Level l) const;   ///< findings of level l over all flows (kept and streamed)
+  /// Connections analysed: the kept ones and the streamed (dropped) ones.
+  std::uint64_t flow_count() const { return streamed.flows + flows.size(); }
   /// Exit status: 1 if any MUST finding (or SHOULD when strict), else 0.
   int exit_status(bool strict) const;
 };

@@ -3,8 +3,13 @@
 // profile are what another stack does: "these look like linux's: try
 // --profile auto".
 
+#include <cstddef>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "flow_report.hpp"
 
@@ -21,5 +26,29 @@ namespace replay {
 /// Senders are matched by flow id and direction (both reports come from the
 /// same files and options).
 std::optional<std::string> profile_hint(const Report& judged, const Report& best);
+
+/// profile_hint fed one connection at a time (for reports whose connections
+/// are not kept): every connection of the judged report through judged(),
+/// then every one of the --profile auto report through best(); text() is
+/// then profile_hint's answer. Holds only the senders with MUST findings.
+class HintTally {
+ public:
+  /// `judged_profile`: the profile the judged report was checked against.
+  explicit HintTally(std::string_view judged_profile) : judged_profile_(judged_profile) {}
+  /// A connection of the judged report: notes its senders with MUST findings.
+  void judged(const FlowReport& f);
+  /// A connection of the --profile auto report (matched by id and direction).
+  void best(const FlowReport& f);
+  /// The hint, or nullopt (see profile_hint).
+  std::optional<std::string> text() const;
+
+  std::size_t departing = 0;  ///< judged senders with MUST findings
+  std::size_t explained = 0;  ///< those that have none under the profile auto fitted them to
+
+ private:
+  std::string judged_profile_;
+  std::set<std::pair<std::size_t, std::size_t>> departing_;  // (flow id, direction)
+  std::map<std::string, std::size_t> fits_;                    // profile -> senders it explains
+};
 
 }  // namespace replay

@@ -4,6 +4,8 @@
 // The schema is documented in pcap-replay/SCHEMA.md.
 
 #include <nlohmann/json.hpp>
+#include <cstdint>
+#include <optional>
 #include <ostream>
 
 #include "flow_report.hpp"
@@ -15,6 +17,14 @@ namespace replay {
 /// since Report::first_time, durations in ms); the flows entries are those
 /// `view` shows ("selection" says which), the summary covers everything.
 nlohmann::json to_json(const Report& r, const ReportView& view = {});
+
+/// Appends to `entries` the "flows" entries of connection `f` in to_json's
+/// document: one object per sender that sent a data-bearing segment and
+/// `view` shows (the caller decides whether `view` shows `f`); `stream` is
+/// its tcp.stream (StreamNumbers, StreamCounter), times since `origin`
+/// (Report::first_time).
+void append_flow_json(nlohmann::json& entries, const FlowReport& f, std::optional<std::uint64_t> stream,
+                      CaptureTime origin, const ReportView& view = {});
 
 /// Writes to_json(r, view), indented, and a newline.
 void write_json_report(std::ostream& os, const Report& r, const ReportView& view = {});

@@ -1,6 +1,8 @@
 #pragma once
 // The readable report of `pcap-replay check` and the list of `pcap-replay flows`.
 
+#include <cstdint>
+#include <optional>
 #include <ostream>
 
 #include "flow_report.hpp"
@@ -19,7 +21,26 @@ namespace replay {
 /// whatever `view` hides). Times ("at (s)") are seconds since
 /// Report::first_time. Senders that sent no data-bearing segment (payload,
 /// SYN or FIN) are omitted, and so are the flows and senders `view` hides.
+/// Written in three parts (write_text_heading, write_text_flow per shown
+/// connection, write_text_ending), which a report written as the analysis
+/// goes calls itself.
 void write_text_report(std::ostream& os, const Report& r, const ReportView& view = {});
+
+/// The heading of write_text_report: profile (or auto), tolerance, the RTO
+/// settings and the model's thresholds.
+void write_text_heading(std::ostream& os, const Options& o);
+
+/// The part of write_text_report for connection `f` (the caller decides
+/// whether `view` shows it: ReportView::shows): `stream` is its tcp.stream
+/// (StreamNumbers, StreamCounter), times ("at (s)") are seconds since
+/// `origin` (Report::first_time); its senders as `view` shows them.
+void write_text_flow(std::ostream& os, const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin,
+                     const ReportView& view = {});
+
+/// The end of write_text_report: the empty-input note, write_input_problems,
+/// the lockstep section and summary_line (over every connection, kept or
+/// streamed).
+void write_text_ending(std::ostream& os, const Report& r);
 
 /// The input problems, each kind under its own heading: files that could not
 /// be used at all (Report::inputs), frames skipped (Diagnostic::skipped), and

@@ -21,6 +21,9 @@ struct ReportView {
   /// Whether connection `f` is printed (its senders then by shows(s));
   /// `streams` are the report's tcp.stream numbers.
   bool shows(const FlowReport& f, const StreamNumbers& streams) const;
+  /// The same, given the tcp.stream of `f` (StreamNumbers::of,
+  /// StreamCounter::next; nullopt when not known).
+  bool shows(const FlowReport& f, std::optional<std::uint64_t> stream) const;
   /// Whether sender `s` (of a shown connection) is printed.
   bool shows(const SenderReport& s) const;
   /// Why the view is an argument error, or nullopt: --flow naming no

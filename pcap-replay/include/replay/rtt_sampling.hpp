@@ -48,6 +48,13 @@ class TsClock {
  public:
   /// A segment of this sender carried `tsval` at capture time `t`.
   void observe(CaptureTime t, std::uint32_t tsval);
+  /// The clock's first observation made later than it happened (a sender
+  /// model created after its sender's first segment): as observe(t, tsval)
+  /// on a new clock, except that the host (written when the segment was
+  /// captured, by a clock of its own) is not written again, and the rate
+  /// observe() reads is `rate_then`, what rate_hz() of that clock said right
+  /// after observing it then (the host's pooled rate at that moment).
+  void observe_first_again(CaptureTime t, std::uint32_t tsval, std::optional<double> rate_then);
   /// RTT from an ACK at `ack_time` echoing `tsecr`; nullopt when the echo is
   /// 0 (RFC 7323: not valid), unknown, or ahead of the clock.
   std::optional<std::chrono::microseconds> echo_rtt(CaptureTime ack_time, std::uint32_t tsecr) const;
@@ -87,6 +94,8 @@ class TsClock {
 
  private:
   bool one_khz() const;
+  /// observe(); `write_host` false and `rate_then` set for observe_first_again.
+  void observe(CaptureTime t, std::uint32_t tsval, bool write_host, const std::optional<double>* rate_then);
   std::int64_t us(CaptureTime t) const;  // on the bridged clock (saturated)
   bool bridge_pending_ = false;
   std::int64_t shift_us_ = 0;  // added to every capture time after the steps bridged so far

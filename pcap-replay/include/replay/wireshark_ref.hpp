@@ -4,8 +4,10 @@
 // into Wireshark's filter bar.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "flow_report.hpp"
@@ -32,6 +34,27 @@ class StreamNumbers {
  private:
   bool known_ = false;
   std::unordered_map<std::size_t, std::uint64_t> by_id_;  // FlowReport::id -> tcp.stream
+};
+
+/// The same numbers as StreamNumbers, given one connection at a time, for a
+/// report written as the connections are finished: feed every connection of
+/// the input once, in FlowReport::id order. Holds one entry per address pair
+/// and file seen (not per connection report).
+class StreamCounter {
+ public:
+  /// `known`: false under a BPF filter (every answer is then nullopt).
+  explicit StreamCounter(bool known) : known_(known) {}
+  /// The tcp.stream of `f`, the next connection in id order.
+  std::optional<std::uint64_t> next(const FlowReport& f);
+
+ private:
+  struct Last {
+    std::optional<std::uint32_t> isn;  // the SYN ISN of the latest connection on the pair
+    std::uint64_t stream = 0;          // and its stream
+  };
+  bool known_;
+  std::map<std::size_t, std::uint64_t> next_;  // file_index -> next new stream
+  std::map<std::tuple<std::size_t, Endpoint, Endpoint>, Last> last_;  // (file, lower, higher endpoint)
 };
 
 /// The Wireshark display filter for one frame: "frame.number == 179".

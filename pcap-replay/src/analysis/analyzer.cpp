@@ -70,7 +70,6 @@ struct Candidate {
 // What a connection holds while it can still receive segments; freed when
 // it is finished (its report stays).
 struct Live {
-  FlowKey key;
   std::vector<Candidate> candidates;    // one per profile (--profile auto), else one
   std::array<RecentRing, 2> recent;     // last segments per direction (capture duplicates)
   std::array<std::uint64_t, 2> seen{};  // segments per direction so far
@@ -80,13 +79,50 @@ struct Live {
   // only notes what the peer sent (no shared host state is read), so hearing
   // them later gives it the same state as hearing them at once.
   std::array<std::vector<Segment>, 2> unheard;
+  // The connection's first segment: its sender's models are created only at
+  // the connection's second segment (or its end), so a connection of one
+  // SYN holds none. `deferred` is that side (-1: none waits); the segment is
+  // unheard[deferred].front(), `first_rate` what a new TsClock of its host
+  // read right after observing it when it was captured (the one thing
+  // on_send read then of state other connections change; the host's clock
+  // and activity were fed then): SenderModel::replay_first_send.
+  std::int8_t deferred = -1;
+  std::optional<double> first_rate;
   bool over_limit = false;              // --max-outstanding reached: later segments are not analysed
 };
 
-struct Connection {
-  FlowReport report;
-  std::unique_ptr<Live> live;  // null once finished
+// A connection's own fields (FlowReport's, without the file name and the
+// senders) while it is live: a connection that has no sender model yet
+// holds no SenderReport.
+struct FlowHead {
+  std::size_t id = 0, file_index = 0;
+  Endpoint client, server;
+  std::uint64_t packets = 0, first_frame = 0, last_frame = 0;
+  CaptureTime first_time{}, last_time{};
+  bool saw_syn = false, saw_fin = false, saw_rst = false;
+  std::optional<std::uint32_t> syn_isn;
+  std::uint64_t capture_duplicates = 0;
+  std::vector<std::uint64_t> duplicate_frames;
 };
+
+struct Connection {
+  FlowHead head;  // while live (moved into `report` when finished)
+  // The senders' reports the single-profile models write, created with the
+  // connection's first model (or when it is finished).
+  std::unique_ptr<std::array<SenderReport, 2>> senders;
+  std::unique_ptr<FlowReport> report;  // once finished
+  std::unique_ptr<Live> live;          // null once finished
+};
+
+// The senders' reports of a connection between `client` and `server`, empty.
+std::unique_ptr<std::array<SenderReport, 2>> new_senders(const Endpoint& client, const Endpoint& server) {
+  auto a = std::make_unique<std::array<SenderReport, 2>>();
+  (*a)[0].src = client;
+  (*a)[0].dst = server;
+  (*a)[1].src = server;
+  (*a)[1].dst = client;
+  return a;
+}
 
 // Windows for "the same packet captured twice". With the same non-zero IPv4
 // ID the packet is the same datagram; the window only bounds how far apart
@@ -147,7 +183,12 @@ struct Analyzer::Impl {
   // the report.
   // A deque: a connection's FlowReport stays where it is while later ones
   // are added (the single-profile models write into it), with no doubling.
+  // When the sink drops the reports it had (SinkMode::keep_reports false),
+  // the front leaves: conns[0] is connection index `base`.
   std::deque<Connection> conns;
+  std::size_t base = 0;
+  Connection& at(std::size_t idx) { return conns[idx - base]; }
+  std::size_t total() const { return base + conns.size(); }
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostClock>> hosts;  // TSval rate per sending address
   std::map<std::array<std::uint8_t, 16>, std::unique_ptr<HostActivity>> activity;  // queue flushes per sending address
   HostActivity* activity_of(const Endpoint& e) {
@@ -188,7 +229,7 @@ struct Analyzer::Impl {
   void finish_connection(Connection& c, std::size_t idx);
   /// The report side `d` of candidate `cand` of `c` writes.
   static SenderReport& out(Connection& c, Candidate& cand, int d) {
-    return cand.own ? (*cand.own)[d] : c.report.senders[d];
+    return cand.own ? (*cand.own)[d] : (*c.senders)[d];
   }
   /// Creates the model of side `d` of candidate `i` of `c` (if it has none):
   /// it hears first what the peer sent so far (Live::unheard).
@@ -197,17 +238,33 @@ struct Analyzer::Impl {
   /// exist (true), or false when they exist or limits::kUnheardKept
   /// segments are kept already (the caller creates them and gives them `s`).
   static bool hold_for_peer(Live& live, const Segment& s, int dir);
+  /// The connection's first segment `s`, sent by side `dir`: kept (for its
+  /// sender's models and the peer's), and what its on_send would have done
+  /// to the host's TSval clock and activity done now (Live::deferred).
+  void defer_first_send(Connection& c, const Segment& s, int dir);
+  /// Creates the models Live::deferred waits for (each replays the first segment).
+  void create_deferred(Connection& c);
   void add_model(const Segment& s);  // `s` on the model's clock
   void restore_capture_times(FlowReport& f) const;
   // The flow sink (set_flow_sink), the origin it is given, and the next
   // connection (index into conns) it has not had yet.
   FlowSink sink;
+  SinkMode mode;
+  bool finishing = false;  // finish() has begun
   std::optional<CaptureTime> origin;
   std::size_t next_sunk = 0;
-  // Gives the sink the finished connections it can have, in order.
+  // Gives the sink the finished connections it can have, in order; drops
+  // each one it had unless the reports are kept.
   void drain() {
-    if (!sink || !origin) return;
-    while (next_sunk < conns.size() && !conns[next_sunk].live) sink(conns[next_sunk++].report, *origin);
+    if (!sink || !origin || (mode.after_input && !finishing)) return;
+    while (next_sunk < total() && !at(next_sunk).live) {
+      sink(*at(next_sunk).report, *origin);
+      ++next_sunk;
+      if (mode.keep_reports) continue;
+      report.streamed.add(*conns.front().report);
+      conns.pop_front();
+      ++base;
+    }
   }
 };
 
@@ -250,10 +307,9 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   Impl& m = *this;
   Connection c;
   c.live = std::make_unique<Live>();
-  FlowReport& f = c.report;
-  f.id = m.conns.size() + 1;
+  FlowHead& f = c.head;
+  f.id = m.total() + 1;
   f.file_index = s.file_index;
-  if (s.file_index < m.report.files.size()) f.file = m.report.files[s.file_index];
   // The client sent the SYN; a lone SYN-ACK names it as destination.
   const bool synack = s.tcp.has(wire::kSyn) && s.tcp.has(wire::kAck);
   f.client = synack ? s.dst : s.src;
@@ -261,26 +317,13 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   f.first_frame = s.frame;
   f.first_time = s.time;
   if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck)) f.syn_isn = s.tcp.seq;  // Wireshark's tcp.stream test
-  f.senders[0].src = f.client;
-  f.senders[0].dst = f.server;
-  f.senders[1].src = f.server;
-  f.senders[1].dst = f.client;
   Live& live = *c.live;
-  live.key = flow_key(s);
   if (m.options.model_senders) live.candidates.reserve(m.profiles.size());
   for (const auto& po : m.profiles) {
     if (!m.options.model_senders) break;  // connections only (flows): no candidate
     live.candidates.push_back(Candidate{po.get(), nullptr, {}});
-    Candidate& cand = live.candidates.back();
-    if (m.profiles.size() > 1) {
-      cand.own = std::make_unique<std::array<SenderReport, 2>>();
-      for (int d = 0; d < 2; ++d) {
-        (*cand.own)[d].src = f.senders[d].src;
-        (*cand.own)[d].dst = f.senders[d].dst;
-      }
-    }
   }
-  const std::size_t idx = m.conns.size();
+  const std::size_t idx = m.total();
   m.conns.push_back(std::move(c));
   return idx;
 }
@@ -288,11 +331,41 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
 void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
   Candidate& cand = c.live->candidates[i];
   if (cand.model[d]) return;
-  const Endpoint& src = c.report.senders[d].src;
+  // The reports the models write, with the first model: the connection's
+  // (one profile), or the reading's own (--profile auto).
+  if (!c.senders) c.senders = new_senders(c.head.client, c.head.server);
+  if (profiles.size() > 1 && !cand.own) cand.own = new_senders(c.head.client, c.head.server);
+  const Endpoint& src = (*c.senders)[d].src;
   cand.model[d] = std::make_unique<SenderModel>(*cand.options, out(c, cand, d), keep_timeline, host(src),
                                                 activity_of(src), /*feed_activity=*/i == 0);
-  cand.model[d]->set_clock_steps(&clock_of(c.report.file_index));
+  cand.model[d]->set_clock_steps(&clock_of(c.head.file_index));
+  // The first segment of the connection, if this side sent it and its
+  // models waited (it comes before anything the peer sent).
+  if (c.live->deferred == d) cand.model[d]->replay_first_send(c.live->unheard[d].front(), c.live->first_rate);
   for (const Segment& p : c.live->unheard[1 - d]) cand.model[d]->on_peer(p);
+}
+
+void Analyzer::Impl::defer_first_send(Connection& c, const Segment& s, int dir) {
+  Live& live = *c.live;
+  hold_for_peer(live, s, dir);  // no model exists yet: kept
+  live.deferred = static_cast<std::int8_t>(dir);
+  const Endpoint& src = dir == 0 ? c.head.client : c.head.server;
+  // What the models' TsClock::observe would write and read now: a new
+  // clock of the host, as theirs are before this segment.
+  TsClock probe;
+  probe.set_host(host(src));
+  if (s.tcp.options.tsval) {
+    probe.observe(s.time, *s.tcp.options.tsval);
+    live.first_rate = probe.rate_hz();
+  }
+  // The first candidate's model feeds its host's activity (ensure_model).
+  activity_of(src)->observe(s.file_index, s.frame, s.time, SenderModel::first_send_held(probe, s));
+}
+
+void Analyzer::Impl::create_deferred(Connection& c) {
+  if (c.live->deferred < 0) return;
+  for (std::size_t i = 0; i < c.live->candidates.size(); ++i) ensure_model(c, i, c.live->deferred);
+  c.live->deferred = -1;
 }
 
 bool Analyzer::Impl::hold_for_peer(Live& live, const Segment& s, int dir) {
@@ -311,6 +384,9 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
       candidates[i].model[d]->finish();
     }
   }
+  c.live->deferred = -1;
+  if (!c.senders) c.senders = new_senders(c.head.client, c.head.server);  // no model (flows)
+  std::array<SenderReport, 2>& senders = *c.senders;
   for (int d = 0; d < 2 && !candidates.empty(); ++d) {  // none without sender models
     std::size_t best = 0;
     for (std::size_t i = 1; i < candidates.size(); ++i)
@@ -319,12 +395,39 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
     for (std::size_t i = 0; i < candidates.size(); ++i)
       if (i != best && score(out(c, candidates[i], d)) == score(out(c, candidates[best], d)))
         ties.push_back(candidates[i].options->profile->name);
-    if (candidates[best].own) c.report.senders[d] = std::move((*candidates[best].own)[d]);
-    infer_settings(c.report.senders[d], *candidates[best].options, ties);
+    if (candidates[best].own) senders[d] = std::move((*candidates[best].own)[d]);
+    infer_settings(senders[d], *candidates[best].options, ties);
   }
-  table.retire(c.live->key, idx);
+  // The connection's FlowKey (flow_key() of any of its segments).
+  FlowKey key;
+  key.file_index = c.head.file_index;
+  key.lo = c.head.client < c.head.server ? c.head.client : c.head.server;
+  key.hi = c.head.client < c.head.server ? c.head.server : c.head.client;
+  table.retire(key, idx);
   c.live.reset();
-  restore_capture_times(c.report);  // the frames' own times again, before the flow sink sees it
+  // The report: the connection's fields, its file's name, the senders.
+  c.report = std::make_unique<FlowReport>();
+  FlowReport& f = *c.report;
+  FlowHead& h = c.head;
+  f.id = h.id;
+  f.file_index = h.file_index;
+  if (h.file_index < report.files.size()) f.file = report.files[h.file_index];
+  f.client = h.client;
+  f.server = h.server;
+  f.packets = h.packets;
+  f.first_frame = h.first_frame;
+  f.last_frame = h.last_frame;
+  f.first_time = h.first_time;
+  f.last_time = h.last_time;
+  f.saw_syn = h.saw_syn;
+  f.saw_fin = h.saw_fin;
+  f.saw_rst = h.saw_rst;
+  f.syn_isn = h.syn_isn;
+  f.capture_duplicates = h.capture_duplicates;
+  f.duplicate_frames = std::move(h.duplicate_frames);
+  f.senders = std::move(senders);
+  c.senders.reset();
+  restore_capture_times(f);  // the frames' own times again, before the flow sink sees it
   drain();
 }
 
@@ -366,22 +469,22 @@ void Analyzer::Impl::add_model(const Segment& s) {
   if (FlowSlot* slot = m.table.lookup(s)) {
     idx = slot->index;
   } else {
-    if (m.conns.size() >= m.options.max_flows) {
+    if (m.total() >= m.options.max_flows) {
       if (m.report.dropped_segments++ == 0)
         m.report.limit_hits.push_back(fmt::format(
             "{}: frame {}: connection {} ({} -> {}) is beyond --max-flows {}: its segments and those of every "
             "later new connection are not analysed",
             s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string("?"), s.frame,
-            m.conns.size() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows));
+            m.total() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows));
       return;
     }
     if (const FlowSlot* old = m.table.find(s))  // split: the old one is done
-      m.finish_connection(m.conns[old->index], old->index);
+      m.finish_connection(m.at(old->index), old->index);
     idx = m.open_connection(s);
     m.table.open(s, idx);
   }
-  Connection& c = m.conns[idx];
-  FlowReport& f = c.report;
+  Connection& c = m.at(idx);
+  FlowHead& f = c.head;
   if (!c.live || c.live->over_limit) {
     ++m.report.dropped_segments;
     return;
@@ -410,6 +513,14 @@ void Analyzer::Impl::add_model(const Segment& s) {
   // In the order of the models' shared effects (host clock, host activity):
   // per candidate the peer's model, then the sender's.
   if (live.candidates.empty()) return;  // connections only (flows): no sender model
+  // The connection's first segment waits for the second (Live::deferred).
+  // It cannot put its sender over --max-outstanding: a first segment leaves
+  // at most one segment outstanding.
+  if (live.seen[0] + live.seen[1] == 1 && m.options.max_outstanding >= 1) {
+    m.defer_first_send(c, s, dir);
+    return;
+  }
+  m.create_deferred(c);
   const bool held = Impl::hold_for_peer(live, s, dir);
   for (std::size_t i = 0; i < live.candidates.size(); ++i) {
     Candidate& cand = live.candidates[i];
@@ -427,7 +538,8 @@ void Analyzer::Impl::add_model(const Segment& s) {
     m.report.limit_hits.push_back(fmt::format(
         "{}: frame {}: connection {}: {} -> {} has more than --max-outstanding {} unacknowledged segments: "
         "the connection is analysed up to this frame only",
-        f.file, s.frame, f.id, to_string(s.src), to_string(s.dst), m.options.max_outstanding));
+        s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string(), s.frame, f.id,
+        to_string(s.src), to_string(s.dst), m.options.max_outstanding));
     live.over_limit = true;
     break;
   }
@@ -453,7 +565,10 @@ void Analyzer::count_dropped_diagnostics(std::uint64_t skipped, std::uint64_t wa
 
 void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(in); }
 
-void Analyzer::set_flow_sink(FlowSink sink) { impl_->sink = std::move(sink); }
+void Analyzer::set_flow_sink(FlowSink sink, SinkMode mode) {
+  impl_->sink = std::move(sink);
+  impl_->mode = std::move(mode);
+}
 
 void Analyzer::set_origin(CaptureTime origin) {
   impl_->origin = origin;
@@ -464,40 +579,48 @@ Report Analyzer::finish() {
   Impl& m = *impl_;
   // No input gave an origin: Report::first_time stays the earliest segment's.
   if (!m.origin && m.report.have_first_time) m.origin = m.report.first_time;
+  m.finishing = true;
+  if (m.mode.input_read) m.mode.input_read(m.report);
   // Every connection is finished (its models freed, and given to the sink
   // in order) before the reports move; each leaves the deque as its report
-  // moves.
-  for (std::size_t idx = 0; idx < m.conns.size(); ++idx) {
-    m.finish_connection(m.conns[idx], idx);
-    m.drain();  // also the ones finished before the origin was known
+  // moves (or as the sink had it, when the reports are not kept).
+  m.drain();  // the ones finished before the origin was known, or kept for finish()
+  for (std::size_t idx = m.base, end = m.total(); idx < end; ++idx) {
+    if (idx >= m.base) m.finish_connection(m.at(idx), idx);
+    m.drain();
   }
   m.report.flows.reserve(m.report.flows.size() + m.conns.size());
   while (!m.conns.empty()) {
-    m.report.flows.push_back(std::move(m.conns.front().report));
+    m.report.flows.push_back(std::move(*m.conns.front().report));
     m.conns.pop_front();
   }
   m.report.lockstep = lockstep::find_groups(m.attempts.attempts());
   return std::move(m.report);
 }
 
-std::size_t Analyzer::connections() const { return impl_->conns.size(); }
+std::size_t Analyzer::connections() const { return impl_->total(); }
 
 std::size_t Analyzer::timeouts_so_far() const {
-  std::size_t n = 0;
+  std::size_t n = impl_->report.streamed.timeouts;
   for (const Connection& c : impl_->conns)
     for (int d = 0; d < 2; ++d) {
       // While live, the first reading's report (its own under --profile auto).
       const Candidate* cand = c.live && !c.live->candidates.empty() ? &c.live->candidates.front() : nullptr;
-      n += (cand && cand->own ? (*cand->own)[d] : c.report.senders[d]).timeouts.size();
+      if (cand && cand->own)
+        n += (*cand->own)[d].timeouts.size();
+      else if (c.report)
+        n += c.report->senders[d].timeouts.size();
+      else if (c.senders)
+        n += (*c.senders)[d].timeouts.size();
     }
   return n;
 }
 
 Report analyze_files(const std::vector<std::string>& files, const Options& options, bool keep_timeline,
                      std::vector<std::string>& errors, const FlowSink& sink,
-                     const std::function<void(const FileProgress&)>& progress) {
+                     const std::function<void(const FileProgress&)>& progress, const SinkMode& mode) {
   Analyzer a(options, keep_timeline);
-  if (sink) a.set_flow_sink(sink);
+  if (sink) a.set_flow_sink(sink, mode);
   std::optional<CaptureTime> origin;  // frame 1 of the first input that has one (Wireshark's Time column)
   for (std::size_t i = 0; i < files.size(); ++i) {
     a.add_file(i, files[i]);
@@ -580,7 +703,7 @@ InputCounts input_counts(const Report& r) {
 }
 
 std::optional<std::string> empty_input_note(const Report& r) {
-  if (!r.flows.empty() || r.inputs.empty()) return std::nullopt;
+  if (r.flow_count() != 0 || r.inputs.empty()) return std::nullopt;
   bool any_usable = false;
   for (const auto& in : r.inputs) any_usable = any_usable || in.usable();
   if (!any_usable) return std::nullopt;  // the unusable files say it all

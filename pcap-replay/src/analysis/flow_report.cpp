@@ -52,8 +52,17 @@ std::uint64_t SenderReport::retransmissions() const {
   return n;
 }
 
+void StreamedTotals::add(const FlowReport& f) {
+  ++flows;
+  for (const auto& s : f.senders) {
+    retransmissions += s.retransmissions();
+    timeouts += s.timeouts.size();
+    for (const auto& x : s.findings) ++findings[static_cast<std::size_t>(x.level)];
+  }
+}
+
 std::uint64_t Report::count(Level l) const {
-  std::uint64_t n = 0;
+  std::uint64_t n = streamed.findings[static_cast<std::size_t>(l)];
   for (const auto& f : flows)
     for (const auto& s : f.senders)
       for (const auto& x : s.findings)

@@ -14,23 +14,30 @@ std::size_t musts(const SenderReport& s) {
 }
 }  // namespace
 
-std::optional<std::string> profile_hint(const Report& judged, const Report& best) {
-  std::map<std::size_t, const FlowReport*> by_id;
-  for (const auto& f : best.flows) by_id[f.id] = &f;
-  std::size_t departing = 0, explained = 0;
-  std::map<std::string, std::size_t> fits;  // profile -> senders it explains
-  for (const auto& f : judged.flows) {
-    for (std::size_t d = 0; d < 2; ++d) {
-      if (musts(f.senders[d]) == 0) continue;
-      ++departing;
-      const auto it = by_id.find(f.id);
-      if (it == by_id.end()) continue;
-      const SenderReport& b = it->second->senders[d];
-      if (b.profile == judged.options.profile->name || musts(b) != 0) continue;
-      ++explained;
-      ++fits[std::string(b.profile)];
-    }
+void HintTally::judged(const FlowReport& f) {
+  for (std::size_t d = 0; d < 2; ++d)
+    if (musts(f.senders[d]) != 0 && departing_.insert({f.id, d}).second) ++departing;
+}
+
+void HintTally::best(const FlowReport& f) {
+  for (std::size_t d = 0; d < 2; ++d) {
+    if (!departing_.contains({f.id, d})) continue;
+    const SenderReport& b = f.senders[d];
+    if (b.profile == judged_profile_ || musts(b) != 0) continue;
+    ++explained;
+    ++fits_[std::string(b.profile)];
   }
+}
+
+std::optional<std::string> profile_hint(const Report& judged, const Report& best) {
+  HintTally tally(judged.options.profile->name);
+  for (const auto& f : judged.flows) tally.judged(f);
+  for (const auto& f : best.flows) tally.best(f);
+  return tally.text();
+}
+
+std::optional<std::string> HintTally::text() const {
+  const auto& fits = fits_;
   if (explained == 0) return std::nullopt;
   std::string names, only;
   for (const auto& [name, n] : fits) {

@@ -17,7 +17,13 @@ std::int64_t TsClock::us(CaptureTime t) const {
   return r;
 }
 
-void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
+void TsClock::observe(CaptureTime t, std::uint32_t tsval) { observe(t, tsval, true, nullptr); }
+
+void TsClock::observe_first_again(CaptureTime t, std::uint32_t tsval, std::optional<double> rate_then) {
+  observe(t, tsval, false, &rate_then);
+}
+
+void TsClock::observe(CaptureTime t, std::uint32_t tsval, bool write_host, const std::optional<double>* rate_then) {
   if (bridge_pending_ && seen_) {
     bridge_pending_ = false;
     if (const auto r = rate_hz(); r && last_tsval_) {
@@ -60,7 +66,7 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
     pooled_valid_ = false;
   }
   last_valid_ = false;  // last_rel_ts_ or last_t_us_ may have moved
-  if (host_) {
+  if (host_ && write_host) {
     if (!host_->seen) {
       host_->seen = true;
       host_->ts0 = tsval;
@@ -95,7 +101,7 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval) {
     if (first_send_us_.size() > limits::kTsSendTimesKept) first_send_us_.pop_front();
   }
   last_tsval_ = tsval;
-  if (const auto r = rate_hz()) {
+  if (const auto r = rate_then ? *rate_then : rate_hz()) {
     const double off = static_cast<double>(t_us - t0_us_) - static_cast<double>(rel) * 1e6 / *r;
     if (!min_offset_at_rate_ || off < *min_offset_at_rate_) min_offset_at_rate_ = off;
   }

@@ -193,6 +193,18 @@ bool SenderModel::clock_stepped_back(const Segment& s) {
   return true;
 }
 
+void SenderModel::replay_first_send(const Segment& s, std::optional<double> rate_then) {
+  replay_rate_ = &rate_then;
+  on_send(s);
+  replay_rate_ = nullptr;
+}
+
+bool SenderModel::first_send_held(const TsClock& clock, const Segment& s) {
+  // As on_send's test with no peer data heard (late_ack false).
+  const auto held = s.tcp.options.tsval ? clock.held_for(s.time, *s.tcp.options.tsval) : std::nullopt;
+  return held && *held >= limits::kFlushHeld;
+}
+
 void SenderModel::on_send(const Segment& s) {
   ++out_.packets;
   if (pending_sample_ && s.time < pending_sample_->until && s.payload_len > 0 &&
@@ -212,10 +224,13 @@ void SenderModel::on_send(const Segment& s) {
     ts_clock_.clock_stepped();
   }
   if (h.options.tsval) {
-    ts_clock_.observe(s.time, *h.options.tsval);
+    if (replay_rate_)
+      ts_clock_.observe_first_again(s.time, *h.options.tsval, *replay_rate_);
+    else
+      ts_clock_.observe(s.time, *h.options.tsval);
     out_.tsval_sent = true;
   }
-  if (activity_ && feed_activity_) {
+  if (activity_ && feed_activity_ && !replay_rate_) {
     const auto held = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
     bool late_ack = false;
     if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) &&

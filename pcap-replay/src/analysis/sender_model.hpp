@@ -36,6 +36,21 @@ class SenderModel {
 
   /// A segment sent by this side.
   void on_send(const Segment& s);
+  /// on_send(s) for the sender's first segment, in a model created after it
+  /// was captured (before any other segment of the connection was given to
+  /// a model): what on_send did to state shared with other connections was
+  /// done when `s` was captured, and is not done again. That is its host's
+  /// TSval clock (TsClock::observe_first_again: `rate_then` is the rate a new
+  /// TsClock of the host read right after observing `s` then) and its
+  /// host's activity (fed then, with whether `s` was held:
+  /// first_send_held()).
+  void replay_first_send(const Segment& s, std::optional<double> rate_then);
+  /// Whether on_send(s) would tell the host activity that the sender's first
+  /// segment `s` was held (HostActivity::observe): its TSval shows it was
+  /// sent limits::kFlushHeld before its capture, on `clock`, a new TsClock of
+  /// the host that has just observed `s`. A first segment is no pure ACK of
+  /// peer data (no peer data was heard), so only the TSval can say so.
+  static bool first_send_held(const TsClock& clock, const Segment& s);
   /// A segment sent by the peer (ACK, SACK, window, timestamps echo).
   void on_peer(const Segment& s);
   /// Copies the final estimator state into the report.
@@ -121,6 +136,8 @@ class SenderModel {
   const Options& opt_;
   SenderReport& out_;
   bool keep_timeline_;
+  // Set while replay_first_send() runs: the rate its TsClock reads.
+  const std::optional<double>* replay_rate_ = nullptr;
   HostActivity* activity_ = nullptr;
   bool feed_activity_ = false;
   TsClock ts_clock_;

@@ -109,8 +109,82 @@ void put_input_fields(json& doc, const Report& r, const ReportView& view) {
 }
 }  // namespace
 
+namespace {
+bool shows_sender(const FlowReport& f, std::size_t dir, const ReportView& view) {
+  return f.senders[dir].data_segments != 0 && view.shows(f.senders[dir]);
+}
+
+json sender_json(const FlowReport& f, std::size_t dir, std::optional<std::uint64_t> stream, CaptureTime origin) {
+  const auto rel = [&](CaptureTime t) { return seconds_between(t, origin); };
+  const SenderReport& s = f.senders[dir];
+  json jf;
+  jf["flow"] = f.id;
+  jf["tcp_stream"] = stream_json(stream);
+  jf["stream_filter"] = stream_filter(f, stream);
+  jf["direction"] = dir == 0 ? "client->server" : "server->client";
+  jf["file"] = f.file;
+  jf["src"] = to_string(s.src);
+  jf["dst"] = to_string(s.dst);
+  jf["packets"] = s.packets;
+  jf["data_segments"] = s.data_segments;
+  jf["bytes"] = s.bytes;
+  jf["timestamps"] = s.timestamps;
+  jf["tsval_sent"] = s.tsval_sent;
+  jf["tsval_peer"] = s.tsval_peer;
+  jf["sack"] = s.sack;
+  jf["peer_seen"] = s.peer_seen;
+  jf["capture_duplicates"] = f.capture_duplicates;
+  jf["rtt_samples"] = {{"karn", s.samples_seq}, {"ts_echo", s.samples_ts}, {"ambiguous_acks", s.ambiguous_acks}};
+  jf["rtt"] = {{"karn", rtt_json(s.rtt_karn)}, {"ts_echo", rtt_json(s.rtt_ts_echo)}};
+  jf["final"] = {{"srtt_ms", opt_ms(s.srtt)}, {"rttvar_ms", opt_ms(s.rttvar)}, {"rto_ms", ms(s.rto)},
+                 {"backoff", s.backoff}};
+  json kinds = json::object();
+  for (std::size_t k = 1; k < kSendKinds; ++k) kinds[std::string(to_string(static_cast<SendKind>(k)))] = s.by_kind[k];
+  jf["retransmissions"] = kinds;
+  jf["keepalives"] = s.keepalives;
+  jf["zero_window_probes"] = s.zero_window_probes;
+  json touts = json::array();
+  for (const auto& t : s.timeouts)
+    touts.push_back({{"frame", t.frame},
+                     {"time", to_seconds(t.time)},
+                     {"rel_time", rel(t.time)},
+                     {"seq", t.rel_seq},
+                     {"syn", t.syn},
+                     {"backoff", t.backoff},
+                     {"observed_rto_ms", t.wait_unknown ? json(nullptr) : json(ms(t.waited))},
+                     {"predicted_rto_ms", ms(t.predicted)},
+                     {"accepted_ms", {ms(t.earliest), ms(t.latest)}},
+                     {"armed_by", to_string(t.armed_by)},
+                     {"verdict", to_string(t.verdict)},
+                     {"clock", to_string(t.clock)},
+                     {"relative", t.relative},
+                     {"rules", rule_ids(t.rules)},
+                     {"display_filter", frame_filter(t.frame)}});
+  jf["timeouts"] = touts;
+  json finds = json::array();
+  for (const auto& x : s.findings)
+    finds.push_back({{"rule", to_string(x.rule)},
+                     {"level", to_string(x.level)},
+                     {"frame", x.frame},
+                     {"time", to_seconds(x.time)},
+                     {"rel_time", rel(x.time)},
+                     {"message", x.message},
+                     {"display_filter", frame_filter(x.frame)}});
+  jf["findings"] = finds;
+  jf["profile"] = s.profile;
+  jf["inferred"] = inferred_json(s.inferred);
+  return jf;
+}
+
+}  // namespace
+
+void append_flow_json(json& entries, const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin,
+                      const ReportView& view) {
+  for (std::size_t dir = 0; dir < 2; ++dir)
+    if (shows_sender(f, dir, view)) entries.push_back(sender_json(f, dir, stream, origin));
+}
+
 json to_json(const Report& r, const ReportView& view) {
-  const auto rel = [&](CaptureTime t) { return seconds_between(t, r.first_time); };
   const Options& o = r.options;
   json doc;
   doc["tool"] = "pcap-replay";
@@ -136,73 +210,13 @@ json to_json(const Report& r, const ReportView& view) {
   const StreamNumbers streams(r);
   json flows = json::array();
   for (const auto& f : r.flows) {
-    if (!view.shows(f, streams)) continue;
-    for (std::size_t dir = 0; dir < 2; ++dir) {
-      const SenderReport& s = f.senders[dir];
-      if (s.data_segments == 0 || !view.shows(s)) continue;
-      json jf;
-      jf["flow"] = f.id;
-      jf["tcp_stream"] = stream_json(streams.of(f));
-      jf["stream_filter"] = stream_filter(f, streams.of(f));
-      jf["direction"] = dir == 0 ? "client->server" : "server->client";
-      jf["file"] = f.file;
-      jf["src"] = to_string(s.src);
-      jf["dst"] = to_string(s.dst);
-      jf["packets"] = s.packets;
-      jf["data_segments"] = s.data_segments;
-      jf["bytes"] = s.bytes;
-      jf["timestamps"] = s.timestamps;
-      jf["tsval_sent"] = s.tsval_sent;
-      jf["tsval_peer"] = s.tsval_peer;
-      jf["sack"] = s.sack;
-      jf["peer_seen"] = s.peer_seen;
-      jf["capture_duplicates"] = f.capture_duplicates;
-      jf["rtt_samples"] = {{"karn", s.samples_seq}, {"ts_echo", s.samples_ts}, {"ambiguous_acks", s.ambiguous_acks}};
-      jf["rtt"] = {{"karn", rtt_json(s.rtt_karn)}, {"ts_echo", rtt_json(s.rtt_ts_echo)}};
-      jf["final"] = {{"srtt_ms", opt_ms(s.srtt)}, {"rttvar_ms", opt_ms(s.rttvar)}, {"rto_ms", ms(s.rto)},
-                     {"backoff", s.backoff}};
-      json kinds = json::object();
-      for (std::size_t k = 1; k < kSendKinds; ++k) kinds[std::string(to_string(static_cast<SendKind>(k)))] = s.by_kind[k];
-      jf["retransmissions"] = kinds;
-      jf["keepalives"] = s.keepalives;
-      jf["zero_window_probes"] = s.zero_window_probes;
-      json touts = json::array();
-      for (const auto& t : s.timeouts)
-        touts.push_back({{"frame", t.frame},
-                         {"time", to_seconds(t.time)},
-                         {"rel_time", rel(t.time)},
-                         {"seq", t.rel_seq},
-                         {"syn", t.syn},
-                         {"backoff", t.backoff},
-                         {"observed_rto_ms", t.wait_unknown ? json(nullptr) : json(ms(t.waited))},
-                         {"predicted_rto_ms", ms(t.predicted)},
-                         {"accepted_ms", {ms(t.earliest), ms(t.latest)}},
-                         {"armed_by", to_string(t.armed_by)},
-                         {"verdict", to_string(t.verdict)},
-                         {"clock", to_string(t.clock)},
-                         {"relative", t.relative},
-                         {"rules", rule_ids(t.rules)},
-                         {"display_filter", frame_filter(t.frame)}});
-      jf["timeouts"] = touts;
-      json finds = json::array();
-      for (const auto& x : s.findings)
-        finds.push_back({{"rule", to_string(x.rule)},
-                         {"level", to_string(x.level)},
-                         {"frame", x.frame},
-                         {"time", to_seconds(x.time)},
-                         {"rel_time", rel(x.time)},
-                         {"message", x.message},
-                         {"display_filter", frame_filter(x.frame)}});
-      jf["findings"] = finds;
-      jf["profile"] = s.profile;
-      jf["inferred"] = inferred_json(s.inferred);
-      flows.push_back(std::move(jf));
-    }
+    const auto stream = streams.of(f);
+    if (view.shows(f, stream)) append_flow_json(flows, f, stream, r.first_time, view);
   }
   doc["flows"] = flows;
   doc["lockstep"] = lockstep_json(r);
   const InputCounts in = input_counts(r);
-  doc["summary"] = {{"flows", r.flows.size()},
+  doc["summary"] = {{"flows", r.flow_count()},
                     {"frames_skipped", in.skipped},
                     {"frames_with_warning", in.warned},
                     {"unusable_files", in.unusable},

@@ -25,13 +25,11 @@ std::string timestamps_text(const SenderReport& s) {
 }
 double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 std::string opt_ms(const std::optional<microseconds>& d) { return d ? fmt::format("{:.3f} ms", ms(*d)) : "-"; }
-double rel_s(const Report& r, CaptureTime t) {
-  return seconds_between(t, r.first_time);
-}
+double rel_s(CaptureTime origin, CaptureTime t) { return seconds_between(t, origin); }
 }  // namespace
 
 std::string summary_line(const Report& r) {
-  std::uint64_t timeouts = 0, retx = 0;
+  std::uint64_t timeouts = r.streamed.timeouts, retx = r.streamed.retransmissions;
   const InputCounts in = input_counts(r);
   for (const auto& f : r.flows)
     for (const auto& s : f.senders) {
@@ -41,13 +39,22 @@ std::string summary_line(const Report& r) {
   return fmt::format(
       "summary: {} flow(s), {} retransmission(s), {} timeout(s); findings: {} MUST, {} SHOULD, {} MAY, {} INFO; "
       "input: {} frame(s) skipped, {} analysed with a warning{}; profile {}{}",
-      r.flows.size(), retx, timeouts, r.count(Level::must), r.count(Level::should), r.count(Level::may),
+      r.flow_count(), retx, timeouts, r.count(Level::must), r.count(Level::should), r.count(Level::may),
       r.count(Level::info), in.skipped, in.warned, in.unusable ? fmt::format(", {} unusable file(s)", in.unusable) : "",
       r.options.auto_profile ? std::string("auto") : std::string(r.options.profile->name), lockstep_summary(r));
 }
 
 void write_text_report(std::ostream& os, const Report& r, const ReportView& view) {
-  const Options& o = r.options;
+  write_text_heading(os, r.options);
+  const StreamNumbers streams(r);
+  for (const auto& f : r.flows) {
+    const auto stream = streams.of(f);
+    if (view.shows(f, stream)) write_text_flow(os, f, stream, r.first_time, view);
+  }
+  write_text_ending(os, r);
+}
+
+void write_text_heading(std::ostream& os, const Options& o) {
   if (o.auto_profile) {
     os << fmt::format("pcap-replay check: profile auto (each sender against {}; the best fit is reported), "
                       "tolerance {:.3f} ms + {}% of the predicted value\n",
@@ -65,13 +72,14 @@ void write_text_report(std::ostream& os, const Report& r, const ReportView& view
                                                   : std::string());
   }
   os << "  model: " << limits::describe_thresholds() << "\n";
-  const StreamNumbers streams(r);
-  for (const auto& f : r.flows) {
-    if (!view.shows(f, streams)) continue;
+}
+
+void write_text_flow(std::ostream& os, const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin,
+                     const ReportView& view) {
+  {
     os << fmt::format("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n", f.id,
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
                       seconds_between(f.last_time, f.first_time));
-    const auto stream = streams.of(f);
     os << fmt::format("  Wireshark: {}; display filter: {}\n",
                       stream ? fmt::format("tcp.stream {}", *stream)
                              : std::string("tcp.stream not known under -f (it counts the connections the filter hides)"),
@@ -135,7 +143,7 @@ void write_text_report(std::ostream& os, const Report& r, const ReportView& view
           any_relative = any_relative || t.relative;
           if (t.wait_unknown) verdict += " (the capture clock stepped back: wait unknown)";
           os << fmt::format("      {:>8} {:>9.3f} {:>11} {:>3} {:>9} {:>10} {:>19}  {:<11} {}\n", t.frame,
-                            rel_s(r, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq), t.backoff,
+                            rel_s(origin, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq), t.backoff,
                             t.wait_unknown ? std::string("?") : fmt::format("{:.1f}", ms(t.waited)),
                             fmt::format("{:.1f}{}", ms(t.predicted), t.relative ? "*" : " "),
                             t.wait_unknown ? std::string("-")
@@ -163,13 +171,16 @@ void write_text_report(std::ostream& os, const Report& r, const ReportView& view
             os << fmt::format("      [{} {}] {} ({} time(s)): {}{}\n", to_string(lv), ru.id, ru.section, these.size(),
                               ru.statement, note ? " (a note, not a departure)" : "");
             for (const Finding* x : these)
-              os << fmt::format("        frame {} at {:.3f} s: {}  [{}]\n", x->frame, rel_s(r, x->time), x->message,
+              os << fmt::format("        frame {} at {:.3f} s: {}  [{}]\n", x->frame, rel_s(origin, x->time), x->message,
                                 frame_filter(x->frame));
           }
         }
       }
     }
   }
+}
+
+void write_text_ending(std::ostream& os, const Report& r) {
   if (auto note = empty_input_note(r)) os << "\nnote: " << *note << "\n";
   write_input_problems(os, r);
   write_lockstep_text(os, r);

@@ -7,9 +7,11 @@
 
 namespace replay {
 
-bool ReportView::shows(const FlowReport& f, const StreamNumbers& streams) const {
+bool ReportView::shows(const FlowReport& f, const StreamNumbers& streams) const { return shows(f, streams.of(f)); }
+
+bool ReportView::shows(const FlowReport& f, std::optional<std::uint64_t> stream_of_f) const {
   if (flow && f.id != *flow) return false;
-  if (stream && streams.of(f) != stream) return false;
+  if (stream && stream_of_f != stream) return false;
   if (findings_only) {
     for (const auto& s : f.senders)
       if (shows(s)) return true;

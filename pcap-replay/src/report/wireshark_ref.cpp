@@ -22,24 +22,19 @@ StreamNumbers::StreamNumbers(const Report& r) {
   order.reserve(r.flows.size());
   for (const auto& f : r.flows) order.push_back(&f);
   std::sort(order.begin(), order.end(), [](const FlowReport* a, const FlowReport* b) { return a->id < b->id; });
-  std::map<std::size_t, std::uint64_t> next;  // file_index -> next new stream
-  struct Last {
-    std::optional<std::uint32_t> isn;
-    std::uint64_t stream = 0;
-  };
-  // (file, lower endpoint, higher endpoint) -> the latest connection on that pair.
-  std::map<std::tuple<std::size_t, Endpoint, Endpoint>, Last> last;
-  for (const FlowReport* f : order) {
-    const auto key = std::make_tuple(f->file_index, std::min(f->client, f->server), std::max(f->client, f->server));
-    auto it = last.find(key);
-    if (f->syn_isn && it != last.end() && it->second.isn == f->syn_isn) {
-      by_id_[f->id] = it->second.stream;  // the same SYN again: Wireshark's same stream
-      continue;
-    }
-    const std::uint64_t n = next[f->file_index]++;
-    by_id_[f->id] = n;
-    last[key] = Last{f->syn_isn, n};
-  }
+  StreamCounter counter(true);
+  for (const FlowReport* f : order) by_id_[f->id] = *counter.next(*f);
+}
+
+std::optional<std::uint64_t> StreamCounter::next(const FlowReport& f) {
+  if (!known_) return std::nullopt;
+  const auto key = std::make_tuple(f.file_index, std::min(f.client, f.server), std::max(f.client, f.server));
+  auto it = last_.find(key);
+  // The same SYN again: Wireshark's same stream.
+  if (f.syn_isn && it != last_.end() && it->second.isn == f.syn_isn) return it->second.stream;
+  const std::uint64_t n = next_[f.file_index]++;
+  last_[key] = Last{f.syn_isn, n};
+  return n;
 }
 
 std::optional<std::uint64_t> StreamNumbers::of(const FlowReport& f) const {
