@@ -90,7 +90,17 @@ Instant TimerWheel::tick_time(std::int64_t t) const {
 }
 
 void TimerWheel::link(TimerEntry& e, TimerEntry** head, Instant keep_after) {
-  e.keep_after_ = keep_after;
+  // slack = deadline - keep_after, clamped to [0, kMaxSlack] (the due list's
+  // Instant::min() overflows: kMaxSlack). It is negative only for the never
+  // list when start + (kFarTick-1)*tick saturates at Instant::max(); 0 there
+  // keeps re-arms to later deadlines in place, which is right, since every
+  // deadline later than a "never" one is "never" too.
+  std::int64_t slack;
+  if (__builtin_sub_overflow(e.deadline_.time_since_epoch().count(), keep_after.time_since_epoch().count(), &slack))
+    slack = keep_after < e.deadline_ ? kMaxSlack : 0;
+  else if (slack > kMaxSlack)
+    slack = kMaxSlack;
+  e.slack_ = static_cast<std::uint32_t>(slack > 0 ? slack : 0);
   e.next_ = *head;
   if (e.next_ != nullptr) e.next_->pprev_ = &e.next_;
   e.pprev_ = head;

@@ -16,9 +16,10 @@ class TimerWheel;
 
 /// A timer the caller embeds in its own object (e.g. a connection). It links
 /// itself into a TimerWheel without any allocation. Not copyable or movable
-/// while it may be armed; its destructor cancels it. `user` is free for the
-/// caller (an index or a pointer to the owner). 48 bytes (see kEntryBytes):
-/// it never needs more than one cache line.
+/// while it may be armed; its destructor cancels it. `user` (32 bits) is free
+/// for the caller, e.g. the owner's index in its table of connections (an owner
+/// that needs a pointer finds itself from the entry's address instead).
+/// 40 bytes (see kEntryBytes): well within one 64-byte cache line.
 class RTO_API TimerEntry {
  public:
   TimerEntry() = default;
@@ -28,11 +29,9 @@ class RTO_API TimerEntry {
 
   /// True while armed in a wheel.
   bool armed() const { return wheel_ != nullptr; }
-  /// The deadline it was armed with (us); meaningful only when armed().
+  /// The deadline it was armed with (us, exactly as given to arm(): not
+  /// rounded to the tick); meaningful only when armed().
   Instant deadline() const { return deadline_; }
-
-  /// Free for the caller: identifies the owner in the advance() callback.
-  std::uint64_t user = 0;
 
  private:
   friend class TimerWheel;
@@ -41,17 +40,29 @@ class RTO_API TimerEntry {
   TimerWheel* wheel_ = nullptr;
   Instant deadline_{};
   // The list the entry sits in is examined at tick T (its slot's first tick);
-  // any deadline after keep_after_ = start + (T-1)*tick still has its tick at or
+  // any deadline after keep_after = start + (T-1)*tick still has its tick at or
   // after T, so a re-arm to such a deadline leaves the entry where it is (the
-  // entry is re-placed when T comes). Instant::min() for the due list (examined
-  // at the next advance), "far" for the never list.
-  // (Which list it is in, needed only to clear an occupancy bit, is found from
-  // pprev_ when the entry is a list head: no level/slot fields.)
-  Instant keep_after_{};
+  // entry is re-placed when T comes). keep_after is kept as the distance below
+  // the deadline, slack_ = deadline_ - keep_after (us), clamped to kMaxSlack:
+  // a clamped slack puts keep_after later than the list's own, which only sends
+  // more re-arms to the slow path (moving the entry), never one that must move
+  // to the fast path. The due list (examined at the next advance) and lists
+  // examined more than kMaxSlack us ahead hold kMaxSlack. (Which list the entry
+  // is in, needed only to clear an occupancy bit, is found from pprev_ when the
+  // entry is a list head: no level/slot fields.)
+  std::uint32_t slack_ = 0;
+
+ public:
+  /// Free for the caller: identifies the owner in the advance() callback.
+  std::uint32_t user = 0;
 };
 
-/// sizeof(TimerEntry): three pointers, two instants and `user`, 8 bytes each.
-inline constexpr std::size_t kEntryBytes = 48;
+/// The largest slack_ a TimerEntry stores (us; about 71.6 minutes).
+inline constexpr std::int64_t kMaxSlack = std::int64_t{0xffffffff};
+
+/// sizeof(TimerEntry): three pointers and the deadline, 8 bytes each, then the
+/// 32-bit slack and the 32-bit `user`: 4 * 8 + 2 * 4 = 40.
+inline constexpr std::size_t kEntryBytes = 40;
 static_assert(sizeof(TimerEntry) == kEntryBytes, "TimerEntry layout changed: update kEntryBytes");
 static_assert(sizeof(TimerEntry) <= 64, "a TimerEntry must fit one cache line");
 
@@ -109,7 +120,15 @@ class RTO_API TimerWheel {
   void arm(TimerEntry& e, Instant deadline) {
     // The per-ACK path (RFC 6298 5.3), inline: a deadline whose tick is not
     // before the tick the entry's list is examined at needs no move.
-    if (e.wheel_ == this && deadline > e.keep_after_) {
+    // With keep_after = deadline_ - slack_, "deadline > keep_after" is
+    // "moved = deadline - deadline_ > -slack_"; the stored slack then grows (or
+    // shrinks) by the move, so keep_after stays where it was (clamped).
+    std::int64_t moved;
+    if (e.wheel_ == this &&
+        !__builtin_sub_overflow(deadline.time_since_epoch().count(), e.deadline_.time_since_epoch().count(), &moved) &&
+        moved > -static_cast<std::int64_t>(e.slack_)) {
+      const std::int64_t slack = moved < kMaxSlack ? static_cast<std::int64_t>(e.slack_) + moved : kMaxSlack;
+      e.slack_ = static_cast<std::uint32_t>(slack < kMaxSlack ? slack : kMaxSlack);
       e.deadline_ = deadline;
       return;
     }
