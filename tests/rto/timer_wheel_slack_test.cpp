@@ -65,19 +65,35 @@ TEST_CASE("TimerWheel re-arm to exactly keep_after moves the entry; 1 us later i
   }
 }
 
-TEST_CASE("TimerWheel the distance to keep_after follows lazy re-arms later and earlier") {
-  // 100.5 -> 120 ms (stays: distance 37.5 + 19.5 = 57 ms) -> 80 ms (stays:
-  // 57 - 40 = 17 ms) -> 63 ms = keep_after: must move, fires at 63 ms.
+TEST_CASE("TimerWheel a lazy re-arm earlier keeps keep_after; a later one may only raise it") {
   TimerWheel w(at_ms(0));
   TimerEntry e;
   w.arm(e, at_us(kLevel1DeadlineUs));
-  w.arm(e, at_ms(120));
-  w.arm(e, at_ms(80));
+  SUBCASE("100.5 -> 80 ms (stays, distance 37.5 - 20.5 = 17 ms) -> 63 ms = keep_after: fires at 63 ms") {
+    w.arm(e, at_ms(80));
+  }
+  SUBCASE("100.5 -> 120 ms (stays; keep_after seen as 120 - 37.5 = 82.5 ms) -> 63 ms: fires at 63 ms") {
+    w.arm(e, at_ms(120));
+  }
   w.arm(e, at_ms(kLevel1KeepAfterMs));
   const Fires f = fires_around(w, kLevel1KeepAfterMs);
   CHECK(f.before == 0u);
   CHECK(f.at == 1u);
   CHECK(e.deadline() == at_ms(kLevel1KeepAfterMs));
+}
+
+TEST_CASE("TimerWheel a lazy re-arm earlier then later, then to just after keep_after: fires at the slot's tick") {
+  // 100.5 -> 70 -> 110 ms -> 63.001 ms (tick 64): whether it stays or moves,
+  // it fires at 64 ms.
+  TimerWheel w(at_ms(0));
+  TimerEntry e;
+  w.arm(e, at_us(kLevel1DeadlineUs));
+  w.arm(e, at_ms(70));
+  w.arm(e, at_ms(110));
+  w.arm(e, at_us(kLevel1KeepAfterMs * 1000 + 1));
+  const Fires f = fires_around(w, kLevel1KeepAfterMs + 1);
+  CHECK(f.before == 0u);
+  CHECK(f.at == 1u);
 }
 
 TEST_CASE("TimerWheel re-arm at keep_after with the distance exactly kMaxSlack (stored unclamped)") {

@@ -40,16 +40,17 @@ class RTO_API TimerEntry {
   TimerWheel* wheel_ = nullptr;
   Instant deadline_{};
   // The list the entry sits in is examined at tick T (its slot's first tick);
-  // any deadline after keep_after = start + (T-1)*tick still has its tick at or
-  // after T, so a re-arm to such a deadline leaves the entry where it is (the
-  // entry is re-placed when T comes). keep_after is kept as the distance below
-  // the deadline, slack_ = deadline_ - keep_after (us), clamped to kMaxSlack:
-  // a clamped slack puts keep_after later than the list's own, which only sends
-  // more re-arms to the slow path (moving the entry), never one that must move
-  // to the fast path. The due list (examined at the next advance) and lists
-  // examined more than kMaxSlack us ahead hold kMaxSlack. (Which list the entry
-  // is in, needed only to clear an occupancy bit, is found from pprev_ when the
-  // entry is a list head: no level/slot fields.)
+  // any deadline after the list's keep_after = start + (T-1)*tick still has its
+  // tick at or after T, so a re-arm to such a deadline leaves the entry where it
+  // is (the entry is re-placed when T comes). The entry keeps its own
+  // keep_after as a distance below the deadline: slack_ = deadline_ -
+  // keep_after (us), at most the distance to the list's keep_after: clamped to
+  // kMaxSlack when placed (the due list, examined at the next advance, and lists
+  // examined more than kMaxSlack us before the deadline), and not grown by a
+  // re-arm to a later deadline. A smaller slack only sends more re-arms to the
+  // slow path (moving the entry), never one that must move to the fast path.
+  // (Which list the entry is in, needed only to clear an occupancy bit, is
+  // found from pprev_ when the entry is a list head: no level/slot fields.)
   std::uint32_t slack_ = 0;
 
  public:
@@ -120,17 +121,19 @@ class RTO_API TimerWheel {
   void arm(TimerEntry& e, Instant deadline) {
     // The per-ACK path (RFC 6298 5.3), inline: a deadline whose tick is not
     // before the tick the entry's list is examined at needs no move.
-    // With keep_after = deadline_ - slack_, "deadline > keep_after" is
-    // "moved = deadline - deadline_ > -slack_"; the stored slack then grows (or
-    // shrinks) by the move, so keep_after stays where it was (clamped).
-    std::int64_t moved;
-    if (e.wheel_ == this &&
-        !__builtin_sub_overflow(deadline.time_since_epoch().count(), e.deadline_.time_since_epoch().count(), &moved) &&
-        moved > -static_cast<std::int64_t>(e.slack_)) {
-      const std::int64_t slack = moved < kMaxSlack ? static_cast<std::int64_t>(e.slack_) + moved : kMaxSlack;
-      e.slack_ = static_cast<std::uint32_t>(slack < kMaxSlack ? slack : kMaxSlack);
-      e.deadline_ = deadline;
-      return;
+    // The entry's keep_after is deadline_ - slack_ (never below the list's own
+    // keep_after, so the subtraction cannot overflow). A later deadline leaves
+    // slack_ as it is, which raises the entry's keep_after (only ever sends
+    // more re-arms to the slow path); an earlier one that may stay shrinks
+    // slack_ so that keep_after stays where it is.
+    if (e.wheel_ == this) {
+      const Instant keep_after = e.deadline_ - std::chrono::microseconds{e.slack_};
+      if (deadline > keep_after) {
+        if (deadline < e.deadline_) [[unlikely]]
+          e.slack_ = static_cast<std::uint32_t>((deadline - keep_after).count());
+        e.deadline_ = deadline;
+        return;
+      }
     }
     arm_slow(e, deadline);
   }
