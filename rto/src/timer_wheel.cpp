@@ -95,12 +95,11 @@ void TimerWheel::link(TimerEntry& e, TimerEntry** head, Instant keep_after) {
   // list when start + (kFarTick-1)*tick saturates at Instant::max(); 0 there
   // keeps re-arms to later deadlines in place, which is right, since every
   // deadline later than a "never" one is "never" too.
-  std::int64_t slack;
-  if (__builtin_sub_overflow(e.deadline_.time_since_epoch().count(), keep_after.time_since_epoch().count(), &slack))
-    slack = keep_after < e.deadline_ ? kMaxSlack : 0;
-  else if (slack > kMaxSlack)
-    slack = kMaxSlack;
-  e.slack_ = static_cast<std::uint32_t>(slack > 0 ? slack : 0);
+  const std::uint64_t slack =
+      keep_after < e.deadline_ ? static_cast<std::uint64_t>(e.deadline_.time_since_epoch().count()) -
+                                     static_cast<std::uint64_t>(keep_after.time_since_epoch().count())
+                               : 0;  // exact: the distance is in (0, 2^64)
+  e.slack_ = static_cast<std::uint32_t>(slack < kMaxSlack ? slack : kMaxSlack);
   e.next_ = *head;
   if (e.next_ != nullptr) e.next_->pprev_ = &e.next_;
   e.pprev_ = head;

@@ -42,6 +42,8 @@ constexpr long long kLevel1KeepAfterMs = 63;
 constexpr long long kLevel4KeepAfterMs = 83'886'079;
 constexpr long long kLevel4KeepAfterUs = kLevel4KeepAfterMs * 1000;
 
+constexpr long long kMaxSlackUs = static_cast<long long>(rto::kMaxSlack);  // 4 294 967 295
+
 }  // namespace
 
 TEST_CASE("TimerWheel re-arm to exactly keep_after moves the entry; 1 us later it may stay (level 1)") {
@@ -65,14 +67,14 @@ TEST_CASE("TimerWheel re-arm to exactly keep_after moves the entry; 1 us later i
   }
 }
 
-TEST_CASE("TimerWheel a lazy re-arm earlier keeps keep_after; a later one may only raise it") {
+TEST_CASE("TimerWheel lazy re-arms earlier and later keep the entry's keep_after where it is") {
   TimerWheel w(at_ms(0));
   TimerEntry e;
   w.arm(e, at_us(kLevel1DeadlineUs));
   SUBCASE("100.5 -> 80 ms (stays, distance 37.5 - 20.5 = 17 ms) -> 63 ms = keep_after: fires at 63 ms") {
     w.arm(e, at_ms(80));
   }
-  SUBCASE("100.5 -> 120 ms (stays; keep_after seen as 120 - 37.5 = 82.5 ms) -> 63 ms: fires at 63 ms") {
+  SUBCASE("100.5 -> 120 ms (stays, distance 37.5 + 19.5 = 57 ms) -> 63 ms = keep_after: fires at 63 ms") {
     w.arm(e, at_ms(120));
   }
   w.arm(e, at_ms(kLevel1KeepAfterMs));
@@ -83,8 +85,8 @@ TEST_CASE("TimerWheel a lazy re-arm earlier keeps keep_after; a later one may on
 }
 
 TEST_CASE("TimerWheel a lazy re-arm earlier then later, then to just after keep_after: fires at the slot's tick") {
-  // 100.5 -> 70 -> 110 ms -> 63.001 ms (tick 64): whether it stays or moves,
-  // it fires at 64 ms.
+  // 100.5 -> 70 -> 110 ms -> 63.001 ms (tick 64, distance 1 us): stays, fires
+  // at 64 ms.
   TimerWheel w(at_ms(0));
   TimerEntry e;
   w.arm(e, at_us(kLevel1DeadlineUs));
@@ -101,7 +103,7 @@ TEST_CASE("TimerWheel re-arm at keep_after with the distance exactly kMaxSlack (
   // = 88 181 046 295 us: tick 88 181 047, still level 4 slot 5.
   TimerWheel w(at_ms(0));
   TimerEntry e;
-  w.arm(e, at_us(kLevel4KeepAfterUs + rto::kMaxSlack));
+  w.arm(e, at_us(kLevel4KeepAfterUs + kMaxSlackUs));
   w.arm(e, at_ms(kLevel4KeepAfterMs));
   const Fires f = fires_around(w, kLevel4KeepAfterMs);
   CHECK(f.before == 0u);
@@ -114,7 +116,7 @@ TEST_CASE("TimerWheel re-arm with the distance above kMaxSlack (clamped): never 
   SUBCASE("to keep_after: fires at tick 83 886 079") {
     TimerWheel w(at_ms(0));
     TimerEntry e;
-    w.arm(e, at_us(kLevel4KeepAfterUs + rto::kMaxSlack + 1));
+    w.arm(e, at_us(kLevel4KeepAfterUs + kMaxSlackUs + 1));
     w.arm(e, at_ms(kLevel4KeepAfterMs));
     const Fires f = fires_around(w, kLevel4KeepAfterMs);
     CHECK(f.before == 0u);
@@ -123,7 +125,7 @@ TEST_CASE("TimerWheel re-arm with the distance above kMaxSlack (clamped): never 
   SUBCASE("to keep_after + 1 us (moved though it could stay): fires at tick 83 886 080") {
     TimerWheel w(at_ms(0));
     TimerEntry e;
-    w.arm(e, at_us(kLevel4KeepAfterUs + rto::kMaxSlack + 1));
+    w.arm(e, at_us(kLevel4KeepAfterUs + kMaxSlackUs + 1));
     w.arm(e, at_us(kLevel4KeepAfterUs + 1));
     const Fires f = fires_around(w, kLevel4KeepAfterMs + 1);
     CHECK(f.before == 0u);
@@ -137,7 +139,7 @@ TEST_CASE("TimerWheel re-arm with the distance above kMaxSlack (clamped): never 
       TimerEntry e;
       const long long d = kLevel4KeepAfterUs + 5'000'000'000LL;
       w.arm(e, at_us(d));
-      w.arm(e, at_us(d - rto::kMaxSlack + extra));
+      w.arm(e, at_us(d - kMaxSlackUs + extra));
       const Fires f = fires_around(w, 84'591'112);
       CHECK(f.before == 0u);
       CHECK(f.at == 1u);
@@ -153,7 +155,7 @@ TEST_CASE("TimerWheel an entry in the due list re-armed far earlier or far later
   w.advance(at_ms(10), none);
   w.arm(e, at_ms(5));
   SUBCASE("earlier by more than kMaxSlack (before the start): still fires at the next advance") {
-    w.arm(e, at_us(5'000 - rto::kMaxSlack - 1));
+    w.arm(e, at_us(5'000 - kMaxSlackUs - 1));
     CHECK(w.advance(at_ms(10), none) == 1u);
   }
   SUBCASE("later, to 20 ms: not fired at the next advance, fires at 20 ms") {

@@ -45,10 +45,10 @@ class RTO_API TimerEntry {
   // is (the entry is re-placed when T comes). The entry keeps its own
   // keep_after as a distance below the deadline: slack_ = deadline_ -
   // keep_after (us), at most the distance to the list's keep_after: clamped to
-  // kMaxSlack when placed (the due list, examined at the next advance, and lists
-  // examined more than kMaxSlack us before the deadline), and not grown by a
-  // re-arm to a later deadline. A smaller slack only sends more re-arms to the
-  // slow path (moving the entry), never one that must move to the fast path.
+  // kMaxSlack (the due list, examined at the next advance, and lists examined
+  // more than kMaxSlack us before the deadline). A smaller slack only sends
+  // more re-arms to the slow path (moving the entry), never one that must move
+  // to the fast path.
   // (Which list the entry is in, needed only to clear an occupancy bit, is
   // found from pprev_ when the entry is a list head: no level/slot fields.)
   std::uint32_t slack_ = 0;
@@ -59,7 +59,7 @@ class RTO_API TimerEntry {
 };
 
 /// The largest slack_ a TimerEntry stores (us; about 71.6 minutes).
-inline constexpr std::int64_t kMaxSlack = std::int64_t{0xffffffff};
+inline constexpr std::uint64_t kMaxSlack = 0xffffffffu;
 
 /// sizeof(TimerEntry): three pointers and the deadline, 8 bytes each, then the
 /// 32-bit slack and the 32-bit `user`: 4 * 8 + 2 * 4 = 40.
@@ -122,15 +122,16 @@ class RTO_API TimerWheel {
     // The per-ACK path (RFC 6298 5.3), inline: a deadline whose tick is not
     // before the tick the entry's list is examined at needs no move.
     // The entry's keep_after is deadline_ - slack_ (never below the list's own
-    // keep_after, so the subtraction cannot overflow). A later deadline leaves
-    // slack_ as it is, which raises the entry's keep_after (only ever sends
-    // more re-arms to the slow path); an earlier one that may stay shrinks
-    // slack_ so that keep_after stays where it is.
+    // keep_after, so the subtraction cannot overflow). A deadline after it may
+    // stay; the new slack (deadline - keep_after, in (0, 2^64) so exact in
+    // unsigned arithmetic) is stored clamped to kMaxSlack, which keeps
+    // keep_after where it was or (clamped) raises it.
     if (e.wheel_ == this) {
-      const Instant keep_after = e.deadline_ - std::chrono::microseconds{e.slack_};
-      if (deadline > keep_after) {
-        if (deadline < e.deadline_) [[unlikely]]
-          e.slack_ = static_cast<std::uint32_t>((deadline - keep_after).count());
+      const std::int64_t keep_after = e.deadline_.time_since_epoch().count() - std::int64_t{e.slack_};
+      const std::int64_t d = deadline.time_since_epoch().count();
+      if (d > keep_after) {
+        const std::uint64_t slack = static_cast<std::uint64_t>(d) - static_cast<std::uint64_t>(keep_after);
+        e.slack_ = static_cast<std::uint32_t>(slack < kMaxSlack ? slack : kMaxSlack);
         e.deadline_ = deadline;
         return;
       }
