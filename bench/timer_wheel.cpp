@@ -68,7 +68,7 @@ struct WheelWorld {
     Rng r{n};
     for (std::size_t i = 0; i < n; ++i) {
       rto[i] = kMinRtoUs + static_cast<std::int64_t>(r() % kRtoSpanUs);
-      entries[i].user = i;
+      entries[i].user = static_cast<std::uint32_t>(i);
       w.arm(entries[i], kStart + microseconds{rto[i]});
     }
   }

@@ -93,7 +93,16 @@ Instant TimerWheel::tick_time(std::int64_t t) const {
 }
 
 void TimerWheel::link(TimerEntry& e, TimerEntry** head, Instant keep_after) {
-  e.keep_after_ = keep_after;
+  // slack = deadline - keep_after, clamped to [0, kMaxSlack] (the due list's
+  // Instant::min() overflows: kMaxSlack). It is negative only for the never
+  // list when start + (kFarTick-1)*tick saturates at Instant::max(); 0 there
+  // keeps re-arms to later deadlines in place, which is right, since every
+  // deadline later than a "never" one is "never" too.
+  const std::uint64_t slack =
+      keep_after < e.deadline_ ? static_cast<std::uint64_t>(e.deadline_.time_since_epoch().count()) -
+                                     static_cast<std::uint64_t>(keep_after.time_since_epoch().count())
+                               : 0;  // exact: the distance is in (0, 2^64)
+  e.slack_ = static_cast<std::uint32_t>(slack < kMaxSlack ? slack : kMaxSlack);
   e.next_ = *head;
   if (e.next_ != nullptr) e.next_->pprev_ = &e.next_;
   e.pprev_ = head;

@@ -171,7 +171,7 @@ void sweep(std::chrono::microseconds tick, std::uint64_t seed, int steps) {
     const auto k = rel <= 0 ? rel / t : rel / t + (rel % t != 0);
     return start + microseconds{k * t};
   };
-  for (int i = 0; i < kN; ++i) entries[i].user = static_cast<std::uint64_t>(i);
+  for (int i = 0; i < kN; ++i) entries[i].user = static_cast<std::uint32_t>(i);
   long long total_fired = 0;
   for (int step = 0; step < steps; ++step) {
     const int ops = static_cast<int>(rng() % 20);

@@ -16,9 +16,10 @@ class TimerWheel;
 
 /// A timer the caller embeds in its own object (e.g. a connection). It links
 /// itself into a TimerWheel without any allocation. Not copyable or movable
-/// while it may be armed; its destructor cancels it. `user` is free for the
-/// caller (an index or a pointer to the owner). 48 bytes (see kEntryBytes):
-/// it never needs more than one cache line.
+/// while it may be armed; its destructor cancels it. `user` (32 bits) is free
+/// for the caller, e.g. the owner's index in its table of connections (an owner
+/// that needs a pointer finds itself from the entry's address instead).
+/// 40 bytes (see kEntryBytes): well within one 64-byte cache line.
 class RTO_API TimerEntry {
  public:
   TimerEntry() = default;
@@ -28,11 +29,9 @@ class RTO_API TimerEntry {
 
   /// True while armed in a wheel.
   bool armed() const { return wheel_ != nullptr; }
-  /// The deadline it was armed with (us); meaningful only when armed().
+  /// The deadline it was armed with (us, exactly as given to arm(): not
+  /// rounded to the tick); meaningful only when armed().
   Instant deadline() const { return deadline_; }
-
-  /// Free for the caller: identifies the owner in the advance() callback.
-  std::uint64_t user = 0;
 
  private:
   friend class TimerWheel;
@@ -41,17 +40,30 @@ class RTO_API TimerEntry {
   TimerWheel* wheel_ = nullptr;
   Instant deadline_{};
   // The list the entry sits in is examined at tick T (its slot's first tick);
-  // any deadline after keep_after_ = start + (T-1)*tick still has its tick at or
-  // after T, so a re-arm to such a deadline leaves the entry where it is (the
-  // entry is re-placed when T comes). Instant::min() for the due list (examined
-  // at the next advance), "far" for the never list.
-  // (Which list it is in, needed only to clear an occupancy bit, is found from
-  // pprev_ when the entry is a list head: no level/slot fields.)
-  Instant keep_after_{};
+  // any deadline after the list's keep_after = start + (T-1)*tick still has its
+  // tick at or after T, so a re-arm to such a deadline leaves the entry where it
+  // is (the entry is re-placed when T comes). The entry keeps its own
+  // keep_after as a distance below the deadline: slack_ = deadline_ -
+  // keep_after (us), at most the distance to the list's keep_after: clamped to
+  // kMaxSlack (the due list, examined at the next advance, and lists examined
+  // more than kMaxSlack us before the deadline). A smaller slack only sends
+  // more re-arms to the slow path (moving the entry), never one that must move
+  // to the fast path.
+  // (Which list the entry is in, needed only to clear an occupancy bit, is
+  // found from pprev_ when the entry is a list head: no level/slot fields.)
+  std::uint32_t slack_ = 0;
+
+ public:
+  /// Free for the caller: identifies the owner in the advance() callback.
+  std::uint32_t user = 0;
 };
 
-/// sizeof(TimerEntry): three pointers, two instants and `user`, 8 bytes each.
-inline constexpr std::size_t kEntryBytes = 48;
+/// The largest slack_ a TimerEntry stores (us; about 71.6 minutes).
+inline constexpr std::uint64_t kMaxSlack = 0xffffffffu;
+
+/// sizeof(TimerEntry): three pointers and the deadline, 8 bytes each, then the
+/// 32-bit slack and the 32-bit `user`: 4 * 8 + 2 * 4 = 40.
+inline constexpr std::size_t kEntryBytes = 40;
 static_assert(sizeof(TimerEntry) == kEntryBytes, "TimerEntry layout changed: update kEntryBytes");
 static_assert(sizeof(TimerEntry) <= 64, "a TimerEntry must fit one cache line");
 
@@ -109,9 +121,20 @@ class RTO_API TimerWheel {
   void arm(TimerEntry& e, Instant deadline) {
     // The per-ACK path (RFC 6298 5.3), inline: a deadline whose tick is not
     // before the tick the entry's list is examined at needs no move.
-    if (e.wheel_ == this && deadline > e.keep_after_) {
-      e.deadline_ = deadline;
-      return;
+    // The entry's keep_after is deadline_ - slack_ (never below the list's own
+    // keep_after, so the subtraction cannot overflow). A deadline after it may
+    // stay; the new slack (deadline - keep_after, in (0, 2^64) so exact in
+    // unsigned arithmetic) is stored clamped to kMaxSlack, which keeps
+    // keep_after where it was or (clamped) raises it.
+    if (e.wheel_ == this) {
+      const std::int64_t keep_after = e.deadline_.time_since_epoch().count() - std::int64_t{e.slack_};
+      const std::int64_t d = deadline.time_since_epoch().count();
+      if (d > keep_after) {
+        const std::uint64_t slack = static_cast<std::uint64_t>(d) - static_cast<std::uint64_t>(keep_after);
+        e.slack_ = static_cast<std::uint32_t>(slack < kMaxSlack ? slack : kMaxSlack);
+        e.deadline_ = deadline;
+        return;
+      }
     }
     arm_slow(e, deadline);
   }
