@@ -12,32 +12,13 @@
 #include <replay/analyzer.hpp>
 #include <replay/thresholds.hpp>
 #include "heap_counter.hpp"
+#include "segment_builder.hpp"
 
 namespace {
 
 using replay::CaptureTime;
 
-// A segment of the connection 198.18.0.1:`cport` <-> 198.18.0.2:5001, at
-// `t_us` after 2023-11-14 22:13:20 UTC.
-replay::Segment seg(std::int64_t t_us, bool from_client, std::uint16_t cport, std::uint8_t flags, std::uint32_t seq,
-                    std::uint32_t ack) {
-  replay::Segment s;
-  s.time = CaptureTime{std::chrono::microseconds{1'700'000'000'000'000 + t_us}};
-  replay::Endpoint c, v;
-  c.address.bytes[10] = c.address.bytes[11] = 0xff, c.address.bytes[12] = 198, c.address.bytes[13] = 18;
-  c.address.bytes[15] = 1, c.port = cport;
-  v.address.bytes[10] = v.address.bytes[11] = 0xff, v.address.bytes[12] = 198, v.address.bytes[13] = 18;
-  v.address.bytes[15] = 2, v.port = 5001;
-  s.src = from_client ? c : v;
-  s.dst = from_client ? v : c;
-  s.tcp.src_port = s.src.port;
-  s.tcp.dst_port = s.dst.port;
-  s.tcp.seq = seq;
-  s.tcp.ack = ack;
-  s.tcp.flags = flags;
-  s.tcp.window = 65535;
-  return s;
-}
+using replaytest::segment;
 
 constexpr std::uint16_t kConnections = 2000;  // enough that per-connection bytes dwarf any one-off allocation
 
@@ -52,7 +33,7 @@ double live_bytes_per_connection(unsigned syns) {
   std::uint64_t frame = 0;
   for (unsigned k = 0; k < syns; ++k)
     for (std::uint16_t i = 0; i < kConnections; ++i) {
-      segs.push_back(seg(k * 1'000'000 + i, true, static_cast<std::uint16_t>(20000 + i), wire::kSyn, 1000, 0));
+      segs.push_back(segment(k * 1'000'000 + i, true, static_cast<std::uint16_t>(20000 + i), wire::kSyn, 1000, 0));
       segs.back().frame = ++frame;
     }
   // The first connection opens the analyzer's per-host tables: not counted.
@@ -131,11 +112,11 @@ TEST_CASE("memory: a server model created late hears every SYN it missed (k + 1 
     const std::int64_t at_s[] = {0, 1, 3, 7, 15};
     std::uint64_t frame = 0;
     for (unsigned i = 0; i < syns; ++i) {
-      auto s = seg(at_s[i] * 1'000'000, true, 40000, wire::kSyn, 1000, 0);
+      auto s = segment(at_s[i] * 1'000'000, true, 40000, wire::kSyn, 1000, 0);
       s.frame = ++frame;
       a.add(s);
     }
-    auto synack = seg(at_s[syns - 1] * 1'000'000 + 10'000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001);
+    auto synack = segment(at_s[syns - 1] * 1'000'000 + 10'000, false, 40000, wire::kSyn | wire::kAck, 7000, 1001);
     synack.frame = ++frame;
     a.add(synack);
     const replay::Report r = a.finish();
