@@ -25,25 +25,14 @@
 #include <cstdint>
 #include <optional>
 
+#include "common/byte_source.hpp"
 #include "common/memory_file.hpp"
 
 namespace {
 
 using std::chrono::microseconds;
 
-struct Input {
-  const std::uint8_t* p;
-  std::size_t n;
-  std::uint8_t u8() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-  std::uint32_t u32() {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v = (v << 8) | u8();
-    return v;
-  }
+struct Input : fuzz::ByteSource {
   // A duration in us spread over 0 .. ~2 h, with small values and the bounds
   // (0, 1 h, 1 h + 1) likely.
   std::int64_t duration_us() {
@@ -125,7 +114,7 @@ void check_model(const rto::Estimator& e, const rto::Config& c, const RfcModel& 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  Input in{data, size};
+  Input in{{data, size}};
   const std::uint8_t form = in.u8();
   rto::Config c = (form & 1) != 0 ? rto::Config::linux_default() : rto::Config::rfc6298();
   // Each field either keeps its profile default or takes a fuzzed value.

@@ -28,6 +28,7 @@
 #include <deque>
 #include <vector>
 
+#include "common/byte_source.hpp"
 #include "common/memory_file.hpp"
 
 namespace {
@@ -41,16 +42,7 @@ constexpr std::size_t kMaxQueued = 256;      // per direction: older datagrams a
 constexpr std::size_t kHealSteps = 20'000;   // event loop steps once the network is healed
 constexpr std::uint32_t kSenderIss = 0xFFFFFF00;  // sequence numbers wrap 2^32 within the first 256 bytes
 
-struct Input {
-  const std::uint8_t* p;
-  std::size_t n;
-  std::uint8_t u8() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-  std::uint16_t u16() { return static_cast<std::uint16_t>((u8() << 8) | u8()); }
-};
+using Input = fuzz::ByteSource;
 
 // The application's stream: byte i (a function, so any prefix can be checked).
 std::uint8_t stream_byte(std::uint64_t i) { return static_cast<std::uint8_t>((i * 167 + (i >> 9) * 13 + 5) & 0xFF); }

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "common/byte_source.hpp"
 #include "common/memory_file.hpp"
 
 namespace {
@@ -41,16 +42,7 @@ bool trace() {
 // The peer's stream: byte at offset i (a function, so any segment can carry the truth).
 std::uint8_t stream_byte(std::uint64_t i) { return static_cast<std::uint8_t>((i * 131 + (i >> 8) * 7 + 1) & 0xFF); }
 
-struct Input {
-  const std::uint8_t* p;
-  std::size_t n;
-  std::uint8_t u8() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-  std::uint16_t u16() { return static_cast<std::uint16_t>((u8() << 8) | u8()); }
-};
+using Input = fuzz::ByteSource;
 
 struct Harness {
   Endpoint local, peer;

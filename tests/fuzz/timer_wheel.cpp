@@ -23,6 +23,7 @@
 #include <limits>
 #include <memory>
 
+#include "common/byte_source.hpp"
 #include "common/memory_file.hpp"
 
 namespace {
@@ -35,20 +36,7 @@ constexpr std::size_t kEntries = 24;
 constexpr std::size_t kMaxOps = 512;
 constexpr std::int64_t kFarTicks = std::int64_t{1} << 61;  // timer_wheel.hpp: at or beyond, never fires
 
-struct Input {
-  const std::uint8_t* p;
-  std::size_t n;
-  std::uint8_t u8() {
-    if (n == 0) return 0;
-    --n;
-    return *p++;
-  }
-  std::uint32_t u32() {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v = (v << 8) | u8();
-    return v;
-  }
-};
+using Input = fuzz::ByteSource;
 
 // t + us, saturating at Instant::min() / Instant::max() (the harness's own
 // arithmetic must not overflow; the wheel's is what is under test).
