@@ -16,3 +16,18 @@ wire_errors() {
     -Y "_ws.malformed || _ws.expert.severity == error" \
     -T fields -e frame.number -e _ws.expert.message 2>/dev/null
 }
+
+# bad_checksums CAP: print the frames whose IPv4 header or TCP checksum does
+# not verify (frame number, source, the TCP checksum and what tshark
+# computed), one per line; nothing when every checksum is good.
+#
+# tshark marks a TCP checksum 0xffff "bad" when it computes 0x0000. In ones'
+# complement arithmetic the two are the same number (-0 and +0; RFC 1624
+# section 3), and a receiver that verifies by summing the whole segment,
+# checksum included, accepts either; Linux writes 0xffff when it updates a
+# checksum incrementally. That case is counted as good.
+bad_checksums() {
+  tshark -r "$1" "${TSHARK_PAYLOAD_AS_DATA[@]}" -o ip.check_checksum:TRUE -o tcp.check_checksum:TRUE \
+    -Y "ip.checksum.status == 0 || (tcp.checksum.status == 0 && !(tcp.checksum == 0xffff && tcp.checksum_calculated == 0x0000))" \
+    -T fields -e frame.number -e ip.src -e ipv6.src -e tcp.checksum -e tcp.checksum_calculated 2>/dev/null
+}
