@@ -31,3 +31,17 @@ bad_checksums() {
     -Y "ip.checksum.status == 0 || (tcp.checksum.status == 0 && !(tcp.checksum == 0xffff && tcp.checksum_calculated == 0x0000))" \
     -T fields -e frame.number -e ip.src -e ipv6.src -e tcp.checksum -e tcp.checksum_calculated 2>/dev/null
 }
+
+# wire_problems CAP: both checks above, as one message (empty when the capture
+# is clean). Only for captures whose checksums are complete, such as the ones
+# netstack writes at its TUN device; tcpdump on a veth sees the kernel's
+# packets before checksum offload fills them in.
+wire_problems() {
+  local frames sums
+  frames=$(wire_errors "$1")
+  sums=$(bad_checksums "$1")
+  [ -z "$frames" ] || printf 'tshark flags %s malformed/error packets (frame, expert messages):\n%s\n' \
+    "$(wc -l <<<"$frames")" "$frames"
+  [ -z "$sums" ] || printf 'tshark finds %s bad checksums (frame, source, TCP checksum, computed):\n%s\n' \
+    "$(wc -l <<<"$sums")" "$sums"
+}

@@ -39,12 +39,8 @@ for rel in 1 14281; do
   n=$(tshark -r "$WORK/cap.pcap" -Y "ipv6.src==fd00:0:0:1::2 && tcp.seq==$rel && tcp.len>0" 2>/dev/null | wc -l)
   [ "$n" -eq 2 ] || fail "segment at relative seq $rel appears $n times in the capture, expected 2"
 done
-bad_frames=$(wire_errors "$WORK/cap.pcap")
-[ -z "$bad_frames" ] || fail "tshark flags $(wc -l <<<"$bad_frames") malformed/error packets (frame, expert messages):
-$bad_frames"
-bad_sums=$(bad_checksums "$WORK/cap.pcap")
-[ -z "$bad_sums" ] || fail "tshark finds $(wc -l <<<"$bad_sums") bad checksums (frame, source, TCP checksum, computed):
-$bad_sums"
+problems=$(wire_problems "$WORK/cap.pcap")
+[ -z "$problems" ] || fail "$problems"
 if [ -x "$REPLAY" ]; then
   "$REPLAY" check --profile rfc6298 "$WORK/cap.pcap" >"$WORK/replay.txt" 2>&1 \
     || { cat "$WORK/replay.txt"; fail "pcap-replay found departures from RFC 6298"; }
