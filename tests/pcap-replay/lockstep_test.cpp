@@ -258,22 +258,23 @@ TEST_CASE("lockstep collector: SYN, its retransmission (same ISN) and the server
   syn.dst = kServer;
   syn.tcp.flags = wire::kSyn;
   syn.tcp.seq = 777;
-  c.add(syn, 0, syn.src, kServer);
+  replay::lockstep::AttemptRef ref = replay::lockstep::kNoAttempt;
+  c.add(syn, 0, syn.src, kServer, ref);
   auto retx = syn;
   retx.frame = 2;
   retx.time = at_us(1'000'000);
-  c.add(retx, 0, syn.src, kServer);
+  c.add(retx, 0, syn.src, kServer, ref);
   replay::Segment rst;
   rst.frame = 3;
   rst.time = at_us(1'000'100);
   rst.src = kServer;
   rst.dst = syn.src;
   rst.tcp.flags = wire::kRst | wire::kAck;
-  c.add(rst, 0, syn.src, kServer);
+  c.add(rst, 0, syn.src, kServer, ref);
   auto late = syn;  // after the end: not a retransmission of this attempt
   late.frame = 4;
   late.time = at_us(2'000'000);
-  c.add(late, 0, syn.src, kServer);
+  c.add(late, 0, syn.src, kServer, ref);
   const auto a = c.attempts();
   REQUIRE(a.size() == 1);
   CHECK(a[0].first.frame == 1);

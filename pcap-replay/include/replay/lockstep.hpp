@@ -24,6 +24,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <span>
@@ -148,24 +149,45 @@ struct Result {
 /// group are reported as one Dispersion per server and kind when there are at
 /// least kMinGroupSize of them.
 Result find_groups(std::span<const Attempt> attempts);
+/// The same over pointers to the attempts (in the order given), for a
+/// caller that keeps them elsewhere (AttemptCollector::groups).
+Result find_groups(std::span<const Attempt* const> attempts);
+
+/// Where an AttemptCollector keeps the attempt of one connection: the
+/// caller holds it with the connection (kNoAttempt until the connection's
+/// first SYN from its client), so the collector needs no index of its own.
+using AttemptRef = std::size_t;
+inline constexpr AttemptRef kNoAttempt = static_cast<AttemptRef>(-1);
 
 /// Builds Attempts from the segments of the analysis, one per connection (the
 /// analyzer's connection index; a SYN with a new ISN is a new connection).
+/// Holds one record per attempt (no per-attempt allocation unless it has
+/// retransmitted SYNs) until the end of the analysis.
 class AttemptCollector {
  public:
   /// One segment of connection `connection`, whose client (sender of the
-  /// first SYN) and server are given. Call in capture order, after dropping
-  /// capture duplicates. Only SYNs, SYN-ACKs and RSTs matter.
-  void add(const Segment& s, std::size_t connection, const Endpoint& client, const Endpoint& server);
-  /// The attempts seen (connections that began with a SYN from the client).
+  /// first SYN) and server are given; `ref` is the connection's AttemptRef
+  /// (kNoAttempt at first; set when its attempt begins). Call in capture
+  /// order, after dropping capture duplicates. Only SYNs, SYN-ACKs and RSTs
+  /// matter.
+  void add(const Segment& s, std::size_t connection, const Endpoint& client, const Endpoint& server,
+           AttemptRef& ref);
+  /// The attempts seen (connections that began with a SYN from the client),
+  /// by connection.
   std::vector<Attempt> attempts() const;
+  /// find_groups() over the attempts seen, by connection, without copying them.
+  Result groups() const;
 
  private:
   struct Slot {
     Attempt attempt;
     std::uint32_t isn = 0;
+    std::size_t connection = 0;
   };
-  std::map<std::size_t, Slot> slots_;
+  /// By connection, except where a connection's attempt began after a later
+  /// connection's (its first segment was no SYN from its client).
+  std::vector<const Slot*> by_connection() const;
+  std::deque<Slot> slots_;  // in the order the attempts began (a deque: no copy as it grows)
 };
 
 }  // namespace replay::lockstep

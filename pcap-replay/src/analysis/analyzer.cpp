@@ -7,6 +7,7 @@
 #include <optional>
 #include <tuple>
 #include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -89,30 +90,82 @@ struct Live {
   std::int8_t deferred = -1;
   std::optional<double> first_rate;
   bool over_limit = false;              // --max-outstanding reached: later segments are not analysed
-};
-
-// A connection's own fields (FlowReport's, without the file name and the
-// senders) while it is live: a connection that has no sender model yet
-// holds no SenderReport.
-struct FlowHead {
-  std::size_t id = 0, file_index = 0;
-  Endpoint client, server;
-  std::uint64_t packets = 0, first_frame = 0, last_frame = 0;
-  CaptureTime first_time{}, last_time{};
-  bool saw_syn = false, saw_fin = false, saw_rst = false;
-  std::optional<std::uint32_t> syn_isn;
+  // The senders' reports the single-profile models write, created with the
+  // connection's first model (or when it is finished).
+  std::unique_ptr<std::array<SenderReport, 2>> senders;
+  // Segments dropped as the same packet captured twice (FlowReport's).
   std::uint64_t capture_duplicates = 0;
   std::vector<std::uint64_t> duplicate_frames;
 };
 
-struct Connection {
-  FlowHead head;  // while live (moved into `report` when finished)
-  // The senders' reports the single-profile models write, created with the
-  // connection's first model (or when it is finished).
-  std::unique_ptr<std::array<SenderReport, 2>> senders;
-  std::unique_ptr<FlowReport> report;  // once finished
-  std::unique_ptr<Live> live;          // null once finished
+// A connection of one segment so far: that segment, without what the
+// connection already holds (its file, frame, time and endpoints are the
+// FlowHead's), and what a new TsClock of its sender's host read right after
+// observing it (Live::first_rate). At the connection's second segment, or
+// when it is finished, it becomes a Live (Analyzer::Impl::make_live): a
+// connection of one SYN holds this (120 B) instead of a Live, its vectors,
+// a whole Segment and a Recent (about 500 B).
+struct FirstSegment {
+  wire::TcpHeader tcp;
+  std::chrono::nanoseconds rebase{0};
+  std::uint32_t payload_len = 0, flow_label = 0;
+  std::optional<std::uint16_t> ip_id;
+  bool tcp_options_cut = false, tcp_options_bad = false;
+  std::int8_t dir = 0;                // the side that sent it (0: the client)
+  bool defer = false;                 // its sender's models wait for it (Live::deferred)
+  std::optional<double> first_rate;   // Live::first_rate
 };
+// Every field of Segment is either in FirstSegment or in the FlowHead; a
+// field added to Segment must be added to one of them (and to
+// FirstSegment's rebuild in make_live()).
+static_assert(sizeof(Segment) == 168, "Segment changed: keep FirstSegment (and make_live()) in step with it");
+
+// A connection's own fields (FlowReport's, without the file name and the
+// senders) while it is live: a connection that has no sender model yet
+// holds no SenderReport.
+// Its FlowReport::id is its index + 1; its capture duplicates are counted
+// in its Live (a first segment is never one).
+struct FlowHead {
+  Endpoint client, server;
+  std::uint32_t file_index = 0;  // Segment::file_index (an index into the command line's files)
+  std::uint32_t syn_isn = 0;     // FlowReport::syn_isn, when has_syn_isn
+  bool has_syn_isn = false;
+  bool saw_syn = false, saw_fin = false, saw_rst = false;
+  std::uint64_t packets = 0, first_frame = 0, last_frame = 0;
+  CaptureTime first_time{}, last_time{};
+};
+
+// What every segment kept (not a capture duplicate) tells its connection.
+void note_segment(FlowHead& f, const Segment& s) {
+  f.last_frame = s.frame;
+  f.last_time = s.time;
+  if (s.tcp.has(wire::kSyn)) f.saw_syn = true;
+  if (s.tcp.has(wire::kFin)) f.saw_fin = true;
+  if (s.tcp.has(wire::kRst)) f.saw_rst = true;
+}
+
+struct Connection {
+  FlowHead head;  // while live (copied into its report when finished)
+  FlowSlot slot;  // the flow table's split state (while it is in the table)
+  lockstep::AttemptRef attempt = lockstep::kNoAttempt;  // its attempt in Impl::attempts
+  // Where it stands: opened (no segment yet), its first segment only, live
+  // (everything it holds after that), or finished (its report).
+  std::variant<std::monostate, std::unique_ptr<FirstSegment>, std::unique_ptr<Live>, std::unique_ptr<FlowReport>>
+      state;
+  FirstSegment* first() const { return get<FirstSegment>(); }
+  Live* live() const { return get<Live>(); }
+  FlowReport* report() const { return get<FlowReport>(); }
+  bool open() const { return first() || live(); }
+  bool finished() const { return report() != nullptr; }
+
+ private:
+  template <class T>
+  T* get() const {
+    const auto* p = std::get_if<std::unique_ptr<T>>(&state);
+    return p ? p->get() : nullptr;
+  }
+};
+static_assert(sizeof(Connection) <= 136, "a connection record is kept for every open connection (issue 9: 2 M in 1 GB)");
 
 // The senders' reports of a connection between `client` and `server`, empty.
 std::unique_ptr<std::array<SenderReport, 2>> new_senders(const Endpoint& client, const Endpoint& server) {
@@ -170,7 +223,7 @@ bool capture_duplicate(const Recent& a, const Segment& b, std::uint64_t peer_cou
 }
 }  // namespace
 
-struct Analyzer::Impl {
+struct Analyzer::Impl final : FlowStore {
   Options options;
   std::vector<std::unique_ptr<Options>> profiles;  // the readings each connection is modelled under
   bool keep_timeline;
@@ -202,7 +255,13 @@ struct Analyzer::Impl {
     if (!h) h = std::make_unique<HostClock>();
     return h.get();
   }
-  Impl(Options o, bool keep) : options(std::move(o)), keep_timeline(keep), table(options.idle_split) {
+  // FlowStore: the table's view of connection `index` (live, so in conns).
+  FlowKey key(std::size_t index) const override {
+    const FlowHead& h = conns[index - base].head;
+    return flow_key(h.file_index, h.client, h.server);
+  }
+  FlowSlot& slot(std::size_t index) override { return at(index).slot; }
+  Impl(Options o, bool keep) : options(std::move(o)), keep_timeline(keep), table(options.idle_split, *this) {
     if (options.auto_profile) {
       for (const StackProfile& p : all_profiles()) {
         auto po = std::make_unique<Options>(options.with_profile(p));
@@ -229,7 +288,7 @@ struct Analyzer::Impl {
   void finish_connection(Connection& c, std::size_t idx);
   /// The report side `d` of candidate `cand` of `c` writes.
   static SenderReport& out(Connection& c, Candidate& cand, int d) {
-    return cand.own ? (*cand.own)[d] : (*c.senders)[d];
+    return cand.own ? (*cand.own)[d] : (*c.live()->senders)[d];
   }
   /// Creates the model of side `d` of candidate `i` of `c` (if it has none):
   /// it hears first what the peer sent so far (Live::unheard).
@@ -244,6 +303,14 @@ struct Analyzer::Impl {
   void defer_first_send(Connection& c, const Segment& s, int dir);
   /// Creates the models Live::deferred waits for (each replays the first segment).
   void create_deferred(Connection& c);
+  /// Keeps `s`, the connection's first segment, sent by side `dir`, as a
+  /// FirstSegment (with what defer_first_send() does, when its sender's
+  /// models are to wait for it).
+  void keep_first(Connection& c, const Segment& s, int dir, bool defer);
+  /// Gives `c` its Live (nothing when it has one): from c.first, the Live it
+  /// stands for (its segment counted, in the recent ring, and when deferred
+  /// kept for its models as defer_first_send() left it), else a new one.
+  void make_live(Connection& c);
   void add_model(const Segment& s);  // `s` on the model's clock
   void restore_capture_times(FlowReport& f) const;
   // The flow sink (set_flow_sink), the origin it is given, and the next
@@ -257,11 +324,11 @@ struct Analyzer::Impl {
   // each one it had unless the reports are kept.
   void drain() {
     if (!sink || !origin || (mode.after_input && !finishing)) return;
-    while (next_sunk < total() && !at(next_sunk).live) {
-      sink(*at(next_sunk).report, *origin);
+    while (next_sunk < total() && at(next_sunk).finished()) {
+      sink(*at(next_sunk).report(), *origin);
       ++next_sunk;
       if (mode.keep_reports) continue;
-      report.streamed.add(*conns.front().report);
+      report.streamed.add(*conns.front().report());
       conns.pop_front();
       ++base;
     }
@@ -306,22 +373,17 @@ void Analyzer::add_file(std::size_t file_index, const std::string& name) {
 std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   Impl& m = *this;
   Connection c;
-  c.live = std::make_unique<Live>();
   FlowHead& f = c.head;
-  f.id = m.total() + 1;
-  f.file_index = s.file_index;
+  f.file_index = static_cast<std::uint32_t>(s.file_index);
   // The client sent the SYN; a lone SYN-ACK names it as destination.
   const bool synack = s.tcp.has(wire::kSyn) && s.tcp.has(wire::kAck);
   f.client = synack ? s.dst : s.src;
   f.server = synack ? s.src : s.dst;
   f.first_frame = s.frame;
   f.first_time = s.time;
-  if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck)) f.syn_isn = s.tcp.seq;  // Wireshark's tcp.stream test
-  Live& live = *c.live;
-  if (m.options.model_senders) live.candidates.reserve(m.profiles.size());
-  for (const auto& po : m.profiles) {
-    if (!m.options.model_senders) break;  // connections only (flows): no candidate
-    live.candidates.push_back(Candidate{po.get(), nullptr, {}});
+  if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck)) {  // Wireshark's tcp.stream test
+    f.syn_isn = s.tcp.seq;
+    f.has_syn_isn = true;
   }
   const std::size_t idx = m.total();
   m.conns.push_back(std::move(c));
@@ -329,26 +391,79 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
 }
 
 void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
-  Candidate& cand = c.live->candidates[i];
+  Live& live = *c.live();
+  Candidate& cand = live.candidates[i];
   if (cand.model[d]) return;
   // The reports the models write, with the first model: the connection's
   // (one profile), or the reading's own (--profile auto).
-  if (!c.senders) c.senders = new_senders(c.head.client, c.head.server);
+  if (!live.senders) live.senders = new_senders(c.head.client, c.head.server);
   if (profiles.size() > 1 && !cand.own) cand.own = new_senders(c.head.client, c.head.server);
-  const Endpoint& src = (*c.senders)[d].src;
+  const Endpoint& src = (*live.senders)[d].src;
   cand.model[d] = std::make_unique<SenderModel>(*cand.options, out(c, cand, d), keep_timeline, host(src),
                                                 activity_of(src), /*feed_activity=*/i == 0);
   cand.model[d]->set_clock_steps(&clock_of(c.head.file_index));
   // The first segment of the connection, if this side sent it and its
   // models waited (it comes before anything the peer sent).
-  if (c.live->deferred == d) cand.model[d]->replay_first_send(c.live->unheard[d].front(), c.live->first_rate);
-  for (const Segment& p : c.live->unheard[1 - d]) cand.model[d]->on_peer(p);
+  if (live.deferred == d) cand.model[d]->replay_first_send(live.unheard[d].front(), live.first_rate);
+  for (const Segment& p : live.unheard[1 - d]) cand.model[d]->on_peer(p);
+}
+
+void Analyzer::Impl::keep_first(Connection& c, const Segment& s, int dir, bool defer) {
+  auto f = std::make_unique<FirstSegment>();
+  f->tcp = s.tcp;
+  f->rebase = s.rebase;
+  f->payload_len = s.payload_len;
+  f->flow_label = s.flow_label;
+  f->ip_id = s.ip_id;
+  f->tcp_options_cut = s.tcp_options_cut;
+  f->tcp_options_bad = s.tcp_options_bad;
+  f->dir = static_cast<std::int8_t>(dir);
+  f->defer = defer;
+  c.state = std::move(f);
+  if (defer) defer_first_send(c, s, dir);
+}
+
+void Analyzer::Impl::make_live(Connection& c) {
+  if (c.live()) return;
+  auto made = std::make_unique<Live>();
+  Live& live = *made;
+  if (options.model_senders) live.candidates.reserve(profiles.size());
+  for (const auto& po : profiles) {
+    if (!options.model_senders) break;  // connections only (flows): no candidate
+    live.candidates.push_back(Candidate{po.get(), nullptr, {}});
+  }
+  if (!c.first()) {
+    c.state = std::move(made);
+    return;
+  }
+  const FirstSegment& f = *c.first();
+  const FlowHead& h = c.head;
+  // The first segment again: what FirstSegment kept, and the FlowHead's
+  // file, frame, time and endpoints (it has been the only one).
+  Segment s;
+  s.file_index = h.file_index;
+  s.frame = h.first_frame;
+  s.time = h.first_time;
+  s.rebase = f.rebase;
+  s.src = f.dir == 0 ? h.client : h.server;
+  s.dst = f.dir == 0 ? h.server : h.client;
+  s.tcp = f.tcp;
+  s.payload_len = f.payload_len;
+  s.flow_label = f.flow_label;
+  s.ip_id = f.ip_id;
+  s.tcp_options_cut = f.tcp_options_cut;
+  s.tcp_options_bad = f.tcp_options_bad;
+  ++live.seen[f.dir];
+  live.recent[f.dir].push(s, 0);  // nothing from the peer came before it
+  if (f.defer) {
+    hold_for_peer(live, s, f.dir);  // no model exists yet: kept
+    live.deferred = f.dir;
+    live.first_rate = f.first_rate;
+  }
+  c.state = std::move(made);  // the FirstSegment goes
 }
 
 void Analyzer::Impl::defer_first_send(Connection& c, const Segment& s, int dir) {
-  Live& live = *c.live;
-  hold_for_peer(live, s, dir);  // no model exists yet: kept
-  live.deferred = static_cast<std::int8_t>(dir);
   const Endpoint& src = dir == 0 ? c.head.client : c.head.server;
   // What the models' TsClock::observe would write and read now: a new
   // clock of the host, as theirs are before this segment.
@@ -356,16 +471,17 @@ void Analyzer::Impl::defer_first_send(Connection& c, const Segment& s, int dir) 
   probe.set_host(host(src));
   if (s.tcp.options.tsval) {
     probe.observe(s.time, *s.tcp.options.tsval);
-    live.first_rate = probe.rate_hz();
+    c.first()->first_rate = probe.rate_hz();
   }
   // The first candidate's model feeds its host's activity (ensure_model).
   activity_of(src)->observe(s.file_index, s.frame, s.time, SenderModel::first_send_held(probe, s));
 }
 
 void Analyzer::Impl::create_deferred(Connection& c) {
-  if (c.live->deferred < 0) return;
-  for (std::size_t i = 0; i < c.live->candidates.size(); ++i) ensure_model(c, i, c.live->deferred);
-  c.live->deferred = -1;
+  Live& live = *c.live();
+  if (live.deferred < 0) return;
+  for (std::size_t i = 0; i < live.candidates.size(); ++i) ensure_model(c, i, live.deferred);
+  live.deferred = -1;
 }
 
 bool Analyzer::Impl::hold_for_peer(Live& live, const Segment& s, int dir) {
@@ -376,17 +492,19 @@ bool Analyzer::Impl::hold_for_peer(Live& live, const Segment& s, int dir) {
 }
 
 void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
-  if (!c.live) return;
-  auto& candidates = c.live->candidates;
+  if (!c.open()) return;
+  make_live(c);
+  Live& live = *c.live();
+  auto& candidates = live.candidates;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     for (int d = 0; d < 2; ++d) {
       ensure_model(c, i, d);
       candidates[i].model[d]->finish();
     }
   }
-  c.live->deferred = -1;
-  if (!c.senders) c.senders = new_senders(c.head.client, c.head.server);  // no model (flows)
-  std::array<SenderReport, 2>& senders = *c.senders;
+  live.deferred = -1;
+  if (!live.senders) live.senders = new_senders(c.head.client, c.head.server);  // no model (flows)
+  std::array<SenderReport, 2>& senders = *live.senders;
   for (int d = 0; d < 2 && !candidates.empty(); ++d) {  // none without sender models
     std::size_t best = 0;
     for (std::size_t i = 1; i < candidates.size(); ++i)
@@ -398,18 +516,12 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
     if (candidates[best].own) senders[d] = std::move((*candidates[best].own)[d]);
     infer_settings(senders[d], *candidates[best].options, ties);
   }
-  // The connection's FlowKey (flow_key() of any of its segments).
-  FlowKey key;
-  key.file_index = c.head.file_index;
-  key.lo = c.head.client < c.head.server ? c.head.client : c.head.server;
-  key.hi = c.head.client < c.head.server ? c.head.server : c.head.client;
-  table.retire(key, idx);
-  c.live.reset();
+  table.retire(key(idx), idx);
   // The report: the connection's fields, its file's name, the senders.
-  c.report = std::make_unique<FlowReport>();
-  FlowReport& f = *c.report;
-  FlowHead& h = c.head;
-  f.id = h.id;
+  auto made = std::make_unique<FlowReport>();
+  FlowReport& f = *made;
+  const FlowHead& h = c.head;
+  f.id = idx + 1;
   f.file_index = h.file_index;
   if (h.file_index < report.files.size()) f.file = report.files[h.file_index];
   f.client = h.client;
@@ -422,11 +534,11 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
   f.saw_syn = h.saw_syn;
   f.saw_fin = h.saw_fin;
   f.saw_rst = h.saw_rst;
-  f.syn_isn = h.syn_isn;
-  f.capture_duplicates = h.capture_duplicates;
-  f.duplicate_frames = std::move(h.duplicate_frames);
+  if (h.has_syn_isn) f.syn_isn = h.syn_isn;
+  f.capture_duplicates = live.capture_duplicates;
+  f.duplicate_frames = std::move(live.duplicate_frames);
   f.senders = std::move(senders);
-  c.senders.reset();
+  c.state = std::move(made);  // the Live (its models) goes
   restore_capture_times(f);  // the frames' own times again, before the flow sink sees it
   drain();
 }
@@ -466,8 +578,8 @@ void Analyzer::Impl::add_model(const Segment& s) {
     m.report.have_first_time = true;
   }
   std::size_t idx;
-  if (FlowSlot* slot = m.table.lookup(s)) {
-    idx = slot->index;
+  if (const auto found = m.table.lookup(s)) {
+    idx = *found;
   } else {
     if (m.total() >= m.options.max_flows) {
       if (m.report.dropped_segments++ == 0)
@@ -478,48 +590,51 @@ void Analyzer::Impl::add_model(const Segment& s) {
             m.total() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows));
       return;
     }
-    if (const FlowSlot* old = m.table.find(s))  // split: the old one is done
-      m.finish_connection(m.at(old->index), old->index);
+    if (const auto old = m.table.find(s))  // split: the old one is done
+      m.finish_connection(m.at(*old), *old);
     idx = m.open_connection(s);
     m.table.open(s, idx);
   }
   Connection& c = m.at(idx);
   FlowHead& f = c.head;
-  if (!c.live || c.live->over_limit) {
+  if (c.finished() || (c.live() && c.live()->over_limit)) {
     ++m.report.dropped_segments;
     return;
   }
-  Live& live = *c.live;
-  ++f.packets;
   const int dir = (s.src == f.client) ? 0 : 1;
+  // Its sender's models wait for the connection's second segment
+  // (Live::deferred). A first segment cannot put its sender over
+  // --max-outstanding (it leaves at most one segment outstanding), but with
+  // --max-outstanding 0 the models exist from the first segment on.
+  const bool models = m.options.model_senders && !m.profiles.empty();
+  const bool defer = models && m.options.max_outstanding >= 1;
+  if (!c.open() && (defer || !models)) {  // its first segment: kept as a FirstSegment
+    ++f.packets;
+    note_segment(f, s);
+    m.attempts.add(s, idx, f.client, f.server, c.attempt);
+    m.keep_first(c, s, dir, defer);
+    return;
+  }
+  m.make_live(c);
+  Live& live = *c.live();
+  ++f.packets;
   const std::uint64_t peer_count = live.seen[1 - dir];
   ++live.seen[dir];
   for (const Recent& prev : live.recent[dir].items) {
     if (capture_duplicate(prev, s, peer_count)) {
-      ++f.capture_duplicates;
-      f.duplicate_frames.push_back(s.frame);
+      ++live.capture_duplicates;
+      live.duplicate_frames.push_back(s.frame);
       f.last_frame = s.frame;
       f.last_time = s.time;
       return;
     }
   }
   live.recent[dir].push(s, peer_count);
-  f.last_frame = s.frame;
-  f.last_time = s.time;
-  if (s.tcp.has(wire::kSyn)) f.saw_syn = true;
-  if (s.tcp.has(wire::kFin)) f.saw_fin = true;
-  if (s.tcp.has(wire::kRst)) f.saw_rst = true;
-  m.attempts.add(s, idx, f.client, f.server);
+  note_segment(f, s);
+  m.attempts.add(s, idx, f.client, f.server, c.attempt);
   // In the order of the models' shared effects (host clock, host activity):
   // per candidate the peer's model, then the sender's.
   if (live.candidates.empty()) return;  // connections only (flows): no sender model
-  // The connection's first segment waits for the second (Live::deferred).
-  // It cannot put its sender over --max-outstanding: a first segment leaves
-  // at most one segment outstanding.
-  if (live.seen[0] + live.seen[1] == 1 && m.options.max_outstanding >= 1) {
-    m.defer_first_send(c, s, dir);
-    return;
-  }
   m.create_deferred(c);
   const bool held = Impl::hold_for_peer(live, s, dir);
   for (std::size_t i = 0; i < live.candidates.size(); ++i) {
@@ -538,7 +653,7 @@ void Analyzer::Impl::add_model(const Segment& s) {
     m.report.limit_hits.push_back(fmt::format(
         "{}: frame {}: connection {}: {} -> {} has more than --max-outstanding {} unacknowledged segments: "
         "the connection is analysed up to this frame only",
-        s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string(), s.frame, f.id,
+        s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string(), s.frame, idx + 1,
         to_string(s.src), to_string(s.dst), m.options.max_outstanding));
     live.over_limit = true;
     break;
@@ -591,10 +706,10 @@ Report Analyzer::finish() {
   }
   m.report.flows.reserve(m.report.flows.size() + m.conns.size());
   while (!m.conns.empty()) {
-    m.report.flows.push_back(std::move(*m.conns.front().report));
+    m.report.flows.push_back(std::move(*m.conns.front().report()));
     m.conns.pop_front();
   }
-  m.report.lockstep = lockstep::find_groups(m.attempts.attempts());
+  m.report.lockstep = m.attempts.groups();
   return std::move(m.report);
 }
 
@@ -605,13 +720,14 @@ std::size_t Analyzer::timeouts_so_far() const {
   for (const Connection& c : impl_->conns)
     for (int d = 0; d < 2; ++d) {
       // While live, the first reading's report (its own under --profile auto).
-      const Candidate* cand = c.live && !c.live->candidates.empty() ? &c.live->candidates.front() : nullptr;
+      const Live* live = c.live();
+      const Candidate* cand = live && !live->candidates.empty() ? &live->candidates.front() : nullptr;
       if (cand && cand->own)
         n += (*cand->own)[d].timeouts.size();
-      else if (c.report)
-        n += c.report->senders[d].timeouts.size();
-      else if (c.senders)
-        n += (*c.senders)[d].timeouts.size();
+      else if (c.report())
+        n += c.report()->senders[d].timeouts.size();
+      else if (live && live->senders)
+        n += (*live->senders)[d].timeouts.size();
     }
   return n;
 }

@@ -34,57 +34,66 @@ std::size_t FlowKeyHash::operator()(const FlowKey& k) const noexcept {
   return static_cast<std::size_t>(h);
 }
 
-FlowKey flow_key(const Segment& s) {
+FlowKey flow_key(std::size_t file_index, const Endpoint& a, const Endpoint& b) {
   FlowKey k;
-  k.file_index = s.file_index;
-  if (s.src < s.dst) {
-    k.lo = s.src;
-    k.hi = s.dst;
+  k.file_index = file_index;
+  if (a < b) {
+    k.lo = a;
+    k.hi = b;
   } else {
-    k.lo = s.dst;
-    k.hi = s.src;
+    k.lo = b;
+    k.hi = a;
   }
   return k;
 }
 
-FlowSlot* FlowTable::lookup(const Segment& s) {
-  const auto it = slots_.find(flow_key(s));
-  if (it == slots_.end()) return nullptr;
-  FlowSlot& f = it->second;
+FlowKey flow_key(const Segment& s) { return flow_key(s.file_index, s.src, s.dst); }
+
+FlowTable::FlowTable(std::chrono::microseconds idle_split, FlowStore& store)
+    : idle_split_(idle_split), store_(&store), set_(0, Hash{&store}, Eq{&store}) {}
+
+std::optional<std::size_t> FlowTable::lookup(const Segment& s) {
+  const FlowKey key = flow_key(s);
+  const auto it = set_.find(key);
+  if (it == set_.end()) return std::nullopt;
+  FlowSlot& f = store_->slot(*it);
   const bool pure_syn = s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck);
   if (pure_syn) {
-    if (f.closed) return nullptr;  // port reuse after FIN/RST
-    if (s.time - f.last_time > idle_split_) return nullptr;
-    if (f.syn_isn && *f.syn_isn != s.tcp.seq && f.syn_sender == s.src) return nullptr;  // new ISN
+    if (f.closed) return std::nullopt;  // port reuse after FIN/RST
+    if (s.time - f.last_time > idle_split_) return std::nullopt;
+    if (f.has_syn_isn && f.syn_isn != s.tcp.seq && f.syn_from_lo == (s.src == key.lo)) return std::nullopt;  // new ISN
   }
-  update(f, s);
-  return &f;
+  update(f, key, s);
+  return *it;
 }
 
-const FlowSlot* FlowTable::find(const Segment& s) const {
-  const auto it = slots_.find(flow_key(s));
-  return it == slots_.end() ? nullptr : &it->second;
+std::optional<std::size_t> FlowTable::find(const Segment& s) const {
+  const auto it = set_.find(flow_key(s));
+  if (it == set_.end()) return std::nullopt;
+  return *it;
 }
 
-FlowSlot& FlowTable::open(const Segment& s, std::size_t index) {
-  FlowSlot& f = slots_[flow_key(s)];
+void FlowTable::open(const Segment& s, std::size_t index) {
+  const FlowKey key = flow_key(s);
+  if (const auto it = set_.find(key); it != set_.end()) set_.erase(it);
+  set_.insert(index);
+  FlowSlot& f = store_->slot(index);
   f = FlowSlot{};
-  f.index = index;
-  update(f, s);
-  return f;
+  update(f, key, s);
 }
 
 void FlowTable::retire(const FlowKey& key, std::size_t index) {
-  const auto it = slots_.find(key);
-  if (it != slots_.end() && it->second.index == index) slots_.erase(it);
+  const auto it = set_.find(key);
+  if (it != set_.end() && *it == index) set_.erase(it);
 }
 
-void FlowTable::update(FlowSlot& f, const Segment& s) {
+void FlowTable::update(FlowSlot& f, const FlowKey& key, const Segment& s) {
   f.last_time = s.time;
   if (s.tcp.has(wire::kFin) || s.tcp.has(wire::kRst)) f.closed = true;
-  if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck) && !f.syn_isn) {
+  if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck) && !f.has_syn_isn) {
     f.syn_isn = s.tcp.seq;
-    f.syn_sender = s.src;
+    f.has_syn_isn = true;
+    f.syn_from_lo = s.src == key.lo;
   }
 }
 

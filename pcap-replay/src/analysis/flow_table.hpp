@@ -2,13 +2,18 @@
 // Connections by 4-tuple (addresses and ports, never the IPv6 flow label,
 // which Linux changes at every RTO), per input file, split anew on a SYN
 // after FIN/RST, on a SYN with another ISN, or after a long idle gap.
-// One hashed lookup per segment (FlowTable::lookup).
+// One hashed lookup per segment (FlowTable::lookup). The table holds only
+// each connection's index (8 bytes in an open-addressing set, Abseil's
+// flat_hash_set): the 4-tuple and the split state are in the caller's
+// connection record (FlowStore), not copied into a node per connection.
 
 #include <chrono>
 #include <compare>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
-#include <unordered_map>
+
+#include <absl/container/flat_hash_set.h>
 
 #include <replay/segment.hpp>
 
@@ -29,43 +34,75 @@ struct FlowKeyHash {
 
 /// The key of the connection a segment belongs to.
 FlowKey flow_key(const Segment& s);
+/// The key of the connection between `a` and `b` in input file `file_index`.
+FlowKey flow_key(std::size_t file_index, const Endpoint& a, const Endpoint& b);
 
-/// What the table remembers of the current connection on a 4-tuple.
+/// What the table needs to remember of the current connection on a 4-tuple
+/// (for its split rules), kept by the caller with the connection.
 struct FlowSlot {
-  std::size_t index = 0;         ///< caller's connection index
-  CaptureTime last_time{};
+  CaptureTime last_time{};       ///< its latest segment (any, also one not analysed)
+  std::uint32_t syn_isn = 0;     ///< ISN of the first pure SYN (when has_syn_isn)
+  bool has_syn_isn = false;
+  bool syn_from_lo = false;      ///< that SYN came from FlowKey::lo
   bool closed = false;           ///< FIN or RST seen
-  std::optional<std::uint32_t> syn_isn;  ///< ISN of the SYN that opened it
-  Endpoint syn_sender;
+};
+
+/// The caller's connections, by the index it gives them: their key and
+/// FlowSlot, valid as long as the index is in the table.
+class FlowStore {
+ public:
+  virtual FlowKey key(std::size_t index) const = 0;
+  virtual FlowSlot& slot(std::size_t index) = 0;
+
+ protected:
+  ~FlowStore() = default;
 };
 
 /// Maps segments to connections.
 class FlowTable {
  public:
-  explicit FlowTable(std::chrono::microseconds idle_split) : idle_split_(idle_split) {}
+  /// `store` must outlive the table.
+  FlowTable(std::chrono::microseconds idle_split, FlowStore& store);
 
-  /// The slot of the connection `s` belongs to (then updated with `s`: time,
-  /// FIN/RST, SYN ISN), or null when `s` opens a new connection (first
-  /// segment of the 4-tuple, a SYN after FIN/RST, with a new ISN or after an
-  /// idle gap longer than the idle split, or any segment after retire());
-  /// then call open() with the new connection's index. One hash lookup.
-  FlowSlot* lookup(const Segment& s);
-  /// The slot of `s`'s 4-tuple as it is (no update, no split rule), or null.
-  const FlowSlot* find(const Segment& s) const;
-  /// Registers connection `index` as the current one for `s`'s 4-tuple
-  /// (updated with `s`); returns its slot.
-  FlowSlot& open(const Segment& s, std::size_t index);
-  /// The caller finished the connection of `s`'s 4-tuple whose index is
-  /// `index`: its slot is dropped (nothing if another connection has the
-  /// 4-tuple since).
+  /// The index of the connection `s` belongs to (its slot then updated with
+  /// `s`: time, FIN/RST, SYN ISN), or nullopt when `s` opens a new
+  /// connection (first segment of the 4-tuple, a SYN after FIN/RST, with a
+  /// new ISN or after an idle gap longer than the idle split, or any segment
+  /// after retire()); then call open() with the new connection's index. One
+  /// hash lookup.
+  std::optional<std::size_t> lookup(const Segment& s);
+  /// The connection of `s`'s 4-tuple as it is (no update, no split rule), or nullopt.
+  std::optional<std::size_t> find(const Segment& s) const;
+  /// Registers connection `index` (whose key the store already gives) as the
+  /// current one for `s`'s 4-tuple, in place of any other; its slot is reset
+  /// and updated with `s`.
+  void open(const Segment& s, std::size_t index);
+  /// The caller finished the connection of `key` whose index is `index`: it
+  /// leaves the table (nothing if another connection has the 4-tuple since).
   void retire(const FlowKey& key, std::size_t index);
   /// Connections currently in the table.
-  std::size_t size() const { return slots_.size(); }
+  std::size_t size() const { return set_.size(); }
 
  private:
-  static void update(FlowSlot& f, const Segment& s);
+  // Hash and equality of indices through the store, and of FlowKeys (the
+  // lookup key): an index hashes as its connection's key.
+  struct Hash {
+    using is_transparent = void;
+    const FlowStore* store;
+    std::size_t operator()(std::size_t index) const { return FlowKeyHash{}(store->key(index)); }
+    std::size_t operator()(const FlowKey& k) const { return FlowKeyHash{}(k); }
+  };
+  struct Eq {
+    using is_transparent = void;
+    const FlowStore* store;
+    bool operator()(std::size_t a, std::size_t b) const { return a == b; }
+    bool operator()(std::size_t a, const FlowKey& k) const { return store->key(a) == k; }
+    bool operator()(const FlowKey& k, std::size_t a) const { return store->key(a) == k; }
+  };
+  static void update(FlowSlot& f, const FlowKey& key, const Segment& s);
   std::chrono::microseconds idle_split_;
-  std::unordered_map<FlowKey, FlowSlot, FlowKeyHash> slots_;
+  FlowStore* store_;
+  absl::flat_hash_set<std::size_t, Hash, Eq> set_;
 };
 
 }  // namespace replay

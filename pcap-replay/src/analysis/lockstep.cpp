@@ -33,9 +33,10 @@ microseconds us(CaptureTime::duration d) { return std::chrono::duration_cast<mic
 double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 double s_of(microseconds d) { return static_cast<double>(d.count()) / 1e6; }
 
-std::vector<Chain> syn_chains(std::span<const Attempt> attempts) {
+std::vector<Chain> syn_chains(std::span<const Attempt* const> attempts) {
   std::vector<Chain> out;
-  for (const auto& a : attempts) {
+  for (const Attempt* p : attempts) {
+    const Attempt& a = *p;
     if (a.retransmits.empty()) continue;
     out.push_back(Chain{a.file_index, a.server, host_of(a.client), a.first, a.retransmits});
   }
@@ -49,10 +50,10 @@ CaptureTime failure_time(const Attempt& a) {
   return a.retransmits.empty() ? a.first.time : a.retransmits.back().time;
 }
 
-std::vector<Chain> reconnect_chains(std::span<const Attempt> attempts) {
+std::vector<Chain> reconnect_chains(std::span<const Attempt* const> attempts) {
   // Attempts per (file, client host, server), in time order.
   std::map<std::tuple<std::size_t, Host, Endpoint>, std::vector<const Attempt*>> by_host;
-  for (const auto& a : attempts) by_host[{a.file_index, host_of(a.client), a.server}].push_back(&a);
+  for (const Attempt* a : attempts) by_host[{a->file_index, host_of(a->client), a->server}].push_back(a);
   std::vector<Chain> all;
   for (auto& [key, list] : by_host) {
     std::stable_sort(list.begin(), list.end(),
@@ -225,6 +226,13 @@ void find_in(std::vector<const Chain*> chains, RetryKind kind, Result& out) {
 }  // namespace
 
 Result find_groups(std::span<const Attempt> attempts) {
+  std::vector<const Attempt*> p;
+  p.reserve(attempts.size());
+  for (const Attempt& a : attempts) p.push_back(&a);
+  return find_groups(std::span<const Attempt* const>(p));
+}
+
+Result find_groups(std::span<const Attempt* const> attempts) {
   Result out;
   const std::vector<Chain> syn = syn_chains(attempts);
   const std::vector<Chain> rec = reconnect_chains(attempts);
@@ -239,27 +247,27 @@ Result find_groups(std::span<const Attempt> attempts) {
   return out;
 }
 
-void AttemptCollector::add(const Segment& s, std::size_t connection, const Endpoint& client, const Endpoint& server) {
+void AttemptCollector::add(const Segment& s, std::size_t connection, const Endpoint& client, const Endpoint& server,
+                           AttemptRef& ref) {
   const bool syn = s.tcp.has(wire::kSyn), ack = s.tcp.has(wire::kAck), rst = s.tcp.has(wire::kRst);
   if (s.src == client && s.dst == server && syn && !ack && !rst) {
-    auto it = slots_.find(connection);
-    if (it == slots_.end()) {
-      Slot slot;
+    if (ref == kNoAttempt) {
+      Slot& slot = slots_.emplace_back();
       slot.attempt.file_index = s.file_index;
       slot.attempt.server = server;
       slot.attempt.client = client;
       slot.attempt.first = Sent{s.time, s.frame};
       slot.isn = s.tcp.seq;
-      slots_.emplace(connection, std::move(slot));
-    } else if (!it->second.attempt.end && s.tcp.seq == it->second.isn) {
-      it->second.attempt.retransmits.push_back(Sent{s.time, s.frame});
+      slot.connection = connection;
+      ref = slots_.size() - 1;
+    } else if (Slot& slot = slots_[ref]; !slot.attempt.end && s.tcp.seq == slot.isn) {
+      slot.attempt.retransmits.push_back(Sent{s.time, s.frame});
     }
     return;
   }
   if (!(s.src == server) || !(syn || rst)) return;
-  auto it = slots_.find(connection);
-  if (it == slots_.end() || it->second.attempt.end) return;
-  Attempt& a = it->second.attempt;
+  if (ref == kNoAttempt || slots_[ref].attempt.end) return;
+  Attempt& a = slots_[ref].attempt;
   if (rst) {
     a.outcome = Outcome::rst;
     a.end = Sent{s.time, s.frame};
@@ -269,11 +277,28 @@ void AttemptCollector::add(const Segment& s, std::size_t connection, const Endpo
   }
 }
 
+std::vector<const AttemptCollector::Slot*> AttemptCollector::by_connection() const {
+  std::vector<const Slot*> p;
+  p.reserve(slots_.size());
+  for (const Slot& s : slots_) p.push_back(&s);
+  // Already in order unless an attempt began late (stable: one per connection).
+  if (!std::is_sorted(p.begin(), p.end(), [](const Slot* a, const Slot* b) { return a->connection < b->connection; }))
+    std::stable_sort(p.begin(), p.end(), [](const Slot* a, const Slot* b) { return a->connection < b->connection; });
+  return p;
+}
+
 std::vector<Attempt> AttemptCollector::attempts() const {
   std::vector<Attempt> out;
   out.reserve(slots_.size());
-  for (const auto& [conn, slot] : slots_) out.push_back(slot.attempt);
+  for (const Slot* s : by_connection()) out.push_back(s->attempt);
   return out;
+}
+
+Result AttemptCollector::groups() const {
+  std::vector<const Attempt*> p;
+  p.reserve(slots_.size());
+  for (const Slot* s : by_connection()) p.push_back(&s->attempt);
+  return find_groups(std::span<const Attempt* const>(p));
 }
 
 }  // namespace replay::lockstep
