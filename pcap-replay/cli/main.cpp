@@ -36,6 +36,7 @@
 #include <replay/analyzer.hpp>
 #include "bpf_check.hpp"
 #include <replay/check_stream.hpp>
+#include <replay/flow_list_stream.hpp>
 #include <replay/profile_hint.hpp>
 #include <replay/progress_line.hpp>
 #include <replay/report_html.hpp>
@@ -317,7 +318,8 @@ constexpr const char* kOutOfMemory =
     "bound the run with --max-flows or --max-outstanding, or split the capture (exit status 2)\n";
 
 int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool flows, bool timeline, bool plot, replay::CheckStream* streamed);
+           bool check, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
+           replay::FlowListStream* listed);
 
 }  // namespace
 
@@ -443,6 +445,7 @@ int main(int argc, char** argv) {
   // connections: each connection is written as the analysis finishes it, and
   // then dropped, so the memory does not grow with the connections written.
   std::optional<replay::CheckStream> streamed;
+  std::optional<replay::FlowListStream> listed;  // flows (text or --json), the same way
   try {
     const bool keep = timeline->parsed() || plot->parsed() || !a.html.empty();
     replay::FlowSink sink;
@@ -453,6 +456,11 @@ int main(int argc, char** argv) {
       streamed.emplace(std::cout, opt, view, a.json);
       mode = streamed->sink_mode();
       sink = [&streamed](replay::FlowReport& f, replay::CaptureTime origin) { streamed->flow(f, origin); };
+    }
+    if (flows->parsed() && !a.flow && !a.stream && a.interface.empty()) {
+      listed.emplace(std::cout, opt, a.json);
+      mode = listed->sink_mode();
+      sink = [&listed](replay::FlowReport& f, replay::CaptureTime origin) { listed->flow(f, origin); };
     }
     if (timeline->parsed() && !a.flow && !a.stream && a.interface.empty()) {  // files: rows as it goes
       a.timeline_streamed = true;
@@ -476,7 +484,7 @@ int main(int argc, char** argv) {
   }
   try {
     return report(r, a, files, opt, check->parsed(), flows->parsed(), timeline->parsed(), plot->parsed(),
-                  streamed ? &*streamed : nullptr);
+                  streamed ? &*streamed : nullptr, listed ? &*listed : nullptr);
   } catch (const std::bad_alloc&) {
     std::cerr << kOutOfMemory;
     return 2;
@@ -486,7 +494,8 @@ int main(int argc, char** argv) {
 namespace {
 // Prints the report (and the input problems on stderr); the exit status.
 int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool flows, bool timeline, bool plot, replay::CheckStream* streamed) {
+           bool check, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
+           replay::FlowListStream* listed) {
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
     if (replay::is_unusable_reason(r, d)) continue;  // said below, once
@@ -533,6 +542,8 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
   } else if (timeline) {
     replay::keep_shown_flows(r, view);
     replay::write_timeline_csv(std::cout, r);
+  } else if (flows && listed) {
+    listed->finish(r);
   } else if (flows) {
     if (a.json)
       replay::write_json_flow_list(std::cout, r, view);

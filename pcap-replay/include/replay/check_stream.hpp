@@ -10,6 +10,7 @@
 #include <string>
 
 #include "analyzer.hpp"
+#include "json_flows_writer.hpp"
 #include "profile_hint.hpp"
 #include "report_view.hpp"
 #include "wireshark_ref.hpp"
@@ -51,8 +52,8 @@ class CheckStream {
   const Options& options_;
   ReportView view_;
   bool json_;
-  bool begun_ = false;       // the heading (text) or the document up to "flows": [ (JSON) is written
-  bool any_entry_ = false;   // a "flows" entry is written (JSON)
+  bool begun_ = false;       // the heading is written (text)
+  JsonFlowsWriter doc_;      // the document (JSON)
   std::optional<Report> head_;  // JSON: the report as the input was read (files, diagnostics)
   StreamCounter streams_;
   HintTally hint_;

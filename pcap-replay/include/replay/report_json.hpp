@@ -37,6 +37,11 @@ void write_json_report(std::ostream& os, const Report& r, const ReportView& view
 /// display filter; only the flows `view` shows are listed.
 nlohmann::json flows_to_json(const Report& r, const ReportView& view = {});
 
+/// The "flows" entry of flows_to_json for connection `f`: `stream` is its
+/// tcp.stream (StreamNumbers, StreamCounter), "rel_time" seconds since `origin`
+/// (Report::first_time).
+nlohmann::json flow_list_entry(const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin);
+
 /// Writes flows_to_json(r, view), indented, and a newline.
 void write_json_flow_list(std::ostream& os, const Report& r, const ReportView& view = {});
 

@@ -50,6 +50,11 @@ void write_input_problems(std::ostream& os, const Report& r);
 /// One line per connection `view` shows: id, Wireshark's tcp.stream ("-"
 /// under -f), endpoints, packets, frames, duration, file and flags.
 void write_flow_list(std::ostream& os, const Report& r, const ReportView& view = {});
+/// The heading line of write_flow_list.
+void write_flow_list_heading(std::ostream& os);
+/// The line of write_flow_list for connection `f` (`stream`: its tcp.stream,
+/// StreamNumbers or StreamCounter).
+void write_flow_list_line(std::ostream& os, const FlowReport& f, std::optional<std::uint64_t> stream);
 
 /// The summary line: "summary: N flow(s), R retransmission(s), T timeout(s);
 /// findings: X MUST, Y SHOULD, Z MAY, W INFO; input: S frame(s) skipped,

@@ -5,33 +5,16 @@
 #include <replay/report_json.hpp>
 #include <replay/report_text.hpp>
 
+#include <replay/json_flows_writer.hpp>
+
 namespace replay {
-
-namespace {
-// Where dump(2) of a report document puts the top-level "flows" array: every
-// top-level key is on its own line indented by two spaces, and no string in
-// the document holds a raw newline (JSON escapes it), so this is unique.
-constexpr std::string_view kFlowsKey = "\n  \"flows\": [";
-
-// `text` (an object dumped with indent 2) as an element of the top-level
-// "flows" array: each of its lines four spaces further in.
-void write_entry(std::ostream& os, const std::string& text) {
-  os << "    ";
-  std::size_t from = 0;
-  for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
-    os.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
-    os << "    ";
-    from = nl + 1;
-  }
-  os.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
-}
-}  // namespace
 
 CheckStream::CheckStream(std::ostream& os, const Options& options, const ReportView& view, bool json)
     : os_(os),
       options_(options),
       view_(view),
       json_(json),
+      doc_(os),
       streams_(options.filter.empty()),
       hint_(options.profile->name) {}
 
@@ -52,8 +35,7 @@ void CheckStream::begin_text() {
 }
 
 void CheckStream::begin_json(CaptureTime origin) {
-  if (begun_) return;
-  begun_ = true;
+  if (doc_.begun()) return;
   // The document as the whole-report path would start it: its keys before
   // "flows" (diagnostics, files, first_time) are complete once the input is
   // read, and the origin is Report::first_time.
@@ -62,9 +44,7 @@ void CheckStream::begin_json(CaptureTime origin) {
   head.options = options_;
   head.first_time = origin;
   head.have_first_time = true;
-  const std::string text = to_json(head, view_).dump(2);
-  const std::size_t at = text.find(kFlowsKey);
-  os_.write(text.data(), static_cast<std::streamsize>(at + kFlowsKey.size()));
+  doc_.begin(to_json(head, view_));
 }
 
 void CheckStream::flow(FlowReport& f, CaptureTime origin) {
@@ -80,11 +60,7 @@ void CheckStream::flow(FlowReport& f, CaptureTime origin) {
   append_flow_json(entries, f, stream, origin, view_);
   if (entries.empty()) return;
   begin_json(origin);
-  for (const auto& e : entries) {
-    os_ << (any_entry_ ? ",\n" : "\n");
-    write_entry(os_, e.dump(2));
-    any_entry_ = true;
-  }
+  for (const auto& e : entries) doc_.entry(e);
 }
 
 void CheckStream::finish(const Report& r, const std::optional<std::string>& profile_hint) {
@@ -97,16 +73,7 @@ void CheckStream::finish(const Report& r, const std::optional<std::string>& prof
   }
   nlohmann::json doc = to_json(r, view_);
   doc["profile_hint"] = profile_hint ? nlohmann::json(*profile_hint) : nlohmann::json(nullptr);
-  const std::string text = doc.dump(2);
-  if (!any_entry_) {
-    os_ << text << "\n";  // no entry: the whole document as it is ("flows": [])
-    return;
-  }
-  // The entries are written: close the array and write what follows it.
-  const std::size_t after = text.find(kFlowsKey) + kFlowsKey.size();  // at "]" of "[]"
-  os_ << "\n  ";
-  os_.write(text.data() + after, static_cast<std::streamsize>(text.size() - after));
-  os_ << "\n";
+  doc_.finish(doc);
 }
 
 }  // namespace replay

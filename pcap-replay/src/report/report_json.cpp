@@ -231,8 +231,37 @@ void write_json_report(std::ostream& os, const Report& r, const ReportView& view
   os << to_json(r, view).dump(2) << "\n";
 }
 
+json flow_list_entry(const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin) {
+  json senders = json::array();
+  for (std::size_t dir = 0; dir < 2; ++dir) {
+    const SenderReport& s = f.senders[dir];
+    senders.push_back({{"direction", dir == 0 ? "client->server" : "server->client"},
+                       {"src", to_string(s.src)},
+                       {"dst", to_string(s.dst)},
+                       {"packets", s.packets},
+                       {"data_segments", s.data_segments},
+                       {"bytes", s.bytes}});
+  }
+  return {{"flow", f.id},
+          {"tcp_stream", stream_json(stream)},
+          {"stream_filter", stream_filter(f, stream)},
+          {"file", f.file},
+          {"client", to_string(f.client)},
+          {"server", to_string(f.server)},
+          {"packets", f.packets},
+          {"first_frame", f.first_frame},
+          {"last_frame", f.last_frame},
+          {"time", to_seconds(f.first_time)},
+          {"rel_time", seconds_between(f.first_time, origin)},
+          {"duration_s", seconds_between(f.last_time, f.first_time)},
+          {"syn", f.saw_syn},
+          {"fin", f.saw_fin},
+          {"rst", f.saw_rst},
+          {"capture_duplicates", f.capture_duplicates},
+          {"senders", senders}};
+}
+
 json flows_to_json(const Report& r, const ReportView& view) {
-  const auto rel = [&](CaptureTime t) { return seconds_between(t, r.first_time); };
   json doc;
   doc["tool"] = "pcap-replay";
   doc["schema_version"] = 1;
@@ -240,36 +269,8 @@ json flows_to_json(const Report& r, const ReportView& view) {
   put_input_fields(doc, r, view);
   const StreamNumbers streams(r);
   json flows = json::array();
-  for (const auto& f : r.flows) {
-    if (!view.shows(f, streams)) continue;
-    json senders = json::array();
-    for (std::size_t dir = 0; dir < 2; ++dir) {
-      const SenderReport& s = f.senders[dir];
-      senders.push_back({{"direction", dir == 0 ? "client->server" : "server->client"},
-                         {"src", to_string(s.src)},
-                         {"dst", to_string(s.dst)},
-                         {"packets", s.packets},
-                         {"data_segments", s.data_segments},
-                         {"bytes", s.bytes}});
-    }
-    flows.push_back({{"flow", f.id},
-                     {"tcp_stream", stream_json(streams.of(f))},
-                     {"stream_filter", stream_filter(f, streams.of(f))},
-                     {"file", f.file},
-                     {"client", to_string(f.client)},
-                     {"server", to_string(f.server)},
-                     {"packets", f.packets},
-                     {"first_frame", f.first_frame},
-                     {"last_frame", f.last_frame},
-                     {"time", to_seconds(f.first_time)},
-                     {"rel_time", rel(f.first_time)},
-                     {"duration_s", seconds_between(f.last_time, f.first_time)},
-                     {"syn", f.saw_syn},
-                     {"fin", f.saw_fin},
-                     {"rst", f.saw_rst},
-                     {"capture_duplicates", f.capture_duplicates},
-                     {"senders", senders}});
-  }
+  for (const auto& f : r.flows)
+    if (view.shows(f, streams)) flows.push_back(flow_list_entry(f, streams.of(f), r.first_time));
   doc["flows"] = flows;
   return doc;
 }

@@ -217,23 +217,27 @@ void write_input_problems(std::ostream& os, const Report& r) {
   }
 }
 
-void write_flow_list(std::ostream& os, const Report& r, const ReportView& view) {
+void write_flow_list_heading(std::ostream& os) {
   os << fmt::format("{:>4} {:>6}  {:<46} {:>8} {:>17} {:>10}  {}\n", "flow", "stream", "client -> server", "packets",
                     "frames", "duration", "file / flags");
+}
+
+void write_flow_list_line(std::ostream& os, const FlowReport& f, std::optional<std::uint64_t> stream) {
+  std::string flags;
+  if (f.saw_syn) flags += " SYN";
+  if (f.saw_fin) flags += " FIN";
+  if (f.saw_rst) flags += " RST";
+  os << fmt::format("{:>4} {:>6}  {:<46} {:>8} {:>17} {:>9.3f}s  {}{}\n", f.id,
+                    stream ? std::to_string(*stream) : std::string("-"), to_string(f.client) + " -> " + to_string(f.server),
+                    f.packets, fmt::format("{}-{}", f.first_frame, f.last_frame),
+                    seconds_between(f.last_time, f.first_time), f.file, flags);
+}
+
+void write_flow_list(std::ostream& os, const Report& r, const ReportView& view) {
+  write_flow_list_heading(os);
   const StreamNumbers streams(r);
-  for (const auto& f : r.flows) {
-    if (!view.shows(f, streams)) continue;
-    const auto stream = streams.of(f);
-    std::string flags;
-    if (f.saw_syn) flags += " SYN";
-    if (f.saw_fin) flags += " FIN";
-    if (f.saw_rst) flags += " RST";
-    os << fmt::format("{:>4} {:>6}  {:<46} {:>8} {:>17} {:>9.3f}s  {}{}\n", f.id,
-                      stream ? std::to_string(*stream) : std::string("-"),
-                      to_string(f.client) + " -> " + to_string(f.server), f.packets,
-                      fmt::format("{}-{}", f.first_frame, f.last_frame),
-                      seconds_between(f.last_time, f.first_time), f.file, flags);
-  }
+  for (const auto& f : r.flows)
+    if (view.shows(f, streams)) write_flow_list_line(os, f, streams.of(f));
 }
 
 }  // namespace replay

@@ -1,0 +1,35 @@
+#pragma once
+// A JSON report document (one object dumped with indent 2, keys in
+// nlohmann::json's sorted order) written with its top-level "flows" array
+// filled entry by entry, byte for byte what dump(2) of the whole document
+// gives: used by the reports written as the analysis goes (CheckStream,
+// FlowListStream).
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace replay {
+
+class JsonFlowsWriter {
+ public:
+  explicit JsonFlowsWriter(std::ostream& os) : os_(os) {}
+  /// Whether begin() was called.
+  bool begun() const { return begun_; }
+  /// Writes `head` (the document with every key before "flows" complete and
+  /// "flows" empty) up to and including the array's "[".
+  void begin(const nlohmann::json& head);
+  /// One element of the array (after begin()).
+  void entry(const nlohmann::json& e);
+  /// Writes the rest of `doc` (the whole document with "flows" empty): all of
+  /// it when no entry was written, else what follows the array.
+  void finish(const nlohmann::json& doc);
+
+ private:
+  std::ostream& os_;
+  bool begun_ = false;
+  bool any_entry_ = false;
+};
+
+}  // namespace replay

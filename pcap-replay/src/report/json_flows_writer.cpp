@@ -1,0 +1,53 @@
+#include <replay/json_flows_writer.hpp>
+
+#include <string_view>
+
+namespace replay {
+
+namespace {
+// Where dump(2) of a report document puts the top-level "flows" array: every
+// top-level key is on its own line indented by two spaces, and no string in
+// the document holds a raw newline (JSON escapes it), so this is unique.
+constexpr std::string_view kFlowsKey = "\n  \"flows\": [";
+
+// `text` (an object dumped with indent 2) as an element of the top-level
+// "flows" array: each of its lines four spaces further in.
+void write_indented(std::ostream& os, const std::string& text) {
+  os << "    ";
+  std::size_t from = 0;
+  for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+    os.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+    os << "    ";
+    from = nl + 1;
+  }
+  os.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+}
+}  // namespace
+
+void JsonFlowsWriter::begin(const nlohmann::json& head) {
+  begun_ = true;
+  const std::string text = head.dump(2);
+  const std::size_t at = text.find(kFlowsKey);
+  os_.write(text.data(), static_cast<std::streamsize>(at + kFlowsKey.size()));
+}
+
+void JsonFlowsWriter::entry(const nlohmann::json& e) {
+  os_ << (any_entry_ ? ",\n" : "\n");
+  write_indented(os_, e.dump(2));
+  any_entry_ = true;
+}
+
+void JsonFlowsWriter::finish(const nlohmann::json& doc) {
+  const std::string text = doc.dump(2);
+  if (!any_entry_) {
+    os_ << text << "\n";  // no entry: the whole document as it is ("flows": [])
+    return;
+  }
+  // The entries are written: close the array and write what follows it.
+  const std::size_t after = text.find(kFlowsKey) + kFlowsKey.size();  // at "]" of "[]"
+  os_ << "\n  ";
+  os_.write(text.data() + after, static_cast<std::streamsize>(text.size() - after));
+  os_ << "\n";
+}
+
+}  // namespace replay
