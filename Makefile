@@ -132,6 +132,8 @@ $(OBJ)/pcap-replay/%.o: pcap-replay/%.cpp
 $(OBJ)/tests/%.o: tests/%.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -Itests $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
+# A white-box test of an internal class of the analysis (FirstSegment).
+$(OBJ)/tests/pcap-replay/first_segment_test.o: CXXFLAGS += -Ipcap-replay/src
 
 $(OBJ)/bench/%.o: bench/%.cpp
 	@mkdir -p $(@D)

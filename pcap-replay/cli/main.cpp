@@ -579,7 +579,7 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
     } else if (a.json) {
       nlohmann::json doc = replay::to_json(r, view);
       doc["profile_hint"] = hint ? nlohmann::json(*hint) : nlohmann::json(nullptr);
-      std::cout << doc.dump(2) << "\n";
+      std::cout << replay::dump_document(doc) << "\n";
     } else {
       replay::write_text_report(std::cout, r, view);
       if (hint) std::cout << "hint: " << *hint << "\n";

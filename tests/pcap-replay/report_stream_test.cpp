@@ -96,7 +96,7 @@ void check_same_bytes(const std::vector<std::string>& files, bool json, bool fin
   if (json) {
     nlohmann::json doc = replay::to_json(whole, view);
     doc["profile_hint"] = nullptr;
-    a << doc.dump(2) << "\n";
+    a << replay::dump_document(doc) << "\n";
   } else {
     replay::write_text_report(a, whole, view);
   }

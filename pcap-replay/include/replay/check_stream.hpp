@@ -2,7 +2,7 @@
 // The report of `pcap-replay check` (text or --json) written connection by
 // connection as the analysis finishes them (Analyzer::set_flow_sink), so that
 // the memory held does not grow with the connections already written. The
-// output is byte for byte what write_text_report / to_json(...).dump(2)
+// output is byte for byte what write_text_report / write_json_report
 // write for the whole report.
 
 #include <optional>
@@ -28,9 +28,9 @@ class CheckStream {
   /// unknown under a BPF filter).
   CheckStream(std::ostream& os, const Options& options, const ReportView& view, bool json);
 
-  /// How analyze_files must feed flow(): reports dropped once written; for
-  /// JSON, not before the whole input is read (the document's
-  /// "diagnostics" and "files" come before its "flows").
+  /// How analyze_files must feed flow(): each connection as soon as it is
+  /// finished, its report dropped once written (JSON too: only the
+  /// document's kLeadingKeys, known from the options, come before "flows").
   SinkMode sink_mode();
   /// The FlowSink: writes connection `f` (times since `origin`) and notes
   /// its senders with MUST findings for the profile hint (hint()).
@@ -46,7 +46,7 @@ class CheckStream {
 
  private:
   void begin_text();
-  void begin_json(CaptureTime origin);
+  void begin_json();
 
   std::ostream& os_;
   const Options& options_;
@@ -54,7 +54,6 @@ class CheckStream {
   bool json_;
   bool begun_ = false;       // the heading is written (text)
   JsonFlowsWriter doc_;      // the document (JSON)
-  std::optional<Report> head_;  // JSON: the report as the input was read (files, diagnostics)
   StreamCounter streams_;
   HintTally hint_;
 };

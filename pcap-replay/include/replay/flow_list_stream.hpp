@@ -25,9 +25,9 @@ class FlowListStream {
   /// BPF filter).
   FlowListStream(std::ostream& os, const Options& options, bool json);
 
-  /// How analyze_files must feed flow(): reports dropped once written; for
-  /// JSON, not before the whole input is read (the document's "files" and
-  /// "first_time" come before its "flows").
+  /// How analyze_files must feed flow(): each connection as soon as it is
+  /// finished, its report dropped once written (JSON too: only the
+  /// document's kLeadingKeys come before "flows").
   SinkMode sink_mode();
   /// The FlowSink: writes connection `f` ("rel_time" since `origin`).
   void flow(FlowReport& f, CaptureTime origin);
@@ -39,7 +39,6 @@ class FlowListStream {
   bool json_;
   bool begun_ = false;          // the heading line is written (text)
   JsonFlowsWriter doc_;         // the document (JSON)
-  std::optional<Report> head_;  // JSON: the report as the input was read (files)
   StreamCounter streams_;
 };
 

@@ -1,9 +1,9 @@
 #pragma once
-// A JSON report document (one object dumped with indent 2, keys in
-// nlohmann::json's sorted order) written with its top-level "flows" array
-// filled entry by entry, byte for byte what dump(2) of the whole document
-// gives: used by the reports written as the analysis goes (CheckStream,
-// FlowListStream).
+// A JSON report document written with its top-level "flows" array filled
+// entry by entry, byte for byte what dump_document (report_json.hpp) gives
+// for the whole document: used by the reports written as the analysis goes
+// (CheckStream, FlowListStream). Only kLeadingKeys come before "flows", so
+// the document can begin before any input is read.
 
 #include <ostream>
 #include <string>
@@ -17,8 +17,8 @@ class JsonFlowsWriter {
   explicit JsonFlowsWriter(std::ostream& os) : os_(os) {}
   /// Whether begin() was called.
   bool begun() const { return begun_; }
-  /// Writes `head` (the document with every key before "flows" complete and
-  /// "flows" empty) up to and including the array's "[".
+  /// Writes `head` (a document whose kLeadingKeys are complete, "flows"
+  /// empty) up to and including the array's "[".
   void begin(const nlohmann::json& head);
   /// One element of the array (after begin()).
   void entry(const nlohmann::json& e);

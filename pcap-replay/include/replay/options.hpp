@@ -33,8 +33,15 @@ struct Options {
   /// value (default 10 %). Kept below 50 % so that it can never hide a
   /// factor-of-two error (5.5).
   unsigned slack_percent = 10;
-  /// A connection that is idle this long and then starts with a SYN is a new
-  /// connection (port reuse), even without FIN/RST.
+  /// A connection that is idle longer than this and then starts with a SYN
+  /// is a new connection (port reuse), even without FIN/RST. One that cannot
+  /// resume (reset, closed by a FIN from each side, or only SYNs nothing
+  /// answered) is over once idle longer than this: any later segment on its
+  /// 4-tuple is a new connection, and the analysis finishes it as the capture
+  /// passes that point (its report written while the input is read). 300 s
+  /// is more than twice RFC 9293's MSL (2 min, section 3.4.2): no segment of
+  /// it can still be in the network, and no TIME-WAIT (Linux: 60 s) lasts so
+  /// long.
   std::chrono::microseconds idle_split{std::chrono::seconds{300}};
   /// --max-flows: connections analysed in one run; the segments of later
   /// ones are not analysed and the run exits 2 (limits::kDefaultMaxFlows).

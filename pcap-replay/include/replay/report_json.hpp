@@ -1,4 +1,8 @@
 #pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
 // `pcap-replay check --json` (and `flows --json`): the report as one JSON
 // document (nlohmann-json).
 // The schema is documented in pcap-replay/SCHEMA.md.
@@ -26,7 +30,19 @@ nlohmann::json to_json(const Report& r, const ReportView& view = {});
 void append_flow_json(nlohmann::json& entries, const FlowReport& f, std::optional<std::uint64_t> stream,
                       CaptureTime origin, const ReportView& view = {});
 
-/// Writes to_json(r, view), indented, and a newline.
+/// The top-level keys of a report document (to_json, flows_to_json) that
+/// dump_document() writes first, in this order: those known before any input
+/// is read, so that a report written as it goes (JsonFlowsWriter) starts its
+/// "flows" at once. "flows" follows them, then every other key in
+/// alphabetical order (nlohmann::json's).
+inline constexpr std::array<std::string_view, 7> kLeadingKeys{"tool",       "schema_version", "kind",     "profile",
+                                                              "tolerance",  "rto_config",     "selection"};
+
+/// A report document as text, indented by 2 as nlohmann's dump(2): the
+/// kLeadingKeys present, "flows", then the other keys. No newline at the end.
+std::string dump_document(const nlohmann::json& doc);
+
+/// Writes to_json(r, view) (dump_document) and a newline.
 void write_json_report(std::ostream& os, const Report& r, const ReportView& view = {});
 
 /// `pcap-replay flows --json`: the connections only ("kind": "flows"; see
@@ -42,7 +58,7 @@ nlohmann::json flows_to_json(const Report& r, const ReportView& view = {});
 /// (Report::first_time).
 nlohmann::json flow_list_entry(const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin);
 
-/// Writes flows_to_json(r, view), indented, and a newline.
+/// Writes flows_to_json(r, view) (dump_document) and a newline.
 void write_json_flow_list(std::ostream& os, const Report& r, const ReportView& view = {});
 
 }  // namespace replay

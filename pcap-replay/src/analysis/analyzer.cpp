@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/first_segment.hpp"
 #include "analysis/flow_table.hpp"
 #include "analysis/inference.hpp"
 #include "analysis/clock_steps.hpp"
@@ -97,28 +98,6 @@ struct Live {
   std::uint64_t capture_duplicates = 0;
   std::vector<std::uint64_t> duplicate_frames;
 };
-
-// A connection of one segment so far: that segment, without what the
-// connection already holds (its file, frame, time and endpoints are the
-// FlowHead's), and what a new TsClock of its sender's host read right after
-// observing it (Live::first_rate). At the connection's second segment, or
-// when it is finished, it becomes a Live (Analyzer::Impl::make_live): a
-// connection of one SYN holds this (120 B) instead of a Live, its vectors,
-// a whole Segment and a Recent (about 500 B).
-struct FirstSegment {
-  wire::TcpHeader tcp;
-  std::chrono::nanoseconds rebase{0};
-  std::uint32_t payload_len = 0, flow_label = 0;
-  std::optional<std::uint16_t> ip_id;
-  bool tcp_options_cut = false, tcp_options_bad = false;
-  std::int8_t dir = 0;                // the side that sent it (0: the client)
-  bool defer = false;                 // its sender's models wait for it (Live::deferred)
-  std::optional<double> first_rate;   // Live::first_rate
-};
-// Every field of Segment is either in FirstSegment or in the FlowHead; a
-// field added to Segment must be added to one of them (and to
-// FirstSegment's rebuild in make_live()).
-static_assert(sizeof(Segment) == 168, "Segment changed: keep FirstSegment (and make_live()) in step with it");
 
 // A connection's own fields (FlowReport's, without the file name and the
 // senders) while it is live: a connection that has no sender model yet
@@ -285,6 +264,21 @@ struct Analyzer::Impl final : FlowStore {
     return *clocks[file];
   }
   std::size_t open_connection(const Segment& s);
+  // Connections that could not resume when they got a segment
+  // (FlowSlot::cannot_resume), with that segment's time, in capture order:
+  // each is finished once the capture is more than the idle split past its
+  // latest segment (FlowTable::over), so that its models are freed and its
+  // report written while the input is still read. Only a connection's latest
+  // entry counts; the others are dropped as they come up.
+  std::deque<std::pair<CaptureTime, std::size_t>> quiet;
+  // The input file the segments come from (they come file by file): a
+  // connection of an earlier file can get no more segments (FlowKey has the
+  // file), so every open one is finished when the next file begins.
+  std::size_t current_file = 0;
+  /// Finishes the connections of `quiet` that are over at `now`.
+  void finish_quiet(CaptureTime now);
+  /// Finishes every open connection (those of the files before a new one).
+  void finish_open();
   void finish_connection(Connection& c, std::size_t idx);
   /// The report side `d` of candidate `cand` of `c` writes.
   static SenderReport& out(Connection& c, Candidate& cand, int d) {
@@ -409,15 +403,7 @@ void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
 }
 
 void Analyzer::Impl::keep_first(Connection& c, const Segment& s, int dir, bool defer) {
-  auto f = std::make_unique<FirstSegment>();
-  f->tcp = s.tcp;
-  f->rebase = s.rebase;
-  f->payload_len = s.payload_len;
-  f->flow_label = s.flow_label;
-  f->ip_id = s.ip_id;
-  f->tcp_options_cut = s.tcp_options_cut;
-  f->tcp_options_bad = s.tcp_options_bad;
-  f->dir = static_cast<std::int8_t>(dir);
+  auto f = std::make_unique<FirstSegment>(s, dir);
   f->defer = defer;
   c.state = std::move(f);
   if (defer) defer_first_send(c, s, dir);
@@ -438,27 +424,16 @@ void Analyzer::Impl::make_live(Connection& c) {
   }
   const FirstSegment& f = *c.first();
   const FlowHead& h = c.head;
-  // The first segment again: what FirstSegment kept, and the FlowHead's
-  // file, frame, time and endpoints (it has been the only one).
-  Segment s;
-  s.file_index = h.file_index;
-  s.frame = h.first_frame;
-  s.time = h.first_time;
-  s.rebase = f.rebase;
-  s.src = f.dir == 0 ? h.client : h.server;
-  s.dst = f.dir == 0 ? h.server : h.client;
-  s.tcp = f.tcp;
-  s.payload_len = f.payload_len;
-  s.flow_label = f.flow_label;
-  s.ip_id = f.ip_id;
-  s.tcp_options_cut = f.tcp_options_cut;
-  s.tcp_options_bad = f.tcp_options_bad;
-  ++live.seen[f.dir];
-  live.recent[f.dir].push(s, 0);  // nothing from the peer came before it
+  // The first segment again (it has been the only one: the FlowHead's first
+  // frame and time).
+  const Segment s = f.segment(h.file_index, h.first_frame, h.first_time, h.client, h.server);
+  const int dir = f.dir();
+  ++live.seen[dir];
+  live.recent[dir].push(s, 0);  // nothing from the peer came before it
   if (f.defer) {
-    hold_for_peer(live, s, f.dir);  // no model exists yet: kept
-    live.deferred = f.dir;
-    live.first_rate = f.first_rate;
+    hold_for_peer(live, s, dir);  // no model exists yet: kept
+    live.deferred = static_cast<std::int8_t>(dir);
+    live.first_rate = f.first_rate();
   }
   c.state = std::move(made);  // the FirstSegment goes
 }
@@ -471,7 +446,7 @@ void Analyzer::Impl::defer_first_send(Connection& c, const Segment& s, int dir) 
   probe.set_host(host(src));
   if (s.tcp.options.tsval) {
     probe.observe(s.time, *s.tcp.options.tsval);
-    c.first()->first_rate = probe.rate_hz();
+    c.first()->set_first_rate(probe.rate_hz());
   }
   // The first candidate's model feeds its host's activity (ensure_model).
   activity_of(src)->observe(s.file_index, s.frame, s.time, SenderModel::first_send_held(probe, s));
@@ -571,12 +546,36 @@ void Analyzer::Impl::restore_capture_times(FlowReport& f) const {
   }
 }
 
+void Analyzer::Impl::finish_quiet(CaptureTime now) {
+  while (!quiet.empty()) {
+    const auto [t, idx] = quiet.front();
+    if (now - t <= options.idle_split) return;  // the entries after it are later (capture order)
+    quiet.pop_front();
+    if (idx < base) continue;  // finished and written
+    Connection& c = at(idx);
+    // Finished; or a later segment has queued it again, or let it resume.
+    if (!c.open() || c.slot.last_time != t) continue;
+    if (table.over(idx, now)) finish_connection(c, idx);
+  }
+}
+
+void Analyzer::Impl::finish_open() {
+  for (std::size_t idx = base; idx < total(); ++idx)
+    if (at(idx).open()) finish_connection(at(idx), idx);
+  quiet.clear();
+}
+
 void Analyzer::Impl::add_model(const Segment& s) {
   Impl& m = *this;
   if (!m.report.have_first_time || s.time < m.report.first_time) {
     m.report.first_time = s.time;
     m.report.have_first_time = true;
   }
+  if (s.file_index != m.current_file) {  // a new input file: the earlier files' connections are done
+    m.finish_open();
+    m.current_file = s.file_index;
+  }
+  m.finish_quiet(s.time);
   std::size_t idx;
   if (const auto found = m.table.lookup(s)) {
     idx = *found;
@@ -595,6 +594,7 @@ void Analyzer::Impl::add_model(const Segment& s) {
     idx = m.open_connection(s);
     m.table.open(s, idx);
   }
+  if (m.at(idx).slot.cannot_resume()) m.quiet.emplace_back(m.at(idx).slot.last_time, idx);
   Connection& c = m.at(idx);
   FlowHead& f = c.head;
   if (c.finished() || (c.live() && c.live()->over_limit)) {

@@ -58,9 +58,11 @@ std::optional<std::size_t> FlowTable::lookup(const Segment& s) {
   if (it == set_.end()) return std::nullopt;
   FlowSlot& f = store_->slot(*it);
   const bool pure_syn = s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck);
+  const bool idle = s.time - f.last_time > idle_split_;
+  if (idle && f.cannot_resume()) return std::nullopt;  // nothing of it can still come
   if (pure_syn) {
     if (f.closed) return std::nullopt;  // port reuse after FIN/RST
-    if (s.time - f.last_time > idle_split_) return std::nullopt;
+    if (idle) return std::nullopt;
     if (f.has_syn_isn && f.syn_isn != s.tcp.seq && f.syn_from_lo == (s.src == key.lo)) return std::nullopt;  // new ISN
   }
   update(f, key, s);
@@ -82,6 +84,11 @@ void FlowTable::open(const Segment& s, std::size_t index) {
   update(f, key, s);
 }
 
+bool FlowTable::over(std::size_t index, CaptureTime now) const {
+  const FlowSlot& f = store_->slot(index);
+  return f.cannot_resume() && now - f.last_time > idle_split_;
+}
+
 void FlowTable::retire(const FlowKey& key, std::size_t index) {
   const auto it = set_.find(key);
   if (it != set_.end() && *it == index) set_.erase(it);
@@ -90,6 +97,10 @@ void FlowTable::retire(const FlowKey& key, std::size_t index) {
 void FlowTable::update(FlowSlot& f, const FlowKey& key, const Segment& s) {
   f.last_time = s.time;
   if (s.tcp.has(wire::kFin) || s.tcp.has(wire::kRst)) f.closed = true;
+  if (s.tcp.has(wire::kRst)) f.rst = true;
+  if (s.tcp.has(wire::kFin)) (s.src == key.lo ? f.fin_from_lo : f.fin_from_hi) = true;
+  if (!s.tcp.has(wire::kSyn) || s.tcp.has(wire::kAck) || s.tcp.has(wire::kRst) || s.tcp.has(wire::kFin))
+    f.syn_only = false;
   if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck) && !f.has_syn_isn) {
     f.syn_isn = s.tcp.seq;
     f.has_syn_isn = true;

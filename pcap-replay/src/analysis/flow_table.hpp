@@ -42,9 +42,17 @@ FlowKey flow_key(std::size_t file_index, const Endpoint& a, const Endpoint& b);
 struct FlowSlot {
   CaptureTime last_time{};       ///< its latest segment (any, also one not analysed)
   std::uint32_t syn_isn = 0;     ///< ISN of the first pure SYN (when has_syn_isn)
-  bool has_syn_isn = false;
-  bool syn_from_lo = false;      ///< that SYN came from FlowKey::lo
-  bool closed = false;           ///< FIN or RST seen
+  bool has_syn_isn : 1 = false;
+  bool syn_from_lo : 1 = false;  ///< that SYN came from FlowKey::lo
+  bool closed : 1 = false;       ///< FIN or RST seen (a pure SYN after it is port reuse)
+  bool fin_from_lo : 1 = false;  ///< FIN seen from FlowKey::lo
+  bool fin_from_hi : 1 = false;  ///< FIN seen from FlowKey::hi
+  bool rst : 1 = false;          ///< RST seen
+  bool syn_only : 1 = true;      ///< every segment so far a pure SYN (an attempt nothing answered)
+  /// Whether the connection cannot resume: reset, closed by a FIN from each
+  /// side, or never answered (only pure SYNs). After an idle gap longer than
+  /// the idle split any segment on its 4-tuple opens a new connection.
+  bool cannot_resume() const { return rst || (fin_from_lo && fin_from_hi) || syn_only; }
 };
 
 /// The caller's connections, by the index it gives them: their key and
@@ -61,15 +69,22 @@ class FlowStore {
 /// Maps segments to connections.
 class FlowTable {
  public:
-  /// `store` must outlive the table.
+  /// `idle_split`: Options::idle_split. `store` must outlive the table.
   FlowTable(std::chrono::microseconds idle_split, FlowStore& store);
+  /// Whether connection `index` (in the table) can get no further segment
+  /// once the capture's clock reads `now`: it cannot resume and has been idle
+  /// longer than the idle split, so lookup() would open a new connection for
+  /// any segment on its 4-tuple. It may then be finished at once; the report
+  /// is the same as finishing it later.
+  bool over(std::size_t index, CaptureTime now) const;
 
   /// The index of the connection `s` belongs to (its slot then updated with
   /// `s`: time, FIN/RST, SYN ISN), or nullopt when `s` opens a new
-  /// connection (first segment of the 4-tuple, a SYN after FIN/RST, with a
-  /// new ISN or after an idle gap longer than the idle split, or any segment
-  /// after retire()); then call open() with the new connection's index. One
-  /// hash lookup.
+  /// connection: the first segment of the 4-tuple; a pure SYN after FIN/RST,
+  /// with a new ISN or after an idle gap longer than the idle split; any
+  /// segment after such a gap when the connection cannot resume
+  /// (FlowSlot::cannot_resume); any segment after retire(). Then call open()
+  /// with the new connection's index. One hash lookup.
   std::optional<std::size_t> lookup(const Segment& s);
   /// The connection of `s`'s 4-tuple as it is (no update, no split rule), or nullopt.
   std::optional<std::size_t> find(const Segment& s) const;

@@ -21,10 +21,6 @@ CheckStream::CheckStream(std::ostream& os, const Options& options, const ReportV
 SinkMode CheckStream::sink_mode() {
   SinkMode m;
   m.keep_reports = false;
-  if (json_) {
-    m.after_input = true;
-    m.input_read = [this](const Report& r) { head_ = r; };
-  }
   return m;
 }
 
@@ -34,16 +30,11 @@ void CheckStream::begin_text() {
   write_text_heading(os_, options_);
 }
 
-void CheckStream::begin_json(CaptureTime origin) {
+void CheckStream::begin_json() {
   if (doc_.begun()) return;
-  // The document as the whole-report path would start it: its keys before
-  // "flows" (diagnostics, files, first_time) are complete once the input is
-  // read, and the origin is Report::first_time.
-  Report head = head_ ? std::move(*head_) : Report{};
-  head_.reset();
+  // The document's kLeadingKeys depend on the options and the view only.
+  Report head;
   head.options = options_;
-  head.first_time = origin;
-  head.have_first_time = true;
   doc_.begin(to_json(head, view_));
 }
 
@@ -59,7 +50,7 @@ void CheckStream::flow(FlowReport& f, CaptureTime origin) {
   nlohmann::json entries = nlohmann::json::array();
   append_flow_json(entries, f, stream, origin, view_);
   if (entries.empty()) return;
-  begin_json(origin);
+  begin_json();
   for (const auto& e : entries) doc_.entry(e);
 }
 

@@ -11,10 +11,6 @@ FlowListStream::FlowListStream(std::ostream& os, const Options& options, bool js
 SinkMode FlowListStream::sink_mode() {
   SinkMode m;
   m.keep_reports = false;
-  if (json_) {
-    m.after_input = true;
-    m.input_read = [this](const Report& r) { head_ = r; };
-  }
   return m;
 }
 
@@ -26,15 +22,7 @@ void FlowListStream::flow(FlowReport& f, CaptureTime origin) {
     write_flow_list_line(os_, f, stream);
     return;
   }
-  if (!doc_.begun()) {
-    // The document as write_json_flow_list would start it: "files" and
-    // "first_time" (the origin) are complete once the input is read.
-    Report head = head_ ? std::move(*head_) : Report{};
-    head_.reset();
-    head.first_time = origin;
-    head.have_first_time = true;
-    doc_.begin(flows_to_json(head));
-  }
+  if (!doc_.begun()) doc_.begin(flows_to_json(Report{}));  // its kLeadingKeys are the same for every report
   doc_.entry(flow_list_entry(f, stream, origin));
 }
 

@@ -2,10 +2,12 @@
 
 #include <string_view>
 
+#include <replay/report_json.hpp>
+
 namespace replay {
 
 namespace {
-// Where dump(2) of a report document puts the top-level "flows" array: every
+// Where dump_document puts the top-level "flows" array: every
 // top-level key is on its own line indented by two spaces, and no string in
 // the document holds a raw newline (JSON escapes it), so this is unique.
 constexpr std::string_view kFlowsKey = "\n  \"flows\": [";
@@ -26,7 +28,7 @@ void write_indented(std::ostream& os, const std::string& text) {
 
 void JsonFlowsWriter::begin(const nlohmann::json& head) {
   begun_ = true;
-  const std::string text = head.dump(2);
+  const std::string text = dump_document(head);
   const std::size_t at = text.find(kFlowsKey);
   os_.write(text.data(), static_cast<std::streamsize>(at + kFlowsKey.size()));
 }
@@ -38,7 +40,7 @@ void JsonFlowsWriter::entry(const nlohmann::json& e) {
 }
 
 void JsonFlowsWriter::finish(const nlohmann::json& doc) {
-  const std::string text = doc.dump(2);
+  const std::string text = dump_document(doc);
   if (!any_entry_) {
     os_ << text << "\n";  // no entry: the whole document as it is ("flows": [])
     return;

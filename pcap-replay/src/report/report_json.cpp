@@ -227,8 +227,18 @@ json to_json(const Report& r, const ReportView& view) {
   return doc;
 }
 
+std::string dump_document(const json& doc) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (std::string_view k : kLeadingKeys)
+    if (const auto it = doc.find(std::string(k)); it != doc.end()) out[std::string(k)] = *it;
+  if (const auto it = doc.find("flows"); it != doc.end()) out["flows"] = *it;
+  for (const auto& [k, v] : doc.items())
+    if (!out.contains(k)) out[k] = v;
+  return out.dump(2);
+}
+
 void write_json_report(std::ostream& os, const Report& r, const ReportView& view) {
-  os << to_json(r, view).dump(2) << "\n";
+  os << dump_document(to_json(r, view)) << "\n";
 }
 
 json flow_list_entry(const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin) {
@@ -276,7 +286,7 @@ json flows_to_json(const Report& r, const ReportView& view) {
 }
 
 void write_json_flow_list(std::ostream& os, const Report& r, const ReportView& view) {
-  os << flows_to_json(r, view).dump(2) << "\n";
+  os << dump_document(flows_to_json(r, view)) << "\n";
 }
 
 }  // namespace replay

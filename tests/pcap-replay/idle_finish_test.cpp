@@ -1,0 +1,140 @@
+// Connections that cannot resume (reset, closed by a FIN from each side, or
+// never answered: only SYNs) and have been idle longer than the idle split
+// (Options::idle_split, 300 s) are over: any later segment on their 4-tuple
+// opens a new connection, and the analysis finishes them (frees their models,
+// writes their report) while it reads on. A connection of an input file is
+// finished when the next file begins. Tested at the split's boundary.
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include <replay/analyzer.hpp>
+#include "segment_builder.hpp"
+
+namespace {
+
+using replaytest::segment;
+using wire::kAck;
+using wire::kFin;
+using wire::kRst;
+using wire::kSyn;
+
+constexpr std::int64_t kSplitUs = 300'000'000;  // Options::idle_split's default, 300 s
+
+replay::Options options() { return replay::Options::for_profile("rfc6298"); }
+
+// A connection on client port 40000 with its segments `segs`, then one more
+// segment `late` on the same 4-tuple: how many connections the analysis
+// finds.
+std::size_t connections(std::vector<replay::Segment> segs, const replay::Segment& late) {
+  replay::Analyzer a(options());
+  a.add_file(0, "t.pcap");
+  segs.push_back(late);
+  std::uint64_t frame = 0;
+  for (auto& s : segs) {
+    s.frame = ++frame;
+    a.add(s);
+  }
+  return a.finish().flows.size();
+}
+
+// A handshake and one data segment, acknowledged: established, open.
+std::vector<replay::Segment> established(std::uint16_t port) {
+  return {segment(0, true, port, kSyn, 1000, 0), segment(1'000, false, port, kSyn | kAck, 5000, 1001),
+          segment(2'000, true, port, kAck, 1001, 5001), segment(3'000, true, port, kAck, 1001, 5001, 100),
+          segment(4'000, false, port, kAck, 5001, 1101)};
+}
+
+}  // namespace
+
+TEST_CASE("idle finish: after a RST, a segment more than the idle split later is a new connection") {
+  auto segs = established(40000);
+  segs.push_back(segment(5'000, true, 40000, kRst | kAck, 1101, 5001));
+  const std::int64_t last = 5'000;
+  // Exactly the split: still the old connection (the rule is "longer than").
+  CHECK(connections(segs, segment(last + kSplitUs, false, 40000, kAck, 5001, 1101)) == 1);
+  // One microsecond more: a new one.
+  CHECK(connections(segs, segment(last + kSplitUs + 1, false, 40000, kAck, 5001, 1101)) == 2);
+}
+
+TEST_CASE("idle finish: after a FIN from each side, likewise; after one FIN only, never") {
+  auto both = established(40000);
+  both.push_back(segment(5'000, true, 40000, kFin | kAck, 1101, 5001));
+  both.push_back(segment(6'000, false, 40000, kFin | kAck, 5001, 1102));
+  const std::int64_t last = 6'000;
+  CHECK(connections(both, segment(last + kSplitUs, true, 40000, kAck, 1102, 5002)) == 1);
+  CHECK(connections(both, segment(last + kSplitUs + 1, true, 40000, kAck, 1102, 5002)) == 2);
+  auto half = established(40000);
+  half.push_back(segment(5'000, true, 40000, kFin | kAck, 1101, 5001));
+  // Half-closed: the server may still send, however late.
+  CHECK(connections(half, segment(5'000 + 10 * kSplitUs, false, 40000, kAck, 5001, 1102, 100)) == 1);
+}
+
+TEST_CASE("idle finish: a SYN nothing answered, then an ACK after the split: a new connection") {
+  const std::vector<replay::Segment> syn{segment(0, true, 40000, kSyn, 1000, 0)};
+  CHECK(connections(syn, segment(kSplitUs, false, 40000, kSyn | kAck, 5000, 1001)) == 1);
+  CHECK(connections(syn, segment(kSplitUs + 1, false, 40000, kSyn | kAck, 5000, 1001)) == 2);
+}
+
+TEST_CASE("idle finish: an established, open connection resumes after any idle time") {
+  CHECK(connections(established(40000), segment(4'000 + 100 * kSplitUs, true, 40000, kAck, 1101, 5001, 100)) == 1);
+}
+
+TEST_CASE("idle finish: over connections are handed to the sink while the input is read") {
+  // 100 connections reset at once, then one segment of another connection
+  // more than the split later: the 100 are finished (and written) before
+  // finish(); at exactly the split none is.
+  for (const std::int64_t gap : {kSplitUs, kSplitUs + 1}) {
+    CAPTURE(gap);
+    replay::Analyzer a(options());
+    a.add_file(0, "t.pcap");
+    std::size_t sunk = 0;
+    replay::SinkMode mode;
+    mode.keep_reports = false;
+    a.set_flow_sink([&sunk](replay::FlowReport&, replay::CaptureTime) { ++sunk; }, mode);
+    a.set_origin(replaytest::at_us(0));
+    std::uint64_t frame = 0;
+    for (std::uint16_t i = 0; i < 100; ++i) {
+      for (auto s : established(static_cast<std::uint16_t>(41000 + i))) {
+        s.frame = ++frame;
+        a.add(s);
+      }
+      auto rst = segment(5'000, true, static_cast<std::uint16_t>(41000 + i), kRst | kAck, 1101, 5001);
+      rst.frame = ++frame;
+      a.add(rst);
+    }
+    auto later = segment(5'000 + gap, true, 50000, kSyn, 1, 0);
+    later.frame = ++frame;
+    a.add(later);
+    CHECK(sunk == (gap > kSplitUs ? 100u : 0u));
+    const replay::Report r = a.finish();
+    CHECK(sunk == 101);
+    CHECK(r.flow_count() == 101);
+  }
+}
+
+TEST_CASE("idle finish: a new input file finishes the open connections of the files before it") {
+  replay::Analyzer a(options());
+  a.add_file(0, "a.pcap");
+  a.add_file(1, "b.pcap");
+  std::size_t sunk = 0;
+  replay::SinkMode mode;
+  mode.keep_reports = false;
+  a.set_flow_sink([&sunk](replay::FlowReport&, replay::CaptureTime) { ++sunk; }, mode);
+  a.set_origin(replaytest::at_us(0));
+  std::uint64_t frame = 0;
+  for (auto s : established(40000)) {  // open, established: it would never be over
+    s.frame = ++frame;
+    a.add(s);
+  }
+  CHECK(sunk == 0);
+  auto s = segment(0, true, 40000, kSyn, 1000, 0);  // the same 4-tuple, in the second file
+  s.file_index = 1;
+  s.frame = 1;
+  a.add(s);
+  CHECK(sunk == 1);
+  CHECK(a.finish().flow_count() == 2);
+}
