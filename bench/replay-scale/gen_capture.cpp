@@ -8,10 +8,13 @@
 //    first lost, 3 SACKed duplicate ACKs, a fast retransmit; one loss in
 //    --rto-every is a tail loss instead, resent on its 200 ms + RTT timer;
 //  - 1 kHz TSvals from a per-connection offset (RFC 7323 5.4, Linux).
-// Usage: replay-gen OUT.pcap [--flows N] [--packets M] [--loss-permille L] [--seed S] [--syn-only]
+// Usage: replay-gen OUT.pcap [--flows N] [--packets M] [--loss-permille L] [--seed S] [--syn-only] [--span S]
 // Writes about M packets in about M / N per connection; prints what it wrote.
 // --syn-only: N connections of one SYN each, nothing else (the
-// many-flows case: the per-connection footprint alone).
+// many-flows case: the per-connection footprint alone). --span S: the
+// connections start within the first S seconds (default 1; with --syn-only
+// over more than the idle split, 300 s, the first ones are over before the
+// last begin: a SYN flood).
 
 #include <algorithm>
 #include <array>
@@ -33,13 +36,14 @@ constexpr std::int64_t kRttMinUs = 2'000;     // per-connection RTTs are drawn f
 constexpr std::int64_t kRttMaxUs = 40'000;
 constexpr std::int64_t kRtoFloorUs = 200'000;  // Linux rto_min: a tail loss is resent after it + RTT
 constexpr std::int64_t kGapUs = 12;            // between back-to-back segments (1 Gbit/s: 1.5 KB = 12 us)
-constexpr std::int64_t kStartSpreadUs = 1'000'000;  // connections start within the first second
+constexpr std::uint64_t kStartSpreadS = 1;  // connections start within the first second (--span)
 constexpr std::int64_t kEpochUs = 1'795'000'000'000'000;  // 2026-11-18, as the shared captures
 
 struct Options {
   std::string out;
   std::uint64_t flows = 2000, packets = 4'000'000, loss_permille = 10, rto_every = 10, seed = 1;
   bool syn_only = false;
+  std::uint64_t span_s = kStartSpreadS;
 };
 
 // One packet waiting to be written.
@@ -222,11 +226,12 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--loss-permille") { if (!num(o.loss_permille)) return false; }
     else if (a == "--seed") { if (!num(o.seed)) return false; }
     else if (a == "--syn-only") o.syn_only = true;
+    else if (a == "--span") { if (!num(o.span_s)) return false; }
     else if (a.starts_with("--")) return false;
     else o.out = std::string(a);
   }
   return !o.out.empty() && o.flows > 0 && o.flows < 60000 * 250 && (o.syn_only || o.packets >= o.flows * 8) &&
-         o.loss_permille <= 1000;
+         o.loss_permille <= 1000 && o.span_s > 0 && o.span_s <= 86'400;
 }
 
 }  // namespace
@@ -236,7 +241,7 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: replay-gen OUT.pcap [--flows N (default 2000)] [--packets M (default 4000000, >= 8 N)] "
-                 "[--loss-permille L (default 10)] [--seed S] [--syn-only]\n");
+                 "[--loss-permille L (default 10)] [--seed S] [--syn-only] [--span S (default 1, at most 86400)]\n");
     return 2;
   }
   std::FILE* out = std::fopen(o.out.c_str(), "wb");
@@ -267,7 +272,7 @@ int main(int argc, char** argv) {
     f.ciss = static_cast<std::uint32_t>(rng());
     f.siss = static_cast<std::uint32_t>(rng());
     f.budget = o.packets / o.flows;
-    handshake(f, static_cast<std::int64_t>(rng() % kStartSpreadUs));
+    handshake(f, static_cast<std::int64_t>(rng() % (o.span_s * 1'000'000)));
     if (o.syn_only) {
       f.queue.resize(1);
       f.done = true;

@@ -464,6 +464,7 @@ int main(int argc, char** argv) {
     }
     if (timeline->parsed() && !a.flow && !a.stream && a.interface.empty()) {  // files: rows as it goes
       a.timeline_streamed = true;
+      mode.keep_reports = false;  // written: the connection's report is dropped
       sink = [&a](replay::FlowReport& f, replay::CaptureTime origin) {
         if (!a.timeline_header) replay::write_timeline_header(std::cout);
         a.timeline_header = true;

@@ -34,6 +34,8 @@
 #include <replay/report_text.hpp>
 #include <replay/thresholds.hpp>
 
+#include "common/paths.hpp"
+#include "common/tools.hpp"
 #include "reader_capture_builder.hpp"
 #include "replay_scenario.hpp"
 
@@ -288,4 +290,74 @@ TEST_CASE("clock step: the reordering tolerance at its boundary (reader)") {
   CHECK(ns(rr.segments[4]) == 10'001'999'000);
   CHECK(rr.diagnostics.at(0).message.find("step of the capture clock") == std::string::npos);
   CHECK(rr.diagnostics.at(1).message.find("step of the capture clock") != std::string::npos);
+}
+
+// The clock's return (limits::kClockReturnSlack): after a step back, a frame
+// that jumps forward to where the clock from before the step reads, had the
+// stretch lasted its own length and this frame come right after it, ends
+// the re-basing. Times (s): 5000.000000, 5000.000100 (the frame before the
+// step), 4000.000200 (back 999.9999 s: re-based to 1 ms + 1 ns after
+// 5000.000100, rebase 5000.000100 + 0.001000001 - 4000.000200 =
+// 1000.000900001 s), 4000.000300 (the stretch's own length: 100 us), then
+// 5000.000100 + 100 us + `late` us: back on the old clock when |late| <=
+// 1000 us, the slack.
+TEST_CASE("clock step: the clock's return to its time before the step, at the slack's boundary (reader)") {
+  using namespace readertest;
+  static_assert(replay::limits::kClockReturnSlack == microseconds(1000));
+  const Bytes syn = ipv4_tcp(false, 1, 0, wire::kSyn, 0);
+  for (const std::uint32_t late : {1000u, 1001u}) {
+    CAPTURE(late);
+    const auto path = write_temp(pcap_file(0xA1B2C3D4, 228,
+                                           {{5000, 0, syn}, {5000, 100, syn}, {4000, 200, syn}, {4000, 300, syn},
+                                            {5000, 200 + late, syn}}),
+                                 "clock-return-" + std::to_string(late) + ".pcap");
+    const ReadResult rr = read_all(path);
+    REQUIRE(rr.segments.size() == 5);
+    CHECK(rr.stats.clock_steps_back == 1);
+    CHECK(rr.segments[2].rebase.count() == 1'000'000'900'001);
+    CHECK(rr.segments[3].rebase.count() == 1'000'000'900'001);
+    if (late == 1000) {
+      // Returned: the model's latest time is frame 4's, 4000.000300 +
+      // 1000.000900001 = 5000.001200001; frame 5's own 5000.001200 goes 1 ms
+      // + 1 ns after it: rebase 0.001000002 s (more than the 0 before the step).
+      CHECK(rr.stats.clock_rebases == 2);
+      REQUIRE(rr.stats.clock_steps.size() == 2);
+      CHECK(rr.stats.clock_steps[1].frame == 5);
+      REQUIRE(rr.stats.clock_steps[1].returns_from.has_value());
+      CHECK(*rr.stats.clock_steps[1].returns_from == 3);
+      CHECK(rr.segments[4].rebase.count() == 1'000'002);
+      REQUIRE(rr.diagnostics.size() == 2);
+      CHECK(rr.diagnostics[1].frame == 5);
+      CHECK(rr.diagnostics[1].message.find("frames 3-4 were mis-dated") != std::string::npos);
+    } else {
+      // 1 us past the slack: an idle gap on the stepped clock, the same rebase.
+      CHECK(rr.stats.clock_rebases == 1);
+      CHECK(rr.stats.clock_steps.size() == 1);
+      CHECK(rr.segments[4].rebase.count() == 1'000'000'900'001);
+    }
+  }
+}
+
+// suricata bug-1450-04: its SYN-ACK (frame 2) is dated 21 years before the
+// SYN and the ACK (frames 1 and 3, 45 us apart). The server's only sample is
+// then the ACK of its 4208-byte segment (frame 6 at .029385 s, acknowledged
+// by frame 8 at .029514 s, tshark): 129 us. The SYN-ACK's wait for its ACK,
+// across the mis-dated frame, is no sample (it read 21 years before).
+TEST_CASE("clock step: a single mis-dated frame gives no RTT sample across it (suricata bug-1450-04)") {
+  const auto path = testcommon::shared_dir() / "traces" / "public" / "suricata__bug-1450-04.pcap";
+  if (!std::filesystem::exists(path)) {
+    testcommon::skip_or_fail("the shared public captures (" + path.string() + ")");
+    return;
+  }
+  const replay::Report r = analyze(path.string(), Profile::rfc6298);
+  REQUIRE(r.flows.size() == 1);
+  const replay::SenderReport& server = r.flows[0].senders[1];
+  CHECK(server.samples_seq == 1);
+  CHECK(server.samples_refused == 0);
+  REQUIRE(server.rtt_karn.samples == 1);
+  CHECK(server.rtt_karn.max == microseconds(129));
+  REQUIRE(r.inputs.size() == 1);
+  REQUIRE(r.inputs[0].clock_rebased.size() == 2);
+  CHECK(r.inputs[0].clock_rebased[1].frame == 3);
+  CHECK(r.inputs[0].clock_rebased[1].returns_from == std::optional<std::uint64_t>(2));
 }

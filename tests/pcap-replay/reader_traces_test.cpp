@@ -32,7 +32,10 @@ const std::map<std::string, std::vector<std::pair<std::uint64_t, std::string>>>&
       // Record headers claiming absurd capture lengths after 6 / 18 good records
       // (the reader resynchronises after them); bug-1450-04's frame 2 is dated
       // 668322 s before frame 1 (tshark -t e: 1463664616.49 then 795342174.97).
-      {"suricata__bug-1450-04.pcap", {{2, "frame.time"}, {7, "pcap"}}},
+      // Frame 2 dated 21 years before frames 1 and 3, which are 45 us apart
+      // (tshark: frame.time_delta -668322441.995528 s at 2, +668322441.995573
+      // at 3): the step back at 2, the clock's return at 3.
+      {"suricata__bug-1450-04.pcap", {{2, "frame.time"}, {3, "frame.time"}, {7, "pcap"}}},
       {"suricata__smtp-to-comma.pcap", {{19, "pcap"}}},
       // Clocks that step back (tshark: frame.time_delta < 0 at these frames).
       {"ndpi__avast.pcap", {{103, "frame.time"}}},

@@ -138,6 +138,13 @@ class CaptureReader {
   void report(std::uint64_t frame, std::string field, std::string message, bool skipped = true);
   void on_damage();
   bool check_time(std::uint64_t frame, std::int64_t t);
+  // The rebase that puts own time `t` just after the latest model time
+  // (limits::kClockReorderMax + 1 ns later).
+  std::int64_t after_latest(std::int64_t t) const;
+  // Frame `frame` at own time `t` (not before its predecessor): whether it
+  // returns to the clock from before the innermost open step back
+  // (limits::kClockReturnSlack); if so the re-basing of that step ends.
+  void check_return(std::uint64_t frame, std::int64_t t);
 
   std::unique_ptr<State> st_;
   std::string file_;
@@ -148,6 +155,15 @@ class CaptureReader {
   bool have_time_ = false;
   std::int64_t rebase_ns_ = 0;     // Segment::rebase from the last re-based step on
   std::int64_t latest_model_ = 0;  // the latest re-based time read so far (ns)
+  // A re-based step back whose stretch may still end by the clock returning
+  // to where it was (limits::kClockReturnSlack): the own time of the frame
+  // before the step, the own time of the step's frame, and the rebase
+  // before it. Innermost last; at most limits::kMaxClockStepsOpen.
+  struct OpenStep {
+    std::int64_t before, start, rebase;
+    std::uint64_t frame_before, frame;  // the frame before the step, the step's own
+  };
+  std::vector<OpenStep> open_steps_;
   std::uint64_t last_frame_ = 0;
   std::vector<Diagnostic> diagnostics_;
   CaptureStats stats_;

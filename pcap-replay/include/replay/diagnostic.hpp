@@ -55,6 +55,10 @@ struct ClockStep {
   bool rebased = false;
   /// Segment::rebase of this frame and the later ones (until the next re-based step).
   std::chrono::nanoseconds rebase{0};
+  /// Not a step back: this frame returns to the clock from before the
+  /// re-based step back at frame `returns_from` (limits::kClockReturnSlack);
+  /// `back` is then how much later than its predecessor it is dated.
+  std::optional<std::uint64_t> returns_from;
 };
 
 /// What became of one input file (in command-line order).

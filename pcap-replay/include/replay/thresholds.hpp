@@ -202,6 +202,23 @@ inline constexpr std::size_t kMaxClockStepsListed = 100;
 /// later frames of that input (CaptureReader) and judges no interval across
 /// the step.
 inline constexpr microseconds kClockReorderMax{1'000};
+/// A stretch of frames after a step back ends where a frame's own time
+/// jumps forward (by more than kClockReorderMax) back to the clock from
+/// before the step: it is dated, after the frame before the step, the
+/// stretch's own length within this (the clock from
+/// before the step went on through the stretch, and this frame came right
+/// after it). Such a stretch was mis-dated (a frame or a few with a wrong
+/// timestamp: suricata bug-1450-04's SYN-ACK is dated 21 years early between
+/// two frames 45 us apart); the model goes on with the clock from before the
+/// step, and no interval across either end is judged. Any other frame stays
+/// on the stepped clock (a merged capture of streams far apart, as ndpi's
+/// avast.pcap: its stream 7 goes on 14 s apart across the step's end). A
+/// return after a longer gap cannot be told from an idle gap: the frames
+/// stay on the stepped clock. One reordering allowance.
+inline constexpr microseconds kClockReturnSlack = kClockReorderMax;
+/// Steps back whose return is still watched for (the innermost ones; a
+/// crafted file stepping back without end holds no more).
+inline constexpr std::size_t kMaxClockStepsOpen = 16;
 /// How many tunnel layers decode_frame follows before it gives up on a frame
 /// (kNotTcp): deeper than any real deployment stacks them (an MPLS VPN in
 /// GRE in VXLAN is 3), shallow enough that a crafted frame cannot make it loop.

@@ -536,14 +536,20 @@ void SenderModel::settle_pending_sample(CaptureTime now) {
   if (!pending_sample_ || now < pending_sample_->until) return;
   const PendingSample p = *pending_sample_;
   pending_sample_.reset();
-  timer_.on_sample(p.r, p.snd_una, p.snd_nxt, p.r - sender_rtt_.value_or(microseconds{0}));
+  if (!timer_.on_sample(p.r, p.snd_una, p.snd_nxt, p.r - sender_rtt_.value_or(microseconds{0}))) {
+    ++out_.samples_refused;
+    return;
+  }
   if (p.kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
   (p.kind == SampleKind::seq ? out_.rtt_karn : out_.rtt_ts_echo).add(p.r);
 }
 
 void SenderModel::take_sample(const Segment& s, microseconds r, SampleKind kind) {
   const microseconds corr = kind == SampleKind::seq ? sender_rtt_.value_or(microseconds{0}) : microseconds{0};
-  timer_.on_sample(r, snd_una_, snd_max_, r - corr);
+  if (!timer_.on_sample(r, snd_una_, snd_max_, r - corr)) {
+    ++out_.samples_refused;
+    return;
+  }
   if (kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
   (kind == SampleKind::seq ? out_.rtt_karn : out_.rtt_ts_echo).add(r);
   (void)s;

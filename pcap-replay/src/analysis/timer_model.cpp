@@ -159,9 +159,9 @@ void TimerModel::on_sack_sample(CaptureTime t, std::optional<CaptureTime> head_s
   timer_.restart(instant(t), armed_rto());
 }
 
-void TimerModel::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt,
+bool TimerModel::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt,
                            std::optional<microseconds> raw) {
-  if (!est_.on_rtt_sample(r, snd_una, snd_nxt)) return;
+  if (!est_.on_rtt_sample(r, snd_una, snd_nxt)) return false;
   karn_floor_.reset();
   if (floorless_) floorless_->on_rtt_sample(r, snd_una, snd_nxt);
   est_raw_.on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
@@ -172,6 +172,7 @@ void TimerModel::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t 
     // The message is built only when a 5.7 note is open (not per sample).
     if (open_57_) note_57_unverifiable("the next sample (" + ms(r) + ") came before any data timeout");
   }
+  return true;
 }
 
 void TimerModel::on_handshake_complete(std::uint64_t frame, CaptureTime t, bool sample_in_handshake,

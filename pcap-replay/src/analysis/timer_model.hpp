@@ -85,8 +85,9 @@ class TimerModel {
   /// A valid RTT sample R (sections 2 and 3), with SND.UNA/SND.NXT for the Linux window.
   /// `raw`: the same sample as the capture measured it, before the
   /// capture-to-sender correction; an expiry is early only if it is early
-  /// under both readings.
-  void on_sample(std::chrono::microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt,
+  /// under both readings. Returns false when the estimator refused it (over
+  /// 1 hour: rto::Estimator::on_rtt_sample), which changes nothing.
+  bool on_sample(std::chrono::microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt,
                  std::optional<std::chrono::microseconds> raw = std::nullopt);
   /// The handshake completed (our SYN was acknowledged) at `frame`; 5.7.
   void on_handshake_complete(std::uint64_t frame, CaptureTime t, bool sample_in_handshake,

@@ -140,6 +140,52 @@ std::int64_t sat_add(std::int64_t a, std::int64_t b) {
 }
 }  // namespace
 
+std::int64_t CaptureReader::after_latest(std::int64_t t) const {
+  const std::int64_t gap = std::chrono::nanoseconds{limits::kClockReorderMax}.count() + 1;
+  return sat_add(sat_add(latest_model_, gap),
+                 t == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -t);
+}
+
+void CaptureReader::check_return(std::uint64_t frame, std::int64_t t) {
+  const std::int64_t slack = std::chrono::nanoseconds{limits::kClockReturnSlack}.count();
+  const OpenStep step = open_steps_.back();
+  // The stretch so far, by its own times; the frame, past the time before the step.
+  const std::int64_t length = sat_add(last_time_, step.start == std::numeric_limits<std::int64_t>::min()
+                                                      ? std::numeric_limits<std::int64_t>::max()
+                                                      : -step.start);
+  const std::int64_t past = sat_add(t, step.before == std::numeric_limits<std::int64_t>::min()
+                                           ? std::numeric_limits<std::int64_t>::max()
+                                           : -step.before);
+  // A jump forward beyond reordering (as the step back was), to where the
+  // clock from before the step reads now, had the stretch lasted its own
+  // length and this frame come right after it: within the slack.
+  if (sat_add(t, -last_time_) <= std::chrono::nanoseconds{limits::kClockReorderMax}.count()) return;
+  if (past < sat_add(length, -slack) || past > sat_add(length, slack)) return;
+  open_steps_.pop_back();
+  ++stats_.clock_rebases;
+  // Back on the earlier clock, just after the latest time read if that clock
+  // would put the frame before it (the model's clock stays monotonic).
+  rebase_ns_ = std::max(step.rebase, after_latest(t));
+  const std::chrono::nanoseconds ahead{sat_add(t, -last_time_)};
+  if (stats_.clock_steps.size() < kMaxClockStepsListed) {
+    ClockStep c{frame, ahead, true, std::chrono::nanoseconds{rebase_ns_}, std::nullopt};
+    c.returns_from = step.frame;
+    stats_.clock_steps.push_back(c);
+    char buf[64], buf2[64];
+    std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(ahead.count()) / 1e6);
+    std::snprintf(buf2, sizeof buf2, "%.6f", static_cast<double>(past) / 1e6);
+    report(frame, "frame.time",
+           std::string("the clock returns to its time before the step back at frame ") + std::to_string(step.frame) +
+               ": this frame is dated " + buf + " ms after frame " + std::to_string(last_frame_) + " and " + buf2 +
+               " ms after frame " + std::to_string(step.frame_before) + " (the frame before that step), so " +
+               (step.frame == last_frame_ ? "frame " + std::to_string(step.frame) + " was"
+                                          : "frames " + std::to_string(step.frame) + "-" +
+                                                std::to_string(last_frame_) + " were") +
+               " mis-dated; the frame is used, and no interval across either end of the mis-dated frames is judged",
+           false);
+  }
+}
+
 bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
   if (have_time_ && t < last_time_) {
     // The difference of two ordered int64 fits in uint64 (computed there, no
@@ -157,13 +203,12 @@ bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
     const bool rebased = back > limits::kClockReorderMax;
     if (rebased) {
       ++stats_.clock_rebases;
-      const std::int64_t gap = std::chrono::nanoseconds{limits::kClockReorderMax}.count() + 1;
-      rebase_ns_ = sat_add(sat_add(latest_model_, gap), t == std::numeric_limits<std::int64_t>::min()
-                                                            ? std::numeric_limits<std::int64_t>::max()
-                                                            : -t);
+      if (open_steps_.size() == limits::kMaxClockStepsOpen) open_steps_.erase(open_steps_.begin());
+      open_steps_.push_back(OpenStep{last_time_, t, rebase_ns_, last_frame_, frame});
+      rebase_ns_ = after_latest(t);
     }
     if (stats_.clock_steps.size() < kMaxClockStepsListed) {
-      stats_.clock_steps.push_back(ClockStep{frame, back, rebased, std::chrono::nanoseconds{rebase_ns_}});
+      stats_.clock_steps.push_back(ClockStep{frame, back, rebased, std::chrono::nanoseconds{rebase_ns_}, std::nullopt});
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(back.count()) / 1e6);
       report(frame, "frame.time",
@@ -176,6 +221,7 @@ bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
              false);
     }
   }
+  if (have_time_ && t >= last_time_ && !open_steps_.empty()) check_return(frame, t);
   const std::int64_t model = sat_add(t, rebase_ns_);
   if (!have_time_ || model > latest_model_) latest_model_ = model;
   last_time_ = t;

@@ -43,8 +43,10 @@ json inputs_json(const Report& r) {
     if (in.clock_steps_back == 0) continue;
     json steps = json::array();
     for (const ClockStep& c : in.clock_rebased)
-      steps.push_back({{"frame", c.frame}, {"back_ms", static_cast<double>(c.back.count()) / 1e6},
-                       {"rebase_ms", static_cast<double>(c.rebase.count()) / 1e6}});
+      steps.push_back({{"frame", c.frame},
+                       {"back_ms", static_cast<double>(c.returns_from ? -c.back.count() : c.back.count()) / 1e6},
+                       {"rebase_ms", static_cast<double>(c.rebase.count()) / 1e6},
+                       {"returns_from", c.returns_from ? json(*c.returns_from) : json(nullptr)}});
     a[i]["clock_steps_back"] = in.clock_steps_back;
     a[i]["clock_rebased"] = steps;
   }
@@ -134,7 +136,10 @@ json sender_json(const FlowReport& f, std::size_t dir, std::optional<std::uint64
   jf["sack"] = s.sack;
   jf["peer_seen"] = s.peer_seen;
   jf["capture_duplicates"] = f.capture_duplicates;
-  jf["rtt_samples"] = {{"karn", s.samples_seq}, {"ts_echo", s.samples_ts}, {"ambiguous_acks", s.ambiguous_acks}};
+  jf["rtt_samples"] = {{"karn", s.samples_seq},
+                       {"ts_echo", s.samples_ts},
+                       {"ambiguous_acks", s.ambiguous_acks},
+                       {"refused", s.samples_refused}};
   jf["rtt"] = {{"karn", rtt_json(s.rtt_karn)}, {"ts_echo", rtt_json(s.rtt_ts_echo)}};
   jf["final"] = {{"srtt_ms", opt_ms(s.srtt)}, {"rttvar_ms", opt_ms(s.rttvar)}, {"rto_ms", ms(s.rto)},
                  {"backoff", s.backoff}};

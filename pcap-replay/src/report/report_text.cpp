@@ -110,6 +110,10 @@ void write_text_flow(std::ostream& os, const FlowReport& f, std::optional<std::u
       os << fmt::format("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
                         "{} ACKs of retransmitted data gave none\n",
                         s.samples_seq, s.samples_ts, s.ambiguous_acks);
+      if (s.samples_refused)
+        os << fmt::format("    {} RTT sample(s) over 1 hour refused (the capture's clock jumped): in no count "
+                          "and no statistic\n",
+                          s.samples_refused);
       for (const auto& [what, st] : {std::pair{"Karn", &s.rtt_karn}, std::pair{"timestamp echo", &s.rtt_ts_echo}})
         if (st->samples)
           os << fmt::format("    RTT ({}): min {:.3f} ms, avg {:.3f} ms, max {:.3f} ms, stdev {:.3f} ms\n", what,
