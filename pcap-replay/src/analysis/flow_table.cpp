@@ -98,7 +98,12 @@ void FlowTable::update(FlowSlot& f, const FlowKey& key, const Segment& s) {
   f.last_time = s.time;
   if (s.tcp.has(wire::kFin) || s.tcp.has(wire::kRst)) f.closed = true;
   if (s.tcp.has(wire::kRst)) f.rst = true;
-  if (s.tcp.has(wire::kFin)) (s.src == key.lo ? f.fin_from_lo : f.fin_from_hi) = true;
+  if (s.tcp.has(wire::kFin)) {
+    if (s.src == key.lo)
+      f.fin_from_lo = true;
+    else
+      f.fin_from_hi = true;
+  }
   if (!s.tcp.has(wire::kSyn) || s.tcp.has(wire::kAck) || s.tcp.has(wire::kRst) || s.tcp.has(wire::kFin))
     f.syn_only = false;
   if (s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck) && !f.has_syn_isn) {
