@@ -138,3 +138,35 @@ TEST_CASE("idle finish: a new input file finishes the open connections of the fi
   CHECK(sunk == 1);
   CHECK(a.finish().flow_count() == 2);
 }
+
+TEST_CASE("idle finish: a new file finishes its predecessor's connections when finished ones wait among them") {
+  // File 0: connection 1 (port 40000) open; connection 2 (port 40001) one
+  // SYN, then a SYN with another ISN on its 4-tuple: connection 3, and 2 is
+  // finished but waits for 1 (reports go out in order); 3 open. File 1's
+  // first segment finishes 1 and 3: written 1, 2, 3, then file 1's at the end.
+  replay::Analyzer a(options());
+  a.add_file(0, "a.pcap");
+  a.add_file(1, "b.pcap");
+  std::vector<std::size_t> order;
+  replay::SinkMode mode;
+  mode.keep_reports = false;
+  a.set_flow_sink([&order](replay::FlowReport& f, replay::CaptureTime) { order.push_back(f.id); }, mode);
+  a.set_origin(replaytest::at_us(0));
+  std::vector<replay::Segment> segs = established(40000);
+  segs.push_back(segment(5'000, true, 40001, kSyn, 1000, 0));
+  segs.push_back(segment(6'000, true, 40001, kSyn, 9000, 0));  // another ISN: a new connection
+  std::uint64_t frame = 0;
+  for (auto& s : segs) {
+    s.frame = ++frame;
+    a.add(s);
+  }
+  CHECK(order.empty());  // 1 is open: 2 waits
+  auto s = segment(0, true, 40000, kSyn, 1000, 0);
+  s.file_index = 1;
+  s.frame = 1;
+  a.add(s);
+  CHECK(order == std::vector<std::size_t>{1, 2, 3});
+  const replay::Report r = a.finish();
+  CHECK(order == std::vector<std::size_t>{1, 2, 3, 4});
+  CHECK(r.flow_count() == 4);
+}

@@ -560,8 +560,10 @@ void Analyzer::Impl::finish_quiet(CaptureTime now) {
 }
 
 void Analyzer::Impl::finish_open() {
+  // drain() may write and drop connections as they are finished: those
+  // below `base` are gone.
   for (std::size_t idx = base; idx < total(); ++idx)
-    if (at(idx).open()) finish_connection(at(idx), idx);
+    if (idx >= base && at(idx).open()) finish_connection(at(idx), idx);
   quiet.clear();
 }
 
