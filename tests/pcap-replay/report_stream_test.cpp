@@ -140,9 +140,10 @@ void flows_same_bytes(const std::vector<std::string>& files, bool json, const st
   CHECK(a.str() == b.str());
 }
 
-}  // namespace
-
-TEST_CASE("report stream: flows (text and JSON) written as they go are the whole list's bytes") {
+// The inputs both byte comparisons run on: the shipped capture, three shared
+// Linux captures, and two of those at once (stream numbers per file, flows
+// of both).
+std::vector<std::vector<std::string>> stream_inputs() {
   std::vector<std::vector<std::string>> inputs{{"tests/captures/linux-blackhole.pcap"}};
   const auto linux_dir = testcommon::shared_dir() / "traces" / "linux";
   for (const char* name : {"syn-loss", "random-loss", "ipv6"}) {
@@ -151,7 +152,13 @@ TEST_CASE("report stream: flows (text and JSON) written as they go are the whole
   }
   if (inputs.size() == 1) testcommon::skip_or_fail("the shared Linux captures (" + linux_dir.string() + ")");
   if (inputs.size() > 2) inputs.push_back({inputs[1].front(), inputs[2].front()});
-  for (const auto& files : inputs)
+  return inputs;
+}
+
+}  // namespace
+
+TEST_CASE("report stream: flows (text and JSON) written as they go are the whole list's bytes") {
+  for (const auto& files : stream_inputs())
     for (bool json : {false, true}) {
       flows_same_bytes(files, json, "");
       flows_same_bytes(files, json, "tcp");
@@ -172,16 +179,7 @@ TEST_CASE("report stream: a written connection leaves only its lockstep attempt 
 }
 
 TEST_CASE("report stream: text and JSON written as they go are the whole report's bytes") {
-  std::vector<std::vector<std::string>> inputs{{"tests/captures/linux-blackhole.pcap"}};
-  const auto linux_dir = testcommon::shared_dir() / "traces" / "linux";
-  for (const char* name : {"syn-loss", "random-loss", "ipv6"}) {
-    const auto p = linux_dir / (std::string(name) + ".pcap");
-    if (std::filesystem::exists(p)) inputs.push_back({p.string()});
-  }
-  if (inputs.size() == 1) testcommon::skip_or_fail("the shared Linux captures (" + linux_dir.string() + ")");
-  // Two files at once: stream numbers per file, flows of both.
-  if (inputs.size() > 2) inputs.push_back({inputs[1].front(), inputs[2].front()});
-  for (const auto& files : inputs)
+  for (const auto& files : stream_inputs())
     for (bool json : {false, true})
       for (bool findings_only : {false, true}) check_same_bytes(files, json, findings_only);
 }
