@@ -57,8 +57,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::check(d.frame <= st.frames + 1, "a diagnostic names a frame of the file (or the one cut short)");
     fuzz::check(!d.field.empty() && !d.message.empty(), "a diagnostic names a field and says what is wrong");
   }
-  fuzz::check(st.clock_steps.size() == std::min<std::uint64_t>(st.clock_steps_back, kMaxClockStepsListed),
-              "clock steps are listed up to the cap");
+  fuzz::check(st.clock_steps.size() ==
+                  std::min<std::uint64_t>(st.clock_steps_back + st.clock_returns, kMaxClockStepsListed),
+              "clock steps and returns are listed up to the cap");
+  fuzz::check(st.clock_returns <= st.clock_rebases - st.clock_returns, "each return ends a re-based step back");
   if (st.clock_steps_back == 0) fuzz::check(st.largest_step_back.count() == 0, "no step, no largest step");
   return 0;
 }

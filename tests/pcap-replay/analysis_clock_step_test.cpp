@@ -321,6 +321,7 @@ TEST_CASE("clock step: the clock's return to its time before the step, at the sl
       // 1000.000900001 = 5000.001200001; frame 5's own 5000.001200 goes 1 ms
       // + 1 ns after it: rebase 0.001000002 s (more than the 0 before the step).
       CHECK(rr.stats.clock_rebases == 2);
+      CHECK(rr.stats.clock_returns == 1);
       REQUIRE(rr.stats.clock_steps.size() == 2);
       CHECK(rr.stats.clock_steps[1].frame == 5);
       REQUIRE(rr.stats.clock_steps[1].returns_from.has_value());
@@ -332,6 +333,7 @@ TEST_CASE("clock step: the clock's return to its time before the step, at the sl
     } else {
       // 1 us past the slack: an idle gap on the stepped clock, the same rebase.
       CHECK(rr.stats.clock_rebases == 1);
+      CHECK(rr.stats.clock_returns == 0);
       CHECK(rr.stats.clock_steps.size() == 1);
       CHECK(rr.segments[4].rebase.count() == 1'000'000'900'001);
     }

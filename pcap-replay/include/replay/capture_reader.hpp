@@ -71,8 +71,13 @@ struct CaptureStats {
   std::vector<LostRange> lost;          ///< every stretch that could not be read, in file order
   std::uint64_t clock_steps_back = 0;   ///< frames dated before their predecessor
   std::chrono::nanoseconds largest_step_back{0};  ///< the largest such step
-  std::vector<ClockStep> clock_steps;   ///< the first kMaxClockStepsListed of them
-  std::uint64_t clock_rebases = 0;      ///< of them, steps larger than limits::kClockReorderMax (re-based)
+  /// Frames whose clock returns to where it was before a step back
+  /// (limits::kClockReturnSlack; ClockStep::returns_from).
+  std::uint64_t clock_returns = 0;
+  /// The first kMaxClockStepsListed of the steps back and the returns, in file order.
+  std::vector<ClockStep> clock_steps;
+  /// Re-basings: steps back larger than limits::kClockReorderMax, and returns.
+  std::uint64_t clock_rebases = 0;
   std::uint64_t bytes_read = 0;         ///< bytes read from the input (compressed bytes for gzip)
   /// Timestamp of record 1 (filtered out or not TCP included): the origin of
   /// Wireshark's frame.time_relative. Unset before it is read, or when record

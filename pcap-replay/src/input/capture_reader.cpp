@@ -163,6 +163,7 @@ void CaptureReader::check_return(std::uint64_t frame, std::int64_t t) {
   if (past < sat_add(length, -slack) || past > sat_add(length, slack)) return;
   open_steps_.pop_back();
   ++stats_.clock_rebases;
+  ++stats_.clock_returns;
   // Back on the earlier clock, just after the latest time read if that clock
   // would put the frame before it (the model's clock stays monotonic).
   rebase_ns_ = std::max(step.rebase, after_latest(t));
