@@ -132,8 +132,9 @@ $(OBJ)/pcap-replay/%.o: pcap-replay/%.cpp
 $(OBJ)/tests/%.o: tests/%.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -Itests $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
-# A white-box test of an internal class of the analysis (FirstSegment).
-$(OBJ)/tests/pcap-replay/first_segment_test.o: CXXFLAGS += -Ipcap-replay/src
+# White-box tests of internal parts of the analysis (FirstSegment, infer_settings).
+WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test
+$(patsubst %,$(OBJ)/tests/pcap-replay/%.o,$(WHITEBOX_TESTS)): CXXFLAGS += -Ipcap-replay/src
 
 $(OBJ)/bench/%.o: bench/%.cpp
 	@mkdir -p $(@D)

@@ -9,9 +9,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <replay/analyzer.hpp>
+#include <replay/wireshark_ref.hpp>
 #include "segment_builder.hpp"
 
 namespace {
@@ -169,4 +171,61 @@ TEST_CASE("idle finish: a new file finishes its predecessor's connections when f
   const replay::Report r = a.finish();
   CHECK(order == std::vector<std::size_t>{1, 2, 3, 4});
   CHECK(r.flow_count() == 4);
+}
+
+TEST_CASE("idle finish: a gap across a step of the capture clock is unknown, so it splits nothing") {
+  // A (port 40000) is reset at 2 ms. Then the capture clock steps back an
+  // hour: B's three segments are dated 3600 s earlier, and the reader
+  // re-bases them (Segment::rebase) to just after the latest time, as it
+  // does every later frame. A's ACK, dated 200 s after its RST on its own
+  // clock, comes 3800 s later on the model's clock; the gap spans the step,
+  // so its length is unknown: the same connection (2 connections, not 3).
+  replay::Analyzer a(options());
+  a.add_file(0, "t.pcap");
+  std::vector<replay::Segment> segs{segment(0, true, 40000, kSyn, 1000, 0),
+                                    segment(1'000, false, 40000, kSyn | kAck, 5000, 1001),
+                                    segment(2'000, true, 40000, kRst | kAck, 1001, 5001)};
+  const std::chrono::nanoseconds rebase{3'600'000'000'000 + 2'000'000 + 1'000'001};  // 3600 s + 2 ms + 1 ms + 1 ns
+  for (std::int64_t i = 0; i < 3; ++i) {
+    auto s = segment(-3'600'000'000 + 3'000 + i * 1'000, i != 1, 40001, i == 0 ? kSyn : (i == 1 ? kSyn | kAck : kAck),
+                     i == 1 ? 7000 : 2000 + (i == 2), i == 0 ? 0 : (i == 1 ? 2001 : 7001));
+    s.rebase = rebase;
+    segs.push_back(s);
+  }
+  auto late = segment(2'000 + 200'000'000, false, 40000, kAck, 5001, 1001);
+  late.rebase = rebase;
+  segs.push_back(late);
+  std::uint64_t frame = 0;
+  for (auto& s : segs) {
+    s.frame = ++frame;
+    a.add(s);
+  }
+  const replay::Report r = a.finish();
+  CHECK(r.flows.size() == 2);
+}
+
+TEST_CASE("idle finish: a connection over after an idle gap that begins with no SYN keeps Wireshark's tcp.stream") {
+  // Wireshark starts a stream only at a SYN: A reset, its late ACK 300 s + 1 us
+  // later (a connection of ours, stream 0 still), then C on port 40002
+  // (stream 1). tshark on the same packets: frames 1-4 stream 0, 5-9 stream 1.
+  replay::Analyzer a(options());
+  a.add_file(0, "t.pcap");
+  auto segs = established(40000);
+  segs.push_back(segment(5'000, true, 40000, kRst | kAck, 1101, 5001));
+  segs.push_back(segment(5'000 + kSplitUs + 1, false, 40000, kAck, 5001, 1101));
+  for (auto s : established(40002)) {
+    s.time += std::chrono::microseconds{kSplitUs + 10'000};
+    segs.push_back(s);
+  }
+  std::uint64_t frame = 0;
+  for (auto& s : segs) {
+    s.frame = ++frame;
+    a.add(s);
+  }
+  const replay::Report r = a.finish();
+  REQUIRE(r.flows.size() == 3);
+  const replay::StreamNumbers streams(r);
+  CHECK(streams.of(r.flows[0]) == std::optional<std::uint64_t>(0));
+  CHECK(streams.of(r.flows[1]) == std::optional<std::uint64_t>(0));
+  CHECK(streams.of(r.flows[2]) == std::optional<std::uint64_t>(1));
 }

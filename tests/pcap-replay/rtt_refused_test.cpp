@@ -19,11 +19,12 @@ using wire::kSyn;
 
 }  // namespace
 
-TEST_CASE("an RTT sample over 1 hour is refused and counted apart, in no statistic") {
-  // Established and open, so it resumes: 100 bytes at 4 ms, acknowledged 2 h
+TEST_CASE("an RTT sample over 1 hour is refused and counted apart, in no statistic and not in the timeline") {
+  // Established and open, so it resumes: 100 bytes at 5 ms, acknowledged 2 h
   // later. Karn's sample would be 7200 s; rto::Estimator refuses samples
-  // over 1 h (a clock that jumped), and so do the counts and the RTT stats.
-  replay::Analyzer a(replay::Options::for_profile("rfc6298"));
+  // over 1 h (a clock that jumped), and so do the counts, the RTT stats and
+  // the timeline (its "ack" event carries no sample).
+  replay::Analyzer a(replay::Options::for_profile("rfc6298"), /*keep_timeline=*/true);
   a.add_file(0, "t.pcap");
   std::uint64_t frame = 0;
   std::vector<replay::Segment> segs{
@@ -45,4 +46,13 @@ TEST_CASE("an RTT sample over 1 hour is refused and counted apart, in no statist
   CHECK(client.samples_seq == 2);
   CHECK(client.rtt_karn.samples == 2);
   CHECK(client.rtt_karn.max == std::chrono::milliseconds(1));
+  std::size_t shown = 0;
+  for (const replay::TimelineEvent& e : client.timeline) {
+    if (e.frame == frame) CHECK_FALSE(e.sample.has_value());  // the ACK 2 h later
+    if (e.sample) {
+      CHECK(*e.sample < std::chrono::hours(1));
+      ++shown;
+    }
+  }
+  CHECK(shown == client.samples_seq);
 }

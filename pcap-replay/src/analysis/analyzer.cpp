@@ -240,6 +240,9 @@ struct Analyzer::Impl final : FlowStore {
     return flow_key(h.file_index, h.client, h.server);
   }
   FlowSlot& slot(std::size_t index) override { return at(index).slot; }
+  bool gap_known(std::size_t file, CaptureTime a, CaptureTime b) const override {
+    return file >= clocks.size() || !clocks[file] || !clocks[file]->spans(a, b);
+  }
   Impl(Options o, bool keep) : options(std::move(o)), keep_timeline(keep), table(options.idle_split, *this) {
     if (options.auto_profile) {
       for (const StackProfile& p : all_profiles()) {

@@ -59,7 +59,8 @@ std::optional<std::size_t> FlowTable::lookup(const Segment& s) {
   FlowSlot& f = store_->slot(*it);
   const bool pure_syn = s.tcp.has(wire::kSyn) && !s.tcp.has(wire::kAck);
   const bool idle = s.time - f.last_time > idle_split_;
-  if (idle && f.cannot_resume()) return std::nullopt;  // nothing of it can still come
+  if (idle && f.cannot_resume() && store_->gap_known(s.file_index, f.last_time, s.time))
+    return std::nullopt;  // nothing of it can still come
   if (pure_syn) {
     if (f.closed) return std::nullopt;  // port reuse after FIN/RST
     if (idle) return std::nullopt;
@@ -86,7 +87,8 @@ void FlowTable::open(const Segment& s, std::size_t index) {
 
 bool FlowTable::over(std::size_t index, CaptureTime now) const {
   const FlowSlot& f = store_->slot(index);
-  return f.cannot_resume() && now - f.last_time > idle_split_;
+  return f.cannot_resume() && now - f.last_time > idle_split_ &&
+         store_->gap_known(store_->key(index).file_index, f.last_time, now);
 }
 
 void FlowTable::retire(const FlowKey& key, std::size_t index) {

@@ -51,7 +51,8 @@ struct FlowSlot {
   bool syn_only : 1 = true;      ///< every segment so far a pure SYN (an attempt nothing answered)
   /// Whether the connection cannot resume: reset, closed by a FIN from each
   /// side, or never answered (only pure SYNs). After an idle gap longer than
-  /// the idle split any segment on its 4-tuple opens a new connection.
+  /// the idle split (and no step of the capture clock in it: its length is
+  /// then unknown) any segment on its 4-tuple opens a new connection.
   bool cannot_resume() const { return rst || (fin_from_lo && fin_from_hi) || syn_only; }
 };
 
@@ -61,6 +62,9 @@ class FlowStore {
  public:
   virtual FlowKey key(std::size_t index) const = 0;
   virtual FlowSlot& slot(std::size_t index) = 0;
+  /// Whether the time between `a` and `b` in input file `file_index` is
+  /// known: no step of its capture clock lies between them (clock_steps.hpp).
+  virtual bool gap_known(std::size_t file_index, CaptureTime a, CaptureTime b) const = 0;
 
  protected:
   ~FlowStore() = default;

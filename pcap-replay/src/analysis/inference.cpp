@@ -35,7 +35,17 @@ void infer_settings(SenderReport& s, const Options& judged, std::span<const std:
   in.probes = s.by_kind[static_cast<std::size_t>(SendKind::tlp)];
   // The chains: runs of consecutive expiries (backoff 1, 2, 3, ...), SYN and data apart.
   std::vector<std::vector<const TimeoutRecord*>> chains;
+  bool broken = false;  // an expiry's wait was unknown: skip to the next chain's first expiry
   for (const auto& t : s.timeouts) {
+    // A wait across a step of the capture clock is unknown (clock_steps.hpp):
+    // no evidence of a setting, and neither is the rest of its chain (whose
+    // waits would be measured from it).
+    if (t.wait_unknown) {
+      broken = true;
+      continue;
+    }
+    if (broken && t.backoff != 1) continue;
+    broken = false;
     if (t.backoff == 1 || chains.empty()) {
       chains.push_back({&t});
       continue;

@@ -538,21 +538,26 @@ void SenderModel::settle_pending_sample(CaptureTime now) {
   pending_sample_.reset();
   if (!timer_.on_sample(p.r, p.snd_una, p.snd_nxt, p.r - sender_rtt_.value_or(microseconds{0}))) {
     ++out_.samples_refused;
+    if (p.event && *p.event < out_.timeline.size()) {  // the timeline shows no sample either
+      out_.timeline[*p.event].sample.reset();
+      out_.timeline[*p.event].sample_kind.reset();
+    }
     return;
   }
   if (p.kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
   (p.kind == SampleKind::seq ? out_.rtt_karn : out_.rtt_ts_echo).add(p.r);
 }
 
-void SenderModel::take_sample(const Segment& s, microseconds r, SampleKind kind) {
+bool SenderModel::take_sample(const Segment& s, microseconds r, SampleKind kind) {
   const microseconds corr = kind == SampleKind::seq ? sender_rtt_.value_or(microseconds{0}) : microseconds{0};
   if (!timer_.on_sample(r, snd_una_, snd_max_, r - corr)) {
     ++out_.samples_refused;
-    return;
+    return false;
   }
   if (kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
   (kind == SampleKind::seq ? out_.rtt_karn : out_.rtt_ts_echo).add(r);
   (void)s;
+  return true;
 }
 
 void SenderModel::on_peer(const Segment& s) {
@@ -611,11 +616,12 @@ void SenderModel::on_peer(const Segment& s) {
   if (!seq_gt(ack, snd_una_)) {
     if (have_sacked && seq_ge(ack, snd_una_) && !across_step(first_sacked, s.time)) {
       const microseconds r = since(s.time, first_sacked) + correction;
-      take_sample(s, r, SampleKind::seq);
+      const bool taken = take_sample(s, r, SampleKind::seq);
       std::optional<CaptureTime> head;
       if (!outstanding_.empty()) head = outstanding_.front().last_time;
       timer_.on_sack_sample(s.time, head);
-      record(s, "sack", rel(ack), r, SampleKind::seq);
+      record(s, "sack", rel(ack), taken ? std::optional<microseconds>(r) : std::nullopt,
+             taken ? std::optional<SampleKind>(SampleKind::seq) : std::nullopt);
     }
     // Duplicate ACK (RFC 5681 2): no data, no SYN/FIN, same ACK, data outstanding.
     if (ack == snd_una_ && s.payload_len == 0 && !h.has(wire::kSyn) && !h.has(wire::kFin) &&
@@ -682,9 +688,13 @@ void SenderModel::on_peer(const Segment& s) {
   }
   const bool distant = sender_rtt_ && sender_rtt_->count() > 0;
   if (sample && sample->count() >= 0 && distant && *kind == SampleKind::seq && !acks_syn) {
-    pending_sample_ = PendingSample{*sample, *kind, s.time + *sender_rtt_, ack, snd_una_, snd_max_};
+    pending_sample_ = PendingSample{*sample, *kind, s.time + *sender_rtt_, ack, snd_una_, snd_max_, std::nullopt};
+    if (keep_timeline_) pending_sample_->event = out_.timeline.size();  // the "ack" recorded below
   } else if (sample && sample->count() >= 0) {
-    take_sample(s, *sample, *kind);
+    if (!take_sample(s, *sample, *kind)) {
+      sample.reset();
+      kind.reset();
+    }
   } else {
     sample.reset();
     kind.reset();

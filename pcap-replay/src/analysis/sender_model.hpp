@@ -89,7 +89,8 @@ class SenderModel {
   void record(const Segment& s, std::string_view event, std::uint32_t rel_seq,
               std::optional<std::chrono::microseconds> sample = std::nullopt,
               std::optional<SampleKind> kind = std::nullopt);
-  void take_sample(const Segment& s, std::chrono::microseconds r, SampleKind kind);
+  /// False when the estimator refused it (SenderReport::samples_refused).
+  bool take_sample(const Segment& s, std::chrono::microseconds r, SampleKind kind);
   /// A sample from an ACK the capture saw before it reached a distant sender
   /// is held until it has (one capture-to-sender round trip): a
   /// retransmission of the acknowledged data captured before then was sent
@@ -100,6 +101,8 @@ class SenderModel {
     SampleKind kind;
     CaptureTime until;
     std::uint32_t ack, snd_una, snd_nxt;
+    // The timeline event that shows it (its "ack"), to clear if it is refused.
+    std::optional<std::size_t> event;
   };
   std::optional<PendingSample> pending_sample_;
   void mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t);

@@ -30,8 +30,10 @@ std::optional<std::uint64_t> StreamCounter::next(const FlowReport& f) {
   if (!known_) return std::nullopt;
   const auto key = std::make_tuple(f.file_index, std::min(f.client, f.server), std::max(f.client, f.server));
   auto it = last_.find(key);
-  // The same SYN again: Wireshark's same stream.
-  if (f.syn_isn && it != last_.end() && it->second.isn == f.syn_isn) return it->second.stream;
+  // The same SYN again: Wireshark's same stream. So is a connection that did
+  // not begin with a SYN (one over after an idle gap, FlowSlot::cannot_resume):
+  // Wireshark starts a stream only at a SYN.
+  if (it != last_.end() && (!f.syn_isn || it->second.isn == f.syn_isn)) return it->second.stream;
   const std::uint64_t n = next_[f.file_index]++;
   last_[key] = Last{f.syn_isn, n};
   return n;
