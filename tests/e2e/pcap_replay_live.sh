@@ -288,13 +288,21 @@ with open(sys.argv[1], "wb") as f:
         f.write(struct.pack("<IIII", 1795998000 + i // 1000, (i % 1000) * 1000, len(frame), len(frame)) + frame)
     assert f.tell() >= size, f.tell()
 PY
-timeout 60 script -q -e -c "$BIN flows $WORK/big.pcap" "$WORK/tty-file.txt" >/dev/null </dev/null ||
+# The report to a file, stderr on the pty: the progress line is drawn there.
+timeout 60 script -q -e -c "$BIN flows $WORK/big.pcap >$WORK/flows-big.txt" "$WORK/tty-file.txt" >/dev/null </dev/null ||
   fail "flows on a 16 MiB file under a pty: $(tail -c 300 "$WORK/tty-file.txt")"
 grep -aq $'\r'"$WORK/big.pcap: [0-9]* packets, [0-9]*% of the file" "$WORK/tty-file.txt" ||
   fail "no progress line for a 16 MiB file on a terminal: $(head -c 300 "$WORK/tty-file.txt" | od -c | head)"
+# The report itself on the pty (written as the connections finish): no
+# progress line drawn among its lines.
+timeout 60 script -q -e -c "$BIN flows $WORK/big.pcap" "$WORK/tty-both.txt" >/dev/null </dev/null ||
+  fail "flows to the pty: $(tail -c 300 "$WORK/tty-both.txt")"
+! grep -aq "% of the file" "$WORK/tty-both.txt" ||
+  fail "a progress line among a report written to the same terminal: $(grep -a -m1 '% of the file' "$WORK/tty-both.txt" | od -c | head -3)"
+grep -aq "big.pcap" "$WORK/tty-both.txt" || fail "flows to the pty: no connection listed"
 timeout 60 "$BIN" flows "$WORK/big.pcap" >/dev/null 2>"$WORK/file-notty.err" || fail "flows on the 16 MiB file"
 [ ! -s "$WORK/file-notty.err" ] || fail "stderr not a terminal, yet: $(od -c "$WORK/file-notty.err" | head -3)"
-echo "ok: $name: status line: drawn on a pty (live and a 16 MiB file), absent when stderr is a file"
+echo "ok: $name: status line: drawn on a pty (live and a 16 MiB file), absent when stderr is a file or the report goes to the same pty"
 
 # --- 7: the interface goes away during the capture: what came before is
 # reported, the loss is named, exit 2 (last: it removes the veth pair)
