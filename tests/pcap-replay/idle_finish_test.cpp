@@ -28,6 +28,15 @@ constexpr std::int64_t kSplitUs = 300'000'000;  // Options::idle_split's default
 
 replay::Options options() { return replay::Options::for_profile("rfc6298"); }
 
+// Gives `a` the segments `segs` in order, numbered as frames 1, 2, ...
+void feed(replay::Analyzer& a, std::vector<replay::Segment>& segs) {
+  std::uint64_t frame = 0;
+  for (auto& s : segs) {
+    s.frame = ++frame;
+    a.add(s);
+  }
+}
+
 // A connection on client port 40000 with its segments `segs`, then one more
 // segment `late` on the same 4-tuple: how many connections the analysis
 // finds.
@@ -35,11 +44,7 @@ std::size_t connections(std::vector<replay::Segment> segs, const replay::Segment
   replay::Analyzer a(options());
   a.add_file(0, "t.pcap");
   segs.push_back(late);
-  std::uint64_t frame = 0;
-  for (auto& s : segs) {
-    s.frame = ++frame;
-    a.add(s);
-  }
+  feed(a, segs);
   return a.finish().flows.size();
 }
 
@@ -130,11 +135,8 @@ TEST_CASE("idle finish: a new input file finishes the open connections of the fi
   a.add_file(1, "b.pcap");
   std::vector<std::size_t> sunk;
   count_written(a, sunk);
-  std::uint64_t frame = 0;
-  for (auto s : established(40000)) {  // open, established: it would never be over
-    s.frame = ++frame;
-    a.add(s);
-  }
+  auto open = established(40000);  // open, established: it would never be over
+  feed(a, open);
   CHECK(sunk.empty());
   auto s = segment(0, true, 40000, kSyn, 1000, 0);  // the same 4-tuple, in the second file
   s.file_index = 1;
@@ -157,11 +159,7 @@ TEST_CASE("idle finish: a new file finishes its predecessor's connections when f
   std::vector<replay::Segment> segs = established(40000);
   segs.push_back(segment(5'000, true, 40001, kSyn, 1000, 0));
   segs.push_back(segment(6'000, true, 40001, kSyn, 9000, 0));  // another ISN: a new connection
-  std::uint64_t frame = 0;
-  for (auto& s : segs) {
-    s.frame = ++frame;
-    a.add(s);
-  }
+  feed(a, segs);
   CHECK(order.empty());  // 1 is open: 2 waits
   auto s = segment(0, true, 40000, kSyn, 1000, 0);
   s.file_index = 1;
@@ -195,11 +193,7 @@ TEST_CASE("idle finish: a gap across a step of the capture clock is unknown, so 
   auto late = segment(2'000 + 200'000'000, false, 40000, kAck, 5001, 1001);
   late.rebase = rebase;
   segs.push_back(late);
-  std::uint64_t frame = 0;
-  for (auto& s : segs) {
-    s.frame = ++frame;
-    a.add(s);
-  }
+  feed(a, segs);
   const replay::Report r = a.finish();
   CHECK(r.flows.size() == 2);
 }
@@ -217,11 +211,7 @@ TEST_CASE("idle finish: a connection over after an idle gap that begins with no 
     s.time += std::chrono::microseconds{kSplitUs + 10'000};
     segs.push_back(s);
   }
-  std::uint64_t frame = 0;
-  for (auto& s : segs) {
-    s.frame = ++frame;
-    a.add(s);
-  }
+  feed(a, segs);
   const replay::Report r = a.finish();
   REQUIRE(r.flows.size() == 3);
   const replay::StreamNumbers streams(r);
