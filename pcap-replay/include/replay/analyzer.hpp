@@ -30,14 +30,6 @@ struct SinkMode {
   /// Report::streamed), so the memory held does not grow with the finished
   /// connections. true: Report::flows still has every one.
   bool keep_reports = true;
-  /// true: no connection reaches the sink before finish() (when the whole
-  /// input is read: its files, diagnostics and inputs are complete, as a
-  /// JSON document needs before its "flows"); false: each as soon as it can.
-  bool after_input = false;
-  /// Called once, at the start of finish(), with the report as it stands
-  /// then (files, diagnostics, inputs, limit hits; no connection yet), before
-  /// the sink has any connection that was still open (may be empty).
-  std::function<void(const Report&)> input_read;
 };
 
 /// Streams segments into per-connection sender models.
@@ -67,9 +59,12 @@ class Analyzer {
   /// Hands every connection to `sink` in FlowReport::id order, each as soon
   /// as it and every connection before it are finished and the origin is
   /// known (set_origin, else at finish(): the earliest segment's time). A
-  /// connection is finished when a new one takes its 4-tuple, else at
-  /// finish(); so what waits is bounded by the connections still open and
-  /// the finished ones after the oldest open one.
+  /// connection is finished when a new one takes its 4-tuple, when the next
+  /// input file begins, when it cannot resume (reset, closed both ways, or
+  /// SYNs nothing answered) and the capture is past its last segment by more
+  /// than Options::idle_split, else at finish(); so what waits is bounded by
+  /// the connections still open and the finished ones after the oldest open
+  /// one.
   /// `mode`: see SinkMode (by default the reports are kept and handed over
   /// as soon as possible).
   void set_flow_sink(FlowSink sink, SinkMode mode = {});

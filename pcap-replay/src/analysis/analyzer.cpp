@@ -209,12 +209,12 @@ struct Analyzer::Impl final : FlowStore {
   FlowTable table;
   lockstep::AttemptCollector attempts;  // SYN times per connection, for the lockstep finding
   // By FlowReport::id - 1. A connection is finished (its models freed, its
-  // report kept) when a new one takes its 4-tuple, else at the end: a
-  // connection idle for long can still get a segment that is not a SYN,
-  // which belongs to it (FlowTable), so finishing it sooner would change
-  // the report.
-  // A deque: a connection's FlowReport stays where it is while later ones
-  // are added (the single-profile models write into it), with no doubling.
+  // report kept) when a new one takes its 4-tuple, when its input file
+  // ends, when it cannot resume and the capture is past its last segment by
+  // more than the idle split (FlowSlot::cannot_resume; any later segment on
+  // its 4-tuple is a new connection then), else at the end.
+  // A deque: a connection stays where it is while later ones are added
+  // (finish_connection holds references into it), with no doubling.
   // When the sink drops the reports it had (SinkMode::keep_reports false),
   // the front leaves: conns[0] is connection index `base`.
   std::deque<Connection> conns;
@@ -314,13 +314,12 @@ struct Analyzer::Impl final : FlowStore {
   // connection (index into conns) it has not had yet.
   FlowSink sink;
   SinkMode mode;
-  bool finishing = false;  // finish() has begun
   std::optional<CaptureTime> origin;
   std::size_t next_sunk = 0;
   // Gives the sink the finished connections it can have, in order; drops
   // each one it had unless the reports are kept.
   void drain() {
-    if (!sink || !origin || (mode.after_input && !finishing)) return;
+    if (!sink || !origin) return;
     while (next_sunk < total() && at(next_sunk).finished()) {
       sink(*at(next_sunk).report(), *origin);
       ++next_sunk;
@@ -699,8 +698,6 @@ Report Analyzer::finish() {
   Impl& m = *impl_;
   // No input gave an origin: Report::first_time stays the earliest segment's.
   if (!m.origin && m.report.have_first_time) m.origin = m.report.first_time;
-  m.finishing = true;
-  if (m.mode.input_read) m.mode.input_read(m.report);
   // Every connection is finished (its models freed, and given to the sink
   // in order) before the reports move; each leaves the deque as its report
   // moves (or as the sink had it, when the reports are not kept).
