@@ -244,3 +244,31 @@ TEST_CASE("ip: every truncation of an IPv6 packet with extension headers fails o
     CHECK(wire::ok(r) == (n >= 64));
   }
 }
+
+TEST_CASE("ip: decode_ip_into reuses one packet across versions and keeps nothing of the last") {
+  // An IPv6 packet (flow label 0xABCDE, src fd00::1), then an IPv4 one with
+  // 8 option bytes, then one without, all into the same IpPacket.
+  Bytes v6 = v6_fixed(wire::kProtoTcp, 20, 0xABCDE);
+  v6.resize(60, 0);
+  wire::IpPacket pk;
+  REQUIRE_FALSE(wire::decode_ip_into(v6, pk).has_value());
+  CHECK(pk.version == 6);
+  CHECK(pk.flow_label == 0xABCDEu);
+  REQUIRE_FALSE(wire::decode_ip_into(v4_packet(20, 8), pk).has_value());
+  CHECK(pk.version == 4);
+  CHECK(pk.flow_label == 0u);
+  CHECK_FALSE(pk.v6.has_value());
+  REQUIRE(pk.v4.has_value());
+  CHECK(pk.v4->options_len == 8);
+  CHECK(pk.src[0] == 198);
+  CHECK(pk.src[15] == 0);  // the IPv6 address's last byte (1) is gone
+  CHECK(pk.l4_offset == 28u);  // 20 + 8 option bytes
+  REQUIRE_FALSE(wire::decode_ip_into(v4_packet(20), pk).has_value());
+  CHECK(pk.v4->options_len == 0);
+  CHECK(pk.v4->options[0] == 0);  // the earlier NOPs are not left behind
+  CHECK(pk.l4_offset == 20u);
+  CHECK(pk.l4_len == 20u);
+  const auto e = wire::decode_ip_into(Bytes{0x45, 0}, pk);  // 2 bytes of an IPv4 header
+  REQUIRE(e.has_value());
+  CHECK(e->field == "ip.hdr_len");
+}

@@ -250,3 +250,48 @@ TEST_CASE("tcp decode: every truncation of a full header fails cleanly, never re
     CHECK(wire::ok(r2) == (n >= 20));
   }
 }
+
+TEST_CASE("tcp decode_tcp_tolerant_into: storage that held another header keeps nothing of it") {
+  // First a SYN (MSS 1460, SACK-permitted, TS, WS 7), then a data segment
+  // with one SACK block {100, 200} and a TSval of 1000, into the same header.
+  wire::TcpHeader syn = syn_header();
+  wire::TcpHeader data;
+  data.flags = wire::kAck;
+  data.seq = 5;
+  data.options.tsval = 1000;
+  data.options.tsecr = 999;
+  data.options.sack_count = 1;
+  data.options.sack[0] = {100, 200};
+  wire::TcpHeader into;
+  into.options.sack_count = 4;
+  for (auto& b : into.options.sack) b = {7, 8};  // a previous frame's four blocks
+  wire::TcpTolerance t;
+  REQUIRE_FALSE(wire::decode_tcp_tolerant_into(encode(syn), into, t).has_value());
+  CHECK(into.options.mss == 1460);
+  CHECK(into.options.window_scale == 7);
+  CHECK(into.options.sack_count == 0);
+  CHECK(into.options.sack[0].left == 0);  // the old blocks went with the old header
+  REQUIRE_FALSE(wire::decode_tcp_tolerant_into(encode(data), into, t).has_value());
+  CHECK(into.seq == 5u);
+  CHECK_FALSE(into.options.mss.has_value());
+  CHECK_FALSE(into.options.window_scale.has_value());
+  CHECK_FALSE(into.options.sack_permitted);
+  CHECK(into.options.tsval == 1000u);
+  REQUIRE(into.options.sack_count == 1);
+  CHECK(into.options.sack[0].left == 100u);
+  CHECK(into.options.sack[0].right == 200u);
+  CHECK(into.options.sack[1].left == 0u);
+  CHECK(into.options.sack[3].right == 0u);
+  SUBCASE("a bad option is worded as decode_tcp_options words it alone, and the rest is kept") {
+    Bytes b = encode(syn);
+    b[27] = 8;  // the TS option's length 8 (zeek truncated-header frame 1)
+    REQUIRE_FALSE(wire::decode_tcp_tolerant_into(b, into, t).has_value());
+    REQUIRE(t.option_error.has_value());
+    const auto alone = wire::decode_tcp_options(Bytes{8, 8, 0, 0, 0, 0, 0, 0});
+    REQUIRE_FALSE(wire::ok(alone));
+    CHECK(t.option_error->field == wire::error(alone).field);
+    CHECK(t.option_error->message == wire::error(alone).message);
+    CHECK(into.options.mss == 1460);
+    CHECK_FALSE(into.options.tsval.has_value());
+  }
+}

@@ -16,12 +16,11 @@ std::string num(std::size_t v) { return std::to_string(v); }
 
 }  // namespace
 
-Result<Ipv4Header> decode_ipv4(std::span<const std::uint8_t> b) {
+std::optional<Error> decode_ipv4_into(std::span<const std::uint8_t> b, Ipv4Header& h) {
   if (b.size() < 20) {
     return err("ip.hdr_len", "IPv4 header truncated: " + num(b.size()) + " of at least 20 bytes captured");
   }
   if ((b[0] >> 4) != 4) return err("ip.version", "version " + num(b[0] >> 4) + " where 4 was expected");
-  Ipv4Header h;
   h.ihl = b[0] & 0x0F;
   if (h.ihl < 5) return err("ip.hdr_len", "header length " + num(h.ihl) + " words is below the 5-word minimum");
   if (h.header_len() > b.size()) {
@@ -41,13 +40,21 @@ Result<Ipv4Header> decode_ipv4(std::span<const std::uint8_t> b) {
   std::copy_n(&b[12], 4, h.src.begin());
   std::copy_n(&b[16], 4, h.dst.begin());
   h.options_len = static_cast<std::uint8_t>(h.header_len() - 20);
+  // The bytes past options_len are zero, as in a header decoded afresh.
   std::copy_n(&b[20], h.options_len, h.options.begin());
+  std::fill(h.options.begin() + h.options_len, h.options.end(), std::uint8_t{0});
   // total_len 0 is what Linux records for a TSO/GSO super-packet: allowed,
   // decode_ip then takes the length from the capture.
   if (h.total_len != 0 && h.total_len < h.header_len()) {
     return err("ip.len", "total length " + num(h.total_len) + " is below the header length " +
                              num(h.header_len()));
   }
+  return std::nullopt;
+}
+
+Result<Ipv4Header> decode_ipv4(std::span<const std::uint8_t> b) {
+  Ipv4Header h;
+  if (auto e = decode_ipv4_into(b, h)) return std::move(*e);
   return h;
 }
 
@@ -118,26 +125,27 @@ Result<std::size_t> encode_ipv6(const Ipv6Header& h, std::span<std::uint8_t> out
 
 namespace {
 
-Result<IpPacket> decode_ipv4_packet(std::span<const std::uint8_t> b) {
-  auto r = decode_ipv4(b);
-  if (!ok(r)) return error(r);
-  const Ipv4Header& h = value(r);
-  IpPacket pk;
+std::optional<Error> decode_ipv4_packet(std::span<const std::uint8_t> b, IpPacket& pk) {
+  Ipv4Header& h = pk.v4.emplace();
+  if (auto e = decode_ipv4_into(b, h)) return e;
   pk.version = 4;
   std::copy_n(h.src.begin(), 4, pk.src.begin());
+  std::fill(pk.src.begin() + 4, pk.src.end(), std::uint8_t{0});
   std::copy_n(h.dst.begin(), 4, pk.dst.begin());
+  std::fill(pk.dst.begin() + 4, pk.dst.end(), std::uint8_t{0});
   pk.protocol = h.protocol;
   pk.l4_offset = h.header_len();
+  pk.length_from_capture = h.total_len == 0;
   if (h.total_len == 0) {
-    pk.length_from_capture = true;
     pk.l4_len = static_cast<std::uint32_t>(b.size() - h.header_len());
   } else {
     pk.l4_len = h.total_len - static_cast<std::uint32_t>(h.header_len());
   }
   pk.fragment = h.is_fragment();
   pk.non_first_fragment = h.frag_offset != 0;
-  pk.v4 = h;
-  return pk;
+  pk.flow_label = 0;
+  pk.v6.reset();
+  return std::nullopt;
 }
 
 bool is_ipv6_extension(std::uint8_t nh) {
@@ -145,11 +153,11 @@ bool is_ipv6_extension(std::uint8_t nh) {
          nh == kProtoAh || nh == kProtoMobility;
 }
 
-Result<IpPacket> decode_ipv6_packet(std::span<const std::uint8_t> b) {
+std::optional<Error> decode_ipv6_packet(std::span<const std::uint8_t> b, IpPacket& pk) {
   auto r = decode_ipv6(b);
   if (!ok(r)) return error(r);
   const Ipv6Header& h = value(r);
-  IpPacket pk;
+  pk = IpPacket{};
   pk.version = 6;
   pk.src = h.src;
   pk.dst = h.dst;
@@ -178,7 +186,7 @@ Result<IpPacket> decode_ipv6_packet(std::span<const std::uint8_t> b) {
         pk.protocol = b[off];
         pk.l4_offset = off + len;
         pk.l4_len = end > off + len ? static_cast<std::uint32_t>(end - off - len) : 0;
-        return pk;
+        return std::nullopt;
       }
     } else if (nh == kProtoAh) {
       len = (std::size_t{b[off + 1]} + 2) * 4;  // RFC 4302 2.2: 32-bit words minus 2
@@ -200,18 +208,24 @@ Result<IpPacket> decode_ipv6_packet(std::span<const std::uint8_t> b) {
   pk.protocol = nh;
   pk.l4_offset = off;
   pk.l4_len = static_cast<std::uint32_t>(end - off);
-  return pk;
+  return std::nullopt;
 }
 
 }  // namespace
 
-Result<IpPacket> decode_ip(std::span<const std::uint8_t> b) {
+std::optional<Error> decode_ip_into(std::span<const std::uint8_t> b, IpPacket& out) {
   if (b.empty()) return err("ip.version", "no IP header captured (0 bytes)");
   switch (b[0] >> 4) {
-    case 4: return decode_ipv4_packet(b);
-    case 6: return decode_ipv6_packet(b);
+    case 4: return decode_ipv4_packet(b, out);
+    case 6: return decode_ipv6_packet(b, out);
     default: return err("ip.version", "IP version " + num(b[0] >> 4) + " is neither 4 nor 6");
   }
+}
+
+Result<IpPacket> decode_ip(std::span<const std::uint8_t> b) {
+  IpPacket pk;
+  if (auto e = decode_ip_into(b, pk)) return std::move(*e);
+  return pk;
 }
 
 }  // namespace wire

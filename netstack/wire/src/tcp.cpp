@@ -120,10 +120,52 @@ Result<TcpHeader> decode_tcp(std::span<const std::uint8_t> b) {
   return h;
 }
 
-Result<TcpHeader> decode_tcp_tolerant(std::span<const std::uint8_t> b, TcpTolerance& report) {
+namespace {
+
+// One option that fits (`len` bytes at `p`, len >= 2, kind and length
+// bytes included) merged into `o`, as decode_tcp_options(those bytes) would
+// decode it alone and decode_tcp_tolerant keep it: false when its length is
+// wrong for its kind (decode_tcp_options then gives the error).
+bool merge_option(const std::uint8_t* p, std::size_t len, TcpOptions& o) {
+  const std::uint8_t* v = p + 2;
+  switch (p[0]) {
+    case kOptMss:
+      if (len != 4) return false;
+      o.mss = load_be16(v);
+      return true;
+    case kOptWindowScale:
+      if (len != 3) return false;
+      o.window_scale = v[0];
+      return true;
+    case kOptSackPermitted:
+      if (len != 2) return false;
+      o.sack_permitted = true;
+      return true;
+    case kOptSack: {
+      if (len < 10 || (len - 2) % 8 != 0) return false;
+      const std::size_t n = (len - 2) / 8;
+      if (n > o.sack.size()) return false;
+      o.sack = {};  // the blocks after the n-th are zero, as in a fresh decode
+      for (std::size_t k = 0; k < n; ++k) o.sack[k] = SackBlock{load_be32(v + 8 * k), load_be32(v + 8 * k + 4)};
+      o.sack_count = static_cast<std::uint8_t>(n);
+      return true;
+    }
+    case kOptTimestamps:
+      if (len != 10) return false;
+      o.tsval = load_be32(v);
+      o.tsecr = load_be32(v + 4);
+      return true;
+    default:
+      return true;  // unknown option: skipped by its length
+  }
+}
+
+}  // namespace
+
+std::optional<Error> decode_tcp_tolerant_into(std::span<const std::uint8_t> b, TcpHeader& h, TcpTolerance& report) {
   report = TcpTolerance{};
   if (b.size() < 20) return short_fixed(b.size());
-  TcpHeader h = fixed_header(b);
+  h = fixed_header(b);
   if (h.data_offset < 5) return low_offset(h.data_offset);
   std::span<const std::uint8_t> ob = b.subspan(20);
   if (h.header_len() > b.size()) {
@@ -145,19 +187,18 @@ Result<TcpHeader> decode_tcp_tolerant(std::span<const std::uint8_t> b, TcpTolera
       break;
     }
     const std::size_t len = ob[i + 1];
-    auto one = decode_tcp_options(ob.subspan(i, len));
-    if (!ok(one)) {
-      if (!report.option_error) report.option_error = error(one);
-    } else {
-      const TcpOptions& o = value(one);
-      if (o.mss) h.options.mss = o.mss;
-      if (o.window_scale) h.options.window_scale = o.window_scale;
-      if (o.sack_permitted) h.options.sack_permitted = true;
-      if (o.sack_count > 0) { h.options.sack = o.sack; h.options.sack_count = o.sack_count; }
-      if (o.tsval) { h.options.tsval = o.tsval; h.options.tsecr = o.tsecr; }
+    if (!merge_option(ob.data() + i, len, h.options) && !report.option_error) {
+      auto e = decode_tcp_options(ob.subspan(i, len));  // the error decoding it alone gives
+      if (!ok(e)) report.option_error = error(e);
     }
     i += len;
   }
+  return std::nullopt;
+}
+
+Result<TcpHeader> decode_tcp_tolerant(std::span<const std::uint8_t> b, TcpTolerance& report) {
+  TcpHeader h;
+  if (auto e = decode_tcp_tolerant_into(b, h, report)) return std::move(*e);
   return h;
 }
 

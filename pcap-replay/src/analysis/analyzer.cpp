@@ -42,19 +42,35 @@ struct Recent {
 // How many recent segments per direction are compared with each new one.
 constexpr std::size_t kRecentKept = 8;
 
+// A 32-bit digest of the header fields same_header() compares first (equal
+// fields give equal digests): the ring compares digests, one cache line
+// for all of them, before it reads any kept segment.
+std::uint32_t header_digest(const Segment& s) {
+  const auto rotl = [](std::uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
+  const wire::TcpOptions& o = s.tcp.options;
+  std::uint32_t h = s.tcp.seq ^ rotl(s.tcp.ack, 7) ^ rotl(s.payload_len, 13) ^ rotl(s.tcp.window, 21) ^
+                    (std::uint32_t{s.tcp.flags} << 24) ^ o.sack_count;
+  if (o.tsval) h ^= rotl(*o.tsval, 17) ^ 0x9e3779b9u;
+  return h;
+}
+
 // The last kRecentKept segments of one direction, oldest first (a ring that
-// allocates only as it fills).
+// allocates only as it fills), with their header digests.
 struct RecentRing {
   std::vector<Recent> items;
+  std::array<std::uint32_t, kRecentKept> digest{};  // digest[i]: header_digest of items[i]
   std::size_t next = 0;  // the slot the next segment replaces once full
-  void push(const Segment& s, std::uint64_t peers) {
+  void push(const Segment& s, std::uint64_t peers, std::uint32_t d) {
     if (items.size() < kRecentKept) {
+      digest[items.size()] = d;
       items.emplace_back(s, peers);
     } else {
+      digest[next] = d;
       items[next] = Recent(s, peers);
       next = (next + 1) % kRecentKept;
     }
   }
+  void push(const Segment& s, std::uint64_t peers) { push(s, peers, header_digest(s)); }
 };
 
 // One reading of a connection: its senders modelled against one profile.
@@ -235,9 +251,9 @@ struct Analyzer::Impl final : FlowStore {
     return h.get();
   }
   // FlowStore: the table's view of connection `index` (live, so in conns).
-  FlowKey key(std::size_t index) const override {
+  FlowEnds ends(std::size_t index) const override {
     const FlowHead& h = conns[index - base].head;
-    return flow_key(h.file_index, h.client, h.server);
+    return FlowEnds{h.file_index, &h.client, &h.server};
   }
   FlowSlot& slot(std::size_t index) override { return at(index).slot; }
   bool gap_known(std::size_t file, CaptureTime a, CaptureTime b) const override {
@@ -493,7 +509,7 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
     if (candidates[best].own) senders[d] = std::move((*candidates[best].own)[d]);
     infer_settings(senders[d], *candidates[best].options, ties);
   }
-  table.retire(key(idx), idx);
+  table.retire(idx);
   // The report: the connection's fields, its file's name, the senders.
   auto made = std::make_unique<FlowReport>();
   FlowReport& f = *made;
@@ -624,8 +640,10 @@ void Analyzer::Impl::add_model(const Segment& s) {
   ++f.packets;
   const std::uint64_t peer_count = live.seen[1 - dir];
   ++live.seen[dir];
-  for (const Recent& prev : live.recent[dir].items) {
-    if (capture_duplicate(prev, s, peer_count)) {
+  RecentRing& ring = live.recent[dir];
+  const std::uint32_t digest = header_digest(s);
+  for (std::size_t i = 0; i < ring.items.size(); ++i) {
+    if (ring.digest[i] == digest && capture_duplicate(ring.items[i], s, peer_count)) {
       ++live.capture_duplicates;
       live.duplicate_frames.push_back(s.frame);
       f.last_frame = s.frame;
@@ -633,7 +651,7 @@ void Analyzer::Impl::add_model(const Segment& s) {
       return;
     }
   }
-  live.recent[dir].push(s, peer_count);
+  ring.push(s, peer_count, digest);
   note_segment(f, s);
   m.attempts.add(s, idx, f.client, f.server, c.attempt);
   // In the order of the models' shared effects (host clock, host activity):

@@ -19,23 +19,21 @@
 
 namespace replay {
 
-/// Order-independent key of a 4-tuple within one input file.
-struct FlowKey {
+/// A 4-tuple within one input file, in either order: what the table hashes
+/// and compares. The endpoints are the caller's (a segment's, or a
+/// connection record's), not copied.
+struct FlowEnds {
   std::size_t file_index = 0;
-  Endpoint lo, hi;  ///< the two endpoints, lo < hi
-  friend auto operator<=>(const FlowKey&, const FlowKey&) = default;
-  friend bool operator==(const FlowKey&, const FlowKey&) = default;
+  const Endpoint* a = nullptr;
+  const Endpoint* b = nullptr;
 };
 
-/// A hash of every field of a FlowKey (addresses, ports, family, file).
-struct FlowKeyHash {
-  std::size_t operator()(const FlowKey& k) const noexcept;
-};
-
-/// The key of the connection a segment belongs to.
-FlowKey flow_key(const Segment& s);
-/// The key of the connection between `a` and `b` in input file `file_index`.
-FlowKey flow_key(std::size_t file_index, const Endpoint& a, const Endpoint& b);
+/// A hash of a 4-tuple that does not depend on the order of its endpoints
+/// (a segment and its reply hash alike; no ordering of the endpoints per
+/// segment): every address byte, port, family and the file go in.
+std::uint64_t flow_hash(const FlowEnds& e);
+/// Whether `x` and `y` are the same 4-tuple of the same file, in either order.
+bool same_flow(const FlowEnds& x, const FlowEnds& y);
 
 /// What the table needs to remember of the current connection on a 4-tuple
 /// (for its split rules), kept by the caller with the connection.
@@ -43,10 +41,10 @@ struct FlowSlot {
   CaptureTime last_time{};       ///< its latest segment (any, also one not analysed)
   std::uint32_t syn_isn = 0;     ///< ISN of the first pure SYN (when has_syn_isn)
   bool has_syn_isn : 1 = false;
-  bool syn_from_lo : 1 = false;  ///< that SYN came from FlowKey::lo
+  bool syn_from_lo : 1 = false;  ///< that SYN came from the lower endpoint (Endpoint's order)
   bool closed : 1 = false;       ///< FIN or RST seen (a pure SYN after it is port reuse)
-  bool fin_from_lo : 1 = false;  ///< FIN seen from FlowKey::lo
-  bool fin_from_hi : 1 = false;  ///< FIN seen from FlowKey::hi
+  bool fin_from_lo : 1 = false;  ///< FIN seen from the lower endpoint
+  bool fin_from_hi : 1 = false;  ///< FIN seen from the higher endpoint
   bool rst : 1 = false;          ///< RST seen
   bool syn_only : 1 = true;      ///< every segment so far a pure SYN (an attempt nothing answered)
   /// Whether the connection cannot resume: reset, closed by a FIN from each
@@ -56,11 +54,13 @@ struct FlowSlot {
   bool cannot_resume() const { return rst || (fin_from_lo && fin_from_hi) || syn_only; }
 };
 
-/// The caller's connections, by the index it gives them: their key and
+/// The caller's connections, by the index it gives them: their 4-tuple and
 /// FlowSlot, valid as long as the index is in the table.
 class FlowStore {
  public:
-  virtual FlowKey key(std::size_t index) const = 0;
+  /// Its 4-tuple (pointers into the connection record, valid while the
+  /// connection is in the store).
+  virtual FlowEnds ends(std::size_t index) const = 0;
   virtual FlowSlot& slot(std::size_t index) = 0;
   /// Whether the time between `a` and `b` in input file `file_index` is
   /// known: no step of its capture clock lies between them (clock_steps.hpp).
@@ -92,33 +92,34 @@ class FlowTable {
   std::optional<std::size_t> lookup(const Segment& s);
   /// The connection of `s`'s 4-tuple as it is (no update, no split rule), or nullopt.
   std::optional<std::size_t> find(const Segment& s) const;
-  /// Registers connection `index` (whose key the store already gives) as the
+  /// Registers connection `index` (whose 4-tuple the store already gives) as the
   /// current one for `s`'s 4-tuple, in place of any other; its slot is reset
   /// and updated with `s`.
   void open(const Segment& s, std::size_t index);
-  /// The caller finished the connection of `key` whose index is `index`: it
-  /// leaves the table (nothing if another connection has the 4-tuple since).
-  void retire(const FlowKey& key, std::size_t index);
+  /// The caller finished connection `index` (still in the store): it leaves
+  /// the table (nothing if another connection has its 4-tuple since).
+  void retire(std::size_t index);
   /// Connections currently in the table.
   std::size_t size() const { return set_.size(); }
 
  private:
-  // Hash and equality of indices through the store, and of FlowKeys (the
-  // lookup key): an index hashes as its connection's key.
+  // Hash and equality of indices through the store, and of FlowEnds (the
+  // lookup key): an index hashes as its connection's 4-tuple.
   struct Hash {
     using is_transparent = void;
     const FlowStore* store;
-    std::size_t operator()(std::size_t index) const { return FlowKeyHash{}(store->key(index)); }
-    std::size_t operator()(const FlowKey& k) const { return FlowKeyHash{}(k); }
+    std::size_t operator()(std::size_t index) const { return flow_hash(store->ends(index)); }
+    std::size_t operator()(const FlowEnds& k) const { return flow_hash(k); }
   };
   struct Eq {
     using is_transparent = void;
     const FlowStore* store;
     bool operator()(std::size_t a, std::size_t b) const { return a == b; }
-    bool operator()(std::size_t a, const FlowKey& k) const { return store->key(a) == k; }
-    bool operator()(const FlowKey& k, std::size_t a) const { return store->key(a) == k; }
+    bool operator()(std::size_t a, const FlowEnds& k) const { return same_flow(store->ends(a), k); }
+    bool operator()(const FlowEnds& k, std::size_t a) const { return same_flow(store->ends(a), k); }
   };
-  static void update(FlowSlot& f, const FlowKey& key, const Segment& s);
+  /// `s` updates `f` (time, FIN/RST, SYN ISN).
+  static void update(FlowSlot& f, const Segment& s);
   std::chrono::microseconds idle_split_;
   FlowStore* store_;
   absl::flat_hash_set<std::size_t, Hash, Eq> set_;

@@ -250,6 +250,7 @@ Result find_groups(std::span<const Attempt* const> attempts) {
 void AttemptCollector::add(const Segment& s, std::size_t connection, const Endpoint& client, const Endpoint& server,
                            AttemptRef& ref) {
   const bool syn = s.tcp.has(wire::kSyn), ack = s.tcp.has(wire::kAck), rst = s.tcp.has(wire::kRst);
+  if (!syn && !rst) return;  // only SYNs, SYN-ACKs and RSTs tell an attempt anything
   if (s.src == client && s.dst == server && syn && !ack && !rst) {
     if (ref == kNoAttempt) {
       Slot& slot = slots_.emplace_back();

@@ -36,13 +36,12 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
   // here, the others through tunnel_decap. An inner packet is checked
   // against what its outer layer carried on the wire (`on_wire` follows it
   // in), as the outermost one is against the frame.
+  wire::IpPacket pk;  // each layer decoded into it in turn
   for (int layer = 0;; ++layer) {
-    auto ip = wire::decode_ip(bytes);
-    if (!wire::ok(ip)) {
-      issue.error = wire::error(ip);
+    if (auto e = wire::decode_ip_into(bytes, pk)) {
+      issue.error = std::move(*e);
       return FrameKind::kMalformed;
     }
-    const wire::IpPacket& pk = wire::value(ip);
     if (pk.non_first_fragment) return FrameKind::kNonFirstFragment;
     std::uint32_t l4_len = pk.l4_len;
     if (!pk.length_from_capture && pk.l4_offset + l4_len > on_wire) {
@@ -101,12 +100,12 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
     }
 
     wire::TcpTolerance tol;
-    auto tcp = wire::decode_tcp_tolerant(l4, tol);
-    if (!wire::ok(tcp)) {
-      issue.error = wire::error(tcp);
+    // Straight into the caller's segment (no copy of the header per frame).
+    if (auto e = wire::decode_tcp_tolerant_into(l4, s.tcp, tol)) {
+      issue.error = std::move(*e);
       return FrameKind::kMalformed;
     }
-    const wire::TcpHeader& th = wire::value(tcp);
+    const wire::TcpHeader& th = s.tcp;
     if (th.header_len() > l4_len) {
       issue.error = wire::Error{"tcp.hdr_len", "TCP header length " + std::to_string(th.header_len()) +
                                                    " exceeds the " + std::to_string(l4_len) +
@@ -125,7 +124,6 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
     s.src.address.version = s.dst.address.version = pk.version;
     s.src.port = th.src_port;
     s.dst.port = th.dst_port;
-    s.tcp = th;
     s.payload_len = l4_len - static_cast<std::uint32_t>(th.header_len());
     s.flow_label = pk.flow_label;
     s.ip_id = pk.v4 ? std::optional<std::uint16_t>(pk.v4->id) : std::nullopt;

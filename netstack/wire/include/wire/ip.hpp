@@ -65,6 +65,10 @@ struct Ipv4Header {
 /// (captures of offloading hosts carry unfilled checksums): see ipv4_checksum_ok().
 Result<Ipv4Header> decode_ipv4(std::span<const std::uint8_t> bytes);
 
+/// decode_ipv4 into caller-owned storage (every field of `out` is written
+/// on success; on an error `out` is unspecified): the Error, or nullopt.
+std::optional<Error> decode_ipv4_into(std::span<const std::uint8_t> bytes, Ipv4Header& out);
+
 /// True when the IPv4 header at the start of `bytes` (ihl*4 bytes, which
 /// must be present) has a correct header checksum (RFC 791 3.1, RFC 1071).
 bool ipv4_checksum_ok(std::span<const std::uint8_t> bytes);
@@ -122,5 +126,12 @@ struct IpPacket {
 /// "ipv6.plen", "ipv6.opt.length" (an extension header running past the
 /// captured bytes or past the payload length), "ipv6.fragment".
 Result<IpPacket> decode_ip(std::span<const std::uint8_t> bytes);
+
+/// decode_ip into caller-owned storage, for a reader that decodes every
+/// frame into the same IpPacket (no copy of the packet per frame): on
+/// success every field of `out` is what decode_ip would return and the
+/// result is nullopt; otherwise the Error decode_ip would return (`out` is
+/// then unspecified).
+std::optional<Error> decode_ip_into(std::span<const std::uint8_t> bytes, IpPacket& out);
 
 }  // namespace wire

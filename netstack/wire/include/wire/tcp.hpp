@@ -84,6 +84,14 @@ struct TcpTolerance {
 /// the problem are kept.
 Result<TcpHeader> decode_tcp_tolerant(std::span<const std::uint8_t> bytes, TcpTolerance& report);
 
+/// decode_tcp_tolerant into caller-owned storage, for a reader that decodes
+/// every frame into the same Segment: on success every field of `out` is
+/// what decode_tcp_tolerant would return and the result is nullopt;
+/// otherwise its Error (`out` is then unspecified). The options are parsed
+/// in place; decode_tcp_options runs only to word the error of a bad one.
+std::optional<Error> decode_tcp_tolerant_into(std::span<const std::uint8_t> bytes, TcpHeader& out,
+                                              TcpTolerance& report);
+
 /// Decodes only the option bytes (the header from byte 20 to data_offset*4).
 /// Same errors as decode_tcp for options.
 Result<TcpOptions> decode_tcp_options(std::span<const std::uint8_t> options);
