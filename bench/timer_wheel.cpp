@@ -43,7 +43,7 @@ using std::chrono::microseconds;
 constexpr std::size_t kConnections = 1'000'000;
 constexpr std::size_t kBatch = 64;             // re-arms between two advance() calls
 constexpr std::size_t kBlockBatches = 256;     // batches per benchmark iteration (prepared untimed)
-constexpr std::size_t kChunkBatches = 32;      // batches per timed chunk: 2048 re-arms, their entries (80 KB) in L2
+constexpr std::size_t kChunkBatches = 8;       // batches per timed chunk: 512 re-arms, their entries (20 KB) in L1 and the TLB
 constexpr std::int64_t kAckIntervalNs = 50'000'000;  // each connection ACKed about once per 50 ms
 constexpr std::int64_t kMinRtoUs = 200'000;    // per-connection RTO: 200 ms ..
 constexpr std::int64_t kRtoSpanUs = 1'000'000;  // .. 1.2 s
