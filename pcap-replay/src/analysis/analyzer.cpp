@@ -661,11 +661,12 @@ void Analyzer::Impl::add_model(const Segment& s) {
   const bool held = Impl::hold_for_peer(live, s, dir);
   for (std::size_t i = 0; i < live.candidates.size(); ++i) {
     Candidate& cand = live.candidates[i];
+    // (Once made, a model stays: the call to make one only when missing.)
     if (!held) {
-      m.ensure_model(c, i, 1 - dir);
+      if (!cand.model[1 - dir]) m.ensure_model(c, i, 1 - dir);
       cand.model[1 - dir]->on_peer(s);
     }
-    m.ensure_model(c, i, dir);
+    if (!cand.model[dir]) m.ensure_model(c, i, dir);
     cand.model[dir]->on_send(s);
   }
   for (int d = 0; d < 2; ++d)  // heard by every candidate's model of side d now

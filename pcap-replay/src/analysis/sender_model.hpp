@@ -15,6 +15,7 @@
 #include <replay/options.hpp>
 #include <replay/ring_deque.hpp>
 #include "analysis/explanation.hpp"
+#include "analysis/node_pool.hpp"
 #include "analysis/clock_steps.hpp"
 #include <replay/rtt_sampling.hpp>
 #include <replay/segment.hpp>
@@ -156,8 +157,10 @@ class SenderModel {
   // The SACK scoreboard: the keys (sb_key) of the outstanding segments not
   // yet SACKed, so an ACK whose blocks cover n already SACKed segments costs
   // O(log n), not O(n). Built at the first SACK block (until then empty).
+  // Its nodes are reused (NodePool): the key every data segment adds costs
+  // no malloc/free.
   bool scoreboard_ = false;
-  std::set<std::int64_t> unsacked_;
+  std::set<std::int64_t, std::less<std::int64_t>, NodePool<std::int64_t>> unsacked_;
   std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
   // RTO recovery: after a timeout until SND.UNA reaches the recovery point.
   bool in_rto_recovery_ = false;

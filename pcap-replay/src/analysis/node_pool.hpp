@@ -1,0 +1,54 @@
+#pragma once
+// An allocator for node containers (std::set, std::map) that keeps the
+// nodes it is given back on a free list of its thread and hands them out
+// again: a container that adds and removes one element per packet (the SACK
+// scoreboard) then costs no malloc/free in steady state. Requests for more
+// than one object go to operator new as usual. The nodes on the free list
+// are never returned to the system before the thread ends: the list holds
+// at most the peak of the nodes of type T in use at once on the thread.
+
+#include <cstddef>
+#include <new>
+
+namespace replay {
+
+/// The allocator (stateless: every instance shares its thread's list, so
+/// containers using it compare equal and may swap and splice).
+template <class T>
+struct NodePool {
+  using value_type = T;
+  NodePool() = default;
+  template <class U>
+  NodePool(const NodePool<U>&) noexcept {}
+
+  T* allocate(std::size_t n) {
+    if (n == 1 && head() != nullptr) {
+      Free* f = head();
+      head() = f->next;
+      return reinterpret_cast<T*>(f);
+    }
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n != 1) {
+      ::operator delete(p);
+      return;
+    }
+    Free* f = reinterpret_cast<Free*>(p);
+    f->next = head();
+    head() = f;
+  }
+  friend bool operator==(const NodePool&, const NodePool&) noexcept { return true; }
+
+ private:
+  struct Free {
+    Free* next;
+  };
+  static_assert(sizeof(T) >= sizeof(Free) && alignof(T) >= alignof(Free), "a free node holds the list's link");
+  static Free*& head() noexcept {
+    thread_local Free* list = nullptr;
+    return list;
+  }
+};
+
+}  // namespace replay
