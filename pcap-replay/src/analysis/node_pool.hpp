@@ -34,9 +34,7 @@ struct NodePool {
       ::operator delete(p);
       return;
     }
-    Free* f = reinterpret_cast<Free*>(p);
-    f->next = head();
-    head() = f;
+    head() = ::new (static_cast<void*>(p)) Free{head()};  // the node's storage now holds the link
   }
   friend bool operator==(const NodePool&, const NodePool&) noexcept { return true; }
 
