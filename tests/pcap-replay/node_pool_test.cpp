@@ -2,15 +2,18 @@
 // the next one handed out, last in first out; requests for several objects
 // bypass the list; a std::set on it keeps its order and contents through
 // the churn the SACK scoreboard makes (a key added at the back and one
-// removed at the front per segment).
+// removed at the front per segment); a thread's list is freed when the
+// thread ends.
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <functional>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "analysis/node_pool.hpp"
+#include "heap_counter.hpp"
 
 namespace {
 struct Node {
@@ -49,4 +52,22 @@ TEST_CASE("NodePool: a std::set on it after 10000 segments of churn holds the la
   CHECK(got.front() == 9936);
   CHECK(got.back() == 9999);
   for (std::size_t i = 1; i < got.size(); ++i) CHECK(got[i] == got[i - 1] + 1);
+}
+
+TEST_CASE("NodePool: the nodes a thread gave back are freed when the thread ends") {
+  // A thread takes 100 nodes and gives them back: they stay on its list
+  // (heap in use above the start) until it ends; then none is left.
+  std::int64_t during = 0;
+  const std::int64_t before = replaytest::heap_in_use();
+  std::thread t([&] {
+    replay::NodePool<Node> pool;
+    std::vector<Node*> nodes;
+    for (int i = 0; i < 100; ++i) nodes.push_back(pool.allocate(1));
+    for (Node* n : nodes) pool.deallocate(n, 1);
+    std::vector<Node*>().swap(nodes);
+    during = replaytest::heap_in_use() - before;
+  });
+  t.join();
+  CHECK(during >= static_cast<std::int64_t>(100 * sizeof(Node)));  // kept on the list
+  CHECK(replaytest::heap_in_use() - before <= 0);  // the thread's end freed them
 }

@@ -4,8 +4,9 @@
 // again: a container that adds and removes one element per packet (the SACK
 // scoreboard) then costs no malloc/free in steady state. Requests for more
 // than one object go to operator new as usual. The nodes on the free list
-// are never returned to the system before the thread ends: the list holds
-// at most the peak of the nodes of type T in use at once on the thread.
+// go back to operator delete only when the thread ends: until then the list
+// holds at most the peak of the nodes of type T in use at once on the thread.
+// No container using it may outlive its thread's list (none is static).
 
 #include <cstddef>
 #include <new>
@@ -43,9 +44,20 @@ struct NodePool {
     Free* next;
   };
   static_assert(sizeof(T) >= sizeof(Free) && alignof(T) >= alignof(Free), "a free node holds the list's link");
+  // The thread's list; its nodes are freed when the thread ends.
+  struct List {
+    Free* first = nullptr;
+    ~List() {
+      while (first != nullptr) {
+        Free* next = first->next;
+        ::operator delete(static_cast<void*>(first));
+        first = next;
+      }
+    }
+  };
   static Free*& head() noexcept {
-    thread_local Free* list = nullptr;
-    return list;
+    thread_local List list;
+    return list.first;
   }
 };
 
