@@ -155,30 +155,32 @@ struct InferredSettings {
 };
 
 /// One sender (one direction of one connection).
-struct SenderReport {
-  Endpoint src, dst;                ///< this sender and its peer
-  /// The profile this sender was judged against (--profile, or the best fit under auto).
-  std::string_view profile;
-  InferredSettings inferred;
-  std::uint64_t packets = 0;        ///< segments sent by this side
-  std::uint64_t data_segments = 0;  ///< data-bearing segments (incl. retransmissions)
-  std::uint64_t bytes = 0;          ///< payload bytes of first transmissions
-  std::array<std::uint64_t, kSendKinds> by_kind{};  ///< index = SendKind
-  std::uint64_t samples_seq = 0;     ///< RTT samples from never-retransmitted data (ACK or SACK; Karn, section 3)
-  std::uint64_t samples_ts = 0;      ///< RTT samples from the TSecr of retransmitted data (RFC 7323 4)
-  std::uint64_t ambiguous_acks = 0;  ///< ACKs of retransmitted data that gave no sample (Karn)
-  /// Samples the estimator refused (over 1 hour, rto::Estimator::on_rtt_sample:
-  /// a capture clock that jumped); in neither count nor the RTT statistics.
-  std::uint64_t samples_refused = 0;
-  RttStats rtt_karn;                 ///< the samples_seq samples: min/avg/max/stdev (tcptrace -l -r's "RTT")
-  RttStats rtt_ts_echo;              ///< the samples_ts samples (at the TSval clock's resolution)
-  std::uint64_t keepalives = 0;      ///< keep-alives (not retransmissions)
-  std::uint64_t zero_window_probes = 0;  ///< zero-window probes (not retransmissions)
+/// (The members most segments update come first, in one cache line: the
+/// replay of a capture is bound by the lines each segment touches.)
+struct alignas(64) SenderReport {
   bool timestamps = false;           ///< RFC 7323 timestamps seen both ways
   bool tsval_sent = false;           ///< this sender's segments carry TSval (RFC 7323)
   bool tsval_peer = false;           ///< the peer's segments carry TSval (false also when the peer is not seen)
   bool sack = false;                 ///< SACK blocks seen from the peer
   bool peer_seen = false;  ///< any segment from the other side; without, timer rules are not checked
+  std::uint64_t packets = 0;        ///< segments sent by this side
+  std::uint64_t data_segments = 0;  ///< data-bearing segments (incl. retransmissions)
+  std::uint64_t bytes = 0;          ///< payload bytes of first transmissions
+  std::uint64_t samples_seq = 0;     ///< RTT samples from never-retransmitted data (ACK or SACK; Karn, section 3)
+  std::uint64_t samples_ts = 0;      ///< RTT samples from the TSecr of retransmitted data (RFC 7323 4)
+  std::uint64_t ambiguous_acks = 0;  ///< ACKs of retransmitted data that gave no sample (Karn)
+  std::array<std::uint64_t, kSendKinds> by_kind{};  ///< index = SendKind
+  /// Samples the estimator refused (over 1 hour, rto::Estimator::on_rtt_sample:
+  /// a capture clock that jumped); in neither count nor the RTT statistics.
+  std::uint64_t samples_refused = 0;
+  std::uint64_t keepalives = 0;      ///< keep-alives (not retransmissions)
+  std::uint64_t zero_window_probes = 0;  ///< zero-window probes (not retransmissions)
+  RttStats rtt_karn;                 ///< the samples_seq samples: min/avg/max/stdev (tcptrace -l -r's "RTT")
+  RttStats rtt_ts_echo;              ///< the samples_ts samples (at the TSval clock's resolution)
+  Endpoint src, dst;                ///< this sender and its peer
+  /// The profile this sender was judged against (--profile, or the best fit under auto).
+  std::string_view profile;
+  InferredSettings inferred;
   std::optional<std::chrono::microseconds> srtt, rttvar;  ///< replayed estimator at the end (nullopt: no sample)
   std::chrono::microseconds rto{0};  ///< replayed RTO at the end, with backoff
   unsigned backoff = 0;              ///< replayed backoff count at the end

@@ -44,7 +44,7 @@ struct HostClock {
 /// sample is (TS now - TSecr) ms exactly as Linux computes it; otherwise the
 /// sample is the ACK time minus the first send time of a segment carrying
 /// TSval == TSecr.
-class TsClock {
+class alignas(64) TsClock {
  public:
   /// A segment of this sender carried `tsval` at capture time `t`.
   void observe(CaptureTime t, std::uint32_t tsval);
@@ -97,39 +97,44 @@ class TsClock {
   /// observe(); `write_host` false and `rate_then` set for observe_first_again.
   void observe(CaptureTime t, std::uint32_t tsval, bool write_host, const std::optional<double>* rate_then);
   std::int64_t us(CaptureTime t) const;  // on the bridged clock (saturated)
-  bool bridge_pending_ = false;
-  std::int64_t shift_us_ = 0;  // added to every capture time after the steps bridged so far
-  std::int64_t last_seen_us_ = 0;  // the bridged time of the latest observation
   /// rate_hz() from the host's and the longest span's ratios (nullopt: none snaps).
   std::optional<double> pooled_rate() const;
-  // The last answers of rate_hz()'s two sources, while valid: pooled_
-  // until this clock's best ratio or its host's version changes, last_rate_
-  // until the next observe().
-  mutable bool pooled_valid_ = false, last_valid_ = false;
-  mutable std::uint64_t pooled_host_version_ = 0;
-  mutable std::optional<double> pooled_, last_rate_;
-  HostClock* host_ = nullptr;
-  // The observation with the highest ticks-per-second since the first: a
-  // segment captured late only lowers the ratio, so the highest is the one
-  // captured on time (limits::kTsClockMinSpan at least).
-  std::int64_t best_ticks_ = 0, best_span_us_ = 0;
-  std::optional<double> min_offset_at_rate_;  // least (capture us - TSval us) seen, at the fitted rate
-  bool seen_ = false;
-  std::uint32_t ts0_ = 0;         // first TSval, origin of the unwrapped scale
-  std::int64_t t0_us_ = 0;        // capture time of the first TSval
-  std::int64_t last_rel_ts_ = 0;  // unwrapped TSval - ts0 of the latest observation
-  std::int64_t last_t_us_ = 0;
-  std::int64_t min_offset_us_ = 0;  // min over observations of t_us - rel_ts * 1000
   struct FirstSend {
     std::uint32_t tsval;
     std::int64_t t_us;  // capture time of its first segment
   };
+
+  // The members are in the order of how often they are used (the replay of
+  // a capture is bound by the cache lines a segment touches): the first
+  // line holds all that echoed() reads, the first three all that observe()
+  // writes; 192 bytes.
+  bool seen_ = false;
+  bool bridge_pending_ = false;
+  // The last answers of rate_hz()'s two sources, while valid: pooled_
+  // until this clock's best ratio or its host's version changes, last_rate_
+  // until the next observe().
+  mutable bool pooled_valid_ = false, last_valid_ = false;
+  std::uint32_t ts0_ = 0;         // first TSval, origin of the unwrapped scale
+  std::optional<std::uint32_t> newest_tsval_;  // the newest TSval observed (modulo 2^32)
+  std::optional<std::uint32_t> echo_floor_;    // the newest echo: TSvals before it are forgotten
+  std::optional<std::uint32_t> last_tsval_;    // the latest TSval observed (repeats skip the map)
   // The TSvals not yet echoed (at most limits::kTsSendTimesKept), ordered
   // modulo 2^32: appending is the common case, lookup a binary search.
   RingDeque<FirstSend> first_send_us_;
-  std::optional<std::uint32_t> last_tsval_;    // the latest TSval observed (repeats skip the map)
-  std::optional<std::uint32_t> newest_tsval_;  // the newest TSval observed (modulo 2^32)
-  std::optional<std::uint32_t> echo_floor_;    // the newest echo: TSvals before it are forgotten
+  std::int64_t shift_us_ = 0;  // added to every capture time after the steps bridged so far
+  std::int64_t last_seen_us_ = 0;  // the bridged time of the latest observation
+  std::int64_t t0_us_ = 0;        // capture time of the first TSval
+  std::int64_t last_rel_ts_ = 0;  // unwrapped TSval - ts0 of the latest observation
+  std::int64_t last_t_us_ = 0;
+  std::int64_t min_offset_us_ = 0;  // min over observations of t_us - rel_ts * 1000
+  // The observation with the highest ticks-per-second since the first: a
+  // segment captured late only lowers the ratio, so the highest is the one
+  // captured on time (limits::kTsClockMinSpan at least).
+  std::int64_t best_ticks_ = 0, best_span_us_ = 0;
+  HostClock* host_ = nullptr;
+  mutable std::uint64_t pooled_host_version_ = 0;
+  mutable std::optional<double> pooled_, last_rate_;
+  std::optional<double> min_offset_at_rate_;  // least (capture us - TSval us) seen, at the fitted rate
 };
 
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
 #include "analysis/first_segment.hpp"
@@ -22,22 +23,30 @@ namespace replay {
 
 namespace {
 // A segment seen recently in one direction, for capture-duplicate detection:
-// the header fields same_header() compares, not the whole Segment.
+// the header fields same_header() compares, not the whole Segment, packed
+// into 48 bytes (a ring of them is written per segment, mostly to lines not
+// in cache). Its SACK blocks, when it has any, are in its ring's `sack`.
 struct Recent {
   std::uint32_t seq, ack, payload_len;
+  std::uint32_t tsval, tsecr;  // valid when has_tsval / has_tsecr
   std::uint16_t window;
+  std::uint16_t ip_id;  // valid when has_ip_id
   std::uint8_t flags, sack_count;
-  std::optional<std::uint32_t> tsval, tsecr;
-  std::array<wire::SackBlock, 4> sack;
-  std::optional<std::uint16_t> ip_id;
+  bool has_tsval, has_tsecr, has_ip_id;
   CaptureTime time;
   std::uint64_t peer_count;  // segments of the other direction seen before it
 
   Recent(const Segment& s, std::uint64_t peers)
-      : seq(s.tcp.seq), ack(s.tcp.ack), payload_len(s.payload_len), window(s.tcp.window), flags(s.tcp.flags),
-        sack_count(s.tcp.options.sack_count), tsval(s.tcp.options.tsval), tsecr(s.tcp.options.tsecr),
-        sack(s.tcp.options.sack), ip_id(s.ip_id), time(s.time), peer_count(peers) {}
+      : seq(s.tcp.seq), ack(s.tcp.ack), payload_len(s.payload_len), tsval(s.tcp.options.tsval.value_or(0)),
+        tsecr(s.tcp.options.tsecr.value_or(0)), window(s.tcp.window), ip_id(s.ip_id.value_or(0)),
+        flags(s.tcp.flags), sack_count(s.tcp.options.sack_count), has_tsval(s.tcp.options.tsval.has_value()),
+        has_tsecr(s.tcp.options.tsecr.has_value()), has_ip_id(s.ip_id.has_value()), time(s.time),
+        peer_count(peers) {}
+  std::optional<std::uint32_t> tsval_opt() const { return has_tsval ? std::optional(tsval) : std::nullopt; }
+  std::optional<std::uint32_t> tsecr_opt() const { return has_tsecr ? std::optional(tsecr) : std::nullopt; }
+  std::optional<std::uint16_t> ip_id_opt() const { return has_ip_id ? std::optional(ip_id) : std::nullopt; }
 };
+static_assert(sizeof(Recent) <= 48);
 
 // How many recent segments per direction are compared with each new one.
 constexpr std::size_t kRecentKept = 8;
@@ -57,20 +66,31 @@ std::uint32_t header_digest(const Segment& s) {
 // The last kRecentKept segments of one direction, oldest first (a ring that
 // allocates only as it fills), with their header digests.
 struct RecentRing {
+  using SackBlocks = std::array<wire::SackBlock, 4>;
   std::vector<Recent> items;
   std::array<std::uint32_t, kRecentKept> digest{};  // digest[i]: header_digest of items[i]
+  // sack[i]: the SACK blocks of items[i] (its first sack_count valid), made
+  // at the first segment with any: most segments have none.
+  std::unique_ptr<std::array<SackBlocks, kRecentKept>> sack;
   std::size_t next = 0;  // the slot the next segment replaces once full
   void push(const Segment& s, std::uint64_t peers, std::uint32_t d) {
+    std::size_t slot = next;
     if (items.size() < kRecentKept) {
-      digest[items.size()] = d;
+      slot = items.size();
       items.emplace_back(s, peers);
     } else {
-      digest[next] = d;
       items[next] = Recent(s, peers);
       next = (next + 1) % kRecentKept;
     }
+    digest[slot] = d;
+    if (s.tcp.options.sack_count > 0) {
+      if (!sack) sack = std::make_unique<std::array<SackBlocks, kRecentKept>>();
+      (*sack)[slot] = s.tcp.options.sack;
+    }
   }
   void push(const Segment& s, std::uint64_t peers) { push(s, peers, header_digest(s)); }
+  // The SACK blocks of items[i] (sack_count > 0 only).
+  const SackBlocks& sack_of(std::size_t i) const { return (*sack)[i]; }
 };
 
 // One reading of a connection: its senders modelled against one profile.
@@ -86,17 +106,13 @@ struct Candidate {
 };
 
 // What a connection holds while it can still receive segments; freed when
-// it is finished (its report stays).
+// it is finished (its report stays). What every segment reads comes first
+// (the replay is bound by the cache lines a segment touches).
 struct Live {
-  std::vector<Candidate> candidates;    // one per profile (--profile auto), else one
-  std::array<RecentRing, 2> recent;     // last segments per direction (capture duplicates)
+  // One per profile (--profile auto), else one, held in place (no pointer
+  // to follow per segment).
+  absl::InlinedVector<Candidate, 1> candidates;
   std::array<std::uint64_t, 2> seen{};  // segments per direction so far
-  // unheard[d]: the segments side d sent while side 1 - d had no model yet,
-  // in capture order; given to that model (on_peer) when it is created. A
-  // model that has not sent is not started, and a model that is not started
-  // only notes what the peer sent (no shared host state is read), so hearing
-  // them later gives it the same state as hearing them at once.
-  std::array<std::vector<Segment>, 2> unheard;
   // The connection's first segment: its sender's models are created only at
   // the connection's second segment (or its end), so a connection of one
   // SYN holds none. `deferred` is that side (-1: none waits); the segment is
@@ -105,8 +121,15 @@ struct Live {
   // on_send read then of state other connections change; the host's clock
   // and activity were fed then): SenderModel::replay_first_send.
   std::int8_t deferred = -1;
-  std::optional<double> first_rate;
   bool over_limit = false;              // --max-outstanding reached: later segments are not analysed
+  // unheard[d]: the segments side d sent while side 1 - d had no model yet,
+  // in capture order; given to that model (on_peer) when it is created. A
+  // model that has not sent is not started, and a model that is not started
+  // only notes what the peer sent (no shared host state is read), so hearing
+  // them later gives it the same state as hearing them at once.
+  std::array<std::vector<Segment>, 2> unheard;
+  std::array<RecentRing, 2> recent;     // last segments per direction (capture duplicates)
+  std::optional<double> first_rate;
   // The senders' reports the single-profile models write, created with the
   // connection's first model (or when it is finished).
   std::unique_ptr<std::array<SenderReport, 2>> senders;
@@ -183,13 +206,13 @@ std::unique_ptr<std::array<SenderReport, 2>> new_senders(const Endpoint& client,
 using limits::kNoIdWindow;
 using limits::kSameIdWindow;
 
-bool same_header(const Recent& a, const Segment& b) {
+bool same_header(const Recent& a, const wire::SackBlock* a_sack, const Segment& b) {
   if (a.seq != b.tcp.seq || a.ack != b.tcp.ack || a.flags != b.tcp.flags || a.window != b.tcp.window ||
-      a.payload_len != b.payload_len || a.tsval != b.tcp.options.tsval || a.tsecr != b.tcp.options.tsecr ||
-      a.sack_count != b.tcp.options.sack_count)
+      a.payload_len != b.payload_len || a.tsval_opt() != b.tcp.options.tsval ||
+      a.tsecr_opt() != b.tcp.options.tsecr || a.sack_count != b.tcp.options.sack_count)
     return false;
-  for (std::uint8_t i = 0; i < a.sack_count && i < a.sack.size(); ++i)
-    if (a.sack[i].left != b.tcp.options.sack[i].left || a.sack[i].right != b.tcp.options.sack[i].right)
+  for (std::uint8_t i = 0; i < a.sack_count && i < b.tcp.options.sack.size(); ++i)
+    if (a_sack[i].left != b.tcp.options.sack[i].left || a_sack[i].right != b.tcp.options.sack[i].right)
       return false;
   return true;
 }
@@ -202,18 +225,19 @@ bool same_header(const Recent& a, const Segment& b) {
 // Without a usable ID (IPv6, ID 0) only segments that occupy sequence space
 // (identical pure ACKs are real duplicate ACKs), within kNoIdWindow, with no
 // segment from the peer in between.
-bool capture_duplicate(const Recent& a, const Segment& b, std::uint64_t peer_count) {
-  if (!same_header(a, b)) return false;
+bool capture_duplicate(const RecentRing& ring, std::size_t i, const Segment& b, std::uint64_t peer_count) {
+  const Recent& a = ring.items[i];
+  if (!same_header(a, a.sack_count > 0 ? ring.sack_of(i).data() : nullptr, b)) return false;
   // Either order: two capture interfaces may timestamp the copies out of order.
   const auto apart = b.time < a.time ? a.time - b.time : b.time - a.time;
-  if (a.ip_id && b.ip_id && (*a.ip_id != 0 || *b.ip_id != 0)) {
-    return *a.ip_id == *b.ip_id && apart <= kSameIdWindow;
+  if (a.has_ip_id && b.ip_id && (a.ip_id != 0 || *b.ip_id != 0)) {
+    return a.ip_id == *b.ip_id && apart <= kSameIdWindow;
   }
   if (b.payload_len == 0 && !b.tcp.has(wire::kSyn) && !b.tcp.has(wire::kFin)) return false;
   // The same TSval (same_header compared it) stands in for the ID: a
   // retransmission within kSameIdWindow with nothing from the peer between
   // would carry a later TSval.
-  const bool same_tsval = a.tsval.has_value();
+  const bool same_tsval = a.has_tsval;
   return apart <= (same_tsval ? kSameIdWindow : kNoIdWindow) && a.peer_count == peer_count;
 }
 }  // namespace
@@ -643,7 +667,7 @@ void Analyzer::Impl::add_model(const Segment& s) {
   RecentRing& ring = live.recent[dir];
   const std::uint32_t digest = header_digest(s);
   for (std::size_t i = 0; i < ring.items.size(); ++i) {
-    if (ring.digest[i] == digest && capture_duplicate(ring.items[i], s, peer_count)) {
+    if (ring.digest[i] == digest && capture_duplicate(ring, i, s, peer_count)) {
       ++live.capture_duplicates;
       live.duplicate_frames.push_back(s.frame);
       f.last_frame = s.frame;

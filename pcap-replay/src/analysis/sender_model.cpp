@@ -31,8 +31,8 @@ std::string step_text(std::chrono::nanoseconds d) {
 
 SenderModel::SenderModel(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host,
                          HostActivity* activity, bool feed_activity)
-    : opt_(options), out_(out), keep_timeline_(keep_timeline), activity_(activity), feed_activity_(feed_activity),
-      timer_(options, out, ts_clock_) {
+    : out_(out), activity_(activity), keep_timeline_(keep_timeline), feed_activity_(feed_activity),
+      timer_(options, out, ts_clock_), opt_(options) {
   ts_clock_.set_host(host);
   timer_.set_activity(activity);
   out_.profile = options.profile->name;
@@ -681,14 +681,11 @@ void SenderModel::on_peer(const Segment& s) {
     }
   } else if (h.options.tsecr && ts_clock_.seen() && !echo_across) {
     sample = ts_clock_.echo_rtt(s.time, *h.options.tsecr);
-    if (sample) {
-      kind = SampleKind::ts_echo;
-      last_echo_sampled_ = *h.options.tsecr;
-    }
+    if (sample) kind = SampleKind::ts_echo;
   }
   const bool distant = sender_rtt_ && sender_rtt_->count() > 0;
   if (sample && sample->count() >= 0 && distant && *kind == SampleKind::seq && !acks_syn) {
-    pending_sample_ = PendingSample{*sample, *kind, s.time + *sender_rtt_, ack, snd_una_, snd_max_, std::nullopt};
+    pending_sample_ = PendingSample{*sample, s.time + *sender_rtt_, std::nullopt, ack, snd_una_, snd_max_, *kind};
     if (keep_timeline_) pending_sample_->event = out_.timeline.size();  // the "ack" recorded below
   } else if (sample && sample->count() >= 0) {
     if (!take_sample(s, *sample, *kind)) {

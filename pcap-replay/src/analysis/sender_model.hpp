@@ -27,7 +27,7 @@ namespace replay {
 /// in capture order: on_send() for the segments this side sent, on_peer()
 /// for the segments the other side sent (their ACKs). Results go to the
 /// SenderReport given at construction (which must outlive the model).
-class SenderModel {
+class alignas(64) SenderModel {
  public:
   /// `host`: the sending host's pooled TSval rate (may be null; must outlive the model).
   /// `activity`: the sending host's activity, fed by this model when
@@ -99,23 +99,18 @@ class SenderModel {
   void settle_pending_sample(CaptureTime now);
   struct PendingSample {
     std::chrono::microseconds r;
-    SampleKind kind;
     CaptureTime until;
-    std::uint32_t ack, snd_una, snd_nxt;
     // The timeline event that shows it (its "ack"), to clear if it is refused.
     std::optional<std::size_t> event;
+    std::uint32_t ack, snd_una, snd_nxt;
+    SampleKind kind;
   };
-  std::optional<PendingSample> pending_sample_;
   void mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t);
   /// True (and an INFO finding added) when the timer was armed after `s`'s
   /// capture time: the capture clock stepped back, the expiry's wait is unknown.
   bool clock_stepped_back(const Segment& s);
   /// The capture clock stepped between `a` and `b` (model times).
   bool across_step(CaptureTime a, CaptureTime b) const { return clock_ && clock_->spans(a, b); }
-  const ClockSteps* clock_ = nullptr;
-  // The newest TSval sent before the capture clock last stepped: an echo of
-  // it (or older) measures across the step.
-  std::optional<std::uint32_t> tsval_before_step_;
 
   /// Capture-to-sender round trip and handshake RTT from the SYN exchange.
   void learn_handshake_delays();
@@ -137,71 +132,86 @@ class SenderModel {
   /// The scoreboard key of `seq`: sequence space unwrapped to 64 bits around SND.UNA.
   std::int64_t sb_key(std::uint32_t seq) const { return una64_ + rto::seq_diff(seq, snd_una_); }
 
-  const Options& opt_;
+  // The members are in the order of how often they are used: first what
+  // most segments read or write, then the model's TSval clock and timer,
+  // then what only handshakes, losses and SACK use, so a segment touches
+  // few cache lines (the replay of a capture is bound by them). alignas(64)
+  // on the class puts the first group at the start of a line.
+  std::optional<PendingSample> pending_sample_;
   SenderReport& out_;
-  bool keep_timeline_;
+  const ClockSteps* clock_ = nullptr;
   // Set while replay_first_send() runs: the rate its TsClock reads.
   const std::optional<double>* replay_rate_ = nullptr;
   HostActivity* activity_ = nullptr;
-  bool feed_activity_ = false;
-  TsClock ts_clock_;
-  TimerModel timer_;
-
-  bool started_ = false;
-  bool syn_seen_ = false, syn_acked_ = false;
-  std::uint32_t isn_ = 0;
+  std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
   std::uint32_t snd_una_ = 0;  // SND.UNA
   std::uint32_t snd_max_ = 0;  // highest sequence sent + its length
-  RingDeque<Tx> outstanding_;
   unsigned unsacked_count_ = 0;  // outstanding segments not SACKed
-  // The SACK scoreboard: the keys (sb_key) of the outstanding segments not
-  // yet SACKed, so an ACK whose blocks cover n already SACKed segments costs
-  // O(log n), not O(n). Built at the first SACK block (until then empty).
-  // Its nodes are reused (NodePool): the key every data segment adds costs
-  // no malloc/free.
-  bool scoreboard_ = false;
-  std::set<std::int64_t, std::less<std::int64_t>, NodePool<std::int64_t>> unsacked_;
-  std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
-  // RTO recovery: after a timeout until SND.UNA reaches the recovery point.
-  bool in_rto_recovery_ = false;
-  std::uint32_t recovery_point_ = 0;
-  // Fast recovery: after a fast retransmit until SND.UNA reaches its point.
-  bool in_fast_recovery_ = false;
-  std::uint32_t fast_recovery_point_ = 0;
-  // Feedback from the peer.
-  std::optional<CaptureTime> last_peer_time_;
-  RingDeque<CaptureTime> peer_times_;  // the peer's latest segments (limits::kAckClockHistory)
-  RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;  // (end seq, capture time) of the peer's data
-  std::optional<std::uint32_t> acked_through_;                   // the highest ACK this side sent
+  unsigned dupacks_ = 0;
   // The leading entries of peer_data_ at or below acked_through_, which the
   // late-ACK test skips, and how far acked_through_ moved since they were
   // counted (skip_acked_peer_data: the count is redone before 2^30).
   std::uint32_t peer_data_acked_ = 0;
   std::uint32_t acked_moved_ = 0;
+  std::uint16_t peer_window_ = 1;
+  bool keep_timeline_;
+  bool feed_activity_ = false;
+  bool started_ = false;
+  bool syn_seen_ = false, syn_acked_ = false;
+  // The SACK scoreboard (unsacked_) is built.
+  bool scoreboard_ = false;
+  // RTO recovery: after a timeout until SND.UNA reaches recovery_point_.
+  bool in_rto_recovery_ = false;
+  // Fast recovery: after a fast retransmit until SND.UNA reaches its point.
+  bool in_fast_recovery_ = false;
+  bool last_send_ack_triggered_ = false;
+  bool sack_evidence_ = false;
+  bool peer_timestamps_ = false;
+  bool handshake_seen_ = false;       // the handshake as the capture saw it
+  bool peer_syn_since_synack_ = false;  // a (duplicate) SYN from the peer demands our SYN-ACK again
+  std::optional<std::uint32_t> acked_through_;  // the highest ACK this side sent
+  // RFC 7323: the newest TSval this sender had sent.
+  std::optional<std::uint32_t> newest_tsval_;
+  // The newest TSval sent before the capture clock last stepped: an echo of
+  // it (or older) measures across the step.
+  std::optional<std::uint32_t> tsval_before_step_;
+  // The round trip from the capture point to the sender, from the SYN exchange.
+  std::optional<std::chrono::microseconds> sender_rtt_;
+  // Feedback from the peer.
+  std::optional<CaptureTime> last_peer_time_;
   std::optional<CaptureTime> last_send_time_;
   std::optional<CaptureTime> last_data_send_time_;  // last data-bearing segment (SYN/FIN count)
   // The post-RTO burst: time of its last retransmission (the expiry's or a
   // burst member's); cleared by any segment from the peer.
   std::optional<CaptureTime> burst_last_;
-  std::optional<std::uint32_t> burst_tsval_;  // the TSval of that retransmission, if any
-  bool last_send_ack_triggered_ = false;
-  std::uint16_t peer_window_ = 1;
-  unsigned dupacks_ = 0;
-  bool sack_evidence_ = false;
-  bool peer_timestamps_ = false;
-  // The handshake as the capture saw it.
-  std::optional<CaptureTime> own_syn_, peer_syn_, own_synack_, peer_synack_;
-  bool own_sack_ok_ = false, peer_sack_ok_ = false, handshake_seen_ = false;
-  std::optional<std::chrono::microseconds> sender_rtt_, hs_rtt_;
-  std::optional<std::uint64_t> syn_acked_frame_;
-  bool syn_lost_ack_noted_ = false;
-  // RFC 7323: the newest TSval this sender had sent, and the last TSecr sampled.
-  std::optional<std::uint32_t> newest_tsval_;
-  std::optional<std::uint32_t> last_echo_sampled_;
-  RingDeque<Hole> holes_;
-  std::optional<std::uint32_t> zwp_seq_;  // the byte a zero-window probe carried
-  bool peer_syn_since_synack_ = false;    // a (duplicate) SYN from the peer demands our SYN-ACK again
   std::optional<std::uint64_t> pending_54_;  // an expiry that resent a segment above SND.UNA, head not yet in its burst
+  RingDeque<Tx> outstanding_;
+  RingDeque<CaptureTime> peer_times_;  // the peer's latest segments (limits::kAckClockHistory)
+  RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;  // (end seq, capture time) of the peer's data
+  RingDeque<Hole> holes_;
+
+  TsClock ts_clock_;
+  TimerModel timer_;
+
+  // Used by handshakes, repeats, losses and SACK.
+  const Options& opt_;
+  std::uint32_t isn_ = 0;
+  std::uint32_t recovery_point_ = 0;  // (in_rto_recovery_)
+  std::uint32_t fast_recovery_point_ = 0;
+  std::optional<std::uint32_t> burst_tsval_;  // the TSval of the burst's last retransmission, if any
+  std::optional<std::uint32_t> zwp_seq_;  // the byte a zero-window probe carried
+  // The handshake as the capture saw it, and its RTT.
+  std::optional<CaptureTime> own_syn_, peer_syn_, own_synack_, peer_synack_;
+  std::optional<std::chrono::microseconds> hs_rtt_;
+  std::optional<std::uint64_t> syn_acked_frame_;
+  bool own_sack_ok_ = false, peer_sack_ok_ = false;
+  bool syn_lost_ack_noted_ = false;
+  // The SACK scoreboard: the keys (sb_key) of the outstanding segments not
+  // yet SACKed, so an ACK whose blocks cover n already SACKed segments costs
+  // O(log n), not O(n). Built at the first SACK block (until then empty).
+  // Its nodes are reused (NodePool): the key every data segment adds costs
+  // no malloc/free.
+  std::set<std::int64_t, std::less<std::int64_t>, NodePool<std::int64_t>> unsacked_;
 };
 
 }  // namespace replay

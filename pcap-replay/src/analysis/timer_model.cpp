@@ -45,8 +45,8 @@ microseconds scale(microseconds d, double f) { return microseconds{static_cast<s
 }  // namespace
 
 TimerModel::TimerModel(const Options& options, SenderReport& out, const TsClock& clock)
-    : opt_(options), prof_(*options.profile), out_(out), clock_(clock), est_(options.config), syn_est_(options.config),
-      est_raw_(options.config) {
+    : prof_(*options.profile), est_(options.config), est_raw_(options.config), opt_(options), out_(out), clock_(clock),
+      syn_est_(options.config) {
   if (prof_.floor == FloorMode::on_sum && options.config.variant == rto::Config::Variant::rfc6298) {
     // Same arithmetic without the 2.4 floor: tells "early only because the
     // floor was not applied" (2.4, SHOULD) from "early" (5.3/5.6, MUST).
@@ -189,7 +189,7 @@ void TimerModel::on_handshake_complete(std::uint64_t frame, CaptureTime t, bool 
     // RFC 6298 re-initialises the RTO to 3 s when data begins, until the
     // next sample; Linux keeps the RTO from the sample. Only a data timeout
     // before the next sample shows which (judged in judge_first()).
-    open_57_ = Open57{frame, t, *handshake_sample, out_.findings.size()};
+    open_57_ = std::make_unique<Open57>(Open57{frame, t, *handshake_sample, out_.findings.size()});
   }
 }
 
@@ -221,7 +221,8 @@ void TimerModel::on_probe(CaptureTime t, std::optional<std::uint32_t> tsval) {
 }
 
 void TimerModel::on_probe(const Expiry& as_expiry) {
-  if (arm_) held_probe_ = HeldProbe{as_expiry, *arm_, arm_early_, since(as_expiry.time, arm_->at)};
+  if (arm_)
+    held_probe_ = std::make_unique<HeldProbe>(HeldProbe{as_expiry, *arm_, arm_early_, since(as_expiry.time, arm_->at)});
   on_probe(as_expiry.time, as_expiry.tsval);
 }
 
@@ -344,7 +345,7 @@ bool TimerModel::judge_backoff(const Expiry& e, TimeoutRecord& rec, std::vector<
           // the later ones stay there.
           match = !e.syn && doubled && gap + tol_prev >= t.lo && gap <= t.hi + tol_prev;
           what = "the backoff stopped growing at " + ms(gap) + " (a maximum RTO of about " + conf(gap) + ")";
-          if (match && !flat) cap_guess_ = CapGuess{e.frame, e.time, gap, k};
+          if (match && !flat) cap_guess_ = std::make_unique<CapGuess>(CapGuess{e.frame, e.time, gap, k});
           break;
         case Tunable::Kind::thin_linear:
           match = flat && !e.syn && e.thin && (k - 1) <= t.count;

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -56,7 +57,7 @@ struct Expiry {
 };
 
 /// The timer model of one sender. Events must come in capture order.
-class TimerModel {
+class alignas(64) TimerModel {
  public:
   /// Throws rto::ConfigError if options.config is invalid.
   TimerModel(const Options& options, SenderReport& out, const TsClock& clock);
@@ -169,63 +170,69 @@ class TimerModel {
   std::chrono::microseconds floorless_rto() const;
   bool pinned(const Tunable& t) const;
 
-  const Options& opt_;
-  const StackProfile& prof_;
-  SenderReport& out_;
-  const TsClock& clock_;
-  rto::Estimator est_;
-  /// The SYN's own RTO: no sample can be taken before the SYN is
-  /// acknowledged, so a SYN timed out again after the capture saw it
-  /// acknowledged is judged on the initial RTO and its SYN backoff.
-  rto::Estimator syn_est_;
-  rto::RetransmissionTimer timer_;
-  /// The latest re-arm of any kind a stack may use (a probe, a head
-  /// retransmission, a SACK sample, whatever the profile): the backoff
-  /// check counts the previous wait from anywhere between this and the arm.
-  std::optional<CaptureTime> rearm_any_;
-  std::optional<rto::Estimator> floorless_;  // same samples, no 2.4 floor (tells 2.4 from 5.3/5.6)
-  rto::Estimator est_raw_;                       // est_ fed the uncorrected samples
-  std::optional<rto::Estimator> floorless_raw_;  // floorless_ fed the uncorrected samples
-  std::chrono::microseconds sender_rtt_{0};
-  const HostActivity* activity_ = nullptr;
-  const ClockSteps* steps_ = nullptr;
-
-  std::optional<Arm> arm_;        // latest reading of the RTO arm (nullopt: timer stopped)
-  std::optional<Arm> arm_early_;  // an earlier reading (Linux head send time)
-  std::optional<Arm> syn_arm_;    // last SYN transmission
-  std::optional<CaptureTime> new_data_probe_;
-  std::vector<ChainEntry> chain_, syn_chain_;
-  bool chain_departed_ = false, chain_doubled_ = false;
-  bool syn_departed_ = false, syn_doubled_ = false;
-  bool chain_setting_noted_ = false, syn_setting_noted_ = false;
-  bool floor_departed_ = false;
-  std::optional<std::chrono::microseconds> karn_floor_;  // the sender's own backed-off RTO until a valid sample  // a 2.4 finding was raised: the sender has no 1 s floor
-  bool probe_since_ack_ = false;
-  bool karn_pending_ = false;
-  bool syn_timed_out_ = false;
-  bool data_sample_since_handshake_ = false;
-  bool handshake_done_ = false;
   struct Open57 {
     std::uint64_t frame;
     CaptureTime time;
     std::chrono::microseconds sample;
     std::size_t findings_index;
   };
-  std::optional<Open57> open_57_;
   struct HeldProbe {
     Expiry e;
     Arm before;
     std::optional<Arm> before_early;
     std::chrono::microseconds wait{0};
   };
-  std::optional<HeldProbe> held_probe_;
   struct CapGuess {  // an expiry that grew to a cap a setting allows, not yet confirmed
     std::uint64_t frame;
     CaptureTime time;
     std::chrono::microseconds gap;
     unsigned k;
   };
-  std::optional<CapGuess> cap_guess_;
+
+  // The members are in the order of how often they are used: first what
+  // most segments read or write (a send arms, an ACK re-arms, a sample feeds
+  // the estimators), then what only SYNs and expiries use, so a segment
+  // touches few cache lines (the replay of a capture is bound by them).
+  const StackProfile& prof_;
+  rto::Estimator est_;
+  rto::RetransmissionTimer timer_;
+  /// The latest re-arm of any kind a stack may use (a probe, a head
+  /// retransmission, a SACK sample, whatever the profile): the backoff
+  /// check counts the previous wait from anywhere between this and the arm.
+  std::optional<CaptureTime> rearm_any_;
+  std::optional<Arm> arm_;        // latest reading of the RTO arm (nullopt: timer stopped)
+  std::optional<Arm> arm_early_;  // an earlier reading (Linux head send time)
+  std::vector<ChainEntry> chain_;
+  std::unique_ptr<HeldProbe> held_probe_;  // (rare: held out of line, cleared by every ACK)
+  bool chain_departed_ = false, chain_doubled_ = false, chain_setting_noted_ = false;
+  bool probe_since_ack_ = false;
+  bool karn_pending_ = false;
+  bool handshake_done_ = false;
+  bool data_sample_since_handshake_ = false;
+  std::unique_ptr<CapGuess> cap_guess_;  // (rare: out of line)
+  std::optional<std::chrono::microseconds> karn_floor_;  // the sender's own backed-off RTO until a valid sample
+  std::optional<CaptureTime> new_data_probe_;
+  std::unique_ptr<Open57> open_57_;  // (rare: out of line)
+  std::optional<rto::Estimator> floorless_;  // same samples, no 2.4 floor (tells 2.4 from 5.3/5.6)
+  rto::Estimator est_raw_;                       // est_ fed the uncorrected samples
+  std::optional<rto::Estimator> floorless_raw_;  // floorless_ fed the uncorrected samples
+
+  // Used by SYNs, expiries and their judgement.
+  const Options& opt_;
+  SenderReport& out_;
+  const TsClock& clock_;
+  /// The SYN's own RTO: no sample can be taken before the SYN is
+  /// acknowledged, so a SYN timed out again after the capture saw it
+  /// acknowledged is judged on the initial RTO and its SYN backoff.
+  rto::Estimator syn_est_;
+  std::optional<Arm> syn_arm_;    // last SYN transmission
+  std::vector<ChainEntry> syn_chain_;
+  bool syn_departed_ = false, syn_doubled_ = false, syn_setting_noted_ = false;
+  bool floor_departed_ = false;  // a 2.4 finding was raised: the sender has no 1 s floor
+  bool syn_timed_out_ = false;
+  std::chrono::microseconds sender_rtt_{0};
+  const HostActivity* activity_ = nullptr;
+  const ClockSteps* steps_ = nullptr;
 };
 
 }  // namespace replay
