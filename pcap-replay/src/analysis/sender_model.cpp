@@ -38,11 +38,11 @@ SenderModel::SenderModel(const Options& options, SenderReport& out, bool keep_ti
   out_.profile = options.profile->name;
 }
 
-void SenderModel::record(const Segment& s, std::string_view event, std::uint32_t rel_seq,
+void SenderModel::record(const Segment& s, std::string_view event, std::uint32_t seq,
                          std::optional<microseconds> sample, std::optional<SampleKind> kind) {
   if (!keep_timeline_) return;
   const auto& e = timer_.estimator();
-  out_.timeline.push_back(TimelineEvent{s.frame, s.time, event, rel_seq, sample, kind, e.srtt(), e.rttvar(),
+  out_.timeline.push_back(TimelineEvent{s.frame, s.time, event, rel(seq), sample, kind, e.srtt(), e.rttvar(),
                                         e.rto(), e.backoff()});
   // For the pictures (report_html): a send's sequence length, a peer ACK's SACK blocks.
   TimelineEvent& t = out_.timeline.back();
@@ -124,13 +124,19 @@ bool SenderModel::ack_clocked(CaptureTime t) const {
   // capture point), so a response can show up sooner than d: from 0 on.
   const microseconds lo{0};
   const microseconds hi = d + band;
-  for (auto it = peer_times_.rbegin(); it != peer_times_.rend(); ++it) {
-    if (across_step(*it, t)) break;  // how long after it is unknown: no evidence (nor for older ones)
-    const microseconds after = since(t, *it);
-    if (after > hi) break;
+  // Newest first. The newest is last_peer_time_ (on_peer keeps it equal to
+  // peer_times_.back()), so the ring is read only when the newest was
+  // captured after t (two capture interfaces).
+  if (!last_peer_time_) return false;
+  CaptureTime p = *last_peer_time_;
+  for (std::size_t i = 1;; ++i) {
+    if (across_step(p, t)) return false;  // how long after it is unknown: no evidence (nor for older ones)
+    const microseconds after = since(t, p);
+    if (after > hi) return false;
     if (after >= lo) return true;
+    if (i >= peer_times_.size()) return false;
+    p = peer_times_[peer_times_.size() - 1 - i];
   }
-  return false;
 }
 
 void SenderModel::skip_acked_peer_data(std::uint32_t moved) {
@@ -328,7 +334,7 @@ void SenderModel::on_send(const Segment& s) {
     snd_max_ = end;
     ++out_.by_kind[static_cast<std::size_t>(SendKind::first)];
     out_.bytes += s.payload_len;
-    record(s, to_string(SendKind::first), rel(seq));
+    record(s, to_string(SendKind::first), seq);
     return;
   }
   // Zero-window probe repeated into a zero window: not a retransmission.
@@ -345,7 +351,7 @@ void SenderModel::on_send(const Segment& s) {
     snd_max_ = end;
     ++out_.by_kind[static_cast<std::size_t>(SendKind::first)];
     timer_.on_data_sent(s.time, false, tsval);
-    record(s, to_string(SendKind::first), rel(seq));
+    record(s, to_string(SendKind::first), seq);
     return;
   }
 
@@ -408,7 +414,7 @@ void SenderModel::on_send(const Segment& s) {
   if (kind == SendKind::out_of_order) {
     // Not the sender's doing: a first transmission seen late, or an old copy.
     if (ex.cause == Cause::reordered_first) insert_outstanding(Tx{seq, end, s.time, s.time, s.frame, false});
-    record(s, to_string(kind), rel(seq));
+    record(s, to_string(kind), seq);
     return;
   }
   if (seq_gt(end, snd_max_)) {  // partly new data
@@ -490,7 +496,7 @@ void SenderModel::on_send(const Segment& s) {
       break;
   }
   mark_retransmitted(seq, end, s.time);
-  record(s, to_string(kind), rel(seq));
+  record(s, to_string(kind), seq);
 }
 
 bool SenderModel::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {
@@ -620,14 +626,14 @@ void SenderModel::on_peer(const Segment& s) {
       std::optional<CaptureTime> head;
       if (!outstanding_.empty()) head = outstanding_.front().last_time;
       timer_.on_sack_sample(s.time, head);
-      record(s, "sack", rel(ack), taken ? std::optional<microseconds>(r) : std::nullopt,
+      record(s, "sack", ack, taken ? std::optional<microseconds>(r) : std::nullopt,
              taken ? std::optional<SampleKind>(SampleKind::seq) : std::nullopt);
     }
     // Duplicate ACK (RFC 5681 2): no data, no SYN/FIN, same ACK, data outstanding.
     if (ack == snd_una_ && s.payload_len == 0 && !h.has(wire::kSyn) && !h.has(wire::kFin) &&
         snd_una_ != snd_max_) {
       ++dupacks_;
-      record(s, "dup-ack", rel(ack));
+      record(s, "dup-ack", ack);
     }
     return;
   }
@@ -706,7 +712,7 @@ void SenderModel::on_peer(const Segment& s) {
     syn_acked_frame_ = s.frame;
     timer_.on_handshake_complete(s.frame, s.time, sample.has_value(), sample);
   }
-  record(s, "ack", rel(ack), sample, kind);
+  record(s, "ack", ack, sample, kind);
 }
 
 void SenderModel::finish() {

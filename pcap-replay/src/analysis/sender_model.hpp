@@ -87,7 +87,9 @@ class alignas(64) SenderModel {
   /// returns true and sets `first` to the last send time of the first of
   /// them never retransmitted (Linux tcp_sacktag_one's first_sackt), if any.
   bool apply_sack(const wire::TcpHeader& h, CaptureTime& first);
-  void record(const Segment& s, std::string_view event, std::uint32_t rel_seq,
+  /// A timeline event (when kept) at sequence number `seq` (absolute; the
+  /// event shows it relative, rel()).
+  void record(const Segment& s, std::string_view event, std::uint32_t seq,
               std::optional<std::chrono::microseconds> sample = std::nullopt,
               std::optional<SampleKind> kind = std::nullopt);
   /// False when the estimator refused it (SenderReport::samples_refused).
