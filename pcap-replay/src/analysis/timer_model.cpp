@@ -53,11 +53,11 @@ TimerModel::TimerModel(const Options& options, SenderReport& out, const TsClock&
     rto::Config c = options.config;
     c.min_rto = microseconds{0};
     try {
-      floorless_.emplace(c);
-      floorless_raw_.emplace(c);
+      floorless_ = rto::Estimator(c);
+      floorless_raw_ = rto::Estimator(c);
+      floorless_on_ = true;
     } catch (const rto::ConfigError&) {
-      floorless_.reset();
-      floorless_raw_.reset();
+      floorless_on_ = false;
     }
   }
 }
@@ -68,7 +68,7 @@ void TimerModel::add(RuleId id, std::uint64_t frame, CaptureTime t, std::string 
 }
 
 microseconds TimerModel::floorless_rto() const {
-  return floorless_ ? std::min(floorless_->rto(), floorless_raw_->rto()) : std::min(est_.rto(), est_raw_.rto());
+  return floorless_on_ ? std::min(floorless_.rto(), floorless_raw_.rto()) : std::min(est_.rto(), est_raw_.rto());
 }
 
 bool TimerModel::pinned(const Tunable& t) const {
@@ -163,9 +163,9 @@ bool TimerModel::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t 
                            std::optional<microseconds> raw) {
   if (!est_.on_rtt_sample(r, snd_una, snd_nxt)) return false;
   karn_floor_.reset();
-  if (floorless_) floorless_->on_rtt_sample(r, snd_una, snd_nxt);
+  if (floorless_on_) floorless_.on_rtt_sample(r, snd_una, snd_nxt);
   est_raw_.on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
-  if (floorless_raw_) floorless_raw_->on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
+  if (floorless_on_) floorless_raw_.on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
   karn_pending_ = false;
   if (handshake_done_) {
     data_sample_since_handshake_ = true;
@@ -183,8 +183,8 @@ void TimerModel::on_handshake_complete(std::uint64_t frame, CaptureTime t, bool 
   // when the handshake gave no sample).
   est_.on_handshake_complete(syn_timed_out_);
   est_raw_.on_handshake_complete(syn_timed_out_);
-  if (floorless_) floorless_->on_handshake_complete(syn_timed_out_);
-  if (floorless_raw_) floorless_raw_->on_handshake_complete(syn_timed_out_);
+  if (floorless_on_) floorless_.on_handshake_complete(syn_timed_out_);
+  if (floorless_on_) floorless_raw_.on_handshake_complete(syn_timed_out_);
   if (prof_.fallback_57 == Fallback57::rfc && syn_timed_out_ && sample_in_handshake && handshake_sample) {
     // RFC 6298 re-initialises the RTO to 3 s when data begins, until the
     // next sample; Linux keeps the RTO from the sample. Only a data timeout
@@ -524,7 +524,7 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
       add(RuleId::rfc6298_3_karn, e.frame, e.time,
           what + ": below " + ms(*karn_floor_) + ", the sender's own RTO as its previous timeouts backed it off" +
               ": the backoff was dropped after an ACK of retransmitted data, which gives no valid sample (Karn)");
-    } else if (floorless_ && (floor_departed_ || !karn_pending_) &&
+    } else if (floorless_on_ && (floor_departed_ || !karn_pending_) &&
                waited + opt_.tolerance(floorless_rto()) >= floorless_rto()) {
       // Early only against the 2.4 floor: a SHOULD. After an ACK of
       // retransmitted data this reading holds only for a sender already seen
@@ -535,12 +535,12 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
               " (RFC 6298 without the minimum would give " + ms(floorless_rto()) + ")");
     } else if (karn_pending_) {
       add(RuleId::rfc6298_3_karn, e.frame, e.time,
-          what + ": below the backed-off RTO of " + ms(floorless_ ? floorless_rto() : pred) + backoff +
+          what + ": below the backed-off RTO of " + ms(floorless_on_ ? floorless_rto() : pred) + backoff +
               ": the backoff was dropped after an ACK of retransmitted data, which gives no valid sample (Karn)");
     } else {
       add(RuleId::rfc6298_5_3_5_6, e.frame, e.time,
           what + ": before the RTO of " + ms(pred) + backoff + " had run" +
-              (floorless_ ? " (and before even the " + ms(floorless_rto()) + " RTO computed without the 2.4 minimum)"
+              (floorless_on_ ? " (and before even the " + ms(floorless_rto()) + " RTO computed without the 2.4 minimum)"
                           : std::string()));
     }
   } else if (rec.verdict == Verdict::late &&
@@ -666,15 +666,15 @@ void TimerModel::on_timeout(const Expiry& e) {
     timer_.on_syn_expiry(instant(e.time), est_);
     syn_est_.on_syn_timeout();
     est_raw_.on_syn_timeout();
-    if (floorless_) floorless_->on_syn_timeout();
-    if (floorless_raw_) floorless_raw_->on_syn_timeout();
+    if (floorless_on_) floorless_.on_syn_timeout();
+    if (floorless_on_) floorless_raw_.on_syn_timeout();
     syn_timed_out_ = true;
     syn_arm_ = Arm{e.time, ArmCause::timeout, e.tsval};
   } else {
     timer_.on_expiry(instant(e.time), est_);
     est_raw_.on_timeout();
-    if (floorless_) floorless_->on_timeout();
-    if (floorless_raw_) floorless_raw_->on_timeout();
+    if (floorless_on_) floorless_.on_timeout();
+    if (floorless_on_) floorless_raw_.on_timeout();
   }
   arm(e.time, ArmCause::timeout, e.tsval);
 }

@@ -209,13 +209,16 @@ class alignas(64) TimerModel {
   bool karn_pending_ = false;
   bool handshake_done_ = false;
   bool data_sample_since_handshake_ = false;
+  bool floorless_on_ = false;
   std::unique_ptr<CapGuess> cap_guess_;  // (rare: out of line)
   std::optional<std::chrono::microseconds> karn_floor_;  // the sender's own backed-off RTO until a valid sample
   std::optional<CaptureTime> new_data_probe_;
   std::unique_ptr<Open57> open_57_;  // (rare: out of line)
-  std::optional<rto::Estimator> floorless_;  // same samples, no 2.4 floor (tells 2.4 from 5.3/5.6)
-  rto::Estimator est_raw_;                       // est_ fed the uncorrected samples
-  std::optional<rto::Estimator> floorless_raw_;  // floorless_ fed the uncorrected samples
+  // floorless_on_: the profile floors the RTO (2.4) and floorless_ and
+  // floorless_raw_ replay it without (tell 2.4 from 5.3/5.6); else unused.
+  rto::Estimator floorless_;      // same samples, no 2.4 floor
+  rto::Estimator est_raw_;        // est_ fed the uncorrected samples
+  rto::Estimator floorless_raw_;  // floorless_ fed the uncorrected samples
 
   // Used by SYNs, expiries and their judgement.
   const Options& opt_;
