@@ -1,9 +1,9 @@
 // The replaced global allocation functions behind heap_in_use() (see
 // heap_counter.hpp). They allocate with malloc, as the default ones do,
 // and throw std::bad_alloc as they must. The aligned forms (types with
-// alignas above the default, such as the sender model's cache-line-aligned
-// classes) allocate with posix_memalign, which free() releases, and are
-// counted alike.
+// alignas above the default) allocate with posix_memalign, which free()
+// releases, and are counted alike: a type made over-aligned stays visible
+// to the memory tests.
 
 #include "heap_counter.hpp"
 

@@ -157,7 +157,7 @@ struct InferredSettings {
 /// One sender (one direction of one connection).
 /// (The members most segments update come first, in one cache line: the
 /// replay of a capture is bound by the lines each segment touches.)
-struct alignas(64) SenderReport {
+struct SenderReport {
   bool timestamps = false;           ///< RFC 7323 timestamps seen both ways
   bool tsval_sent = false;           ///< this sender's segments carry TSval (RFC 7323)
   bool tsval_peer = false;           ///< the peer's segments carry TSval (false also when the peer is not seen)

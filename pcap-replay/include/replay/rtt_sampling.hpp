@@ -44,7 +44,7 @@ struct HostClock {
 /// sample is (TS now - TSecr) ms exactly as Linux computes it; otherwise the
 /// sample is the ACK time minus the first send time of a segment carrying
 /// TSval == TSecr.
-class alignas(64) TsClock {
+class TsClock {
  public:
   /// A segment of this sender carried `tsval` at capture time `t`.
   void observe(CaptureTime t, std::uint32_t tsval);
@@ -105,9 +105,8 @@ class alignas(64) TsClock {
   };
 
   // The members are in the order of how often they are used (the replay of
-  // a capture is bound by the cache lines a segment touches): the first
-  // line holds all that echoed() reads, the first three all that observe()
-  // writes; 192 bytes.
+  // a capture is bound by the cache lines a segment touches): the first 64
+  // bytes hold all that echoed() reads; 192 bytes in all.
   bool seen_ = false;
   bool bridge_pending_ = false;
   // The last answers of rate_hz()'s two sources, while valid: pooled_

@@ -27,7 +27,7 @@ namespace replay {
 /// in capture order: on_send() for the segments this side sent, on_peer()
 /// for the segments the other side sent (their ACKs). Results go to the
 /// SenderReport given at construction (which must outlive the model).
-class alignas(64) SenderModel {
+class SenderModel {
  public:
   /// `host`: the sending host's pooled TSval rate (may be null; must outlive the model).
   /// `activity`: the sending host's activity, fed by this model when
@@ -137,8 +137,9 @@ class alignas(64) SenderModel {
   // The members are in the order of how often they are used: first what
   // most segments read or write, then the model's TSval clock and timer,
   // then what only handshakes, losses and SACK use, so a segment touches
-  // few cache lines (the replay of a capture is bound by them). alignas(64)
-  // on the class puts the first group at the start of a line.
+  // few cache lines (the replay of a capture is bound by them). The class
+  // is not over-aligned on purpose: glibc cannot reuse a freed block of an
+  // aligned allocation for the next one (bench/README.md, fourth pass).
   std::optional<PendingSample> pending_sample_;
   SenderReport& out_;
   const ClockSteps* clock_ = nullptr;

@@ -57,7 +57,7 @@ struct Expiry {
 };
 
 /// The timer model of one sender. Events must come in capture order.
-class alignas(64) TimerModel {
+class TimerModel {
  public:
   /// Throws rto::ConfigError if options.config is invalid.
   TimerModel(const Options& options, SenderReport& out, const TsClock& clock);
