@@ -324,16 +324,13 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
            bool check, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
            replay::FlowListStream* listed);
 
-}  // namespace
-
-namespace {
 // glibc serves a block of at least M_MMAP_THRESHOLD from its own mapping;
 // by default it raises the threshold each time such a block is freed. The
 // blocks that grow with the connection count (the flow table, the deques of
 // connections and attempts) then land in the heap, and once freed they
 // leave holes the per-connection records fragment: 2 M one-SYN connections
-// peaked at 1.10 GB instead of 0.88 GB (bench/README.md, "Memory per
-// connection"). Keeping the default as a fixed threshold keeps them apart.
+// peaked at 1.10 GB instead of 0.88 GB (bench/README.md, "CPU per packet,
+// fourth pass"). Keeping the default as a fixed threshold keeps them apart.
 constexpr int kMmapThreshold = 128 * 1024;  // bytes: glibc's default, fixed
 }  // namespace
 
