@@ -44,7 +44,6 @@ struct Recent {
         peer_count(peers) {}
   std::optional<std::uint32_t> tsval_opt() const { return has_tsval ? std::optional(tsval) : std::nullopt; }
   std::optional<std::uint32_t> tsecr_opt() const { return has_tsecr ? std::optional(tsecr) : std::nullopt; }
-  std::optional<std::uint16_t> ip_id_opt() const { return has_ip_id ? std::optional(ip_id) : std::nullopt; }
 };
 static_assert(sizeof(Recent) <= 48);
 
