@@ -69,7 +69,10 @@ class TsClock {
   /// limits::kTsClockMinSpan of capture time) and snapped to a common rate
   /// (1, 2, 10, 100, 250, 1000 Hz) within limits::kTsRateTolerancePercent;
   /// nullopt when unknown or not a common rate.
-  std::optional<double> rate_hz() const;
+  std::optional<double> rate_hz() const {
+    const double r = rate();
+    return r > 0 ? std::optional<double>{r} : std::nullopt;
+  }
   /// How long before its capture time `t` a segment carrying `tsval` was
   /// sent, beyond the least such delay of this connection so far (its
   /// TSval-to-capture offset above the minimum); nullopt when the rate is unknown.
@@ -93,12 +96,24 @@ class TsClock {
   std::size_t remembered() const { return first_send_us_.size(); }
 
  private:
-  bool one_khz() const;
+  bool one_khz() const { return rate() == 1000.0; }
+  /// rate_hz() as a number, 0 when unknown. Asked several times per
+  /// segment (observe, held_for, echo_rtt): answered from the caches while
+  /// they hold (inline, no optional to build), refit_rate() otherwise.
+  double rate() const {
+    if (pooled_valid_ && pooled_host_version_ == (host_ ? host_->version : 0)) {
+      if (pooled_hz_ != 0) return pooled_hz_;
+      if (last_valid_) return last_hz_;
+    }
+    return refit_rate();
+  }
+  /// rate() with the stale caches refitted.
+  double refit_rate() const;
   /// observe(); `write_host` false and `rate_then` set for observe_first_again.
   void observe(CaptureTime t, std::uint32_t tsval, bool write_host, const std::optional<double>* rate_then);
   std::int64_t us(CaptureTime t) const;  // on the bridged clock (saturated)
-  /// rate_hz() from the host's and the longest span's ratios (nullopt: none snaps).
-  std::optional<double> pooled_rate() const;
+  /// The common rate in Hz from the host's and the longest span's ratios (0: none snaps).
+  std::uint16_t pooled_rate() const;
   struct FirstSend {
     std::uint32_t tsval;
     std::int64_t t_us;  // capture time of its first segment
@@ -106,34 +121,39 @@ class TsClock {
 
   // The members are in the order of how often they are used (the replay of
   // a capture is bound by the cache lines a segment touches): the first 64
-  // bytes hold all that echoed() reads; 192 bytes in all.
+  // bytes hold all that echoed() reads, the next 24 the rate caches; 152
+  // bytes in all. An optional value is a flag and a value (an optional's
+  // padding would cost a line).
   bool seen_ = false;
   bool bridge_pending_ = false;
-  // The last answers of rate_hz()'s two sources, while valid: pooled_
-  // until this clock's best ratio or its host's version changes, last_rate_
-  // until the next observe().
+  // The last answers of rate()'s two sources, while valid: pooled_hz_ until
+  // this clock's best ratio or its host's version changes, last_hz_ until
+  // the next observe(). A rate is one of the common rates in Hz, 0 for none.
   mutable bool pooled_valid_ = false, last_valid_ = false;
-  std::uint32_t ts0_ = 0;         // first TSval, origin of the unwrapped scale
-  std::optional<std::uint32_t> newest_tsval_;  // the newest TSval observed (modulo 2^32)
-  std::optional<std::uint32_t> echo_floor_;    // the newest echo: TSvals before it are forgotten
-  std::optional<std::uint32_t> last_tsval_;    // the latest TSval observed (repeats skip the map)
+  bool has_newest_ = false, has_echo_floor_ = false, has_last_tsval_ = false;
+  bool has_min_offset_at_rate_ = false;
+  std::uint32_t ts0_ = 0;           // first TSval, origin of the unwrapped scale
+  std::uint32_t newest_tsval_ = 0;  // the newest TSval observed (modulo 2^32), if has_newest_
+  std::uint32_t echo_floor_ = 0;    // the newest echo, if has_echo_floor_: TSvals before it are forgotten
+  std::uint32_t last_tsval_ = 0;    // the latest TSval observed, if has_last_tsval_ (repeats skip the map)
   // The TSvals not yet echoed (at most limits::kTsSendTimesKept), ordered
   // modulo 2^32: appending is the common case, lookup a binary search.
   RingDeque<FirstSend> first_send_us_;
+  HostClock* host_ = nullptr;
+  mutable std::uint64_t pooled_host_version_ = 0;
+  mutable std::uint16_t pooled_hz_ = 0, last_hz_ = 0;
   std::int64_t shift_us_ = 0;  // added to every capture time after the steps bridged so far
-  std::int64_t last_seen_us_ = 0;  // the bridged time of the latest observation
-  std::int64_t t0_us_ = 0;        // capture time of the first TSval
-  std::int64_t last_rel_ts_ = 0;  // unwrapped TSval - ts0 of the latest observation
-  std::int64_t last_t_us_ = 0;
+  // Least (capture us - TSval us) seen, at the fitted rate, if has_min_offset_at_rate_.
+  double min_offset_at_rate_ = 0;
+  std::int64_t t0_us_ = 0;          // capture time of the first TSval
   std::int64_t min_offset_us_ = 0;  // min over observations of t_us - rel_ts * 1000
+  std::int64_t last_seen_us_ = 0;   // the bridged time of the latest observation
+  std::int64_t last_rel_ts_ = 0;    // unwrapped TSval - ts0 of the latest observation
+  std::int64_t last_t_us_ = 0;
   // The observation with the highest ticks-per-second since the first: a
   // segment captured late only lowers the ratio, so the highest is the one
   // captured on time (limits::kTsClockMinSpan at least).
   std::int64_t best_ticks_ = 0, best_span_us_ = 0;
-  HostClock* host_ = nullptr;
-  mutable std::uint64_t pooled_host_version_ = 0;
-  mutable std::optional<double> pooled_, last_rate_;
-  std::optional<double> min_offset_at_rate_;  // least (capture us - TSval us) seen, at the fitted rate
 };
 
 

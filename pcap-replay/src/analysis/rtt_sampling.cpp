@@ -26,14 +26,14 @@ void TsClock::observe_first_again(CaptureTime t, std::uint32_t tsval, std::optio
 void TsClock::observe(CaptureTime t, std::uint32_t tsval, bool write_host, const std::optional<double>* rate_then) {
   if (bridge_pending_ && seen_) {
     bridge_pending_ = false;
-    if (const auto r = rate_hz(); r && last_tsval_) {
+    if (const double r = rate(); r > 0 && has_last_tsval_) {
       // What the sender's clock says passed since its latest TSval, minus
       // what the (re-based) capture clock says: the time the step hid.
-      const double ticks = static_cast<double>(rto::ts_diff(tsval, *last_tsval_));
+      const double ticks = static_cast<double>(rto::ts_diff(tsval, last_tsval_));
       // Both terms are bounded (2^31 ticks at >= 1 Hz; two bridged times of
       // one connection), the running shift saturates (a crafted file of
       // thousands of steps must not overflow it).
-      const double hidden = ticks * 1e6 / *r - (static_cast<double>(us(t)) - static_cast<double>(last_seen_us_));
+      const double hidden = ticks * 1e6 / r - (static_cast<double>(us(t)) - static_cast<double>(last_seen_us_));
       std::int64_t sum = 0;
       if (hidden > 0 && !__builtin_add_overflow(shift_us_, static_cast<std::int64_t>(hidden), &sum)) shift_us_ = sum;
     } else {
@@ -85,10 +85,13 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval, bool write_host, const
     }
   }
   min_offset_us_ = std::min(min_offset_us_, t_us - rel * 1000);
-  if (!newest_tsval_ || rto::ts_diff(tsval, *newest_tsval_) > 0) newest_tsval_ = tsval;
+  if (!has_newest_ || rto::ts_diff(tsval, newest_tsval_) > 0) {
+    newest_tsval_ = tsval;
+    has_newest_ = true;
+  }
   // The same TSval again keeps its first send time; one older than the
   // newest echo can never be sampled (its first send time is forgotten).
-  if ((!last_tsval_ || *last_tsval_ != tsval) && (!echo_floor_ || rto::ts_diff(tsval, *echo_floor_) >= 0)) {
+  if ((!has_last_tsval_ || last_tsval_ != tsval) && (!has_echo_floor_ || rto::ts_diff(tsval, echo_floor_) >= 0)) {
     if (first_send_us_.empty() || rto::ts_diff(tsval, first_send_us_.back().tsval) > 0) {
       first_send_us_.push_back(FirstSend{tsval, t_us});
     } else {  // an older TSval (reordered in the network before the capture): keep the order
@@ -101,87 +104,88 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval, bool write_host, const
     if (first_send_us_.size() > limits::kTsSendTimesKept) first_send_us_.pop_front();
   }
   last_tsval_ = tsval;
-  if (const auto r = rate_then ? *rate_then : rate_hz()) {
-    const double off = static_cast<double>(t_us - t0_us_) - static_cast<double>(rel) * 1e6 / *r;
-    if (!min_offset_at_rate_ || off < *min_offset_at_rate_) min_offset_at_rate_ = off;
+  has_last_tsval_ = true;
+  const double r = rate_then ? rate_then->value_or(0.0) : rate();
+  if (r > 0) {
+    const double off = static_cast<double>(t_us - t0_us_) - static_cast<double>(rel) * 1e6 / r;
+    if (!has_min_offset_at_rate_ || off < min_offset_at_rate_) {
+      min_offset_at_rate_ = off;
+      has_min_offset_at_rate_ = true;
+    }
   }
-}
-
-bool TsClock::one_khz() const {
-  const auto r = rate_hz();
-  return r && *r == 1000.0;
 }
 
 namespace {
-// The common rate `ticks` over `span_us` is, if any.
-std::optional<double> snap_rate(std::int64_t ticks, std::int64_t span_us) {
-  if (span_us < limits::kTsClockMinSpan.count() || ticks <= 0) return std::nullopt;
+// The common rate in Hz `ticks` over `span_us` is, 0 if none.
+std::uint16_t snap_rate(std::int64_t ticks, std::int64_t span_us) {
+  if (span_us < limits::kTsClockMinSpan.count() || ticks <= 0) return 0;
   const double raw = static_cast<double>(ticks) * 1e6 / static_cast<double>(span_us);
-  constexpr std::array<double, 6> kCommon{1, 2, 10, 100, 250, 1000};
-  for (double c : kCommon) {
+  constexpr std::array<std::uint16_t, 6> kCommon{1, 2, 10, 100, 250, 1000};
+  for (const std::uint16_t c : kCommon) {
     // One tick of quantisation at each end of the span is allowed besides the percentage.
     const double tick_slack = 2.0 * 1e6 / static_cast<double>(span_us);
-    if (std::abs(raw - c) <= c * limits::kTsRateTolerancePercent / 100.0 + tick_slack) return c;
+    const double hz = c;
+    if (std::abs(raw - hz) <= hz * limits::kTsRateTolerancePercent / 100.0 + tick_slack) return c;
   }
-  return std::nullopt;
+  return 0;
 }
 }  // namespace
 
-std::optional<double> TsClock::rate_hz() const {
-  if (!seen_) return std::nullopt;
-  // Asked several times per segment (observe, held_for, echo_rtt): each
-  // source is snapped again only when its values changed since (observe()
-  // and the host's version say so). The host's and the longest span's rates
-  // first; the first-to-last ratio only when they give none.
+double TsClock::refit_rate() const {
+  if (!seen_) return 0;
+  // Each source is snapped again only when its values changed since
+  // (observe() and the host's version say so). The host's and the longest
+  // span's rates first; the first-to-last ratio only when they give none.
   const std::uint64_t hv = host_ ? host_->version : 0;
   if (!pooled_valid_ || pooled_host_version_ != hv) {
-    pooled_ = pooled_rate();
+    pooled_hz_ = pooled_rate();
     pooled_valid_ = true;
     pooled_host_version_ = hv;
   }
-  if (pooled_) return pooled_;
+  if (pooled_hz_ != 0) return pooled_hz_;
   // A first segment captured late inflates every ratio: first to last then.
   if (!last_valid_) {
-    last_rate_ = snap_rate(last_rel_ts_, last_t_us_ - t0_us_);
+    last_hz_ = snap_rate(last_rel_ts_, last_t_us_ - t0_us_);
     last_valid_ = true;
   }
-  return last_rate_;
+  return last_hz_;
 }
 
-std::optional<double> TsClock::pooled_rate() const {
+std::uint16_t TsClock::pooled_rate() const {
   // The host's rate when it has seen more than this connection: over all its
   // connections (one clock), else over its longest connection.
   if (host_ && host_->abs_span_us > best_span_us_)
-    if (auto r = snap_rate(host_->abs_ticks, host_->abs_span_us)) return r;
+    if (const auto r = snap_rate(host_->abs_ticks, host_->abs_span_us)) return r;
   if (host_ && host_->span_us > best_span_us_)
-    if (auto r = snap_rate(host_->ticks, host_->span_us)) return r;
+    if (const auto r = snap_rate(host_->ticks, host_->span_us)) return r;
   return snap_rate(best_ticks_, best_span_us_);
 }
 
 std::optional<std::chrono::microseconds> TsClock::held_for(CaptureTime t, std::uint32_t tsval) const {
-  const auto r = rate_hz();
-  if (!r || !seen_) return std::nullopt;
+  const double r = rate();
+  if (r <= 0 || !seen_) return std::nullopt;
   // Offsets are recomputed from the first observation: least offset over the
   // clock's span is tracked by observe() at the rate known then.
-  if (!min_offset_at_rate_) return std::nullopt;
-  const double rel_us = static_cast<double>(rto::ts_diff(tsval, ts0_)) * 1e6 / *r;
+  if (!has_min_offset_at_rate_) return std::nullopt;
+  const double rel_us = static_cast<double>(rto::ts_diff(tsval, ts0_)) * 1e6 / r;
   const double off = static_cast<double>(us(t) - t0_us_) - rel_us;
-  const double d = off - *min_offset_at_rate_;
+  const double d = off - min_offset_at_rate_;
   if (d <= 0) return std::chrono::microseconds{0};
   return std::chrono::microseconds{static_cast<std::int64_t>(d)};
 }
 
 std::optional<std::chrono::microseconds> TsClock::interval(std::uint32_t a, std::uint32_t b) const {
-  const auto r = rate_hz();
-  if (!r) return std::nullopt;
+  const double r = rate();
+  if (r <= 0) return std::nullopt;
   const double ticks = static_cast<double>(rto::ts_diff(b, a));
-  return std::chrono::microseconds{static_cast<std::int64_t>(ticks * 1e6 / *r)};
+  return std::chrono::microseconds{static_cast<std::int64_t>(ticks * 1e6 / r)};
 }
 
 void TsClock::echoed(std::uint32_t tsecr) {
-  if (!seen_ || tsecr == 0 || !newest_tsval_ || rto::ts_diff(tsecr, *newest_tsval_) > 0) return;
-  if (echo_floor_ && rto::ts_diff(tsecr, *echo_floor_) <= 0) return;  // an older echo (reordered ACK)
+  if (!seen_ || tsecr == 0 || !has_newest_ || rto::ts_diff(tsecr, newest_tsval_) > 0) return;
+  if (has_echo_floor_ && rto::ts_diff(tsecr, echo_floor_) <= 0) return;  // an older echo (reordered ACK)
   echo_floor_ = tsecr;
+  has_echo_floor_ = true;
   while (!first_send_us_.empty() && rto::ts_diff(first_send_us_.front().tsval, tsecr) < 0) first_send_us_.pop_front();
 }
 
@@ -196,7 +200,7 @@ std::optional<std::chrono::microseconds> TsClock::echo_rtt(CaptureTime ack_time,
     if (delta < 0) return std::nullopt;
     return std::chrono::microseconds{std::max<std::int64_t>(delta, 1) * 1000};
   }
-  if (echo_floor_ && rto::ts_diff(tsecr, *echo_floor_) < 0) return std::nullopt;  // forgotten (echoed())
+  if (has_echo_floor_ && rto::ts_diff(tsecr, echo_floor_) < 0) return std::nullopt;  // forgotten (echoed())
   const auto it = std::partition_point(first_send_us_.begin(), first_send_us_.end(),
                                        [&](const FirstSend& f) { return rto::ts_diff(f.tsval, tsecr) < 0; });
   if (it == first_send_us_.end() || it->tsval != tsecr || ack_us < it->t_us) return std::nullopt;

@@ -68,7 +68,7 @@ void TimerModel::add(RuleId id, std::uint64_t frame, CaptureTime t, std::string 
 }
 
 microseconds TimerModel::floorless_rto() const {
-  return floorless_on_ ? std::min(floorless_.rto(), floorless_raw_.rto()) : std::min(est_.rto(), est_raw_.rto());
+  return floorless_on_ ? std::min(floorless_.rto(), floorless_raw().rto()) : std::min(est_.rto(), est_raw().rto());
 }
 
 bool TimerModel::pinned(const Tunable& t) const {
@@ -161,11 +161,19 @@ void TimerModel::on_sack_sample(CaptureTime t, std::optional<CaptureTime> head_s
 
 bool TimerModel::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt,
                            std::optional<microseconds> raw) {
+  if (raw_same_ && raw && *raw != r) {
+    // The first corrected sample: the uncorrected estimators part from here.
+    est_raw_ = est_;
+    floorless_raw_ = floorless_;
+    raw_same_ = false;
+  }
   if (!est_.on_rtt_sample(r, snd_una, snd_nxt)) return false;
   karn_floor_.reset();
   if (floorless_on_) floorless_.on_rtt_sample(r, snd_una, snd_nxt);
-  est_raw_.on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
-  if (floorless_on_) floorless_raw_.on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
+  if (!raw_same_) {
+    est_raw_.on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
+    if (floorless_on_) floorless_raw_.on_rtt_sample(raw.value_or(r), snd_una, snd_nxt);
+  }
   karn_pending_ = false;
   if (handshake_done_) {
     data_sample_since_handshake_ = true;
@@ -182,9 +190,11 @@ void TimerModel::on_handshake_complete(std::uint64_t frame, CaptureTime t, bool 
   // 5.7 (the Estimator applies the 3 s fallback per its variant: Linux only
   // when the handshake gave no sample).
   est_.on_handshake_complete(syn_timed_out_);
-  est_raw_.on_handshake_complete(syn_timed_out_);
   if (floorless_on_) floorless_.on_handshake_complete(syn_timed_out_);
-  if (floorless_on_) floorless_raw_.on_handshake_complete(syn_timed_out_);
+  if (!raw_same_) {
+    est_raw_.on_handshake_complete(syn_timed_out_);
+    if (floorless_on_) floorless_raw_.on_handshake_complete(syn_timed_out_);
+  }
   if (prof_.fallback_57 == Fallback57::rfc && syn_timed_out_ && sample_in_handshake && handshake_sample) {
     // RFC 6298 re-initialises the RTO to 3 s when data begins, until the
     // next sample; Linux keeps the RTO from the sample. Only a data timeout
@@ -444,7 +454,7 @@ void TimerModel::judge_first(const Expiry& e, TimeoutRecord& rec, std::vector<Ch
   const microseconds pred = e.syn ? syn_est_.rto() : armed_rto();
   // The reading most favourable to the sender: the samples as the capture
   // measured them, or corrected for the capture point.
-  const microseconds pred_lo = e.syn ? pred : std::min(pred, est_raw_.rto() + prof_.additive);
+  const microseconds pred_lo = e.syn ? pred : std::min(pred, est_raw().rto() + prof_.additive);
   // The capture point away from the sender: a wait armed by an ACK shows up
   // longer by the capture-to-sender round trip, never shorter.
   const microseconds tol = opt_.tolerance(pred);
@@ -665,16 +675,20 @@ void TimerModel::on_timeout(const Expiry& e) {
   if (e.syn) {
     timer_.on_syn_expiry(instant(e.time), est_);
     syn_est_.on_syn_timeout();
-    est_raw_.on_syn_timeout();
     if (floorless_on_) floorless_.on_syn_timeout();
-    if (floorless_on_) floorless_raw_.on_syn_timeout();
+    if (!raw_same_) {
+      est_raw_.on_syn_timeout();
+      if (floorless_on_) floorless_raw_.on_syn_timeout();
+    }
     syn_timed_out_ = true;
     syn_arm_ = Arm{e.time, ArmCause::timeout, e.tsval};
   } else {
     timer_.on_expiry(instant(e.time), est_);
-    est_raw_.on_timeout();
     if (floorless_on_) floorless_.on_timeout();
-    if (floorless_on_) floorless_raw_.on_timeout();
+    if (!raw_same_) {
+      est_raw_.on_timeout();
+      if (floorless_on_) floorless_raw_.on_timeout();
+    }
   }
   arm(e.time, ArmCause::timeout, e.tsval);
 }

@@ -141,6 +141,9 @@ class TimerModel {
   std::chrono::microseconds armed_rto() const;
 
  private:
+  /// est_raw_ and floorless_raw_ as they stand (est_ and floorless_ while raw_same_).
+  const rto::Estimator& est_raw() const { return raw_same_ ? est_ : est_raw_; }
+  const rto::Estimator& floorless_raw() const { return raw_same_ ? floorless_ : floorless_raw_; }
   struct Arm {
     CaptureTime at{};
     ArmCause cause = ArmCause::send;
@@ -195,6 +198,9 @@ class TimerModel {
   // touches few cache lines (the replay of a capture is bound by them).
   const StackProfile& prof_;
   rto::Estimator est_;
+  // floorless_on_: the profile floors the RTO (2.4) and floorless_ and
+  // floorless_raw_ replay it without (tell 2.4 from 5.3/5.6); else unused.
+  rto::Estimator floorless_;  // same samples, no 2.4 floor
   rto::RetransmissionTimer timer_;
   /// The latest re-arm of any kind a stack may use (a probe, a head
   /// retransmission, a SACK sample, whatever the profile): the backoff
@@ -202,25 +208,27 @@ class TimerModel {
   std::optional<CaptureTime> rearm_any_;
   std::optional<Arm> arm_;        // latest reading of the RTO arm (nullopt: timer stopped)
   std::optional<Arm> arm_early_;  // an earlier reading (Linux head send time)
-  std::vector<ChainEntry> chain_;
-  std::unique_ptr<HeldProbe> held_probe_;  // (rare: held out of line, cleared by every ACK)
   bool chain_departed_ = false, chain_doubled_ = false, chain_setting_noted_ = false;
   bool probe_since_ack_ = false;
   bool karn_pending_ = false;
   bool handshake_done_ = false;
   bool data_sample_since_handshake_ = false;
   bool floorless_on_ = false;
-  std::unique_ptr<CapGuess> cap_guess_;  // (rare: out of line)
+  // Every sample so far was its own uncorrected one: est_raw_ and
+  // floorless_raw_ would hold est_'s and floorless_'s state (the same
+  // operations, the same values), so they are not fed until the first
+  // corrected sample copies them (est_raw(), floorless_raw() read them).
+  bool raw_same_ = true;
   std::optional<std::chrono::microseconds> karn_floor_;  // the sender's own backed-off RTO until a valid sample
-  std::optional<CaptureTime> new_data_probe_;
   std::unique_ptr<Open57> open_57_;  // (rare: out of line)
-  // floorless_on_: the profile floors the RTO (2.4) and floorless_ and
-  // floorless_raw_ replay it without (tell 2.4 from 5.3/5.6); else unused.
-  rto::Estimator floorless_;      // same samples, no 2.4 floor
-  rto::Estimator est_raw_;        // est_ fed the uncorrected samples
-  rto::Estimator floorless_raw_;  // floorless_ fed the uncorrected samples
+  std::unique_ptr<HeldProbe> held_probe_;  // (rare: held out of line, cleared by every ACK)
+  std::optional<CaptureTime> new_data_probe_;
+  std::vector<ChainEntry> chain_;
+  std::unique_ptr<CapGuess> cap_guess_;  // (rare: out of line)
 
   // Used by SYNs, expiries and their judgement.
+  rto::Estimator est_raw_;        // est_ fed the uncorrected samples (once !raw_same_)
+  rto::Estimator floorless_raw_;  // floorless_ fed the uncorrected samples (once !raw_same_)
   const Options& opt_;
   SenderReport& out_;
   const TsClock& clock_;
