@@ -2,18 +2,23 @@
 
 #include <array>
 #include <algorithm>
+#include <bit>
 #include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
 #include <utility>
 #include <variant>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
 #include "analysis/first_segment.hpp"
 #include "analysis/flow_table.hpp"
+#include "analysis/stable_queue.hpp"
 #include "analysis/inference.hpp"
 #include "analysis/clock_steps.hpp"
 #include <replay/thresholds.hpp>
@@ -49,6 +54,8 @@ static_assert(sizeof(Recent) <= 48);
 
 // How many recent segments per direction are compared with each new one.
 constexpr std::size_t kRecentKept = 8;
+static_assert(kRecentKept < 32 && kRecentKept % 4 == 0,
+              "RecentRing::matching(): one bit per kept segment in 32 bits, four digests per compare");
 
 // A 32-bit digest of the header fields same_header() compares first (equal
 // fields give equal digests): the ring compares digests, one cache line
@@ -88,6 +95,21 @@ struct RecentRing {
     }
   }
   void push(const Segment& s, std::uint64_t peers) { push(s, peers, header_digest(s)); }
+  // Bit i set: items[i] exists and its digest is `d`.
+  std::uint32_t matching(std::uint32_t d) const {
+    std::uint32_t m = 0;
+#if defined(__SSE2__)
+    // Four digests per compare; the sign bit of each lane is its match.
+    const __m128i key = _mm_set1_epi32(static_cast<int>(d));
+    for (std::size_t i = 0; i < kRecentKept; i += 4) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(digest.data() + i));
+      m |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, key)))) << i;
+    }
+#else
+    for (std::size_t i = 0; i < kRecentKept; ++i) m |= static_cast<std::uint32_t>(digest[i] == d) << i;
+#endif
+    return m & ((std::uint32_t{1} << items.size()) - 1);
+  }
   // The SACK blocks of items[i] (sack_count > 0 only).
   const SackBlocks& sack_of(std::size_t i) const { return (*sack)[i]; }
 };
@@ -252,11 +274,12 @@ struct Analyzer::Impl final : FlowStore {
   // ends, when it cannot resume and the capture is past its last segment by
   // more than the idle split (FlowSlot::cannot_resume; any later segment on
   // its 4-tuple is a new connection then), else at the end.
-  // A deque: a connection stays where it is while later ones are added
-  // (finish_connection holds references into it), with no doubling.
+  // A StableQueue: a connection stays where it is while later ones are
+  // added (finish_connection holds references into it), with no doubling,
+  // and an index is a shift and a mask (several per segment).
   // When the sink drops the reports it had (SinkMode::keep_reports false),
   // the front leaves: conns[0] is connection index `base`.
-  std::deque<Connection> conns;
+  StableQueue<Connection> conns;
   std::size_t base = 0;
   Connection& at(std::size_t idx) { return conns[idx - base]; }
   std::size_t total() const { return base + conns.size(); }
@@ -665,8 +688,10 @@ void Analyzer::Impl::add_model(const Segment& s) {
   ++live.seen[dir];
   RecentRing& ring = live.recent[dir];
   const std::uint32_t digest = header_digest(s);
-  for (std::size_t i = 0; i < ring.items.size(); ++i) {
-    if (ring.digest[i] == digest && capture_duplicate(ring, i, s, peer_count)) {
+  // The kept segments whose digest matches, compared in index order (one
+  // vector compare for all the digests; a match is then compared in full).
+  for (std::uint32_t match = ring.matching(digest); match != 0; match &= match - 1) {
+    if (capture_duplicate(ring, static_cast<std::size_t>(std::countr_zero(match)), s, peer_count)) {
       ++live.capture_duplicates;
       live.duplicate_frames.push_back(s.frame);
       f.last_frame = s.frame;
@@ -741,7 +766,7 @@ Report Analyzer::finish() {
   // No input gave an origin: Report::first_time stays the earliest segment's.
   if (!m.origin && m.report.have_first_time) m.origin = m.report.first_time;
   // Every connection is finished (its models freed, and given to the sink
-  // in order) before the reports move; each leaves the deque as its report
+  // in order) before the reports move; each leaves the queue as its report
   // moves (or as the sink had it, when the reports are not kept).
   m.drain();  // the ones finished before the origin was known, or kept for finish()
   for (std::size_t idx = m.base, end = m.total(); idx < end; ++idx) {
@@ -761,8 +786,9 @@ std::size_t Analyzer::connections() const { return impl_->total(); }
 
 std::size_t Analyzer::timeouts_so_far() const {
   std::size_t n = impl_->report.streamed.timeouts;
-  for (const Connection& c : impl_->conns)
+  for (std::size_t i = 0; i < impl_->conns.size(); ++i)
     for (int d = 0; d < 2; ++d) {
+      const Connection& c = impl_->conns[i];
       // While live, the first reading's report (its own under --profile auto).
       const Live* live = c.live();
       const Candidate* cand = live && !live->candidates.empty() ? &live->candidates.front() : nullptr;

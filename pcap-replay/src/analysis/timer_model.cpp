@@ -45,16 +45,20 @@ microseconds scale(microseconds d, double f) { return microseconds{static_cast<s
 }  // namespace
 
 TimerModel::TimerModel(const Options& options, SenderReport& out, const TsClock& clock)
-    : prof_(*options.profile), est_(options.config), est_raw_(options.config), opt_(options), out_(out), clock_(clock),
-      syn_est_(options.config) {
+    : TimerModel(options, out, clock, rto::Profile::shared(options.config)) {}
+
+TimerModel::TimerModel(const Options& options, SenderReport& out, const TsClock& clock, const rto::Profile& shared)
+    : prof_(*options.profile), est_(shared), est_raw_(shared), opt_(options), out_(out), clock_(clock),
+      syn_est_(shared) {
   if (prof_.floor == FloorMode::on_sum && options.config.variant == rto::Config::Variant::rfc6298) {
     // Same arithmetic without the 2.4 floor: tells "early only because the
     // floor was not applied" (2.4, SHOULD) from "early" (5.3/5.6, MUST).
     rto::Config c = options.config;
     c.min_rto = microseconds{0};
     try {
-      floorless_ = rto::Estimator(c);
-      floorless_raw_ = rto::Estimator(c);
+      const rto::Profile& floorless = rto::Profile::shared(c);  // one lookup for both
+      floorless_ = rto::Estimator(floorless);
+      floorless_raw_ = rto::Estimator(floorless);
       floorless_on_ = true;
     } catch (const rto::ConfigError&) {
       floorless_on_ = false;
