@@ -16,7 +16,8 @@
 namespace replay {
 
 /// The queue. References to an element stay valid until it is popped.
-/// Not copyable; an empty queue holds no chunk.
+/// Not copyable. A new queue holds no chunk; one emptied keeps the chunk its
+/// last element was in (reused from its start by the next push).
 template <class T, unsigned kChunkBits = 6>
 class StableQueue {
  public:
@@ -40,7 +41,10 @@ class StableQueue {
 
   void push_back(T&& x) {
     const std::size_t k = first_ + size_;
-    if ((k >> kChunkBits) == chunks_.size()) chunks_.emplace_back(new Chunk);  // not value-initialised: no zeroing
+    if ((k >> kChunkBits) == chunks_.size()) {
+      std::unique_ptr<Chunk> c(new Chunk);  // not value-initialised: no zeroing
+      chunks_.emplace_back(std::move(c));   // owned before the ring can throw
+    }
     ::new (static_cast<void*>(raw(k))) T(std::move(x));
     ++size_;
   }
