@@ -62,14 +62,6 @@ class TimerModel {
   /// Throws rto::ConfigError if options.config is invalid.
   TimerModel(const Options& options, SenderReport& out, const TsClock& clock);
 
- private:
-  // `shared`: rto::Profile::shared(options.config), looked up once for the
-  // three estimators on it (each lookup takes the table's lock and hashes
-  // the config; a capture of many short connections makes millions).
-  TimerModel(const Options& options, SenderReport& out, const TsClock& clock, const rto::Profile& shared);
-
- public:
-
   /// Data was sent at `t`; `was_idle`: nothing was outstanding (5.1 starts
   /// the timer). `tsval`: its TSval.
   void on_data_sent(CaptureTime t, bool was_idle, std::optional<std::uint32_t> tsval);
@@ -149,6 +141,10 @@ class TimerModel {
   std::chrono::microseconds armed_rto() const;
 
  private:
+  // `shared`: rto::Profile::shared(options.config), looked up once for the
+  // three estimators on it (each lookup takes the table's lock and hashes
+  // the config; a capture of many short connections makes millions).
+  TimerModel(const Options& options, SenderReport& out, const TsClock& clock, const rto::Profile& shared);
   /// est_raw_ and floorless_raw_ as they stand (est_ and floorless_ while raw_same_).
   const rto::Estimator& est_raw() const { return raw_same_ ? est_ : est_raw_; }
   const rto::Estimator& floorless_raw() const { return raw_same_ ? floorless_ : floorless_raw_; }
