@@ -254,7 +254,7 @@ deps:
 	@bash tests/deps.sh $(DEB_PACKAGES)
 
 test: deps
-	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(BIN)/replay-gen SAN=$(SAN)
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(BENCHES) $(BIN)/replay-gen SAN=$(SAN)
 	@BUILD=$(BUILD) SAN=$(SAN) bash tests/run-all.sh
 
 RUN_CAPTURE ?= tests/captures/linux-blackhole.pcap
@@ -269,10 +269,15 @@ run: deps
 	  [ $$status -le 1 ]
 
 BENCH_CAPTURE ?= ../shared/traces/linux/blackhole-backoff.pcap
+# Google Benchmark flags for every microbenchmark: the median of 3 runs.
+BENCH_FLAGS   ?= --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCHES) $(BIN)/pcap-replay $(BIN)/backoff-sim $(BIN)/reconnect-storm \
 	  $(BIN)/replay-gen $(BIN)/replay-bare-loop SAN=0
-	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@# Each microbenchmark prints its table and keeps a JSON copy for goals.py.
+	@mkdir -p $(BUILD)/bench
+	@for b in $(BENCHES); do echo "== $$b"; \
+	  $$b $(BENCH_FLAGS) --benchmark_out=$(BUILD)/bench/$${b##*/bench-}.json --benchmark_out_format=json || exit 1; done
 	@# The backoff experiments (bench/README.md); the plots go to bench/results/.
 	@mkdir -p bench/results
 	@for e in brooker ratelimit amplification; do echo "== backoff-sim $$e"; \
@@ -291,6 +296,9 @@ bench: deps
 	@# Replay at scale: a generated multi-flow capture beside a bare
 	@# libpcap loop, tcptrace and tshark; time, packets/s, peak RSS.
 	@BUILD=$(BUILD) bash bench/replay-scale.sh
+	@# The speed goals (bench/README.md) against this run's numbers.
+	@echo "== goals"
+	@python3 bench/goals.py $(BUILD)/bench
 
 # Man pages and the bash completion, installed when they exist.
 MAN1       := $(wildcard pcap-replay/man/pcap-replay.1 netstack/man/netstack.1)

@@ -9,6 +9,7 @@
 # time (Debian `time`), tcptrace, tshark (missing tools: their rows say so).
 # Then memory per connection: peak RSS of `check`, `check --json`
 # and `check --profile auto` on MEMFLOWS connections of one SYN each.
+# The rows also go to $BUILD/bench/replay-scale.tsv, which bench/goals.py reads.
 # Env: BUILD (default build), PACKETS (default 4000000), FLOWS (2000),
 # RUNS (hyperfine runs, default 3), BIG (the 6x file: 1 = yes, default 1),
 # MEMFLOWS (one-SYN connections, default 2000000; 0 = no memory run).
@@ -61,6 +62,7 @@ table() {  # table FILE PACKETS LABEL... rows: name|command|runs
   for r in "${rows[@]}"; do
     IFS='|' read -r name cmd runs <<<"$r"
     local s=${t[$name]}
+    printf '%s\t%s\t%s\t%s\t%s\n' "$file" "$n" "$name" "$s" "${rss[$name]}" >>"$tsv"
     python3 - "$name" "$s" "$n" "${t[bare]:--}" "${t[tcptrace]:--}" "${t[tshark]:--}" "${rss[$name]}" <<'PY'
 import sys
 name, s, n, bare, tcptrace, tshark, rss = sys.argv[1:]
@@ -73,6 +75,10 @@ PY
   done
 }
 declare -A rss
+# Every row also goes to $tsv (capture, packets, tool, mean s, peak RSS MiB)
+# for bench/goals.py.
+tsv="$dir/replay-scale.tsv"
+: >"$tsv"
 
 small="$dir/replay-${PACKETS}.pcap"
 [ -s "$small" ] || "$gen" "$small" --flows "$FLOWS" --packets "$PACKETS"
