@@ -6,18 +6,20 @@ Reads what `make bench` wrote under DIR (default build/bench):
   timer_wheel.json  bench-timer_wheel --benchmark_out
   replay-scale.tsv  bench/replay-scale.sh: capture, packets, tool, mean s, peak RSS MiB
 and prints one line per goal: what was measured, the goal, met or missed.
-A file that is missing, or a benchmark absent from it, gives "not measured"
-for its goals (never a pass). Exit status 0 in every case: the goals are a
-report, not a test (speed is not asserted in tests; bench/README.md).
+What is missing or unusable (no file, a benchmark absent or reported with an
+error, a time that is not a positive finite number, a malformed line) gives
+"not measured" for the goals that need it, never a verdict; what was skipped
+is named on stderr. Exit status 0 in every case: the goals are a report, not
+a test (speed is not asserted in tests; bench/README.md).
 
 With Google Benchmark repetitions the median aggregate is used, otherwise the
-single run. Times per item: the estimator's cpu_time (one sample per
+first run. Times per item: the estimator's cpu_time (one sample per
 iteration); the wheel's `per_rearm` counter (thread CPU time of the timed
 re-arms and their advance() calls); fire-all's cpu_time.
 """
 
-import csv
 import json
+import math
 import os
 import sys
 
@@ -33,19 +35,62 @@ REPLAY_MIN_VS_TSHARK = 50.0       # tshark time / pcap-replay time
 RSS_MAX_GROWTH = 1.2              # peak RSS on the 6x capture / on the first
 
 REARM_SIZES = (1000, 100000, 1000000, 10000000)
+FIRE_ALL = ("BM_TimerWheel_FireAll/1000000", "BM_Baseline_Multimap_FireAll/1000000")
+ESTIMATORS = ("BM_Estimator_Rfc6298", "BM_Estimator_Linux", "BM_Baseline_Double")
 PCAP_REPLAY = "pcap-replay check --profile linux"
+TIME_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+# Comparisons at the goal's boundary: a value equal to the limit up to the
+# rounding of unit conversions (per_rearm s -> ns) is at it.
+REL_EPS = 1e-9
+
+
+def warn(msg):
+    print(f"goals: {msg}", file=sys.stderr)
+
+
+def positive(x):
+    """x as a float when it is a finite number > 0, else None."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        try:
+            x = float(x)
+        except (TypeError, ValueError):
+            return None
+    return float(x) if math.isfinite(x) and x > 0 else None
+
+
+def rearm_names(variant):
+    """(wheel, std::set) benchmark names of a re-arm variant ("" or "_Cold") per N."""
+    return {n: (f"BM_TimerWheel_Rearm{variant}/{n}", f"BM_Baseline_Set_Rearm{variant}/{n}") for n in REARM_SIZES}
 
 
 def load_benchmarks(path):
-    """name -> the benchmark's row (median aggregate if repeated), or {}."""
+    """name -> the benchmark's row (its median aggregate if repeated), or {}.
+
+    Rows reported with an error, and rows that are not objects with a name,
+    are left out (their benchmark is then not measured)."""
     try:
         with open(path) as f:
-            rows = json.load(f).get("benchmarks", [])
-    except (OSError, ValueError):
+            doc = json.load(f)
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        warn(f"{path}: not usable ({e})")
+        return {}
+    rows = doc.get("benchmarks") if isinstance(doc, dict) else None
+    if not isinstance(rows, list):
+        warn(f"{path}: no \"benchmarks\" list")
         return {}
     single, median = {}, {}
     for r in rows:
-        name = r.get("run_name", r["name"])
+        if not isinstance(r, dict):
+            continue
+        name = r.get("run_name", r.get("name"))
+        if not isinstance(name, str):
+            continue
+        if r.get("error_occurred"):
+            warn(f"{path}: {name} reported an error ({r.get('error_message', '')})")
+            continue
         if r.get("run_type") == "aggregate":
             if r.get("aggregate_name") == "median":
                 median[name] = r
@@ -56,25 +101,24 @@ def load_benchmarks(path):
     return {k.removesuffix("/manual_time"): v for k, v in single.items()}
 
 
-def ns(row, field):
-    """A row's time field in ns (Google Benchmark gives time_unit)."""
-    scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[row.get("time_unit", "ns")]
-    return row[field] * scale
+def time_ns(rows, name, field="cpu_time"):
+    """The benchmark's time field in ns (Google Benchmark's time_unit), or None."""
+    row = rows.get(name)
+    if row is None:
+        return None
+    scale = TIME_UNIT_NS.get(row.get("time_unit", "ns"))
+    t = positive(row.get(field))
+    return None if scale is None or t is None else t * scale
+
+
+def per_rearm_ns(rows, name):
+    """The wheel benchmark's per_rearm counter (s) in ns, or None."""
+    row = rows.get(name)
+    t = None if row is None else positive(row.get("per_rearm"))
+    return None if t is None else t * 1e9
 
 
 lines = []
-
-# Comparisons at the goal's boundary: a value equal to the limit up to the
-# rounding of unit conversions (per_rearm s -> ns) is at it.
-REL_EPS = 1e-9
-
-
-def le(a, b):
-    return a <= b * (1 + REL_EPS)
-
-
-def ge(a, b):
-    return a >= b * (1 - REL_EPS)
 
 
 def goal(what, measured, target, met):
@@ -85,28 +129,28 @@ def goal(what, measured, target, met):
         lines.append((what, measured, target, "met" if met else "MISSED"))
 
 
+def le(a, b):
+    return a <= b * (1 + REL_EPS)
+
+
+def ge(a, b):
+    return a >= b * (1 - REL_EPS)
+
+
 def estimator_goals(b):
-    rfc, lin, dbl = (b.get(n) for n in ("BM_Estimator_Rfc6298", "BM_Estimator_Linux", "BM_Baseline_Double"))
-    for name, row, limit in (("RFC 6298", rfc, ESTIMATOR_RFC_MAX_NS), ("Linux", lin, ESTIMATOR_LINUX_MAX_NS)):
-        if row is None:
-            goal(f"estimator {name}: ns per sample", None, f"<= {limit:g}", False)
-            goal(f"estimator {name}: double baseline time / its time", None, "> 1x", False)
-            continue
-        t = ns(row, "cpu_time")
-        goal(f"estimator {name}: ns per sample", f"{t:.2f}", f"<= {limit:g}", le(t, limit))
-        if dbl is None:
-            goal(f"estimator {name}: double baseline time / its time", None, "> 1x", False)
+    rfc, lin, dbl = (time_ns(b, n) for n in ESTIMATORS)
+    for name, t, limit in (("RFC 6298", rfc, ESTIMATOR_RFC_MAX_NS), ("Linux", lin, ESTIMATOR_LINUX_MAX_NS)):
+        goal(f"estimator {name}: ns per sample", None if t is None else f"{t:.2f}", f"<= {limit:g}",
+             t is not None and le(t, limit))
+        what = f"estimator {name}: double baseline time / its time"
+        if t is None or dbl is None:
+            goal(what, None, "> 1x", False)
         else:
-            d = ns(dbl, "cpu_time")
-            goal(f"estimator {name}: double baseline time / its time", f"{d / t:.2f}x ({d:.2f} ns)", "> 1x", t < d)
+            goal(what, f"{dbl / t:.2f}x (double {dbl:.2f} ns)", "> 1x", t < dbl)
 
 
 def wheel_goals(b):
-    def per_rearm(name):
-        row = b.get(name)
-        return None if row is None or "per_rearm" not in row else row["per_rearm"] * 1e9
-
-    wheel = {n: per_rearm(f"BM_TimerWheel_Rearm/{n}") for n in REARM_SIZES}
+    wheel = {n: per_rearm_ns(b, w) for n, (w, _) in rearm_names("").items()}
     t6 = wheel[1000000]
     goal("wheel re-arm at 1e6: ns", None if t6 is None else f"{t6:.2f}", f"<= {REARM_MAX_NS_AT_1E6:g}",
          t6 is not None and le(t6, REARM_MAX_NS_AT_1E6))
@@ -114,66 +158,78 @@ def wheel_goals(b):
     spread = None if lo is None or hi is None else hi / lo
     goal("wheel re-arm, 1e7 / 1e3", None if spread is None else f"{spread:.2f}x ({lo:.2f} -> {hi:.2f} ns)",
          f"<= {REARM_MAX_SPREAD:g}x", spread is not None and le(spread, REARM_MAX_SPREAD))
-    for variant in ("", "_Cold"):
+    for variant, label in (("", "ACK-driven"), ("_Cold", "cold")):
+        what = f"std::set re-arm / wheel re-arm ({label}), every N"
         ratios = []
-        for n in REARM_SIZES:
-            w, s = per_rearm(f"BM_TimerWheel_Rearm{variant}/{n}"), per_rearm(f"BM_Baseline_Set_Rearm{variant}/{n}")
+        for n, (w_name, s_name) in rearm_names(variant).items():
+            w, s = per_rearm_ns(b, w_name), per_rearm_ns(b, s_name)
             if w is not None and s is not None:
                 ratios.append((s / w, n))
-        label = "ACK-driven" if not variant else "cold"
-        if len(ratios) < len(REARM_SIZES):
-            goal(f"std::set re-arm / wheel re-arm ({label}), every N", None, f">= {REARM_MIN_VS_SET:g}x", False)
+        if len(ratios) < len(REARM_SIZES):  # "every N": a missing N is no verdict
+            goal(what, None, f">= {REARM_MIN_VS_SET:g}x", False)
         else:
             worst, at = min(ratios)
-            goal(f"std::set re-arm / wheel re-arm ({label}), every N", f"least {worst:.0f}x (N = {at})",
-                 f">= {REARM_MIN_VS_SET:g}x", ge(worst, REARM_MIN_VS_SET))
-    w, m = b.get("BM_TimerWheel_FireAll/1000000"), b.get("BM_Baseline_Multimap_FireAll/1000000")
-    if w is None or m is None:
-        goal("fire all 1e6: std::multimap time / wheel time", None, "> 1x", False)
+            goal(what, f"least {worst:.0f}x (N = {at})", f">= {REARM_MIN_VS_SET:g}x", ge(worst, REARM_MIN_VS_SET))
+    tw, tm = (time_ns(b, n) for n in FIRE_ALL)
+    what = "fire all 1e6: std::multimap time / wheel time"
+    if tw is None or tm is None:
+        goal(what, None, "> 1x", False)
     else:
-        tw, tm = ns(w, "cpu_time"), ns(m, "cpu_time")
-        goal("fire all 1e6: std::multimap time / wheel time", f"{tm / tw:.2f}x ({tw / 1e6:.1f} vs {tm / 1e6:.1f} ms)",
-             "> 1x", tw < tm)
+        goal(what, f"{tm / tw:.2f}x (wheel {tw / 1e6:.1f} ms, multimap {tm / 1e6:.1f} ms)", "> 1x", tw < tm)
+
+
+def load_replay(path):
+    """(packets, capture) -> tool -> (seconds or None, peak RSS MiB or None).
+
+    A line that is not five tab-separated fields with a whole packet count is
+    skipped (and named on stderr); the other lines still count."""
+    by_capture = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return by_capture
+    except OSError as e:
+        warn(f"{path}: not usable ({e})")
+        return by_capture
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 5 or not fields[1].isdigit():
+            warn(f"{path}:{i}: skipped (want capture, packets, tool, seconds, RSS MiB): {line!r}")
+            continue
+        cap, packets, tool, secs, rss = fields
+        by_capture.setdefault((int(packets), cap), {})[tool] = (positive(secs), positive(rss))
+    return by_capture
 
 
 def replay_goals(path):
-    """Rows of replay-scale.tsv: capture, packets, tool, seconds, rss."""
-    by_capture = {}
-    try:
-        with open(path) as f:
-            for cap, packets, tool, secs, rss in csv.reader(f, delimiter="\t"):
-                by_capture.setdefault((int(packets), cap), {})[tool] = (secs, rss)
-    except (OSError, ValueError):
-        pass
+    by_capture = load_replay(path)
     caps = sorted(by_capture)
-
-    def num(x):
-        try:
-            return float(x)
-        except ValueError:
-            return None
-
     first = by_capture[caps[0]] if caps else {}
-    pr = num(first.get(PCAP_REPLAY, ("-", "-"))[0])
-    for tool, what, limit, faster in (("tcptrace", "tcptrace -n -l -r time / replay time", REPLAY_MIN_VS_TCPTRACE, True),
-                                      ("bare", "replay time / bare pcap_next_ex loop time", REPLAY_MAX_VS_BARE, False),
-                                      ("tshark", "tshark TCP analysis time / replay time", REPLAY_MIN_VS_TSHARK, True)):
-        other = num(first.get(tool, ("-", "-"))[0])
-        where = f" ({caps[0][0]} packets)" if caps else ""
+    where = f" ({caps[0][0]} packets)" if caps else ""
+    pr = first.get(PCAP_REPLAY, (None, None))[0]
+    for tool, what, limit, other_over_replay in (
+            ("tcptrace", "tcptrace -n -l -r time / replay time", REPLAY_MIN_VS_TCPTRACE, True),
+            ("bare", "replay time / bare pcap_next_ex loop time", REPLAY_MAX_VS_BARE, False),
+            ("tshark", "tshark TCP analysis time / replay time", REPLAY_MIN_VS_TSHARK, True)):
+        other = first.get(tool, (None, None))[0]
+        target = (">= " if other_over_replay else "<= ") + f"{limit:g}x"
         if pr is None or other is None:
-            goal(what + where, None, (">= " if faster else "<= ") + f"{limit:g}x", False)
-        elif faster:
-            goal(what + where, f"{other / pr:.2f}x ({pr:.3f} vs {other:.3f} s)", f">= {limit:g}x",
-                 ge(other / pr, limit))
-        else:
-            goal(what + where, f"{pr / other:.2f}x ({pr:.3f} vs {other:.3f} s)", f"<= {limit:g}x", le(pr / other, limit))
+            goal(what + where, None, target, False)
+            continue
+        ratio = other / pr if other_over_replay else pr / other
+        goal(what + where, f"{ratio:.2f}x (replay {pr:.3f} s, {tool} {other:.3f} s)", target,
+             ge(ratio, limit) if other_over_replay else le(ratio, limit))
+    target = f"<= {RSS_MAX_GROWTH:g}x"
     if len(caps) >= 2:
-        a, b = (num(by_capture[c].get(PCAP_REPLAY, ("-", "-"))[1]) for c in (caps[0], caps[-1]))
-        if a and b:
+        a, b = (by_capture[c].get(PCAP_REPLAY, (None, None))[1] for c in (caps[0], caps[-1]))
+        if a is not None and b is not None:
             goal(f"replay peak RSS, {caps[-1][0]} / {caps[0][0]} packets", f"{b / a:.2f}x ({a:.1f} -> {b:.1f} MiB)",
-                 f"<= {RSS_MAX_GROWTH:g}x", le(b / a, RSS_MAX_GROWTH))
+                 target, le(b / a, RSS_MAX_GROWTH))
             return
-    goal("replay peak RSS, the 6x capture / the first", None, f"<= {RSS_MAX_GROWTH:g}x", False)
+    goal("replay peak RSS, the 6x capture / the first", None, target, False)
 
 
 def main():
@@ -181,8 +237,8 @@ def main():
     estimator_goals(load_benchmarks(os.path.join(d, "estimator.json")))
     wheel_goals(load_benchmarks(os.path.join(d, "timer_wheel.json")))
     replay_goals(os.path.join(d, "replay-scale.tsv"))
-    widths = [max(len(str(row[i])) for row in lines) for i in range(4)]
     header = ("goal", "measured", "target", "")
+    widths = [max(len(str(row[i])) for row in [header] + lines) for i in range(4)]
     for row in [header] + lines:
         print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip())
 

@@ -68,8 +68,9 @@ import sys
 name, s, n, bare, tcptrace, tshark, rss = sys.argv[1:]
 def ratio(other):  # how many times faster than `other` (or slower: < 1)
     try: return "%.2f" % (float(other) / float(s))
-    except ValueError: return "-"
-pps = "%.0f" % (int(n) / float(s)) if s != "-" else "-"
+    except (ValueError, ZeroDivisionError): return "-"
+try: pps = "%.0f" % (int(n) / float(s))
+except (ValueError, ZeroDivisionError): pps = "-"
 print("%-34s %10s %14s %10s %10s %10s %12s" % (name, s, pps, ratio(bare), ratio(tcptrace), ratio(tshark), rss))
 PY
   done

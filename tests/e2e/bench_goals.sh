@@ -1,114 +1,195 @@
 #!/usr/bin/env bash
-# bench/goals.py, the goals table `make bench` prints: fed made-up benchmark
-# JSON and replay rows at and just past each goal's boundary, it must say
-# "met" at the boundary, "MISSED" past it, and "not measured" (never "met")
-# for what is absent. No benchmark runs here (speed is measured in bench/).
+# bench/goals.py, the goals table `make bench` prints. Fed made-up benchmark
+# JSON and replay rows (no benchmark runs here: speed is measured by `make
+# bench`, not by a test), it must say "met" at each goal's boundary,
+# "MISSED" just past it, and "not measured" (never a verdict) when a measure
+# it needs is missing, errored, zero, infinite or malformed; it must exit 0
+# without a traceback on every input.
 set -u
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail=0
+cd "$(dirname "$0")/../.."
+PYTHONDONTWRITEBYTECODE=1 exec python3 - <<'PY'
+import json, os, subprocess, sys, tempfile
 
-# est RFC_NS LINUX_NS DOUBLE_NS: estimator.json with median aggregates (and a
-# first repetition that differs, which must not be used).
-est() {
-  python3 - "$dir/estimator.json" "$@" <<'PY'
-import json, sys
-out, rfc, lin, dbl = sys.argv[1], *map(float, sys.argv[2:])
-rows = []
-for name, t in (("BM_Estimator_Rfc6298", rfc), ("BM_Estimator_Linux", lin), ("BM_Baseline_Double", dbl)):
-    rows.append({"name": name, "run_name": name, "run_type": "iteration", "cpu_time": 99.0, "time_unit": "ns"})
-    rows.append({"name": name + "_median", "run_name": name, "run_type": "aggregate",
-                 "aggregate_name": "median", "cpu_time": t, "time_unit": "ns"})
-json.dump({"benchmarks": rows}, open(out, "w"))
+fails = []
+N = (1000, 100000, 1000000, 10000000)
+
+
+def row(name, field, value, unit="ns", aggregate=True, error=False):
+    """A Google Benchmark JSON row: a median aggregate (between a first
+    repetition and the other aggregates, whose values differ and must not
+    be used) or one run."""
+    out = []
+    if aggregate:
+        out.append({"name": name, "run_name": name, "run_type": "iteration", field: 999.0, "time_unit": unit})
+        for agg, v in (("mean", 998.0), ("median", value), ("stddev", 0.5), ("cv", 0.01)):
+            out.append({"name": f"{name}_{agg}", "run_name": name, "run_type": "aggregate",
+                        "aggregate_name": agg, field: v, "time_unit": unit})
+    else:
+        r = {"name": name, "run_name": name, "run_type": "iteration", field: value, "time_unit": unit}
+        if error:
+            r.update(error_occurred=True, error_message="no capture")
+        out.append(r)
+    return out
+
+
+def estimator(rfc, lin, dbl, unit="ns"):
+    rows = []
+    for name, t in (("BM_Estimator_Rfc6298", rfc), ("BM_Estimator_Linux", lin), ("BM_Baseline_Double", dbl)):
+        if t is not None:
+            rows += row(name, "cpu_time", t, unit)
+    return {"benchmarks": rows}
+
+
+def wheel(ack, set_ack, cold, set_cold, fire_ms, multimap_ms):
+    """ack/cold: wheel ns per re-arm by N; set_*: the std::set's; None = absent."""
+    rows = []
+    for variant, w, s in (("", ack, set_ack), ("_Cold", cold, set_cold)):
+        for n in N:
+            for name, t in ((f"BM_TimerWheel_Rearm{variant}/{n}/manual_time", w.get(n)),
+                            (f"BM_Baseline_Set_Rearm{variant}/{n}/manual_time", s.get(n))):
+                if t is not None:
+                    rows += [dict(r, per_rearm=t * 1e-9) for r in row(name, "real_time", 1.0)]
+    if fire_ms is not None:
+        rows += row("BM_TimerWheel_FireAll/1000000", "cpu_time", fire_ms, "ms", aggregate=False)
+    if multimap_ms is not None:
+        # In us, not ms: the unit must be read.
+        rows += row("BM_Baseline_Multimap_FireAll/1000000", "cpu_time", multimap_ms * 1e3, "us", aggregate=False)
+    return {"benchmarks": rows}
+
+
+def tsv(bare, pr, tcptrace, tshark, rss_small, rss_big):
+    """replay-scale.tsv; None leaves a row out, a string is written as is."""
+    lines = []
+    for tool, secs, rss in (("bare", bare, 2.9), ("pcap-replay check --profile linux", pr, rss_small),
+                            ("tcptrace", tcptrace, 19), ("tshark", tshark, 2000)):
+        if secs is not None:
+            lines.append(f"small.pcap\t4000000\t{tool}\t{secs}\t{rss}")
+    if rss_big is not None:
+        lines.append(f"big.pcap\t24000000\tpcap-replay check --profile linux\t9\t{rss_big}")
+    return "\n".join(lines) + "\n"
+
+
+def run(case, est=None, whl=None, rep=None, raw=None):
+    """goals.py on the files given (dicts as JSON, strings as they are);
+    returns goal -> verdict ("met", "MISSED" or "not measured")."""
+    with tempfile.TemporaryDirectory() as d:
+        for fname, content in (("estimator.json", est), ("timer_wheel.json", whl), ("replay-scale.tsv", rep)):
+            if content is not None:
+                with open(os.path.join(d, fname), "w") as f:
+                    f.write(content if isinstance(content, str) else json.dumps(content))
+        for fname, content in (raw or {}).items():
+            with open(os.path.join(d, fname), "wb") as f:
+                f.write(content)
+        p = subprocess.run([sys.executable, "bench/goals.py", d], capture_output=True, text=True)
+    if p.returncode != 0 or "Traceback" in p.stderr:
+        fails.append(f"{case}: goals.py exited {p.returncode}: {p.stderr.strip()[-300:]}")
+        return {}
+    out = {}
+    for line in p.stdout.splitlines()[1:]:
+        verdict = "not measured" if "not measured" in line else line.split()[-1]
+        out[line.split("  ")[0]] = verdict
+    return out
+
+
+def expect(case, got, prefix, verdict):
+    hits = [v for k, v in got.items() if k.startswith(prefix)]
+    if len(hits) != 1:
+        fails.append(f"{case}: {len(hits)} goal lines start with {prefix!r}")
+    elif hits[0] != verdict:
+        fails.append(f"{case}: {prefix!r} is {hits[0]}, should be {verdict}")
+
+
+GOALS = ("estimator RFC 6298: ns", "estimator RFC 6298: double", "estimator Linux: ns",
+         "estimator Linux: double", "wheel re-arm at 1e6", "wheel re-arm, 1e7", "std::set re-arm / wheel re-arm (ACK",
+         "std::set re-arm / wheel re-arm (cold", "fire all", "tcptrace", "replay time / bare", "tshark", "replay peak RSS")
+
+
+def expect_all(case, got, verdict, but=()):
+    for g in GOALS:
+        if g not in but:
+            expect(case, got, g, verdict)
+
+
+# Nothing measured: every goal says so.
+expect_all("nothing", run("nothing"), "not measured")
+
+# At each boundary. RFC 3 ns and Linux 5 ns, both below the double's 6 ns.
+# Re-arm 25 ns at 1e6; 1e7 / 1e3 = 15 / 10 = 1.5x (1e5 at 40 ns, so a spread
+# taken from 1e5 would miss). std::set / wheel per N: 30x, 20x (at 1e5, the
+# least), 25x, 40x for the ACK-driven rows; the cold rows 200 / 10 = 20x at
+# 1e7 only (100x elsewhere), with wheel times of their own. Fire-all 10 ms
+# against 11 ms (given in us). Replay 1 s: tcptrace 4 s (4x), bare 0.5 s
+# (1 / 0.5 = 2x), tshark 50 s (50x); RSS 30 -> 36 MiB (1.2x).
+ack = {1000: 10, 100000: 40, 1000000: 25, 10000000: 15}
+set_ack = {1000: 300, 100000: 800, 1000000: 625, 10000000: 600}
+cold = {1000: 3, 100000: 4, 1000000: 5, 10000000: 10}
+set_cold = {1000: 300, 100000: 400, 1000000: 500, 10000000: 200}
+at = run("boundary", estimator(3.0, 5.0, 6.0), wheel(ack, set_ack, cold, set_cold, 10, 11),
+         tsv(0.5, 1, 4, 50, 30, 36))
+expect_all("boundary", at, "met")
+
+# Just past each. RFC 3.01, Linux 5.01 with the double at 5.01 (a tie is not
+# faster); re-arm 25.01 at 1e6; 15.01 / 10; std::set 19.99x at 1e5 (ACK) and
+# at 1e7 (cold) only; fire-all 11 = 11; tcptrace 3.99 s; bare 0.499 s
+# (2.004x); tshark 49.9 s; RSS 36.01 MiB.
+past = run("past", estimator(3.01, 5.01, 5.01),
+           wheel(ack | {1000000: 25.01, 10000000: 15.01},
+                 set_ack | {100000: 799.6, 1000000: 625.25, 10000000: 600.3},
+                 cold, set_cold | {10000000: 199.9}, 11, 11),
+           tsv(0.499, 1, 3.99, 49.9, 30, 36.01))
+expect_all("past", past, "MISSED", but=("estimator RFC 6298: double",))
+expect("past", past, "estimator RFC 6298: double", "met")
+
+# Missing pieces: the double baseline (the estimators' own times stand), the
+# wheel at 1e7 (spread and both "every N" goals), tcptrace's row, the 6x
+# capture (BIG=0), the multimap.
+partial = run("partial", estimator(3.0, 5.0, None),
+              wheel({k: v for k, v in ack.items() if k != 10000000}, set_ack, cold,
+                    {k: v for k, v in set_cold.items() if k != 10000000}, 10, None),
+              tsv(0.5, 1, None, 50, 30, None))
+for g in ("estimator RFC 6298: ns", "estimator Linux: ns", "wheel re-arm at 1e6", "replay time / bare", "tshark"):
+    expect("partial", partial, g, "met")
+for g in ("estimator RFC 6298: double", "estimator Linux: double", "wheel re-arm, 1e7",
+          "std::set re-arm / wheel re-arm (ACK", "std::set re-arm / wheel re-arm (cold", "fire all", "tcptrace",
+          "replay peak RSS"):
+    expect("partial", partial, g, "not measured")
+
+# Errored, zero, negative, infinite and non-numeric measures are not
+# measured, whatever their value would say.
+# The errored row's time (1 ns) would meet its goal: only the error flag
+# rules it out.
+err = {"benchmarks": row("BM_Estimator_Rfc6298", "cpu_time", 1.0, aggregate=False, error=True)
+                     + row("BM_Estimator_Linux", "cpu_time", 0.0) + row("BM_Baseline_Double", "cpu_time", 6.0)}
+bad_wheel = wheel(ack | {1000: 0}, set_ack, cold, set_cold, 0, 11)
+bad = run("bad values", err, bad_wheel, tsv("inf", -1, 4, "-", -5, 36))
+expect_all("bad values", bad, "not measured", but=("wheel re-arm at 1e6", "std::set re-arm / wheel re-arm (cold"))
+expect("bad values", bad, "wheel re-arm at 1e6", "met")
+expect("bad values", bad, "std::set re-arm / wheel re-arm (cold", "met")
+
+# Malformed files: each alone, with nothing else, gives "not measured" and
+# no traceback.
+malformed_json = [b"", b"{", b"[]", b"null", b'{"benchmarks": null}', b'{"benchmarks": [1, "x", null]}',
+                  b'{"benchmarks": [{"cpu_time": 1}]}', b'{"benchmarks": [{"name": "BM_Estimator_Rfc6298"}]}',
+                  b'{"benchmarks": [{"name": "BM_Estimator_Rfc6298", "cpu_time": 1, "time_unit": "min"}]}',
+                  b'{"benchmarks": [{"name": "BM_Estimator_Rfc6298", "cpu_time": null}]}',
+                  b'{"benchmarks": [{"name": "BM_TimerWheel_Rearm/1000000", "per_rearm": null}]}',
+                  b"\xff\xfe\x00binary"]
+for i, content in enumerate(malformed_json):
+    got = run(f"malformed json {i}", raw={"estimator.json": content, "timer_wheel.json": content})
+    expect_all(f"malformed json {i}", got, "not measured")
+# A bad TSV line loses only itself: the lines after it still count.
+good = tsv(0.5, 1, 4, 50, 30, 36).splitlines()
+messy = "\n".join([good[0], "", "a\tb", "x\t4e6\ttcptrace\t1\t1", '"quoted\t4000000\ttshark\t1'] + good[1:]) + "\n"
+got = run("messy tsv", rep=messy)
+for g in ("tcptrace", "replay time / bare", "tshark", "replay peak RSS"):
+    expect("messy tsv", got, g, "met")
+got = run("binary tsv", raw={"replay-scale.tsv": b"\xff\x00\t\t\n\x80"})
+for g in ("tcptrace", "replay time / bare", "tshark", "replay peak RSS"):
+    expect("binary tsv", got, g, "not measured")
+
+for f in fails:
+    print("FAIL:", f)
+if not fails:
+    print("bench_goals: every goal at and past its boundary; missing or bad measures not measured")
+sys.exit(1 if fails else 0)
 PY
-}
-# wheel W1E3 W1E6 W1E7 SETFACTOR FIREALL_MS MULTIMAP_MS: per_rearm in ns for
-# the wheel at 1e3 / 1e6 / 1e7 (1e5 = 1e3's), the std::set's = SETFACTOR x
-# the wheel's at every N (both variants), fire-all in ms.
-wheel() {
-  python3 - "$dir/timer_wheel.json" "$@" <<'PY'
-import json, sys
-out, w3, w6, w7, k, fw, fm = sys.argv[1], *map(float, sys.argv[2:])
-rows = []
-for v in ("", "_Cold"):
-    for n, w in ((1000, w3), (100000, w3), (1000000, w6), (10000000, w7)):
-        for name, t in ((f"BM_TimerWheel_Rearm{v}/{n}/manual_time", w), (f"BM_Baseline_Set_Rearm{v}/{n}/manual_time", w * k)):
-            rows.append({"name": name + "_median", "run_name": name, "run_type": "aggregate",
-                         "aggregate_name": "median", "real_time": 1.0, "cpu_time": 1.0, "time_unit": "ns",
-                         "per_rearm": t * 1e-9})
-rows.append({"name": "BM_TimerWheel_FireAll/1000000", "run_name": "BM_TimerWheel_FireAll/1000000",
-             "run_type": "iteration", "cpu_time": fw, "time_unit": "ms"})
-rows.append({"name": "BM_Baseline_Multimap_FireAll/1000000", "run_name": "BM_Baseline_Multimap_FireAll/1000000",
-             "run_type": "iteration", "cpu_time": fm, "time_unit": "ms"})
-json.dump({"benchmarks": rows}, open(out, "w"))
-PY
-}
-# replay BARE PR TCPTRACE TSHARK RSS_SMALL RSS_BIG: replay-scale.tsv rows.
-replay() {
-  printf 'small.pcap\t4000000\tbare\t%s\t2.9\n' "$1" >"$dir/replay-scale.tsv"
-  printf 'small.pcap\t4000000\tpcap-replay check --profile linux\t%s\t%s\n' "$2" "$5" >>"$dir/replay-scale.tsv"
-  printf 'small.pcap\t4000000\ttcptrace\t%s\t19\n' "$3" >>"$dir/replay-scale.tsv"
-  printf 'small.pcap\t4000000\ttshark\t%s\t2000\n' "$4" >>"$dir/replay-scale.tsv"
-  printf 'big.pcap\t24000000\tpcap-replay check --profile linux\t9\t%s\n' "$6" >>"$dir/replay-scale.tsv"
-}
-# expect PATTERN VERDICT: the line whose goal matches PATTERN ends in VERDICT.
-expect() {
-  local line
-  line=$(python3 bench/goals.py "$dir" | grep -E -- "$1")
-  if [ -z "$line" ]; then echo "FAIL: no goal line matches '$1'"; fail=1; return; fi
-  case "$2" in
-    "not measured") grep -q 'not measured' <<<"$line" && ! grep -qw 'met' <<<"$line" ;;
-    *) [ "$(awk '{print $NF}' <<<"$line")" = "$2" ] ;;
-  esac || { echo "FAIL: '$1' should be $2: $line"; fail=1; }
-}
-
-# Nothing measured: every goal says so, none is met.
-if python3 bench/goals.py "$dir" | awk 'NR > 1 && $NF == "met"' | grep -q .; then
-  echo "FAIL: a goal is met with nothing measured"; fail=1
-fi
-expect '^estimator Linux: ns' "not measured"
-expect '^tcptrace' "not measured"
-
-# At each boundary: RFC 3 ns, Linux 5 ns (and both below the double's 6);
-# re-arm 25 ns at 1e6, 1e7 / 1e3 = 15 / 10 = 1.5x, std::set 20x; fire-all
-# 10 < 11 ms; replay 1 s against tcptrace 4 s (4x), bare 0.5 s (1 / 0.5 = 2x),
-# tshark 50 s (50x); RSS 30 -> 36 MiB (1.2x).
-est 3.0 5.0 6.0
-wheel 10 25 15 20 10 11
-replay 0.5 1 4 50 30 36
-expect '^estimator RFC 6298: ns' met
-expect '^estimator Linux: ns' met
-expect '^estimator RFC 6298: double' met
-expect '^estimator Linux: double' met
-expect '^wheel re-arm at 1e6' met
-expect '^wheel re-arm, 1e7' met
-expect 'ACK-driven' met
-expect '\(cold\)' met
-expect '^fire all' met
-expect '^tcptrace' met
-expect '^replay time / bare' met
-expect '^tshark' met
-expect 'peak RSS' met
-
-# Just past each: 3.01 ns, 5.01 ns and the double at 5.01 (a tie is not
-# faster); 25.01 ns; 15.01 / 10 = 1.501x; 19.99x; fire-all 11 = 11 (a tie);
-# tcptrace 3.99 s (3.99x); bare 0.499 s (2.004x); tshark 49.9 s; RSS 36.01 MiB.
-est 3.01 5.01 5.01
-wheel 10 25.01 15.01 19.99 11 11
-replay 0.499 1 3.99 49.9 30 36.01
-expect '^estimator RFC 6298: ns' MISSED
-expect '^estimator Linux: ns' MISSED
-expect '^estimator RFC 6298: double' met
-expect '^estimator Linux: double' MISSED
-expect '^wheel re-arm at 1e6' MISSED
-expect '^wheel re-arm, 1e7' MISSED
-expect 'ACK-driven' MISSED
-expect '\(cold\)' MISSED
-expect '^fire all' MISSED
-expect '^tcptrace' MISSED
-expect '^replay time / bare' MISSED
-expect '^tshark' MISSED
-expect 'peak RSS' MISSED
-
-[ $fail -eq 0 ] && echo "bench_goals: every goal at and past its boundary"
-exit $fail
