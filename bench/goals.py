@@ -23,7 +23,7 @@ import math
 import os
 import sys
 
-# The goals (issue 8), stated once.
+# The goals (bench/README.md, "Goals"), stated once.
 ESTIMATOR_RFC_MAX_NS = 3.0        # BM_Estimator_Rfc6298 ns per sample
 ESTIMATOR_LINUX_MAX_NS = 5.0      # BM_Estimator_Linux ns per sample
 REARM_MAX_NS_AT_1E6 = 25.0        # BM_TimerWheel_Rearm/1000000 ns per re-arm
@@ -50,8 +50,10 @@ def warn(msg):
 
 
 def positive(x):
-    """x as a float when it is a finite number > 0, else None."""
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
+    """x as a float when it is a finite number > 0 (or a string of one), else None."""
+    if isinstance(x, bool):  # JSON true is not a time
+        return None
+    if not isinstance(x, (int, float)):
         try:
             x = float(x)
         except (TypeError, ValueError):
