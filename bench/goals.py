@@ -108,7 +108,8 @@ def time_ns(rows, name, field="cpu_time"):
     row = rows.get(name)
     if row is None:
         return None
-    scale = TIME_UNIT_NS.get(row.get("time_unit", "ns"))
+    unit = row.get("time_unit", "ns")
+    scale = TIME_UNIT_NS.get(unit) if isinstance(unit, str) else None
     t = positive(row.get(field))
     return None if scale is None or t is None else t * scale
 

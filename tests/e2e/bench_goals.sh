@@ -173,6 +173,7 @@ malformed_json = [b"", b"{", b"[]", b"null", b'{"benchmarks": null}', b'{"benchm
                   b'{"benchmarks": [{"name": "BM_Estimator_Rfc6298", "cpu_time": 1, "time_unit": "min"}]}',
                   b'{"benchmarks": [{"name": "BM_Estimator_Rfc6298", "cpu_time": null}]}',
                   b'{"benchmarks": [{"name": "BM_Estimator_Rfc6298", "cpu_time": true}]}',
+                  b'{"benchmarks": [{"name": "BM_Estimator_Rfc6298", "cpu_time": 1, "time_unit": []}]}',
                   b'{"benchmarks": [{"name": "BM_TimerWheel_Rearm/1000000", "per_rearm": null}]}',
                   b"\xff\xfe\x00binary"]
 for i, content in enumerate(malformed_json):
