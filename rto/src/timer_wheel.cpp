@@ -271,6 +271,22 @@ bool TimerWheel::skip_far(std::int64_t t, std::int64_t target) {
   return true;
 }
 
+std::optional<Instant> TimerWheel::next_deadline() const {
+  // Entries already due, or being walked by an advance() whose callback asks:
+  // the next advance() handles them whatever its time.
+  if (due_ != nullptr) return now_;
+  for (const TimerEntry* head : walking_)
+    if (head != nullptr) return now_;
+  // Every entry in a slot is examined (fired at level 0, moved down from a
+  // coarser level) at or before its deadline's tick, and nothing fires but at
+  // such an examination: the earliest tick at which a non-empty slot is
+  // examined is the bound. Ticks before next_tick_ are processed, so it is
+  // later than now_. The `never_` list holds no entry that will fire.
+  const std::int64_t t = next_event_tick(next_tick_);
+  if (t == INT64_MAX) return std::nullopt;
+  return tick_time(t);
+}
+
 std::int64_t TimerWheel::next_event_tick(std::int64_t t) const {
   // The earliest tick >= t at which some non-empty slot is processed (level 0) or
   // cascaded (levels >= 1). Level L slot s is handled at ticks that are

@@ -15,7 +15,12 @@
 //    more after the start never fires;
 //  - advance() returns the number of callbacks it made, size() counts the
 //    armed entries, armed() agrees with the record, and now() is the latest
-//    `now` given (an earlier one is treated as it).
+//    `now` given (an earlier one is treated as it);
+//  - next_deadline() is none exactly when no armed entry will ever fire;
+//    otherwise it is never later than the time any armed entry fires (its
+//    rounded deadline), it is now() when an entry is already due and later
+//    than now() when none is; an advance to it (one op in two of one kind)
+//    keeps every invariant above.
 #include <rto/timer_wheel.hpp>
 
 #include <array>
@@ -162,7 +167,30 @@ struct Harness {
     }
   }
 
+  void check_next_deadline() const {
+    const auto next = wheel.next_deadline();
+    bool any = false, due = false;
+    for (std::size_t k = 0; k < kEntries; ++k) {
+      if (!rec[k].armed) continue;
+      const std::int64_t ticks = due_tick(rec[k].deadline);
+      if (ticks >= kFarTicks) continue;  // never fires
+      any = true;
+      const I128 at = static_cast<I128>(start.time_since_epoch().count()) + static_cast<I128>(ticks) * tick.count();
+      if (at <= wheel.now().time_since_epoch().count()) {
+        due = true;
+      } else if (next) {
+        fuzz::check(static_cast<I128>(next->time_since_epoch().count()) <= at,
+                    "next_deadline() is never later than an armed entry's rounded deadline");
+      }
+    }
+    fuzz::check(next.has_value() == any, "next_deadline() is none exactly when no armed entry will ever fire");
+    if (!next) return;
+    if (due) fuzz::check(*next == wheel.now(), "next_deadline() is now() while an entry is due");
+    else fuzz::check(*next > wheel.now() || wheel.now() == Instant::max(), "next_deadline() is later than now() when none is due");
+  }
+
   void check_state() const {
+    check_next_deadline();
     fuzz::check(wheel.size() == armed_count, "size() counts the armed entries");
     for (std::size_t k = 0; k < kEntries; ++k) {
       if (!entries[k]) continue;
@@ -200,7 +228,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 0: case 1: h.arm(k, h.deadline()); break;
       case 2: h.cancel(k); break;
       case 3: h.destroy(k); break;
-      case 4: h.advance(plus(h.wheel.now(), h.in.u8())); break;
+      case 4: {
+        const std::uint8_t b = h.in.u8();
+        const auto next = h.wheel.next_deadline();
+        if ((b & 0x80) != 0 && next) h.advance(*next);  // an event loop that sleeps until next_deadline()
+        else h.advance(plus(h.wheel.now(), b & 0x7f));
+        break;
+      }
       case 5: h.advance(plus(h.wheel.now(), I128{h.in.u32() % 4096} * tick.count())); break;
       case 6: h.advance(plus(h.wheel.now(), -I128{h.in.u8()})); break;  // backwards: treated as now()
       case 7: h.advance(h.deadline()); break;  // to a deadline-like time, maybe far ahead

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "rto/clock.hpp"
 #include "rto/export.h"
@@ -151,6 +152,22 @@ class RTO_API TimerWheel {
   template <class F>
   std::size_t advance(Instant now, F&& on_fire);
 
+  /// When an event loop should next call advance(): the time of the next
+  /// tick at which the wheel has work, or nullopt when no armed entry will
+  /// ever fire (none armed, or only deadlines 2^61 ticks or more away).
+  ///
+  /// A lower bound: never later than the time advance() fires the earliest
+  /// armed entry (its deadline rounded up to the tick grid; with a 1 us tick,
+  /// the deadline itself), so a loop that sleeps until it and then calls
+  /// advance() fires every entry as advance() promises (never early, less
+  /// than one tick late). It is exact when that entry waits in the finest
+  /// level with its deadline as armed; otherwise the tick is one where a
+  /// coarser slot moves down or a slot holds only entries re-armed later
+  /// (they are re-filed then), advance() fires nothing, and next_deadline()
+  /// then returns a later tick: always later than now(), so the loop never
+  /// spins. Entries already due (armed at a tick advance() has passed) give
+  /// now(). O(kLevels): per-level occupancy bitmaps, no entry is read.
+  std::optional<Instant> next_deadline() const;
   /// Number of armed entries.
   std::size_t size() const { return size_; }
   /// The tick width.
