@@ -1,38 +1,53 @@
 // The C API of rto/rto.h over the public C++ API: opaque handles wrapping
-// rto::Estimator, rto::RttSampler and rto::RetransmissionTimer; integer
-// microseconds in, rto_status out; no exception crosses the boundary.
+//   rto_estimator   an AnyEstimator and the RTO part of a RetransmissionTimer
+//                   (the C API's estimator backs off, as before the split);
+//   rto_sampler     an RttSampler and the SND.UNA / SND.MAX it is told;
+//   rto_timer       a RetransmissionTimer used for its deadline, armed with
+//                   the RTO the caller passes.
+// Integer microseconds in, rto_status out; no exception crosses the boundary.
 
 #include "rto/rto.h"
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <optional>
 
+#include "rto/any_estimator.hpp"
 #include "rto/config.hpp"
-#include "rto/estimator.hpp"
 #include "rto/retransmission_timer.hpp"
 #include "rto/rtt_sampler.hpp"
-
-struct rto_estimator {
-  rto::Estimator impl;
-};
-
-struct rto_sampler {
-  rto::RttSampler impl;
-};
-
-struct rto_timer {
-  rto::RetransmissionTimer impl;
-};
+#include "rto/seq.hpp"
 
 namespace {
 
 using std::chrono::microseconds;
 
+// What each handle holds.
+struct EstimatorState {
+  rto::AnyEstimator est;
+  // The RTO in force, its backoff, the SYN expiries and 5.7 (never giving up:
+  // the C API's estimator has no retry limits).
+  rto::RetransmissionTimer rto;
+};
+
+struct SamplerState {
+  rto::RttSampler sampler;
+  std::uint32_t snd_una = 0;
+  std::uint32_t snd_max = 0;
+  bool started = false;  // a segment was sent: snd_una and snd_max are known
+};
+
 rto::Instant at(int64_t now_us) { return rto::Instant{microseconds{now_us}}; }
+
+// An RTO the caller gives in us (>= 0), within the range of any RTO.
+rto::Rto rto_of(int64_t rto_us) { return rto::Rto::clamped(microseconds{rto_us}, rto::Rto::kMin, rto::Rto::kMax); }
+
+// A retry limit nothing reaches (the C estimator's backoff never gives up).
+constexpr rto::RetryLimits kNoLimits{UINT_MAX, UINT_MAX, microseconds{0}};
 
 rto::Config to_cpp(const rto_config& c) {
   rto::Config out;
@@ -91,7 +106,31 @@ rto_status put_sample(const std::optional<microseconds>& r, bool* has_sample, in
   return RTO_OK;
 }
 
+// A new RTT sample taken by the estimator: the RTO in force follows it.
+rto_status sampled(EstimatorState& s, bool accepted) {
+  if (!accepted) return RTO_ERR_SAMPLE_REFUSED;
+  s.rto.on_rtt_sample(s.est.rto());
+  return RTO_OK;
+}
+
+// The section 5 note, when an expiry asks for it.
+void apply(EstimatorState& s, rto::Expiry x) {
+  if (x.forget_rtt) s.est.forget();
+}
+
 }  // namespace
+
+struct rto_estimator {
+  EstimatorState s;
+};
+
+struct rto_sampler {
+  SamplerState s;
+};
+
+struct rto_timer {
+  rto::RetransmissionTimer t;
+};
 
 extern "C" {
 
@@ -149,7 +188,8 @@ rto_status rto_estimator_new(const rto_config* config, rto_estimator** out) {
   if (out == nullptr) return RTO_ERR_NULL;
   return guarded([&] {
     const rto::Config cfg = config != nullptr ? to_cpp(*config) : rto::Config::rfc6298();
-    *out = new rto_estimator{rto::Estimator{cfg}};  // the constructor validates (ConfigError)
+    // Both validate (ConfigError) before anything is allocated.
+    *out = new rto_estimator{EstimatorState{rto::AnyEstimator(cfg), rto::RetransmissionTimer(cfg, kNoLimits)}};
     return RTO_OK;
   });
 }
@@ -158,59 +198,63 @@ void rto_estimator_free(rto_estimator* estimator) { delete estimator; }
 
 rto_status rto_estimator_on_rtt_sample(rto_estimator* estimator, int64_t r_us) {
   if (estimator == nullptr) return RTO_ERR_NULL;
-  return estimator->impl.on_rtt_sample(microseconds{r_us}) ? RTO_OK : RTO_ERR_SAMPLE_REFUSED;
+  auto& s = estimator->s;
+  return sampled(s, s.est.on_rtt_sample(microseconds{r_us}));
 }
 
 rto_status rto_estimator_on_rtt_sample_window(rto_estimator* estimator, int64_t r_us, uint32_t snd_una,
                                               uint32_t snd_nxt) {
   if (estimator == nullptr) return RTO_ERR_NULL;
-  return estimator->impl.on_rtt_sample(microseconds{r_us}, snd_una, snd_nxt) ? RTO_OK
-                                                                              : RTO_ERR_SAMPLE_REFUSED;
+  auto& s = estimator->s;
+  return sampled(s, s.est.on_rtt_sample(microseconds{r_us}, snd_una, snd_nxt));
 }
 
 rto_status rto_estimator_on_timeout(rto_estimator* estimator) {
   if (estimator == nullptr) return RTO_ERR_NULL;
-  estimator->impl.on_timeout();
+  auto& s = estimator->s;
+  apply(s, s.rto.on_expiry(rto::Instant{}));  // the backoff only: its deadline is not used
   return RTO_OK;
 }
 
 rto_status rto_estimator_on_syn_timeout(rto_estimator* estimator) {
   if (estimator == nullptr) return RTO_ERR_NULL;
-  estimator->impl.on_syn_timeout();
+  auto& s = estimator->s;
+  apply(s, s.rto.on_syn_expiry(rto::Instant{}));
   return RTO_OK;
 }
 
 rto_status rto_estimator_on_handshake_complete(rto_estimator* estimator, bool syn_timed_out) {
   if (estimator == nullptr) return RTO_ERR_NULL;
-  estimator->impl.on_handshake_complete(syn_timed_out);
+  auto& s = estimator->s;
+  s.rto.on_handshake_complete(syn_timed_out, s.est.has_sample());
   return RTO_OK;
 }
 
 rto_status rto_estimator_rto_us(const rto_estimator* estimator, int64_t* out_us) {
   if (estimator == nullptr || out_us == nullptr) return RTO_ERR_NULL;
-  *out_us = estimator->impl.rto().count();
+  *out_us = estimator->s.rto.rto().get().count();
   return RTO_OK;
 }
 
 rto_status rto_estimator_base_rto_us(const rto_estimator* estimator, int64_t* out_us) {
   if (estimator == nullptr || out_us == nullptr) return RTO_ERR_NULL;
-  *out_us = estimator->impl.base_rto().count();
+  *out_us = estimator->s.rto.base_rto().get().count();
   return RTO_OK;
 }
 
 rto_status rto_estimator_srtt_us(const rto_estimator* estimator, int64_t* out_us) {
   if (estimator == nullptr || out_us == nullptr) return RTO_ERR_NULL;
-  return put(estimator->impl.srtt(), out_us);
+  return put(estimator->s.est.srtt(), out_us);
 }
 
 rto_status rto_estimator_rttvar_us(const rto_estimator* estimator, int64_t* out_us) {
   if (estimator == nullptr || out_us == nullptr) return RTO_ERR_NULL;
-  return put(estimator->impl.rttvar(), out_us);
+  return put(estimator->s.est.rttvar(), out_us);
 }
 
 rto_status rto_estimator_backoff(const rto_estimator* estimator, unsigned* out) {
   if (estimator == nullptr || out == nullptr) return RTO_ERR_NULL;
-  *out = estimator->impl.backoff();
+  *out = estimator->s.rto.backoff();
   return RTO_OK;
 }
 
@@ -221,7 +265,7 @@ rto_status rto_sampler_new(int64_t ts_tick_us, uint32_t ts_offset, rto_sampler**
   // The C++ constructor silently replaces a non-positive tick; C callers get an error.
   if (ts_tick_us <= 0) return RTO_ERR_INVALID_ARGUMENT;
   return guarded([&] {
-    *out = new rto_sampler{rto::RttSampler{microseconds{ts_tick_us}, ts_offset}};
+    *out = new rto_sampler{SamplerState{rto::RttSampler{microseconds{ts_tick_us}, ts_offset}}};
     return RTO_OK;
   });
 }
@@ -230,37 +274,59 @@ void rto_sampler_free(rto_sampler* sampler) { delete sampler; }
 
 rto_status rto_sampler_on_send(rto_sampler* sampler, uint32_t seq, uint32_t len, int64_t now_us) {
   if (sampler == nullptr) return RTO_ERR_NULL;
-  sampler->impl.on_send(seq, len, at(now_us));
+  auto& s = sampler->s;
+  if (len == 0) return RTO_OK;  // a pure ACK occupies no sequence space
+  if (!s.started) {  // the first segment sent starts the sequence space
+    s.started = true;
+    s.snd_una = s.snd_max = seq;
+  }
+  s.sampler.on_send(seq, len, s.snd_max, at(now_us));
+  if (rto::seq_gt(seq + len, s.snd_max)) s.snd_max = seq + len;
   return RTO_OK;
 }
 
 rto_status rto_sampler_on_timeout(rto_sampler* sampler) {
   if (sampler == nullptr) return RTO_ERR_NULL;
-  sampler->impl.on_timeout();
+  sampler->s.sampler.on_timeout();
   return RTO_OK;
 }
+
+namespace {
+// The sampler's SND.UNA follows ACKs of new data (not of data never sent).
+void advance_una(SamplerState& s, uint32_t ack) {
+  if (rto::seq_gt(ack, s.snd_una) && rto::seq_le(ack, s.snd_max)) s.snd_una = ack;
+}
+}  // namespace
 
 rto_status rto_sampler_on_ack(rto_sampler* sampler, uint32_t ack, int64_t now_us, bool* has_sample,
                               int64_t* sample_us) {
   if (sampler == nullptr || has_sample == nullptr || sample_us == nullptr) return RTO_ERR_NULL;
-  return put_sample(sampler->impl.on_ack(ack, at(now_us)), has_sample, sample_us);
+  auto& s = sampler->s;
+  if (!s.started) return put_sample(std::nullopt, has_sample, sample_us);
+  const auto r = s.sampler.on_ack(ack, s.snd_una, s.snd_max, at(now_us));
+  advance_una(s, ack);
+  return put_sample(r, has_sample, sample_us);
 }
 
 rto_status rto_sampler_on_ack_ts(rto_sampler* sampler, uint32_t ack, uint32_t tsecr, int64_t now_us,
                                  bool* has_sample, int64_t* sample_us) {
   if (sampler == nullptr || has_sample == nullptr || sample_us == nullptr) return RTO_ERR_NULL;
-  return put_sample(sampler->impl.on_ack_ts(ack, tsecr, at(now_us)), has_sample, sample_us);
+  auto& s = sampler->s;
+  if (!s.started) return put_sample(std::nullopt, has_sample, sample_us);
+  const auto r = s.sampler.on_ack_ts(ack, tsecr, s.snd_una, s.snd_max, at(now_us));
+  advance_una(s, ack);
+  return put_sample(r, has_sample, sample_us);
 }
 
 rto_status rto_sampler_tsval(const rto_sampler* sampler, int64_t now_us, uint32_t* out) {
   if (sampler == nullptr || out == nullptr) return RTO_ERR_NULL;
-  *out = sampler->impl.tsval(at(now_us));
+  *out = sampler->s.sampler.tsval(at(now_us));
   return RTO_OK;
 }
 
 rto_status rto_sampler_timing(const rto_sampler* sampler, bool* out) {
   if (sampler == nullptr || out == nullptr) return RTO_ERR_NULL;
-  *out = sampler->impl.timing();
+  *out = sampler->s.sampler.timing();
   return RTO_OK;
 }
 
@@ -279,64 +345,69 @@ void rto_timer_free(rto_timer* timer) { delete timer; }
 rto_status rto_timer_on_data_sent(rto_timer* timer, int64_t now_us, int64_t rto_us) {
   if (timer == nullptr) return RTO_ERR_NULL;
   if (rto_us < 0) return RTO_ERR_INVALID_ARGUMENT;
-  timer->impl.on_data_sent(at(now_us), microseconds{rto_us});
+  auto& t = timer->t;
+  if (!t.running()) t.restart(at(now_us), rto_of(rto_us));  // 5.1: start a stopped timer
   return RTO_OK;
 }
 
 rto_status rto_timer_on_all_acked(rto_timer* timer) {
   if (timer == nullptr) return RTO_ERR_NULL;
-  timer->impl.on_all_acked();
+  timer->t.on_all_acked();
   return RTO_OK;
 }
 
 rto_status rto_timer_on_new_data_acked(rto_timer* timer, int64_t now_us, int64_t rto_us) {
   if (timer == nullptr) return RTO_ERR_NULL;
   if (rto_us < 0) return RTO_ERR_INVALID_ARGUMENT;
-  timer->impl.on_new_data_acked(at(now_us), microseconds{rto_us});
+  timer->t.restart(at(now_us), rto_of(rto_us));  // 5.3
   return RTO_OK;
 }
 
 rto_status rto_timer_expired(const rto_timer* timer, int64_t now_us, bool* out) {
   if (timer == nullptr || out == nullptr) return RTO_ERR_NULL;
-  *out = timer->impl.expired(at(now_us));
+  *out = timer->t.expired(at(now_us));
   return RTO_OK;
 }
 
 rto_status rto_timer_on_expiry(rto_timer* timer, int64_t now_us, rto_estimator* estimator) {
   if (timer == nullptr || estimator == nullptr) return RTO_ERR_NULL;
-  timer->impl.on_expiry(at(now_us), estimator->impl);
+  auto& s = estimator->s;
+  apply(s, s.rto.on_expiry(at(now_us)));                                    // 5.5
+  timer->t.restart(at(now_us), s.rto.rto());  // 5.6
   return RTO_OK;
 }
 
 rto_status rto_timer_on_syn_expiry(rto_timer* timer, int64_t now_us, rto_estimator* estimator) {
   if (timer == nullptr || estimator == nullptr) return RTO_ERR_NULL;
-  timer->impl.on_syn_expiry(at(now_us), estimator->impl);
+  auto& s = estimator->s;
+  apply(s, s.rto.on_syn_expiry(at(now_us)));
+  timer->t.restart(at(now_us), s.rto.rto());
   return RTO_OK;
 }
 
 rto_status rto_timer_restart(rto_timer* timer, int64_t now_us, int64_t rto_us) {
   if (timer == nullptr) return RTO_ERR_NULL;
   if (rto_us < 0) return RTO_ERR_INVALID_ARGUMENT;
-  timer->impl.restart(at(now_us), microseconds{rto_us});
+  timer->t.restart(at(now_us), rto_of(rto_us));
   return RTO_OK;
 }
 
 rto_status rto_timer_stop(rto_timer* timer) {
   if (timer == nullptr) return RTO_ERR_NULL;
-  timer->impl.stop();
+  timer->t.stop();
   return RTO_OK;
 }
 
 rto_status rto_timer_deadline_us(const rto_timer* timer, int64_t* out_us) {
   if (timer == nullptr || out_us == nullptr) return RTO_ERR_NULL;
   // Instant::max() (stopped) is INT64_MAX microseconds: RTO_TIMER_NEVER.
-  *out_us = timer->impl.deadline().time_since_epoch().count();
+  *out_us = timer->t.deadline().time_since_epoch().count();
   return RTO_OK;
 }
 
 rto_status rto_timer_running(const rto_timer* timer, bool* out) {
   if (timer == nullptr || out == nullptr) return RTO_ERR_NULL;
-  *out = timer->impl.running();
+  *out = timer->t.running();
   return RTO_OK;
 }
 

@@ -49,10 +49,10 @@ void Config::validate() const {
   check_range("tick", tick);
   if (syn_linear_timeouts > kMaxCount)
     throw ConfigError("rto::Config.syn_linear_timeouts: " + std::to_string(syn_linear_timeouts) +
-                      " is above " + std::to_string(kMaxCount) + " (the estimator's 16-bit SYN timeout count)");
+                      " is above " + std::to_string(kMaxCount) + " (the timer's 16-bit SYN expiry count)");
   if (reset_after_backoffs > kMaxCount)
     throw ConfigError("rto::Config.reset_after_backoffs: " + std::to_string(reset_after_backoffs) +
-                      " is above " + std::to_string(kMaxCount) + " (the estimator's 16-bit backoff count)");
+                      " is above " + std::to_string(kMaxCount) + " (the timer's 16-bit backoff count)");
   if (initial_rto == microseconds::zero()) fail("initial_rto", initial_rto, "must be positive (2.1)");
   if (max_rto == microseconds::zero()) fail("max_rto", max_rto, "must be positive (2.5)");
   if (syn_fallback_rto == microseconds::zero())

@@ -22,17 +22,12 @@ std::uint32_t tick_us(microseconds t) {
 }  // namespace
 
 RttSampler::RttSampler(microseconds ts_tick, std::uint32_t ts_offset)
-    : ts_offset_(ts_offset), ts_tick_us_(tick_us(ts_tick) & ((1u << 30) - 1)), started_(0), timing_(0) {}
+    : ts_offset_(ts_offset), ts_tick_us_(tick_us(ts_tick) & ((1u << 30) - 1)), timing_(0) {}
 
-void RttSampler::on_send(std::uint32_t seq, std::uint32_t len, Instant now) {
+void RttSampler::on_send(std::uint32_t seq, std::uint32_t len, std::uint32_t snd_max, Instant now) {
   if (len == 0) return;  // a pure ACK occupies no sequence space and is never timed
   const std::uint32_t end = seq + len;
-  if (!started_) {
-    started_ = 1;
-    snd_una_ = seq;
-    snd_max_ = seq;
-  }
-  const bool retransmission = seq_lt(seq, snd_max_);
+  const bool retransmission = seq_lt(seq, snd_max);
   if (retransmission) {
     // 3 (Karn): "RTT samples MUST NOT be made using segments that were
     // retransmitted". Resending any byte of the timed segment voids its timing.
@@ -45,7 +40,6 @@ void RttSampler::on_send(std::uint32_t seq, std::uint32_t len, Instant now) {
     timed_end_ = end;
     timed_at_ = now;
   }
-  if (seq_gt(end, snd_max_)) snd_max_ = end;
 }
 
 void RttSampler::on_timeout() {
@@ -54,32 +48,29 @@ void RttSampler::on_timeout() {
   timing_ = 0;
 }
 
-std::optional<microseconds> RttSampler::on_ack(std::uint32_t ack, Instant now) {
-  if (!started_) return std::nullopt;
-  // Only an ACK of new data counts: duplicates never give samples (B10 b), and an
-  // ACK of data never sent is ignored.
-  if (!seq_gt(ack, snd_una_) || seq_gt(ack, snd_max_)) return std::nullopt;
-  snd_una_ = ack;
+std::optional<microseconds> RttSampler::on_ack(std::uint32_t ack, std::uint32_t snd_una, std::uint32_t snd_max,
+                                               Instant now) {
+  // Only an ACK of new data counts: duplicates never give samples, and an ACK
+  // of data never sent is ignored.
+  if (!seq_gt(ack, snd_una) || seq_gt(ack, snd_max)) return std::nullopt;
   if (!timing_ || seq_lt(ack, timed_end_)) return std::nullopt;
   timing_ = 0;
   const microseconds elapsed = now - timed_at_;
-  // B05 (c): a clock stepped back gives a negative elapsed time: discard it.
+  // A clock stepped back gives a negative elapsed time: discard it.
   if (elapsed < microseconds::zero()) return std::nullopt;
   return elapsed;
 }
 
-std::optional<microseconds> RttSampler::on_ack_ts(std::uint32_t ack, std::uint32_t tsecr,
-                                                  Instant now) {
-  if (!started_) return std::nullopt;
+std::optional<microseconds> RttSampler::on_ack_ts(std::uint32_t ack, std::uint32_t tsecr, std::uint32_t snd_una,
+                                                  std::uint32_t snd_max, Instant now) {
   // RFC 7323 4.1 (RTTM): a sample from every ACK that advances the left edge of
   // the send window (SND.UNA); never from a duplicate ACK, whose TSecr may echo an
   // old segment. impl: RFC7323-4
-  if (!seq_gt(ack, snd_una_) || seq_gt(ack, snd_max_)) return std::nullopt;
-  snd_una_ = ack;
+  if (!seq_gt(ack, snd_una) || seq_gt(ack, snd_max)) return std::nullopt;
   if (timing_ && seq_ge(ack, timed_end_)) timing_ = 0;
   // RFC 7323 5.2: timestamps compare modulo 2^32. A negative difference is a TSecr
-  // "in the future" (B05 a), discarded; across the wrap the difference is
-  // correct (B05 b: 5 - 4294967290 = 11 ticks).
+  // "in the future", discarded; across the wrap the difference is correct
+  // (5 - 4294967290 = 11 ticks).
   const std::int32_t ticks = ts_diff(tsval(now), tsecr);
   if (ticks < 0) return std::nullopt;
   return ticks * ts_tick();
@@ -93,7 +84,5 @@ std::uint32_t RttSampler::tsval(Instant now) const {
 
 bool RttSampler::timing() const { return timing_ != 0; }
 std::uint32_t RttSampler::timed_end() const { return timed_end_; }
-std::uint32_t RttSampler::snd_una() const { return snd_una_; }
-std::uint32_t RttSampler::snd_max() const { return snd_max_; }
 
 }  // namespace rto

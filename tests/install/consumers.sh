@@ -81,10 +81,11 @@ exported=$(grep -E '^rto_' "$tmp/exports" | sort)
 [ -n "$declared" ] && [ "$declared" = "$exported" ] \
   && ok "the $(wc -w <<<"$exported") C functions exported are those rto.h declares" \
   || { bad "C exports differ from rto.h"; diff <(echo "$declared") <(echo "$exported") | head; }
-# (on_rtt_sample is inline: the per-sample path compiles into the caller.)
-grep -qE '^rto::Estimator::Estimator\(' "$tmp/exports" && grep -qE '^rto::Estimator::on_timeout' "$tmp/exports" \
-  && grep -qx 'typeinfo for rto::ConfigError' "$tmp/exports" \
-  && ok "the C++ API (rto::Estimator, ConfigError's typeinfo) is exported" || bad "C++ API exports"
+# (on_rtt_sample and rto() are inline: the per-sample path compiles into the caller.)
+grep -qE '^rto::Estimator::Estimator\(' "$tmp/exports" && grep -qE '^rto::RetransmissionTimer::on_expiry' "$tmp/exports" \
+  && grep -qE '^rto::TimerWheel::next_deadline' "$tmp/exports" && grep -qx 'typeinfo for rto::ConfigError' "$tmp/exports" \
+  && ok "the C++ API (rto::Estimator, RetransmissionTimer, TimerWheel, ConfigError's typeinfo) is exported" \
+  || bad "C++ API exports"
 # Every out-of-line function of the public API (a global T symbol of librto.a,
 # in namespace rto or the C API) is exported: a public class or function
 # declared without RTO_API would be missing here.

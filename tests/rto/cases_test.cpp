@@ -11,6 +11,7 @@
 #include "rto/estimator.hpp"
 #include "rto/retransmission_timer.hpp"
 #include "rto/rtt_sampler.hpp"
+#include "rto/seq.hpp"
 #include "test_util.hpp"
 
 using rto::Config;
@@ -19,23 +20,33 @@ using rto::Instant;
 using rto::RetransmissionTimer;
 using rto::RttSampler;
 using rto_test::at_ms;
+using rto_test::sample;
+using rto_test::syn_expire;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 namespace {
 
-// The three components wired the way section 5 describes, no timestamps.
+// The three components wired the way section 5 describes, no timestamps; the
+// sender keeps SND.UNA and SND.MAX and tells the sampler.
 struct MiniSender {
   Estimator est;
   RetransmissionTimer timer;
   RttSampler sampler;
+  std::uint32_t snd_una = 0, snd_max = 0;
+  bool started = false;
   int retransmissions = 0;
 
-  explicit MiniSender(Config c = Config::rfc6298()) : est(c) {}
+  explicit MiniSender(Config c = Config::rfc6298()) : est(c), timer(c, rto_test::kNoRetryLimits) {}
 
   void send(std::uint32_t seq, std::uint32_t len, Instant now) {
-    sampler.on_send(seq, len, now);
-    timer.on_data_sent(now, est.rto());  // 5.1
+    if (!started) {  // the first segment starts the sequence space
+      started = true;
+      snd_una = snd_max = seq;
+    }
+    sampler.on_send(seq, len, snd_max, now);
+    snd_max = rto::seq_max(snd_max, seq + len);
+    timer.on_data_sent(now);  // 5.1
   }
   void retransmit(std::uint32_t seq, std::uint32_t len, Instant now) {
     ++retransmissions;
@@ -43,13 +54,13 @@ struct MiniSender {
   }
   // Returns true when the ACK acknowledged new data.
   bool ack(std::uint32_t ack, Instant now) {
-    const std::uint32_t una_before = sampler.snd_una();
-    if (auto r = sampler.on_ack(ack, now)) est.on_rtt_sample(*r);  // 2.2/2.3
-    if (sampler.snd_una() == una_before) return false;  // duplicate: no timer change (B10 b)
-    if (sampler.snd_una() == sampler.snd_max()) {
+    if (auto r = sampler.on_ack(ack, snd_una, snd_max, now)) sample(est, timer, *r);  // 2.2/2.3
+    if (!rto::seq_gt(ack, snd_una) || rto::seq_gt(ack, snd_max)) return false;  // duplicate: no timer change (B10 b)
+    snd_una = ack;
+    if (snd_una == snd_max) {
       timer.on_all_acked();  // 5.2
     } else {
-      timer.on_new_data_acked(now, est.rto());  // 5.3
+      timer.on_new_data_acked(now);  // 5.3
     }
     return true;
   }
@@ -57,7 +68,7 @@ struct MiniSender {
   void expire(std::uint32_t seq, std::uint32_t len, Instant now) {
     REQUIRE(timer.expired(now));
     sampler.on_timeout();
-    timer.on_expiry(now, est);
+    rto_test::expire(est, timer, now);
     retransmit(seq, len, now);
   }
 };
@@ -70,24 +81,24 @@ TEST_CASE("B08 RFC6298-5.5 RFC6298-5-collapse the doubled RTO persists until a f
   CHECK(s.timer.deadline() == at_ms(1000));
   CHECK_FALSE(s.timer.expired(at_ms(999)));
   s.expire(0, 100, at_ms(1000));  // RTO 2000, timer for 3.000
-  CHECK(s.est.rto() == milliseconds{2000});
+  CHECK(s.timer.rto() == milliseconds{2000});
   CHECK(s.timer.deadline() == at_ms(3000));
   s.ack(100, at_ms(1040));  // ambiguous (Karn): no sample; all acked: timer stops
   CHECK_FALSE(s.est.srtt().has_value());
   CHECK_FALSE(s.timer.running());
-  CHECK(s.est.rto() == milliseconds{2000});  // persists
+  CHECK(s.timer.rto() == milliseconds{2000});  // persists
   s.send(100, 100, at_ms(1040));
   CHECK(s.timer.deadline() == at_ms(3040));
   CHECK_FALSE(s.timer.expired(at_ms(2080)));
   s.ack(200, at_ms(2080));  // fresh sample 1040: SRTT 1040, RTTVAR 520, RTO 1040 + 2080 = 3120
   CHECK(s.est.srtt() == milliseconds{1040});
   CHECK(s.est.rttvar() == milliseconds{520});
-  CHECK(s.est.rto() == milliseconds{3120});
-  CHECK(s.est.backoff() == 0u);
+  CHECK(s.timer.rto() == milliseconds{3120});
+  CHECK(s.timer.backoff() == 0u);
   s.send(200, 100, at_ms(2080));
   s.ack(300, at_ms(3120));  // RTTVAR 3/4*520 = 390, RTO 1040 + 1560 = 2600
   CHECK(s.est.rttvar() == milliseconds{390});
-  CHECK(s.est.rto() == milliseconds{2600});
+  CHECK(s.timer.rto() == milliseconds{2600});
   // Ten more rounds: nothing expires any more.
   for (std::uint32_t i = 3; i < 13; ++i) {
     const auto t0 = at_ms(1040 * i);
@@ -108,7 +119,7 @@ TEST_CASE("B09 RFC6298-5.6 the timer is re-armed after every expiry: retransmiss
     const Instant when = s.timer.deadline();
     CHECK(when == Instant{seconds{expect_at_s[i]}});
     s.expire(0, 100, when);
-    CHECK(s.est.rto() == seconds{expect_rto_s[i]});
+    CHECK(s.timer.rto() == seconds{expect_rto_s[i]});
   }
   CHECK(s.retransmissions == 9);
   CHECK(s.timer.deadline() == Instant{seconds{303}});
@@ -120,7 +131,7 @@ TEST_CASE("B10 a RFC6298-5.3 an ACK of new data restarts the timer: 0.9 + 2.7 = 
   s.send(100, 100, at_ms(500));  // S2: 5.1, timer already running
   CHECK(s.timer.deadline() == at_ms(1000));
   s.ack(100, at_ms(900));  // sample 900: SRTT 900, RTTVAR 450, RTO 900 + 1800 = 2700
-  CHECK(s.est.rto() == milliseconds{2700});
+  CHECK(s.timer.rto() == milliseconds{2700});
   CHECK(s.timer.deadline() == at_ms(3600));
   CHECK_FALSE(s.timer.expired(at_ms(1000)));
   s.ack(200, at_ms(1400));
@@ -138,25 +149,25 @@ TEST_CASE("B10 b RFC6298-5.1 RFC6298-5.3 duplicate ACKs and further sends do not
   CHECK(s.timer.deadline() == at_ms(1000));
   CHECK_FALSE(s.timer.expired(at_ms(999)));
   s.expire(0, 100, at_ms(1000));
-  CHECK(s.est.rto() == milliseconds{2000});
+  CHECK(s.timer.rto() == milliseconds{2000});
   CHECK(s.timer.deadline() == at_ms(3000));
 }
 
 TEST_CASE("B12 RFC6298-5.5 a fast retransmit does not back off the RTO; only an expiry does") {
   MiniSender s;
-  for (int i = 0; i < 3; ++i) s.est.on_rtt_sample(milliseconds{100});
+  for (int i = 0; i < 3; ++i) sample(s.est, s.timer, milliseconds{100});
   // SRTT 100, RTTVAR 50 -> 37.5 -> 28.125, raw 212.5, RTO 1000.
   CHECK(s.est.rttvar() == std::chrono::microseconds{28'125});
-  CHECK(s.est.rto() == milliseconds{1000});
+  CHECK(s.timer.rto() == milliseconds{1000});
   for (std::uint32_t i = 0; i < 5; ++i) s.send(i * 1000, 1000, at_ms(10'000));  // S1..S5, S1 timed
   s.ack(1000, at_ms(10'100));  // sample 100: RTTVAR = 3/4*28.125 = 21.09375, RTO 1000
   CHECK(s.est.rttvar() == std::chrono::microseconds{21'094});
-  CHECK(s.est.rto() == milliseconds{1000});
+  CHECK(s.timer.rto() == milliseconds{1000});
   CHECK(s.timer.deadline() == at_ms(11'100));
   for (int i = 1; i <= 3; ++i) CHECK_FALSE(s.ack(1000, at_ms(10'100 + i)));  // 3 dup ACKs
   s.retransmit(1000, 1000, at_ms(10'103));  // fast retransmit of S2: not a timer expiry
-  CHECK(s.est.rto() == milliseconds{1000});
-  CHECK(s.est.backoff() == 0u);
+  CHECK(s.timer.rto() == milliseconds{1000});
+  CHECK(s.timer.backoff() == 0u);
   CHECK(s.timer.deadline() == at_ms(11'100));  // running timer not restarted (5.1)
 
   SUBCASE("ACK through S5: timer stops, no sample from the retransmitted S2") {
@@ -169,8 +180,8 @@ TEST_CASE("B12 RFC6298-5.5 a fast retransmit does not back off the RTO; only an 
   }
   SUBCASE("extension: the retransmitted S2 is lost too: expiry at 11.1 s, RTO 2000") {
     s.expire(1000, 1000, at_ms(11'100));
-    CHECK(s.est.rto() == milliseconds{2000});
-    CHECK(s.est.backoff() == 1u);
+    CHECK(s.timer.rto() == milliseconds{2000});
+    CHECK(s.timer.backoff() == 1u);
   }
 }
 
@@ -183,15 +194,15 @@ TEST_CASE("B13 RFC6298-5.5 RFC6298-2.5 40 expiries: 1, 2, 4, ..., 32, 60, 60 s w
     std::vector<long long> in_use_s{1};
     for (int i = 0; i < 40; ++i) {
       s.expire(0, 100, s.timer.deadline());
-      in_use_s.push_back(s.est.rto().count() / 1'000'000);
-      CHECK(s.est.rto().count() % 1'000'000 == 0);
+      in_use_s.push_back(s.timer.rto().get().count() / 1'000'000);
+      CHECK(s.timer.rto().get().count() % 1'000'000 == 0);
     }
     for (std::size_t k = 0; k < in_use_s.size(); ++k) {
       const long long want = k < 63 && (1LL << k) < cap_s ? (1LL << k) : cap_s;
       CHECK(in_use_s[k] == want);
       if (k > 0) CHECK(in_use_s[k] >= in_use_s[k - 1]);
     }
-    CHECK(s.est.backoff() == 40u);
+    CHECK(s.timer.backoff() == 40u);
   }
 }
 
@@ -201,13 +212,13 @@ TEST_CASE("B15 RFC6298-5.7 after a SYN timeout data starts with RTO 3 s, and the
   // t = 1.000: the SYN timer expires; retransmit (RTO -> 2 s).
   REQUIRE(s.timer.expired(at_ms(1000)));
   s.sampler.on_timeout();
-  s.timer.on_syn_expiry(at_ms(1000), s.est);
+  syn_expire(s.est, s.timer, at_ms(1000));
   s.retransmit(1000, 1, at_ms(1000));
-  CHECK(s.est.rto() == seconds{2});
+  CHECK(s.timer.rto() == seconds{2});
   s.ack(1001, at_ms(1100));  // SYN-ACK: no sample (Karn: the SYN was retransmitted)
   CHECK_FALSE(s.est.srtt().has_value());
-  s.est.on_handshake_complete(true);  // 5.7
-  CHECK(s.est.rto() == seconds{3});
+  s.timer.on_handshake_complete(true, s.est.has_sample());  // 5.7
+  CHECK(s.timer.rto() == seconds{3});
   s.send(1001, 100, at_ms(1100));  // D1
   CHECK(s.timer.deadline() == at_ms(4100));  // not 2.1 or 3.1 s
   s.ack(1101, at_ms(1200));
@@ -215,33 +226,37 @@ TEST_CASE("B15 RFC6298-5.7 after a SYN timeout data starts with RTO 3 s, and the
   // seeded RTTVAR with 3 s would give RTTVAR >= 2250 and an RTO near 9.1 s.
   CHECK(s.est.srtt() == milliseconds{100});
   CHECK(s.est.rttvar() == milliseconds{50});
-  CHECK(s.est.rto() == milliseconds{1000});
+  CHECK(s.timer.rto() == milliseconds{1000});
 }
 
 TEST_CASE("RFC6298-5.7 without a SYN timeout the RTO is left at 1 s; after two SYN timeouts it is re-initialized to 3 s; a base RTO >= 3 s is left alone") {
   Estimator e;
-  e.on_handshake_complete(false);
-  CHECK(e.rto() == seconds{1});
+  RetransmissionTimer et;
+  et.on_handshake_complete(false, e.has_sample());
+  CHECK(et.rto() == seconds{1});
   Estimator f;
-  f.on_syn_timeout();  // 5.5: 1 s -> 2 s
-  f.on_syn_timeout();  // 5.5: 2 s -> 4 s
-  CHECK(f.rto() == seconds{4});
+  RetransmissionTimer ft;
+  syn_expire(f, ft);  // 5.5: 1 s -> 2 s
+  syn_expire(f, ft);  // 5.5: 2 s -> 4 s
+  CHECK(ft.rto() == seconds{4});
   // The implementation uses a 1 s RTO (2.1), below 3 s: 5.7 re-initializes the
   // RTO to 3 s when data begins, replacing the backed-off 4 s; backoff ends.
-  f.on_handshake_complete(true);
-  CHECK(f.rto() == seconds{3});
-  CHECK(f.backoff() == 0);
+  ft.on_handshake_complete(true, f.has_sample());
+  CHECK(ft.rto() == seconds{3});
+  CHECK(ft.backoff() == 0);
   Estimator h;
-  h.on_rtt_sample(seconds{2});  // 2.2: SRTT 2 s, RTTVAR 1 s, RTO 2 + 4*1 = 6 s
-  h.on_syn_timeout();           // 5.5: 12 s
-  h.on_handshake_complete(true);  // the RTO in use (6 s) is not below 3 s: left as it is
-  CHECK(h.rto() == seconds{12});
+  RetransmissionTimer ht;
+  sample(h, ht, seconds{2});  // 2.2: SRTT 2 s, RTTVAR 1 s, RTO 2 + 4*1 = 6 s
+  syn_expire(h, ht);          // 5.5: 12 s
+  ht.on_handshake_complete(true, h.has_sample());  // the RTO in use (6 s) is not below 3 s: left as it is
+  CHECK(ht.rto() == seconds{12});
   Estimator g;
-  g.on_rtt_sample(milliseconds{40});  // e.g. from a timestamp echo
-  g.on_syn_timeout();                 // 2 s
-  g.on_handshake_complete(true);      // 2 s < 3 s: RTO = 3 s until the next sample
-  CHECK(g.rto() == seconds{3});
+  RetransmissionTimer gt;
+  sample(g, gt, milliseconds{40});  // e.g. from a timestamp echo
+  syn_expire(g, gt);                // 2 s
+  gt.on_handshake_complete(true, g.has_sample());  // 2 s < 3 s: RTO = 3 s until the next sample
+  CHECK(gt.rto() == seconds{3});
   CHECK(g.srtt() == milliseconds{40});
-  g.on_rtt_sample(milliseconds{40});
-  CHECK(g.rto() == seconds{1});
+  sample(g, gt, milliseconds{40});
+  CHECK(gt.rto() == seconds{1});
 }

@@ -1,7 +1,8 @@
-// The bounds of the compact per-connection state: the shared
-// Profile, the Linux variant's 32-bit fields, the 16-bit counters, the
-// sampler's 30-bit tick and the timer's one-Instant encoding, each tested at
-// its boundary. Expected values are computed by hand in the comments.
+// The bounds of the compact per-connection state: the constants each
+// estimator copies from its Config, the Linux variant's 32-bit fields, the
+// timer's 16-bit counters, the sampler's 30-bit tick and the timer's stopped
+// deadline, each tested at its boundary. Expected values are computed by hand
+// in the comments.
 
 #include <doctest/doctest.h>
 
@@ -12,7 +13,7 @@
 
 #include "rto/config.hpp"
 #include "rto/estimator.hpp"
-#include "rto/profile.hpp"
+#include "rto/linux_estimator.hpp"
 #include "rto/retransmission_timer.hpp"
 #include "rto/rtt_sampler.hpp"
 #include "test_util.hpp"
@@ -21,55 +22,51 @@ using rto::Config;
 using rto::ConfigError;
 using rto::Estimator;
 using rto::Instant;
-using rto::Profile;
+using rto::LinuxEstimator;
+using rto::RetransmissionTimer;
+using rto::Rto;
 using std::chrono::hours;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-TEST_CASE("Profile: estimators built from one Profile share its Config (no copy)") {
-  const Profile p(Config::linux_default());
-  const Estimator a(p), b(p);
-  CHECK(&a.config() == &p.config());
-  CHECK(&b.config() == &p.config());
-  CHECK(&a.profile() == &p);
-  CHECK(p.config() == Config::linux_default());
-}
-
-TEST_CASE("Profile::shared: one Profile per distinct Config; a bad Config throws and is not kept") {
-  Config c = Config::rfc6298();
-  c.min_rto = milliseconds{1500};  // a config no other test interns
-  c.initial_rto = seconds{2};
-  const Profile& x = Profile::shared(c);
-  const Profile& y = Profile::shared(c);
-  CHECK(&x == &y);
-  Config d = c;
-  d.min_rto = milliseconds{1501};
-  CHECK(&Profile::shared(d) != &x);
-  // Estimator(const Config&) goes through the same table.
-  const Estimator e(c);
-  CHECK(&e.profile() == &x);
+TEST_CASE("A profile is a value: an estimator copies its constants, so the Config may go; a bad Config throws") {
+  Estimator e = [] {
+    Config c = Config::rfc6298();
+    c.min_rto = milliseconds{1500};
+    c.initial_rto = seconds{2};
+    return Estimator(c);  // c ends here
+  }();
   CHECK(e.rto() == seconds{2});  // 2.1 with initial_rto 2 s
-  Config bad = c;
+  REQUIRE(e.on_rtt_sample(milliseconds{100}));
+  CHECK(e.rto() == milliseconds{1500});  // 100 + 4*50 = 300 ms, floored at min_rto 1.5 s (2.4)
+  const Estimator copy = e;  // a plain value: copies keep the constants
+  CHECK(copy.rto() == milliseconds{1500});
+  Config bad = Config::rfc6298();
   bad.max_rto = seconds{30};  // 2.5: below 60 s
-  CHECK_THROWS_AS(Profile::shared(bad), ConfigError);
-  CHECK_THROWS_AS(Profile::shared(bad), ConfigError);  // still refused: never stored
-  // The default constructor uses the static RFC 6298 profile.
-  const Estimator def;
-  CHECK(&def.profile() == &Profile::rfc6298());
-  CHECK(def.config() == Config::rfc6298());
-  CHECK(Estimator(Config::linux_default()).config() == Profile::linux_default().config());
+  CHECK_THROWS_AS(Estimator{bad}, ConfigError);
+  CHECK_THROWS_AS(RetransmissionTimer{bad}, ConfigError);
+  bad.variant = Config::Variant::linux_kernel;  // the Linux variant accepts a 30 s cap
+  CHECK_NOTHROW(LinuxEstimator{bad});
+  // Each estimator refuses the other's variant, naming the field.
+  try {
+    Estimator wrong(Config::linux_default());
+    FAIL("Estimator accepted the Linux variant");
+  } catch (const ConfigError& err) {
+    CHECK(std::string(err.what()).find("rto::Config.variant") == 0);
+  }
+  CHECK_THROWS_AS(LinuxEstimator{Config::rfc6298()}, ConfigError);
 }
 
-TEST_CASE("Linux 32-bit fields: a sample of kLinuxMaxSampleUs is exact, a longer one saturates to it") {
-  // kLinuxMaxSampleUs = floor((2^32 - 1) / 8) = 536 870 911 us: 8 * SRTT = 4 294 967 288 < 2^32.
-  CHECK(Estimator::kLinuxMaxSampleUs == 536'870'911);
+TEST_CASE("Linux 32-bit fields: a sample of kMaxExactSampleUs is exact, a longer one saturates to it") {
+  // kMaxExactSampleUs = floor((2^32 - 1) / 8) = 536 870 911 us: 8 * SRTT = 4 294 967 288 < 2^32.
+  CHECK(LinuxEstimator::kMaxExactSampleUs == 536'870'911);
   const microseconds r{536'870'911};
-  Estimator at(Config::linux_default()), above(Config::linux_default()), hour(Config::linux_default());
+  LinuxEstimator at, above, hour;
   REQUIRE(at.on_rtt_sample(r));
   REQUIRE(above.on_rtt_sample(r + microseconds{1}));
   REQUIRE(hour.on_rtt_sample(hours{1}));  // still accepted (<= 1 h), counted as r
-  for (const Estimator* e : {&at, &above, &hour}) {
+  for (const LinuxEstimator* e : {&at, &above, &hour}) {
     // First sample: srtt = R; mdev4 = 2R = 1 073 741 822, so rttvar() = mdev4 >> 2 =
     // 268 435 455 (2R/4 = 268 435 455.5, truncated); rttvar_us = max(2R, 200 ms) = 2R;
     // RTO = R + 2R = 1.6 s, above TCP_RTO_MAX: 120 s.
@@ -83,7 +80,7 @@ TEST_CASE("Linux 32-bit fields: a sample of kLinuxMaxSampleUs is exact, a longer
   // mdev_max = max(2R, mdev4) = 2R, rttvar_us stays 2R (no excess to decay).
   REQUIRE(at.on_rtt_sample(r));
   REQUIRE(hour.on_rtt_sample(hours{1}));
-  for (const Estimator* e : {&at, &hour}) {
+  for (const LinuxEstimator* e : {&at, &hour}) {
     CHECK(e->srtt() == r);
     CHECK(e->rttvar() == microseconds{201'326'591});
     CHECK(e->linux_rttvar() == microseconds{1'073'741'822});
@@ -120,44 +117,47 @@ TEST_CASE("Config: syn_linear_timeouts and reset_after_backoffs up to kMaxCount 
 }
 
 TEST_CASE("RFC6298-5.5 the backoff count saturates at 65535; the RTO stays at the cap") {
-  Estimator e;  // initial 1 s, cap 60 s: 1, 2, 4, ..., 32, then 60 s from the 6th doubling
-  for (int i = 0; i < 65'535; ++i) e.on_timeout();
-  CHECK(e.backoff() == 65'535u);
-  CHECK(e.rto() == seconds{60});
-  e.on_timeout();
-  CHECK(e.backoff() == 65'535u);
-  CHECK(e.rto() == seconds{60});
+  Estimator e;
+  RetransmissionTimer t(Config::rfc6298(), rto_test::kNoRetryLimits);
+  // initial 1 s, cap 60 s: 1, 2, 4, ..., 32, then 60 s from the 6th doubling
+  for (int i = 0; i < 65'535; ++i) rto_test::expire(e, t);
+  CHECK(t.backoff() == 65'535u);
+  CHECK(t.rto() == seconds{60});
+  rto_test::expire(e, t);
+  CHECK(t.backoff() == 65'535u);
+  CHECK(t.rto() == seconds{60});
   // A sample still collapses it (note after 5.7): R = 100 ms -> RTO = max(1 s, 100 + 4*50 ms) = 1 s.
-  REQUIRE(e.on_rtt_sample(milliseconds{100}));
-  CHECK(e.backoff() == 0u);
-  CHECK(e.rto() == seconds{1});
+  REQUIRE(rto_test::sample(e, t, milliseconds{100}));
+  CHECK(t.backoff() == 0u);
+  CHECK(t.rto() == seconds{1});
 }
 
 TEST_CASE("RFC6298-5-reset at the 65535th backoff: the 16-bit count reaches the largest allowed N") {
   Config c = Config::rfc6298();
   c.reset_after_backoffs = 65'535;
   Estimator e(c);
-  REQUIRE(e.on_rtt_sample(milliseconds{100}));
-  for (int i = 0; i < 65'534; ++i) e.on_timeout();
+  RetransmissionTimer t(c, rto_test::kNoRetryLimits);
+  REQUIRE(rto_test::sample(e, t, milliseconds{100}));
+  for (int i = 0; i < 65'534; ++i) rto_test::expire(e, t);
   CHECK(e.srtt().has_value());  // 65534 backoffs: not yet
-  e.on_timeout();
+  rto_test::expire(e, t);
   CHECK_FALSE(e.srtt().has_value());  // the 65535th clears SRTT/RTTVAR
-  CHECK(e.rto() == seconds{60});      // the backed-off RTO stays
+  CHECK(t.rto() == seconds{60});      // the backed-off RTO stays
 }
 
-TEST_CASE("RetransmissionTimer: 8 bytes; a start at the ends of the clock stays running") {
+TEST_CASE("RetransmissionTimer: a start at the ends of the clock stays running") {
   using rto_test::at_ms;
   rto::RetransmissionTimer t;
   CHECK_FALSE(t.running());
   CHECK(t.deadline() == Instant::max());
-  // Instant::min() marks "stopped": a start that would land there lands 1 us later.
-  t.restart(Instant::min(), microseconds{0});
+  // Instant::min() marks "stopped": the shortest start from it lands 1 us later.
+  t.restart(Instant::min(), Rto::clamped(microseconds{0}, Rto::kMin, Rto::kMax));
   CHECK(t.running());
   CHECK(t.deadline() == Instant::min() + microseconds{1});
   CHECK_FALSE(t.expired(Instant::min()));
   CHECK(t.expired(Instant::min() + microseconds{1}));
   // Past the end of the clock: saturates at Instant::max(), running, never expired before it.
-  t.restart(Instant::max() - microseconds{5}, seconds{1});
+  t.restart(Instant::max() - microseconds{5}, Rto::clamped(seconds{1}, Rto::kMin, Rto::kMax));
   CHECK(t.running());
   CHECK(t.deadline() == Instant::max());
   CHECK_FALSE(t.expired(Instant::max() - microseconds{1}));
@@ -165,7 +165,8 @@ TEST_CASE("RetransmissionTimer: 8 bytes; a start at the ends of the clock stays 
   CHECK_FALSE(t.running());
   CHECK(t.deadline() == Instant::max());
   CHECK_FALSE(t.expired(Instant::max()));
-  t.on_data_sent(at_ms(100), milliseconds{250});  // 5.1
+  t.on_rtt_sample(Rto::clamped(milliseconds{250}, Rto::kMin, Rto::kMax));
+  t.on_data_sent(at_ms(100));  // 5.1
   CHECK(t.deadline() == at_ms(350));
 }
 
@@ -179,14 +180,14 @@ TEST_CASE("RttSampler: the TS tick is kept up to kMaxTsTick = 2^30 - 1 us and cl
   CHECK(rto::RttSampler(seconds{1}).ts_tick() == seconds{1});              // RFC 7323's slowest clock
   // A 1 s tick: a TSecr 3 ticks back gives R = 3 s.
   rto::RttSampler s(seconds{1});
-  s.on_send(1000, 100, rto_test::at_ms(0));
+  s.on_send(1000, 100, 1000, rto_test::at_ms(0));
   const std::uint32_t tsecr = s.tsval(rto_test::at_ms(0));
-  auto r = s.on_ack_ts(1100, tsecr, rto_test::at_ms(3'500));  // floor(3.5) - 0 = 3 ticks
+  auto r = s.on_ack_ts(1100, tsecr, 1000, 1100, rto_test::at_ms(3'500));  // floor(3.5) - 0 = 3 ticks
   REQUIRE(r.has_value());
   CHECK(*r == seconds{3});
 }
 
-TEST_CASE("Linux tick rounding by one multiply is exact: RTO = ceil(rto_min / tick) * tick for every tick shape") {
+TEST_CASE("Linux tick rounding is exact: RTO = ceil(rto_min / tick) * tick for every tick shape") {
   // Linux variant, first sample R = 0: SRTT 0, rttvar_us = max(2R, rto_min) = rto_min, so
   // the RTO is rto_min rounded up to the tick, capped at 1 h; the truth is integer
   // division, (m + t - 1) / t * t.
@@ -208,8 +209,7 @@ TEST_CASE("Linux tick rounding by one multiply is exact: RTO = ceil(rto_min / ti
       c.tick = microseconds{t};
       c.min_rto = microseconds{m};
       c.initial_rto = c.max_rto = c.syn_fallback_rto = microseconds{hour};
-      const Profile p(c);
-      Estimator e(p);
+      LinuxEstimator e(c);
       REQUIRE(e.on_rtt_sample(microseconds{0}));
       const std::int64_t truth = std::min((m + t - 1) / t * t, hour);
       CAPTURE(t);

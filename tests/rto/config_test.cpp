@@ -6,6 +6,9 @@
 
 #include "rto/config.hpp"
 #include "rto/estimator.hpp"
+#include "rto/linux_estimator.hpp"
+#include "rto/retransmission_timer.hpp"
+#include "test_util.hpp"
 
 using rto::Config;
 using rto::ConfigError;
@@ -121,7 +124,7 @@ TEST_CASE("Config: a lower floor (e.g. Linux's 200 ms) in the RFC profile is an 
   c.min_rto = milliseconds{200};
   CHECK(error_of(c).empty());
   rto::Estimator e(c);
-  e.on_rtt_sample(milliseconds{5});  // raw 5 + max(1, 10) = 15 ms, floored at 200 ms
+  REQUIRE(e.on_rtt_sample(milliseconds{5}));  // raw 5 + max(1, 10) = 15 ms, floored at 200 ms
   CHECK(e.rto() == milliseconds{200});
 }
 
@@ -155,11 +158,12 @@ TEST_CASE("Config: the Linux variant refuses min_rto = 0 and accepts 1 us") {
   // With the 1 us floor and tick 0, a 0 us sample: srtt 0 + rttvar max(0, 1) = 1 us,
   // which backs off to 2 us (5.5).
   l.tick = microseconds{0};
-  rto::Estimator e(l);
-  e.on_rtt_sample(microseconds{0});
+  rto::LinuxEstimator e(l);
+  rto::RetransmissionTimer t(l);
+  REQUIRE(rto_test::sample(e, t, microseconds{0}));
   CHECK(e.rto() == microseconds{1});
-  e.on_timeout();
-  CHECK(e.rto() == microseconds{2});
+  rto_test::expire(e, t);
+  CHECK(t.rto() == microseconds{2});
   // The RFC variant keeps accepting min_rto = 0: G > 0 keeps its RTO positive.
   Config r = Config::rfc6298();
   r.min_rto = microseconds{0};

@@ -1,51 +1,59 @@
-// rto::Estimator, Linux profile (Config::linux_default()): hand-computed steps of
+// rto::LinuxEstimator (Config::linux_default()): hand-computed steps of
 // the kernel's tcp_rtt_estimator()/__tcp_set_rto() arithmetic (integer us,
 // srtt held as 8*SRTT, mdev as 4*mean deviation), checked against values the
 // kernel itself reported (see linux_truth_test.cpp for the trace comparisons).
 
 #include <doctest/doctest.h>
 
-#include "rto/estimator.hpp"
+#include "rto/linux_estimator.hpp"
+#include "rto/retransmission_timer.hpp"
+#include "test_util.hpp"
 
 using rto::Config;
-using rto::Estimator;
+using rto::LinuxEstimator;
+using rto::RetransmissionTimer;
+using rto_test::expire;
+using rto_test::sample;
+using rto_test::syn_expire;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
 TEST_CASE("Linux 2.1: initial RTO 1 s, no sample yet") {
-  Estimator e(Config::linux_default());
+  LinuxEstimator e;
   CHECK(e.rto() == seconds{1});
   CHECK_FALSE(e.srtt().has_value());
   CHECK_FALSE(e.linux_rttvar().has_value());
 }
 
 TEST_CASE("Linux first sample 40 ms: srtt 40, rttvar 20, rto 240 (kernel truth, syn-loss.truth.csv)") {
-  Estimator e(Config::linux_default());
-  e.on_rtt_sample(milliseconds{40});
+  LinuxEstimator e;
+  RetransmissionTimer t(Config::linux_default());
+  sample(e, t, milliseconds{40});
   // srtt = 40; mdev = 2R = 80 (tcpi_rttvar = mdev/4 = 20);
   // rttvar_us = max(80, rto_min 200) = 200; RTO = 40 + 200 = 240 ms (a multiple of 4 ms).
   CHECK(e.srtt() == milliseconds{40});
   CHECK(e.rttvar() == milliseconds{20});
   CHECK(e.linux_rttvar() == milliseconds{200});
   CHECK(e.rto() == milliseconds{240});
-  CHECK(e.backoff() == 0u);
+  CHECK(t.rto() == milliseconds{240});
+  CHECK(t.backoff() == 0u);
 }
 
 TEST_CASE("Linux first sample 150 ms: mdev 2R = 300 ms exceeds rto_min, RTO = 3R = 450 -> 452 ms (4 ms jiffies)") {
-  Estimator e(Config::linux_default());
-  e.on_rtt_sample(milliseconds{150});
+  LinuxEstimator e;
+  REQUIRE(e.on_rtt_sample(milliseconds{150}));
   CHECK(e.linux_rttvar() == milliseconds{300});
   CHECK(e.rttvar() == milliseconds{75});
   CHECK(e.rto() == milliseconds{452});  // 450 rounded up to a 4 ms jiffy
 }
 
 TEST_CASE("Linux rising then falling RTT (every sample ends an RTT window), incl. the 1/32 gain below SRTT") {
-  Estimator e(Config::linux_default());
-  e.on_rtt_sample(milliseconds{40});  // srtt8 320 ms, mdev 80, rttvar 200, RTO 240
+  LinuxEstimator e;
+  REQUIRE(e.on_rtt_sample(milliseconds{40}));  // srtt8 320 ms, mdev 80, rttvar 200, RTO 240
   // 80 ms: err = 80 - 40 = 40; srtt8 = 360 -> srtt 45; mdev += 40 - 80/4 = 20 -> 100.
   // mdev 100 < mdev_max 200: rttvar stays 200. RTO = 45 + 200 = 245 -> up to 4 ms: 248.
-  e.on_rtt_sample(milliseconds{80});
+  REQUIRE(e.on_rtt_sample(milliseconds{80}));
   CHECK(e.srtt() == milliseconds{45});
   CHECK(e.rttvar() == milliseconds{25});
   CHECK(e.linux_rttvar() == milliseconds{200});
@@ -53,7 +61,7 @@ TEST_CASE("Linux rising then falling RTT (every sample ends an RTT window), incl
   // 200 ms: err = 200 - 45 = 155; srtt8 = 515 -> srtt 64.375; mdev += 155 - 25 = 130 -> 230.
   // mdev 230 > mdev_max 200: mdev_max = rttvar = 230 (rises at once).
   // RTO = 64.375 + 230 = 294.375 -> 296 ms.
-  e.on_rtt_sample(milliseconds{200});
+  REQUIRE(e.on_rtt_sample(milliseconds{200}));
   CHECK(e.srtt() == microseconds{64'375});
   CHECK(e.rttvar() == microseconds{57'500});
   CHECK(e.linux_rttvar() == milliseconds{230});
@@ -62,7 +70,7 @@ TEST_CASE("Linux rising then falling RTT (every sample ends an RTT window), incl
   // -> srtt 61328 us. Below SRTT: 24375 - 230000/4 = -33125 (not > 0, no /8):
   // mdev = 196875. Window end: rttvar 230000 > mdev_max 200000, so rttvar -= 30000/4:
   // 222500. RTO = 61328 + 222500 = 283828 -> 284 ms.
-  e.on_rtt_sample(milliseconds{40});
+  REQUIRE(e.on_rtt_sample(milliseconds{40}));
   CHECK(e.srtt() == microseconds{61'328});
   CHECK(e.rttvar() == microseconds{49'218});  // 196875 / 4, truncated
   CHECK(e.linux_rttvar() == microseconds{222'500});
@@ -71,7 +79,7 @@ TEST_CASE("Linux rising then falling RTT (every sample ends an RTT window), incl
   // -> srtt 54287. |err| - mdev/4 = 56328 - 49218 = 7110 > 0, so gain 1/32: 7110/8 = 888.
   // mdev = 196875 + 888 = 197763. Window end: rttvar -= (222500 - 200000)/4 = 5625 -> 216875.
   // RTO = 54287 + 216875 = 271162 -> 272 ms.
-  e.on_rtt_sample(milliseconds{5});
+  REQUIRE(e.on_rtt_sample(milliseconds{5}));
   CHECK(e.srtt() == microseconds{54'287});
   CHECK(e.rttvar() == microseconds{49'440});  // 197763 / 4
   CHECK(e.linux_rttvar() == microseconds{216'875});
@@ -79,18 +87,18 @@ TEST_CASE("Linux rising then falling RTT (every sample ends an RTT window), incl
 }
 
 TEST_CASE("Linux end of an RTT window: rttvar decays only when SND.UNA passes the recorded SND.NXT") {
-  Estimator e(Config::linux_default());
-  e.on_rtt_sample(milliseconds{100}, 0, 1000);  // srtt 100, mdev 200, rttvar 200; window ends at 1000
+  LinuxEstimator e;
+  REQUIRE(e.on_rtt_sample(milliseconds{100}, 0, 1000));  // srtt 100, mdev 200, rttvar 200; window ends at 1000
   // 300 ms (una 500: same window): err 200; srtt8 = 800 + 200 = 1000 -> 125;
   // mdev += 200 - 50 = 150 -> 350 > mdev_max: rttvar = 350. RTO = 125 + 350 = 475 -> 476.
-  e.on_rtt_sample(milliseconds{300}, 500, 2000);
+  REQUIRE(e.on_rtt_sample(milliseconds{300}, 500, 2000));
   CHECK(e.srtt() == milliseconds{125});
   CHECK(e.linux_rttvar() == milliseconds{350});
   CHECK(e.rto() == milliseconds{476});
   // 100 ms (una 900, still the window of 1000): err -25; srtt8 975 -> 121.875;
   // 25 - 350/4 = -62.5 -> mdev 287.5. No window end: rttvar stays 350.
   // RTO = 121.875 + 350 = 471.875 -> 472.
-  e.on_rtt_sample(milliseconds{100}, 900, 2000);
+  REQUIRE(e.on_rtt_sample(milliseconds{100}, 900, 2000));
   CHECK(e.srtt() == microseconds{121'875});
   CHECK(e.linux_rttvar() == milliseconds{350});
   CHECK(e.rto() == milliseconds{472});
@@ -98,7 +106,7 @@ TEST_CASE("Linux end of an RTT window: rttvar decays only when SND.UNA passes th
   // err = 100000 - 121875 = -21875; srtt8 = 975000 - 21875 = 953125 -> 119140;
   // 21875 - 71875 = -50000 -> mdev 237500. mdev_max (350000) == rttvar: no decay;
   // mdev_max restarts at 200000. RTO = 119140 + 350000 = 469140 -> 472 ms.
-  e.on_rtt_sample(milliseconds{100}, 1500, 3000);
+  REQUIRE(e.on_rtt_sample(milliseconds{100}, 1500, 3000));
   CHECK(e.srtt() == microseconds{119'140});
   CHECK(e.linux_rttvar() == milliseconds{350});
   CHECK(e.rto() == milliseconds{472});
@@ -106,7 +114,7 @@ TEST_CASE("Linux end of an RTT window: rttvar decays only when SND.UNA passes th
   // srtt8 = 953125 - 19140 = 933985 -> 116748; 19140 - 59375 < 0 -> mdev 197265.
   // Decay: rttvar -= (350000 - 200000)/4 = 37500 -> 312500. RTO = 116748 + 312500
   // = 429248 -> 432 ms.
-  e.on_rtt_sample(milliseconds{100}, 3500, 4000);
+  REQUIRE(e.on_rtt_sample(milliseconds{100}, 3500, 4000));
   CHECK(e.srtt() == microseconds{116'748});
   CHECK(e.rttvar() == microseconds{49'316});  // 197265 / 4
   CHECK(e.linux_rttvar() == microseconds{312'500});
@@ -114,21 +122,21 @@ TEST_CASE("Linux end of an RTT window: rttvar decays only when SND.UNA passes th
 }
 
 TEST_CASE("Linux RTT windows compare SND.UNA modulo 2^32") {
-  Estimator e(Config::linux_default());
-  e.on_rtt_sample(milliseconds{100}, 0xFFFFFF00u, 0xFFFFFFF0u);
-  e.on_rtt_sample(milliseconds{300}, 0xFFFFFF80u, 0x00000100u);  // not past 0xFFFFFFF0
+  LinuxEstimator e;
+  REQUIRE(e.on_rtt_sample(milliseconds{100}, 0xFFFFFF00u, 0xFFFFFFF0u));
+  REQUIRE(e.on_rtt_sample(milliseconds{300}, 0xFFFFFF80u, 0x00000100u));  // not past 0xFFFFFFF0
   CHECK(e.linux_rttvar() == milliseconds{350});
-  e.on_rtt_sample(milliseconds{100}, 0x00000010u, 0x00000200u);  // past it across the wrap
-  e.on_rtt_sample(milliseconds{100}, 0x00000210u, 0x00000300u);  // past 0x200: decays
+  REQUIRE(e.on_rtt_sample(milliseconds{100}, 0x00000010u, 0x00000200u));  // past it across the wrap
+  REQUIRE(e.on_rtt_sample(milliseconds{100}, 0x00000210u, 0x00000300u));  // past 0x200: decays
   CHECK(e.linux_rttvar() < milliseconds{350});
 }
 
 TEST_CASE("Linux 200 ms floor through RTTVAR: constant 10 ms samples keep RTO at 212 ms, no 1 s floor") {
-  Estimator e(Config::linux_default());
-  e.on_rtt_sample(milliseconds{10});
+  LinuxEstimator e;
+  REQUIRE(e.on_rtt_sample(milliseconds{10}));
   // srtt 10, mdev 20, rttvar max(20, 200) = 200; RTO 210 -> 212 ms (4 ms jiffies).
   CHECK(e.rto() == milliseconds{212});
-  for (int i = 0; i < 50; ++i) e.on_rtt_sample(milliseconds{10});
+  for (int i = 0; i < 50; ++i) REQUIRE(e.on_rtt_sample(milliseconds{10}));
   // mdev decays toward 0, but rttvar never drops below mdev_max = rto_min = 200.
   CHECK(e.srtt() == milliseconds{10});
   CHECK(e.linux_rttvar() == milliseconds{200});
@@ -137,59 +145,61 @@ TEST_CASE("Linux 200 ms floor through RTTVAR: constant 10 ms samples keep RTO at
 }
 
 TEST_CASE("Linux 120 s cap: a 50 s sample gives 50 + 100 s -> 120 s; backoff caps at 120 s (B13)") {
-  Estimator e(Config::linux_default());
-  e.on_rtt_sample(seconds{50});
+  LinuxEstimator e;
+  REQUIRE(e.on_rtt_sample(seconds{50}));
   CHECK(e.rto() == seconds{120});
-  Estimator b(Config::linux_default());
+  RetransmissionTimer b(Config::linux_default());
   const long long expect_s[] = {2, 4, 8, 16, 32, 64, 120, 120, 120};
   for (long long s : expect_s) {
-    b.on_timeout();
+    expire(b);
     CHECK(b.rto() == seconds{s});
   }
 }
 
 TEST_CASE("Linux tcp_syn_linear_timeouts: the first 4 SYN expiries keep 1 s, then it doubles (syn-loss truth)") {
-  Estimator e(Config::linux_default());
+  LinuxEstimator e;
+  RetransmissionTimer t(Config::linux_default());
   // syn-loss.truth.csv: rto after each SYN expiry 1000,1000,1000,1000,2000,4000; backoff 0,0,0,0,1,2.
   const long long rto_ms[] = {1000, 1000, 1000, 1000, 2000, 4000};
   const unsigned backoff[] = {0, 0, 0, 0, 1, 2};
   for (int i = 0; i < 6; ++i) {
-    e.on_syn_timeout();
-    CHECK(e.rto() == milliseconds{rto_ms[i]});
-    CHECK(e.backoff() == backoff[i]);
+    syn_expire(e, t);
+    CHECK(t.rto() == milliseconds{rto_ms[i]});
+    CHECK(t.backoff() == backoff[i]);
   }
   // The SYN-ACK's timestamp echo gives a valid 40 ms sample: srtt 40, rttvar 20, rto 240.
-  e.on_rtt_sample(milliseconds{40});
-  e.on_handshake_complete(true);  // a sample was taken: no 3 s fallback in Linux
+  sample(e, t, milliseconds{40});
+  t.on_handshake_complete(true, e.has_sample());  // a sample was taken: no 3 s fallback in Linux
   CHECK(e.srtt() == milliseconds{40});
   CHECK(e.rttvar() == milliseconds{20});
-  CHECK(e.rto() == milliseconds{240});
-  CHECK(e.backoff() == 0u);
+  CHECK(t.rto() == milliseconds{240});
+  CHECK(t.backoff() == 0u);
 }
 
 TEST_CASE("Linux 5.7: the 3 s fallback applies only when the handshake gave no RTT sample") {
-  Estimator e(Config::linux_default());
-  e.on_syn_timeout();
-  e.on_handshake_complete(true);
-  CHECK(e.rto() == seconds{3});
-  CHECK(e.backoff() == 0u);
-  e.on_rtt_sample(milliseconds{40});  // first sample proper: 240 ms
-  CHECK(e.rto() == milliseconds{240});
+  LinuxEstimator e;
+  RetransmissionTimer t(Config::linux_default());
+  syn_expire(e, t);
+  t.on_handshake_complete(true, e.has_sample());
+  CHECK(t.rto() == seconds{3});
+  CHECK(t.backoff() == 0u);
+  sample(e, t, milliseconds{40});  // first sample proper: 240 ms
+  CHECK(t.rto() == milliseconds{240});
 }
 
 TEST_CASE("Linux: a sample collapses the backoff (tcp_ack_update_rtt); negative samples are refused") {
-  Estimator e(Config::linux_default());
-  e.on_rtt_sample(milliseconds{40});
-  e.on_timeout();
-  e.on_timeout();
-  CHECK(e.rto() == milliseconds{960});
-  CHECK(e.backoff() == 2u);
-  CHECK_FALSE(e.on_rtt_sample(microseconds{-1}));
-  CHECK(e.backoff() == 2u);
-  e.on_rtt_sample(milliseconds{40});
+  LinuxEstimator e;
+  RetransmissionTimer t(Config::linux_default());
+  sample(e, t, milliseconds{40});
+  expire(e, t);
+  expire(e, t);
+  CHECK(t.rto() == milliseconds{960});
+  CHECK(t.backoff() == 2u);
+  CHECK_FALSE(sample(e, t, microseconds{-1}));
+  CHECK(t.backoff() == 2u);
+  sample(e, t, milliseconds{40});
   // err 0: srtt 40, mdev = 80 - 20 = 60; window end: rttvar 200 (== mdev_max): RTO 240.
-  CHECK(e.backoff() == 0u);
-  CHECK(e.rto() == milliseconds{240});
+  CHECK(t.backoff() == 0u);
+  CHECK(t.rto() == milliseconds{240});
   CHECK(e.rttvar() == milliseconds{15});
 }
-

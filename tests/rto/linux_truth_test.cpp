@@ -16,10 +16,13 @@
 #include <vector>
 
 #include "common/paths.hpp"
-#include "rto/estimator.hpp"
+#include "rto/linux_estimator.hpp"
+#include "rto/retransmission_timer.hpp"
+#include "test_util.hpp"
 
 using rto::Config;
-using rto::Estimator;
+using rto::LinuxEstimator;
+using rto::RetransmissionTimer;
 using std::chrono::microseconds;
 
 namespace {
@@ -100,7 +103,7 @@ Agreement replay(const std::string& name) {
   const auto rows = read_truth((shared_dir() / "traces" / "linux" / (name + ".truth.csv")).string());
   const auto samples = read_samples("tests/rto/data/" + name + ".samples");
   REQUIRE(!samples.empty());
-  Estimator e(Config::linux_default());
+  LinuxEstimator e;
   Agreement a;
   std::size_t next = 0;
   for (const TruthRow& row : rows) {
@@ -110,7 +113,7 @@ Agreement replay(const std::string& name) {
     }
     if (row.state != "ESTABLISHED" || row.backoff != 0 || !e.srtt()) continue;
     ++a.rows;
-    if (e.rto().count() == row.rto_us) ++a.rto_exact;
+    if (e.rto().get().count() == row.rto_us) ++a.rto_exact;
     a.srtt_diff_us.push_back(std::llabs(e.srtt()->count() - row.srtt_us));
     a.rttvar_diff_us.push_back(std::llabs(e.rttvar()->count() - row.rttvar_us));
   }
@@ -121,37 +124,38 @@ Agreement replay(const std::string& name) {
 
 TEST_CASE("Linux profile vs kernel truth (syn-loss): 5.5 linear SYN backoff, first sample, second sample") {
   const auto rows = read_truth((shared_dir() / "traces" / "linux" / "syn-loss.truth.csv").string());
-  Estimator e(Config::linux_default());
+  LinuxEstimator e;
+  RetransmissionTimer t(Config::linux_default(), rto_test::kNoRetryLimits);
   unsigned expiries = 0;
   std::size_t i = 0;
   int syn_rows = 0;
   for (; i < rows.size() && rows[i].state == "SYN_SENT"; ++i, ++syn_rows) {
     while (expiries < rows[i].total_rto) {
-      e.on_syn_timeout();
+      rto_test::syn_expire(e, t);
       ++expiries;
     }
-    CHECK(e.rto().count() == rows[i].rto_us);
-    CHECK(e.backoff() == rows[i].backoff);
+    CHECK(t.rto().get().count() == rows[i].rto_us);
+    CHECK(t.backoff() == rows[i].backoff);
   }
   CHECK(expiries == 6u);
   CHECK(syn_rows > 500);
   REQUIRE(i < rows.size());
   // First ESTABLISHED row: the SYN-ACK's TS echo sample; srtt = R exactly.
   const TruthRow first = rows[i];
-  e.on_rtt_sample(microseconds{first.srtt_us});
-  e.on_handshake_complete(true);
+  REQUIRE(rto_test::sample(e, t, microseconds{first.srtt_us}));
+  t.on_handshake_complete(true, e.has_sample());
   CHECK(e.srtt()->count() == first.srtt_us);      // 40.000
   CHECK(e.rttvar()->count() == first.rttvar_us);  // 20.000
-  CHECK(e.rto().count() == first.rto_us);         // 240.000
+  CHECK(t.rto().get().count() == first.rto_us);   // 240.000
   // The next row with a different srtt (one sample apart): R = srtt + 8*(srtt' - srtt).
   while (i < rows.size() && rows[i].srtt_us == first.srtt_us) ++i;
   REQUIRE(i < rows.size());
   const TruthRow second = rows[i];
   const long long r = first.srtt_us + 8 * (second.srtt_us - first.srtt_us);  // 40672 us
-  e.on_rtt_sample(microseconds{r});
+  REQUIRE(rto_test::sample(e, t, microseconds{r}));
   CHECK(e.srtt()->count() == second.srtt_us);      // 40.084
   CHECK(e.rttvar()->count() == second.rttvar_us);  // 15.168: mdev 80000 + (672 - 20000) = 60672
-  CHECK(e.rto().count() == second.rto_us);         // 244: 40084 + 200000 rounded up to 4 ms
+  CHECK(t.rto().get().count() == second.rto_us);   // 244: 40084 + 200000 rounded up to 4 ms
 }
 
 TEST_CASE("Linux profile vs kernel truth (syn-loss): every ESTABLISHED row's RTO exact, SRTT/RTTVAR within 10 us") {

@@ -3,14 +3,54 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <optional>
+
 #include "rto/rtt_sampler.hpp"
+#include "rto/seq.hpp"
 #include "test_util.hpp"
 
-using rto::RttSampler;
+using rto::Instant;
 using rto_test::at_ms;
 using rto_test::at_us;
 using std::chrono::microseconds;
 using std::chrono::milliseconds;
+
+namespace {
+
+// An rto::RttSampler beside the SND.UNA and SND.MAX a sender keeps (from the
+// first segment sent, and from each ACK of new data) and tells it.
+struct RttSampler : rto::RttSampler {
+  using rto::RttSampler::RttSampler;
+  std::uint32_t una = 0, max = 0;
+  bool started = false;
+  void on_send(std::uint32_t seq, std::uint32_t len, Instant now) {
+    if (!started) {
+      started = true;
+      una = max = seq;
+    }
+    rto::RttSampler::on_send(seq, len, max, now);
+    max = rto::seq_max(max, seq + len);
+  }
+  std::optional<microseconds> on_ack(std::uint32_t ack, Instant now) {
+    const auto r = rto::RttSampler::on_ack(ack, una, max, now);
+    acked(ack);
+    return r;
+  }
+  std::optional<microseconds> on_ack_ts(std::uint32_t ack, std::uint32_t tsecr, Instant now) {
+    const auto r = rto::RttSampler::on_ack_ts(ack, tsecr, una, max, now);
+    acked(ack);
+    return r;
+  }
+  std::uint32_t snd_una() const { return una; }
+
+ private:
+  void acked(std::uint32_t ack) {
+    if (rto::seq_gt(ack, una) && rto::seq_le(ack, max)) una = ack;
+  }
+};
+
+}  // namespace
 
 TEST_CASE("3 sampler: a new segment is timed and its ACK gives the sample") {
   RttSampler s;
@@ -161,4 +201,23 @@ TEST_CASE("RFC 7323: the TS tick scales the sample (10 ms ticks)") {
   RttSampler s(milliseconds{10});
   s.on_send(0, 100, at_ms(0));  // TSval 0
   CHECK(s.on_ack_ts(100, 0, at_ms(57)) == milliseconds{50});  // 5 ticks
+}
+
+TEST_CASE("RFC6298-3-karn sampler told SND.MAX: a segment starting below it is a retransmission, never timed") {
+  rto::RttSampler s;
+  s.on_send(1000, 100, 1100, at_ms(0));  // below SND.MAX 1100: a retransmission
+  CHECK_FALSE(s.timing());
+  s.on_send(1100, 100, 1100, at_ms(10));  // at SND.MAX: new data, timed
+  CHECK(s.timing());
+  CHECK(s.timed_end() == 1200u);
+  // An ACK is judged against the SND.UNA and SND.MAX the sender passes.
+  CHECK_FALSE(s.on_ack(1200, 1200, 1200, at_ms(60)).has_value());  // not above SND.UNA: a duplicate
+  CHECK_FALSE(s.on_ack(1300, 1100, 1200, at_ms(60)).has_value());  // above SND.MAX: data never sent
+  CHECK(s.timing());
+  CHECK(s.on_ack(1200, 1100, 1200, at_ms(60)) == milliseconds{50});  // 60 - 10
+  CHECK_FALSE(s.timing());
+  // With timestamps the same window applies: TSecr 0 echoed at 75 ms gives 75 ms, once.
+  CHECK_FALSE(s.on_ack_ts(1200, 0, 1200, 1200, at_ms(75)).has_value());
+  s.on_send(1200, 100, 1200, at_ms(70));
+  CHECK(s.on_ack_ts(1300, 0, 1200, 1300, at_ms(75)) == milliseconds{75});
 }

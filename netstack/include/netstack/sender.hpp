@@ -9,7 +9,7 @@
 //  - RFC 9293: active open (SYN with MSS, window scale, SACK-permitted and
 //    timestamps options), SND.UNA / SND.NXT / SND.WND, SMSS segmentation,
 //    cumulative ACKs, FIN close, RST handling.
-//  - RFC 6298 through rto::Estimator / rto::RttSampler / rto::RetransmissionTimer:
+//  - RFC 6298 through rto::AnyEstimator / rto::RttSampler / rto::RetransmissionTimer:
 //    2.1-2.5 RTO computation, 3 (Karn), 5.1-5.7 timer management; on expiry
 //    the EARLIEST unacknowledged segment is retransmitted (5.4).
 //  - RFC 7323: timestamps; RTT samples from TSecr.
@@ -39,12 +39,12 @@
 #include "netstack/congestion.hpp"
 #include "rto/clock.hpp"
 #include "rto/config.hpp"
-#include "rto/retry_limits.hpp"
+#include "rto/retransmission_timer.hpp"
 
 namespace netstack {
 
-/// Parameters of a TcpSender. The three RFC 1122 R2 fields are handed to
-/// rto::RetryCounter as an rto::RetryLimits.
+/// Parameters of a TcpSender. The three RFC 1122 R2 fields are handed to the
+/// rto::RetransmissionTimer as its rto::RetryLimits.
 struct SenderConfig {
   Endpoint local;   ///< our address and port
   Endpoint remote;  ///< the peer's address and port (same IP version)
@@ -228,7 +228,7 @@ class TcpSender {
 
   /// Counters and logs since construction.
   const SenderStats& stats() const;
-  /// Current RTO including backoff, microseconds (RFC 6298 2-5, via rto::Estimator).
+  /// Current RTO including backoff, microseconds (RFC 6298 2-5, via rto::RetransmissionTimer).
   std::chrono::microseconds rto() const;
   /// SRTT (RFC 6298 2.2/2.3); nullopt before the first RTT sample.
   std::optional<std::chrono::microseconds> srtt() const;

@@ -10,7 +10,7 @@
 
 #include "netstack/reassembly.hpp"
 #include "netstack/segment_codec.hpp"
-#include "rto/estimator.hpp"
+#include "rto/any_estimator.hpp"
 #include "rto/retransmission_timer.hpp"
 #include "rto/rtt_sampler.hpp"
 #include "rto/seq.hpp"
@@ -32,12 +32,16 @@ const char* to_string(ReceiverState s) {
 }
 
 struct TcpReceiver::Impl {
-  explicit Impl(ReceiverConfig c) : cfg(std::move(c)), est(cfg.rto), sampler(cfg.ts_tick, cfg.ts_offset) {}
+  explicit Impl(ReceiverConfig c)
+      : cfg(std::move(c)),
+        est(cfg.rto),
+        sampler(cfg.ts_tick, cfg.ts_offset),
+        timer(cfg.rto, rto::RetryLimits{cfg.max_backoffs, cfg.max_backoffs, std::chrono::microseconds{0}}) {}
 
   ReceiverConfig cfg;
-  rto::Estimator est;
+  rto::AnyEstimator est;
   rto::RttSampler sampler;
-  rto::RetransmissionTimer timer;
+  rto::RetransmissionTimer timer;  // 5.1-5.7 for the SYN-ACK and the FIN; gives up after max_backoffs
   ReceiverState state = ReceiverState::Listen;
   ReceiverStats stats;
   std::vector<std::vector<std::uint8_t>> out;
@@ -104,8 +108,8 @@ struct TcpReceiver::Impl {
     h.options.mss = cfg.mss;
     if (snd_wscale > 0) h.options.window_scale = snd_wscale;
     h.options.sack_permitted = sack_ok;
-    sampler.on_send(cfg.iss, 1, now);
-    timer.on_data_sent(now, est.rto());  // 5.1
+    sampler.on_send(cfg.iss, 1, retransmission ? cfg.iss + 1 : cfg.iss, now);  // SND.MAX before it
+    timer.on_data_sent(now);  // 5.1
     emit(h, now);
     if (retransmission) ++stats.retransmissions;
   }
@@ -126,8 +130,8 @@ struct TcpReceiver::Impl {
     h.ack = rcv_nxt();
     h.flags = wire::kFin | wire::kAck;
     h.window = static_cast<std::uint16_t>(window() >> snd_wscale);
-    sampler.on_send(h.seq, 1, now);
-    timer.on_data_sent(now, est.rto());  // 5.1
+    sampler.on_send(h.seq, 1, retransmission ? h.seq + 1 : h.seq, now);  // SND.MAX before it
+    timer.on_data_sent(now);  // 5.1
     fin_sent = true;
     emit(h, now);
     if (retransmission) ++stats.retransmissions;
@@ -158,19 +162,21 @@ struct TcpReceiver::Impl {
   void on_tick(rto::Instant now) {
     last_now = std::max(last_now, now);
     if (timer.expired(now)) {
-      if (backoffs >= cfg.max_backoffs) {
+      // RFC 1122 R2 (max_backoffs in a row), then 5.5 / 5.6.
+      const bool syn = state == ReceiverState::SynReceived;
+      const rto::Expiry x = syn ? timer.on_syn_expiry(now) : timer.on_expiry(now);
+      if (x.verdict != rto::RetryVerdict::Retransmit) {
         state = ReceiverState::Failed;
         timer.stop();
         return;
       }
+      if (x.forget_rtt) est.forget();
       ++backoffs;
       ++stats.timeouts;
       sampler.on_timeout();
-      if (state == ReceiverState::SynReceived) {
-        timer.on_syn_expiry(now, est);
+      if (syn) {
         send_syn_ack(now, true);
       } else if (state == ReceiverState::LastAck) {
-        timer.on_expiry(now, est);
         send_fin(now, true);
       } else {
         timer.stop();
@@ -268,14 +274,15 @@ struct TcpReceiver::Impl {
     if (state == ReceiverState::SynReceived) {
       if (h.ack != cfg.iss + 1) return;
       std::optional<std::chrono::microseconds> r;
+      // The SYN-ACK [ISS, ISS + 1) is all that was sent: SND.UNA ISS, SND.MAX ISS + 1.
       if (ts_ok && h.options.tsecr && *h.options.tsecr != 0) {
-        r = sampler.on_ack_ts(h.ack, *h.options.tsecr, now);
+        r = sampler.on_ack_ts(h.ack, *h.options.tsecr, cfg.iss, cfg.iss + 1, now);
       } else {
-        r = sampler.on_ack(h.ack, now);
+        r = sampler.on_ack(h.ack, cfg.iss, cfg.iss + 1, now);
       }
-      if (r) est.on_rtt_sample(*r);
-      est.on_handshake_complete(backoffs > 0);  // 5.7
-      timer.on_all_acked();                      // 5.2
+      if (r && est.on_rtt_sample(*r)) timer.on_rtt_sample(est.rto());  // 2.2 / 2.3
+      timer.on_handshake_complete(backoffs > 0, est.has_sample());  // 5.7
+      timer.on_all_acked();                                        // 5.2
       backoffs = 0;
       state = ReceiverState::Established;
     } else if (state == ReceiverState::LastAck && h.ack == cfg.iss + 2) {

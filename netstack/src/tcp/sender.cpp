@@ -53,9 +53,9 @@ const char* to_string(RetransmitKind k) {
 
 TcpSender::Impl::Impl(SenderConfig c)
     : cfg(std::move(c)),
-      retry_limits{cfg.max_backoffs, cfg.max_syn_backoffs, cfg.max_retry_time},
       est(cfg.rto),
       sampler(cfg.ts_tick, cfg.ts_offset),
+      timer(cfg.rto, rto::RetryLimits{cfg.max_backoffs, cfg.max_syn_backoffs, cfg.max_retry_time}),
       cc(cfg.mss, cfg.initial_window_segments, cfg.iss) {
   if (cfg.local.address.version != cfg.remote.address.version) {
     throw std::invalid_argument("netstack::SenderConfig: local and remote IP versions differ");
@@ -134,10 +134,10 @@ bool TcpSender::all_acked() const {
   return s.close_requested && s.una == s.total_end();
 }
 const SenderStats& TcpSender::stats() const { return impl_->stats; }
-std::chrono::microseconds TcpSender::rto() const { return impl_->est.rto(); }
+std::chrono::microseconds TcpSender::rto() const { return impl_->timer.rto(); }
 std::optional<std::chrono::microseconds> TcpSender::srtt() const { return impl_->est.srtt(); }
 std::optional<std::chrono::microseconds> TcpSender::rttvar() const { return impl_->est.rttvar(); }
-unsigned TcpSender::backoff() const { return impl_->est.backoff(); }
+unsigned TcpSender::backoff() const { return impl_->timer.backoff(); }
 const NewReno& TcpSender::congestion() const { return impl_->cc; }
 std::uint32_t TcpSender::smss() const { return impl_->smss; }
 std::uint32_t TcpSender::snd_una() const { return impl_->seq32(impl_->una); }

@@ -21,21 +21,25 @@ void TcpSender::Impl::fail(FailureReason why, SenderState st) {
 
 void TcpSender::Impl::on_timer_expiry(rto::Instant now) {
   const bool syn = state == SenderState::SynSent;
-  const bool repeated = retries.consecutive() > 0;
-  switch (retries.on_expiry(now, syn, retry_limits)) {  // RFC 1122 R2
+  const bool repeated = timer.consecutive_expiries() > 0;
+  const rto::Instant started = timer_started;
+  // RFC 1122 R2 first; then 5.5 back off and 5.6 restart (for the SYN: its
+  // linear expiries first).
+  const rto::Expiry x = syn ? timer.on_syn_expiry(now) : timer.on_expiry(now);
+  switch (x.verdict) {
     case rto::RetryVerdict::TimeLimit: fail(FailureReason::RetryTimeLimit, SenderState::Failed); return;
     case rto::RetryVerdict::BackoffLimit:
       fail(syn ? FailureReason::SynBackoffLimit : FailureReason::DataBackoffLimit, SenderState::Failed);
       return;
     case rto::RetryVerdict::Retransmit: break;
   }
+  if (x.forget_rtt) est.forget();  // the section 5 note, when the profile asks for it
   ++stats.timeouts;
-  expiry_wait = now - timer_started;
-  timer_started = now;  // 5.6: restarted below with the backed-off RTO
+  expiry_wait = now - started;
+  timer_started = now;  // 5.6: restarted with the backed-off RTO
+  sampler.on_timeout();  // Karn (3): nothing in flight may be timed now
   if (syn) {
     syn_timed_out = true;
-    timer.on_syn_expiry(now, est);  // 5.5 / 5.6 for the SYN
-    sampler.on_timeout();
     send_syn(now, true);  // 5.4: the SYN is the earliest unacknowledged segment
     return;
   }
@@ -45,8 +49,6 @@ void TcpSender::Impl::on_timer_expiry(rto::Instant now) {
   // RFC 2018 section 8: after a retransmission timeout turn off all the
   // SACKed bits (the receiver may have reneged).
   sacked.clear();
-  timer.on_expiry(now, est);  // 5.5 back off, 5.6 restart with the new RTO
-  sampler.on_timeout();       // Karn (3): nothing in flight may be timed now
   // 5.4: retransmit the earliest segment not yet acknowledged; then go back N.
   nxt = una;
   const std::uint64_t used = send_segment(una, smss, now, SendReason::Timeout);
@@ -64,7 +66,7 @@ void TcpSender::Impl::on_tick(rto::Instant now) {
   if (finished()) return;
   if (persist.due(now)) {
     send_window_probe(now);
-    persist.on_probe_sent(now, est.base_rto());
+    persist.on_probe_sent(now, timer.base_rto());
   }
   push(now);
   if (ack_pending) send_ack(now);
@@ -116,10 +118,9 @@ void TcpSender::Impl::on_syn_sent_segment(const wire::TcpHeader& h, rto::Instant
   // Karn (3): the SYN-ACK gives a sample only if the SYN was never
   // retransmitted; no TSecr sample here, so a retransmitted SYN never yields
   // one (shared case B15).
-  if (auto r = sampler.on_ack(h.ack, now)) take_sample(*r, now);
-  est.on_handshake_complete(syn_timed_out);  // 5.7
-  timer.on_all_acked();                      // 5.2
-  retries.on_progress();
+  if (auto r = sampler.on_ack(h.ack, seq32(0), seq32(max), now)) take_sample(*r, now);
+  timer.on_handshake_complete(syn_timed_out, est.has_sample());  // 5.7
+  timer.on_all_acked();                                          // 5.2, progress for R2
   cc.reset_smss(smss, cfg.initial_window_segments);
   state = close_requested ? SenderState::FinWait1 : SenderState::Established;
   // ACK the SYN-ACK on its own segment, as Linux does, so the handshake
@@ -130,8 +131,9 @@ void TcpSender::Impl::on_syn_sent_segment(const wire::TcpHeader& h, rto::Instant
 
 void TcpSender::Impl::take_sample(microseconds r, rto::Instant now) {
   if (!est.on_rtt_sample(r, seq32(una), seq32(max))) return;  // 2.2 / 2.3
+  timer.on_rtt_sample(est.rto());  // the note after 5.7: a sample ends the backoff
   ++stats.rtt_samples;
-  if (log_rtt) stats.rtt_log.push_back(RttRecord{now, r, est.rto()});
+  if (log_rtt) stats.rtt_log.push_back(RttRecord{now, r, timer.rto()});
 }
 
 void TcpSender::Impl::on_synchronized_segment(const wire::TcpHeader& h, std::span<const std::uint8_t> payload,
@@ -225,6 +227,7 @@ void TcpSender::Impl::on_ack(const wire::TcpHeader& h, std::size_t payload_len, 
 
   // An ACK of new data.
   const std::uint64_t acked = static_cast<std::uint64_t>(d);
+  const std::uint32_t una_before = seq32(una);  // SND.UNA as the ACK found it (the sampler's window)
   const std::uint64_t data_acked =
       std::min(una + acked, data_end()) > std::max<std::uint64_t>(una, 1)
           ? std::min(una + acked, data_end()) - std::max<std::uint64_t>(una, 1)
@@ -240,13 +243,11 @@ void TcpSender::Impl::on_ack(const wire::TcpHeader& h, std::size_t payload_len, 
   // RTT sample: RFC 7323 TSecr when timestamps are on, else Karn-timed (3).
   std::optional<microseconds> r;
   if (ts_ok && h.options.tsecr && *h.options.tsecr != 0) {
-    r = sampler.on_ack_ts(h.ack, *h.options.tsecr, now);
+    r = sampler.on_ack_ts(h.ack, *h.options.tsecr, una_before, seq32(max), now);
   } else {
-    r = sampler.on_ack(h.ack, now);
+    r = sampler.on_ack(h.ack, una_before, seq32(max), now);
   }
   if (r) take_sample(*r, now);
-
-  retries.on_progress();  // progress: R2 counts start again
 
   const auto flight_after = static_cast<std::uint32_t>(max - una);
   if (cc.in_recovery()) {
@@ -258,10 +259,11 @@ void TcpSender::Impl::on_ack(const wire::TcpHeader& h, std::size_t payload_len, 
     cc.on_ack_of_new_data(static_cast<std::uint32_t>(acked));
   }
 
+  // Progress either way: R2's counts start again.
   if (una == max) {
     timer.on_all_acked();  // 5.2
   } else {
-    timer.on_new_data_acked(now, est.rto());  // 5.3
+    timer.on_new_data_acked(now);  // 5.3
     timer_started = now;
   }
 

@@ -17,9 +17,8 @@
 
 #include "netstack/sender.hpp"
 #include "netstack/persist_timer.hpp"
-#include "rto/estimator.hpp"
+#include "rto/any_estimator.hpp"
 #include "rto/retransmission_timer.hpp"
-#include "rto/retry_limits.hpp"
 #include "rto/rtt_sampler.hpp"
 #include "netstack/sack_scoreboard.hpp"
 #include "netstack/send_buffer.hpp"
@@ -43,13 +42,11 @@ struct TcpSender::Impl {
   explicit Impl(SenderConfig c);
 
   SenderConfig cfg;
-  rto::RetryLimits retry_limits;  // RFC 1122 R2, from cfg
-  rto::Estimator est;
+  rto::AnyEstimator est;           // SRTT, RTTVAR (2.2, 2.3): the profile's variant
   rto::RttSampler sampler;
-  rto::RetransmissionTimer timer;
+  rto::RetransmissionTimer timer;  // 5.1-5.7, the backoff, RFC 1122 R2 (cfg's limits)
   rto::Instant timer_started{};          // when `timer` last started or restarted
   std::chrono::microseconds expiry_wait{0};  // for the log: how long it ran before the expiry being handled
-  rto::RetryCounter retries;
   NewReno cc;
   SenderState state = SenderState::Closed;
   FailureReason failure = FailureReason::None;

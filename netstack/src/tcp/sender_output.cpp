@@ -19,7 +19,7 @@ void TcpSender::Impl::emit(wire::TcpHeader& h, std::span<const std::uint8_t> pay
 
 void TcpSender::Impl::start_timer_if_stopped(rto::Instant now) {
   if (!timer.running()) timer_started = now;
-  timer.on_data_sent(now, est.rto());  // 5.1
+  timer.on_data_sent(now);  // 5.1
 }
 
 void TcpSender::Impl::log_retransmission(rto::Instant now, RetransmitKind kind, std::uint32_t seq, std::uint32_t len,
@@ -28,7 +28,7 @@ void TcpSender::Impl::log_retransmission(rto::Instant now, RetransmitKind kind, 
   if (kind == RetransmitKind::Timeout) ++stats.retransmissions_timeout;
   if (kind == RetransmitKind::Fast) ++stats.retransmissions_fast;
   if (kind == RetransmitKind::AfterTimeout) ++stats.retransmissions_after_timeout;
-  stats.retransmit_log.push_back(RetransmitRecord{now, kind, seq, len, syn, fin, est.rto(), est.backoff(),
+  stats.retransmit_log.push_back(RetransmitRecord{now, kind, seq, len, syn, fin, timer.rto(), timer.backoff(),
                                                   kind == RetransmitKind::Timeout ? expiry_wait : microseconds{0}});
 }
 
@@ -44,7 +44,7 @@ void TcpSender::Impl::send_syn(rto::Instant now, bool retransmission) {
     h.options.tsval = sampler.tsval(now);
     h.options.tsecr = 0;
   }
-  sampler.on_send(cfg.iss, 1, now);
+  sampler.on_send(cfg.iss, 1, seq32(max), now);
   start_timer_if_stopped(now);
   emit(h, {});
   ++stats.data_segments_sent;
@@ -90,7 +90,7 @@ std::uint64_t TcpSender::Impl::send_segment(std::uint64_t off, std::uint64_t roo
   const std::uint64_t seqlen = len + (fin ? 1 : 0);
 
   const bool retrans = off < max;
-  sampler.on_send(h.seq, static_cast<std::uint32_t>(seqlen), now);  // Karn bookkeeping (3)
+  sampler.on_send(h.seq, static_cast<std::uint32_t>(seqlen), seq32(max), now);  // Karn bookkeeping (3)
   start_timer_if_stopped(now);                                       // 5.1
   emit(h, payload);
   ++stats.data_segments_sent;
@@ -153,7 +153,7 @@ void TcpSender::Impl::limited_transmit(rto::Instant now) {
 // is in flight (no retransmission timer to wake us).
 void TcpSender::Impl::arm_persist(rto::Instant now) {
   const bool zero_window_stall = snd_wnd == 0 && nxt < total_end() && una == max && may_send_data();
-  persist.update(zero_window_stall, now, est.base_rto());
+  persist.update(zero_window_stall, now, timer.base_rto());
 }
 
 void TcpSender::Impl::send_window_probe(rto::Instant now) {

@@ -19,9 +19,6 @@ std::string ms(microseconds d) {
 microseconds since(CaptureTime later, CaptureTime earlier) {
   return std::chrono::duration_cast<microseconds>(later - earlier);
 }
-rto::Instant instant(CaptureTime t) {
-  return rto::Instant{std::chrono::duration_cast<microseconds>(t.time_since_epoch())};
-}
 // What (re)started the timer, as the messages say it: "fired 212.7 ms after ...".
 std::string armed_by_text(ArmCause c) {
   switch (c) {
@@ -45,20 +42,16 @@ microseconds scale(microseconds d, double f) { return microseconds{static_cast<s
 }  // namespace
 
 TimerModel::TimerModel(const Options& options, SenderReport& out, const TsClock& clock)
-    : TimerModel(options, out, clock, rto::Profile::shared(options.config)) {}
-
-TimerModel::TimerModel(const Options& options, SenderReport& out, const TsClock& clock, const rto::Profile& shared)
-    : prof_(*options.profile), est_(shared), est_raw_(shared), opt_(options), out_(out), clock_(clock),
-      syn_est_(shared) {
+    : prof_(*options.profile), est_(options.config), est_raw_(est_), opt_(options), out_(out), clock_(clock),
+      syn_est_(est_) {
   if (prof_.floor == FloorMode::on_sum && options.config.variant == rto::Config::Variant::rfc6298) {
     // Same arithmetic without the 2.4 floor: tells "early only because the
     // floor was not applied" (2.4, SHOULD) from "early" (5.3/5.6, MUST).
     rto::Config c = options.config;
     c.min_rto = microseconds{0};
     try {
-      const rto::Profile& floorless = rto::Profile::shared(c);  // one lookup for both
-      floorless_ = rto::Estimator(floorless);
-      floorless_raw_ = rto::Estimator(floorless);
+      floorless_ = ReplayedRto(c);
+      floorless_raw_ = floorless_;
       floorless_on_ = true;
     } catch (const rto::ConfigError&) {
       floorless_on_ = false;
@@ -97,16 +90,16 @@ void TimerModel::arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t>
   rearm_any_ = t;
   arm_ = Arm{t, cause, tsval};
   arm_early_.reset();
-  timer_.restart(instant(t), armed_rto());
+  timer_running_ = true;
 }
 
 void TimerModel::on_data_sent(CaptureTime t, bool was_idle, std::optional<std::uint32_t> tsval) {
   // 5.1: start the timer when data is sent and it is not running.
-  if (!arm_ || (was_idle && !timer_.running())) {
+  if (!arm_ || (was_idle && !timer_running_)) {
     rearm_any_ = t;
     arm_ = Arm{t, ArmCause::send, tsval};
     arm_early_.reset();
-    timer_.on_data_sent(instant(t), armed_rto());
+    timer_running_ = true;
   }
 }
 
@@ -134,13 +127,13 @@ void TimerModel::on_ack_new_data(CaptureTime t, bool all_acked, std::optional<Ca
     // 5.2: all outstanding data acknowledged: turn the timer off.
     arm_.reset();
     arm_early_.reset();
-    timer_.on_all_acked();
+    timer_running_ = false;
   } else {
     // 5.3: ACK of new data: restart the timer with the current RTO.
     arm_ = Arm{t, ArmCause::ack, std::nullopt};
     rearm_any_ = t;
     arm_early_.reset();
-    timer_.on_new_data_acked(instant(t), armed_rto());
+    timer_running_ = true;
     // Linux tcp_rearm_rto: with a probe or RACK timer pending the deadline is
     // the head's last transmission + RTO; which timer was pending is not on
     // the wire, so the arm time is anywhere between the two.
@@ -160,7 +153,7 @@ void TimerModel::on_sack_sample(CaptureTime t, std::optional<CaptureTime> head_s
   const CaptureTime lo = std::min(arm_->at, head_send.value_or(arm_->at));
   arm_ = Arm{t, ArmCause::sack, std::nullopt};
   arm_early_ = Arm{lo, ArmCause::head_send, std::nullopt};
-  timer_.restart(instant(t), armed_rto());
+  timer_running_ = true;
 }
 
 bool TimerModel::on_sample(microseconds r, std::uint32_t snd_una, std::uint32_t snd_nxt,
@@ -674,10 +667,9 @@ void TimerModel::on_timeout(const Expiry& e) {
   }
   chain.push_back(c);
 
-  // 5.5 back off and 5.6 restart (rto::RetransmissionTimer), plus the
-  // profile's additive slop.
+  // 5.5 back off and 5.6 restart, plus the profile's additive slop.
   if (e.syn) {
-    timer_.on_syn_expiry(instant(e.time), est_);
+    est_.on_syn_timeout();
     syn_est_.on_syn_timeout();
     if (floorless_on_) floorless_.on_syn_timeout();
     if (!raw_same_) {
@@ -687,7 +679,7 @@ void TimerModel::on_timeout(const Expiry& e) {
     syn_timed_out_ = true;
     syn_arm_ = Arm{e.time, ArmCause::timeout, e.tsval};
   } else {
-    timer_.on_expiry(instant(e.time), est_);
+    est_.on_timeout();
     if (floorless_on_) floorless_.on_timeout();
     if (!raw_same_) {
       est_raw_.on_timeout();

@@ -1,7 +1,8 @@
 #pragma once
 // The retransmission timer of one sender as its stack profile models it,
-// replayed along the capture: an rto::Estimator fed with the replayed RTT
-// samples and an rto::RetransmissionTimer driven by the section 5 events
+// replayed along the capture: an estimator fed with the replayed RTT
+// samples (ReplayedRto, on rto::AnyEstimator and rto::RetransmissionTimer's
+// backoff) and the timer's running state driven by the section 5 events
 // (5.1 start, 5.2 stop, 5.3 restart, 5.5/5.6 back off and restart), plus the
 // profile's own re-arm events (Linux: loss probe, head retransmission, SACK
 // sample, deadline from the head's send time). Where the capture cannot tell
@@ -24,8 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include <rto/estimator.hpp>
-#include <rto/retransmission_timer.hpp>
+#include "analysis/replayed_rto.hpp"
 
 #include <replay/flow_report.hpp>
 #include "analysis/host_activity.hpp"
@@ -136,18 +136,14 @@ class TimerModel {
   /// Linux, or the arm before an ACK the sender may not have received).
   std::optional<CaptureTime> earliest_arm() const;
   /// The replayed estimator.
-  const rto::Estimator& estimator() const { return est_; }
+  const ReplayedRto& estimator() const { return est_; }
   /// The RTO the profile arms next (current RTO plus the additive slop).
   std::chrono::microseconds armed_rto() const;
 
  private:
-  // `shared`: rto::Profile::shared(options.config), looked up once for the
-  // three estimators on it (each lookup takes the table's lock and hashes
-  // the config; a capture of many short connections makes millions).
-  TimerModel(const Options& options, SenderReport& out, const TsClock& clock, const rto::Profile& shared);
   /// est_raw_ and floorless_raw_ as they stand (est_ and floorless_ while raw_same_).
-  const rto::Estimator& est_raw() const { return raw_same_ ? est_ : est_raw_; }
-  const rto::Estimator& floorless_raw() const { return raw_same_ ? floorless_ : floorless_raw_; }
+  const ReplayedRto& est_raw() const { return raw_same_ ? est_ : est_raw_; }
+  const ReplayedRto& floorless_raw() const { return raw_same_ ? floorless_ : floorless_raw_; }
   struct Arm {
     CaptureTime at{};
     ArmCause cause = ArmCause::send;
@@ -201,11 +197,11 @@ class TimerModel {
   // the estimators), then what only SYNs and expiries use, so a segment
   // touches few cache lines (the replay of a capture is bound by them).
   const StackProfile& prof_;
-  rto::Estimator est_;
+  ReplayedRto est_;
   // floorless_on_: the profile floors the RTO (2.4) and floorless_ and
   // floorless_raw_ replay it without (tell 2.4 from 5.3/5.6); else unused.
-  rto::Estimator floorless_;  // same samples, no 2.4 floor
-  rto::RetransmissionTimer timer_;
+  ReplayedRto floorless_;  // same samples, no 2.4 floor
+  bool timer_running_ = false;  // the RTO timer runs (5.1 starts it, 5.2 stops it)
   /// The latest re-arm of any kind a stack may use (a probe, a head
   /// retransmission, a SACK sample, whatever the profile): the backoff
   /// check counts the previous wait from anywhere between this and the arm.
@@ -231,15 +227,15 @@ class TimerModel {
   std::unique_ptr<CapGuess> cap_guess_;  // (rare: out of line)
 
   // Used by SYNs, expiries and their judgement.
-  rto::Estimator est_raw_;        // est_ fed the uncorrected samples (once !raw_same_)
-  rto::Estimator floorless_raw_;  // floorless_ fed the uncorrected samples (once !raw_same_)
+  ReplayedRto est_raw_;        // est_ fed the uncorrected samples (once !raw_same_)
+  ReplayedRto floorless_raw_;  // floorless_ fed the uncorrected samples (once !raw_same_)
   const Options& opt_;
   SenderReport& out_;
   const TsClock& clock_;
   /// The SYN's own RTO: no sample can be taken before the SYN is
   /// acknowledged, so a SYN timed out again after the capture saw it
   /// acknowledged is judged on the initial RTO and its SYN backoff.
-  rto::Estimator syn_est_;
+  ReplayedRto syn_est_;
   std::optional<Arm> syn_arm_;    // last SYN transmission
   std::vector<ChainEntry> syn_chain_;
   bool syn_departed_ = false, syn_doubled_ = false, syn_setting_noted_ = false;

@@ -1,6 +1,7 @@
 #pragma once
-// Configuration of the RTO estimator: RFC 6298 defaults, or a profile that
-// mirrors the Linux kernel (net/ipv4/tcp_input.c, tcp_timer.c).
+// A profile of the retransmission timer: RFC 6298's numbers, or the Linux
+// kernel's (net/ipv4/tcp_input.c, tcp_timer.c). A plain value: estimators and
+// timers copy the few constants they need from it.
 
 #include <chrono>
 #include <stdexcept>
@@ -9,7 +10,7 @@
 
 namespace rto {
 
-/// Thrown by Config::validate() (and so by Estimator's constructor) when a
+/// Thrown by Config::validate() (and so by the estimators' and the timer's constructors) when a
 /// configuration is outside what its variant allows. what() names the field,
 /// e.g. "rto::Config.max_rto: 30000000 us is below the 60 s RFC 6298 (2.5) minimum".
 class RTO_API ConfigError : public std::invalid_argument {
@@ -17,11 +18,14 @@ class RTO_API ConfigError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// Parameters of the retransmission timeout computation. All durations are
-/// microseconds. Build one with rfc6298() or linux_default() and adjust fields;
-/// call validate() (the Estimator does) before use.
+/// Parameters of the retransmission timeout: the estimator's (initial RTO,
+/// floor, cap, G, tick) and the timer's (cap, SYN linear expiries, 5.7
+/// fallback, section 5 reset). All durations are microseconds. Build one with
+/// rfc6298() or linux_default() and adjust fields; the estimators and
+/// RetransmissionTimer validate it when built from it.
 struct RTO_API Config {
-  /// Which algorithm the Estimator runs.
+  /// Which rules: the estimator (rto::Estimator or rto::LinuxEstimator;
+  /// rto::AnyEstimator builds the one named) and the timer's 5.7.
   enum class Variant {
     rfc6298,       ///< RFC 6298 sections 2-5 exactly.
     linux_kernel,  ///< Linux tcp_rtt_estimator()/__tcp_set_rto(): mdev, mdev_max, rttvar, RTO = SRTT + rttvar.
@@ -54,10 +58,10 @@ struct RTO_API Config {
   std::chrono::microseconds tick{0};
 
   /// The largest syn_linear_timeouts and reset_after_backoffs accepted: the
-  /// Estimator counts SYN timeouts and backoffs in 16 bits (saturating there).
+  /// timer counts SYN expiries and backoffs in 16 bits (saturating there).
   static constexpr unsigned kMaxCount = 65'535;
 
-  /// Field-by-field equality (Profile::shared() finds equal configs).
+  /// Field-by-field equality.
   bool operator==(const Config&) const = default;
 
   /// RFC 6298 defaults: initial 1 s, floor 1 s, cap 60 s, G 1 ms, 5.7 fallback 3 s,
@@ -73,7 +77,7 @@ struct RTO_API Config {
   /// initial_rto or max_rto, min_rto > max_rto, initial_rto > max_rto, an
   /// initial_rto or syn_fallback_rto below min_rto (an RTO the 2.1 or 5.7 rule
   /// sets must respect the 2.4 floor too), and any duration above 1 hour
-  /// (overflow headroom; the Estimator holds RTOs in 32-bit microseconds),
+  /// (overflow headroom; RTOs are held in 32-bit microseconds, rto::Rto),
   /// and a syn_linear_timeouts or reset_after_backoffs above kMaxCount. The Linux variant refuses min_rto = 0 (its RTO could
   /// be 0, which backoff cannot double). RFC 6298 additionally refuses
   /// max_rto < 60 s (2.5) and granularity 0 (G must be positive). The Linux

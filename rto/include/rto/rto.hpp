@@ -6,11 +6,14 @@
 #error "rto's C++ headers need C++20 or later (-std=c++20); rto.pc leaves the level to you. From C, include <rto/rto.h>."
 #endif
 
+#include "rto/any_estimator.hpp"         // rto::AnyEstimator (either, by Config::variant), rto::RttEstimator
 #include "rto/backoff.hpp"               // rto::BackoffPolicy, rto::Backoff, rto::ConnectionBackoff
+#include "rto/clamped_rto.hpp"           // rto::Rto (an RTO between its floor and cap)
 #include "rto/clock.hpp"                 // rto::Instant, rto::Clock
 #include "rto/config.hpp"                // rto::Config, rto::ConfigError
-#include "rto/estimator.hpp"             // rto::Estimator (sections 2, 5.5, 5.7)
-#include "rto/retransmission_timer.hpp"  // rto::RetransmissionTimer (5.1-5.7)
+#include "rto/estimator.hpp"             // rto::Estimator (RFC 6298 section 2)
+#include "rto/linux_estimator.hpp"       // rto::LinuxEstimator (tcp_rtt_estimator)
+#include "rto/retransmission_timer.hpp"  // rto::RetransmissionTimer (5.1-5.7, backoff, R2)
 #include "rto/retry.hpp"                 // rto::Retrier, classify_http_status, TransportError
 #include "rto/retry_after.hpp"           // rto::parse_retry_after, parse_http_date
 #include "rto/retry_budget.hpp"          // rto::AwsRetryQuota, rto::GrpcRetryThrottle

@@ -45,17 +45,19 @@ int main() {
   a.on_send(wheel, 100, 100, ms(200));  // deadline 200 ms + 1 s = 1.2 s
   b.on_send(wheel, 0, 100, ms(300));    // deadline 1.3 s
   check(wheel.size() == 2, "two connections armed");
+  const auto wake = wheel.next_deadline();  // a lower bound on the earliest firing (1.2 s)
+  check(wake && *wake > ms(300) && *wake <= ms(1200), "next_deadline(): the event loop may sleep until at most 1.2 s");
   run_timers(wheel, conns, ms(1199));
   check(a.timeouts == 0 && b.timeouts == 0, "nothing fires before 1.2 s (never early)");
   run_timers(wheel, conns, ms(1200));
   check(a.timeouts == 1 && b.timeouts == 0, "a fires at its deadline 1.2 s, b not yet");
-  check(a.est.rto() == milliseconds{2000} && a.est.backoff() == 1u, "5.5 the RTO doubles to 2 s");
+  check(a.timer.rto() == milliseconds{2000} && a.timer.backoff() == 1u, "5.5 the RTO doubles to 2 s");
   check(a.entry.armed() && a.entry.deadline() == ms(3200), "5.6 re-armed at 1.2 + 2 = 3.2 s");
   run_timers(wheel, conns, ms(1300));
   check(b.timeouts == 1 && b.entry.deadline() == ms(3300), "b fires at 1.3 s, re-armed at 3.3 s");
 
   a.on_ack(wheel, 200, ms(1500));  // Karn: the timed segment timed out, no sample
-  check(a.est.rto() == milliseconds{2000} && a.est.backoff() == 1u,
+  check(a.timer.rto() == milliseconds{2000} && a.timer.backoff() == 1u,
         "3 (Karn) no sample after a timeout: the backoff stays");
   check(!a.entry.armed() && wheel.size() == 1, "5.2 a all acked: only b is armed");
 
@@ -64,7 +66,7 @@ int main() {
   a.on_send(wheel, 300, 100, ms(2050));  // timer running: not moved
   check(a.entry.deadline() == ms(4000), "5.1 more data leaves the running timer alone");
   a.on_ack(wheel, 300, ms(2100));  // R = 100 ms; RTTVAR = 3/4*50 + 1/4*0 = 37.5 ms
-  check(a.est.rttvar() == microseconds{37500} && a.est.backoff() == 0u,
+  check(a.est.rttvar() == microseconds{37500} && a.timer.backoff() == 0u,
         "2.3 second sample: RTTVAR 37.5 ms, backoff collapsed");
   check(a.entry.deadline() == ms(3100), "5.3 new data acked: re-armed at 2.1 + 1 = 3.1 s");
   a.on_ack(wheel, 300, ms(2200));  // duplicate

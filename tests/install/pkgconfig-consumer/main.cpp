@@ -27,7 +27,7 @@ int main() {
   // Linux variant, first sample R = 100 ms: SRTT = 100 ms, mdev = 2R = 200 ms,
   // rttvar_us = max(mdev, rto_min 200 ms) = 200 ms, RTO = 100 + 200 = 300 ms,
   // already a multiple of the 4 ms jiffy; tcpi_rttvar = mdev / 4 = 50 ms.
-  rto::Estimator lin(rto::Config::linux_default());
+  rto::LinuxEstimator lin(rto::Config::linux_default());
   check(lin.on_rtt_sample(milliseconds{100}), "Linux first sample accepted");
   check(lin.rto() == milliseconds{300}, "Linux RTO 300 ms");
   check(lin.linux_rttvar() == milliseconds{200}, "Linux rttvar_us 200 ms");
