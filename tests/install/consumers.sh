@@ -3,9 +3,11 @@
 # staged with DESTDIR) and checks the installed tree as its users meet it:
 #   - the files, the soname and its symlinks, the exported symbols of librto.so;
 #   - rto.pc (no language level in Cflags) and the CMake package's version rules;
-#   - three consumers built against the tree and run: a C++23 program through
-#     pkg-config, a C99 program (shared and static), and a CMake project using
-#     find_package(rto) (the README's TimerWheel example at C++23, and C);
+#   - four consumers built against the tree and run: a C++23 program through
+#     pkg-config, a C99 program (shared and static), a C99 program that keeps
+#     its estimators inside its own structs and drives a wheel by
+#     rto_wheel_next_deadline_us (shared and static), and a CMake project
+#     using find_package(rto) (the README's TimerWheel example at C++23, and C);
 #   - the README's example is this directory's connection.hpp, verbatim.
 # Exit 0 pass, 77 skip (a tool is missing; with CI=true that is a failure), 1 fail.
 set -u
@@ -140,6 +142,25 @@ if cc -std=c99 -Werror $san_flags "$cprog" $(pkg-config --cflags rto) "$prefix/l
     && ok "C consumer linked with librto.a and Libs.private ($private) runs" || bad "static C consumer"
 else
   cat "$tmp/cs.log"; bad "static C consumer build (Libs.private: $private)"
+fi
+
+# ---- C embedding: caller-allocated states, a wheel driven by next_deadline --------
+eprog=$here/c-embed/c_embed.c
+# shellcheck disable=SC2086
+if cc -std=c99 -Wall -Wextra -Wpedantic -Werror $san_flags "$eprog" $(pkg-config --cflags --libs rto) \
+     -Wl,-rpath,"$prefix/lib" -o "$tmp/c_embed" 2>"$tmp/ce.log"; then
+  "$tmp/c_embed" >"$tmp/ce.out" 2>&1 \
+    && ok "C program with its estimators in its own structs and a wheel driven by next_deadline runs: $(tail -n 1 "$tmp/ce.out")" \
+    || { cat "$tmp/ce.out"; bad "C embedding program run"; }
+else
+  cat "$tmp/ce.log"; bad "C embedding program build"
+fi
+# shellcheck disable=SC2086
+if cc -std=c99 -Werror $san_flags "$eprog" $(pkg-config --cflags rto) "$prefix/lib/librto.a" $private \
+     -o "$tmp/ce_static" 2>"$tmp/ces.log"; then
+  "$tmp/ce_static" >/dev/null 2>&1 && ok "the C embedding program linked with librto.a runs" || bad "static C embedding program"
+else
+  cat "$tmp/ces.log"; bad "static C embedding program build"
 fi
 
 # ---- CMake consumer: find_package(rto), C++23 and C ------------------------------

@@ -235,3 +235,105 @@ TEST_CASE("C API status strings: one per status, and a fallback for unknown valu
   CHECK(std::string(rto_status_string(RTO_OK)) == "success");
   CHECK(std::string(rto_status_string(static_cast<rto_status>(42))) == "unknown status");
 }
+
+TEST_CASE("C API caller-allocated states: an estimator, sampler and timer inside the caller's own struct, no allocation") {
+  struct Connection {  // what a C stack keeps per connection
+    std::uint32_t id;
+    rto_estimator est;
+    rto_sampler sampler;
+    rto_timer timer;
+  } c{};
+  CHECK(sizeof(c.est) == RTO_ESTIMATOR_BYTES);
+  CHECK(sizeof(c.sampler) == RTO_SAMPLER_BYTES);
+  CHECK(sizeof(c.timer) == RTO_TIMER_BYTES);
+  rto_config linux_cfg;
+  REQUIRE(rto_config_linux(&linux_cfg) == RTO_OK);
+  REQUIRE(rto_estimator_init(&c.est, &linux_cfg) == RTO_OK);
+  REQUIRE(rto_sampler_init(&c.sampler, 1000, 0) == RTO_OK);
+  REQUIRE(rto_timer_init(&c.timer) == RTO_OK);
+  // Linux, R = 100 ms: 100 + max(2 * 100, 200) = 300 ms, as the heap estimator of the test above.
+  bool has = false;
+  std::int64_t r = 0, v = 0;
+  CHECK(rto_sampler_on_send(&c.sampler, 1, 100, 0) == RTO_OK);
+  CHECK(rto_sampler_on_ack(&c.sampler, 101, 100'000, &has, &r) == RTO_OK);
+  REQUIRE(has);
+  CHECK(rto_estimator_on_rtt_sample_window(&c.est, r, 101, 101) == RTO_OK);
+  CHECK(rto_estimator_rto_us(&c.est, &v) == RTO_OK);
+  CHECK(v == 300'000);
+  CHECK(rto_timer_on_data_sent(&c.timer, 200'000, v) == RTO_OK);
+  CHECK(rto_timer_on_expiry(&c.timer, 500'000, &c.est) == RTO_OK);  // 5.5: 600 ms; 5.6: 0.5 + 0.6 s
+  CHECK(rto_timer_deadline_us(&c.timer, &v) == RTO_OK);
+  CHECK(v == 1'100'000);
+  // A refused config leaves an error and no estimator; NULLs are refused.
+  rto_config bad = linux_cfg;
+  bad.min_rto_us = 0;
+  CHECK(rto_estimator_init(&c.est, &bad) == RTO_ERR_INVALID_CONFIG);
+  CHECK(rto_estimator_init(nullptr, nullptr) == RTO_ERR_NULL);
+  CHECK(rto_sampler_init(&c.sampler, 0, 0) == RTO_ERR_INVALID_ARGUMENT);
+  CHECK(rto_sampler_init(nullptr, 1000, 0) == RTO_ERR_NULL);
+  CHECK(rto_timer_init(nullptr) == RTO_ERR_NULL);
+  // The memory is reusable: a fresh RFC 6298 estimator in the same place.
+  REQUIRE(rto_estimator_init(&c.est, nullptr) == RTO_OK);
+  CHECK(rto_estimator_rto_us(&c.est, &v) == RTO_OK);
+  CHECK(v == 1'000'000);  // 2.1
+}
+
+namespace {
+struct Fired {
+  int count = 0;
+  rto_wheel_entry* last = nullptr;
+};
+void on_fire(rto_wheel_entry* e, void* ctx) {
+  auto* f = static_cast<Fired*>(ctx);
+  ++f->count;
+  f->last = e;
+}
+}  // namespace
+
+TEST_CASE("C API wheel: entries fire at their deadline rounded up to the tick, found by next_deadline") {
+  rto_wheel* w = nullptr;
+  REQUIRE(rto_wheel_new(0, 1000, &w) == RTO_OK);  // 1 ms tick
+  rto_wheel_entry a, b;
+  REQUIRE(rto_wheel_entry_init(&a) == RTO_OK);
+  REQUIRE(rto_wheel_entry_init(&b) == RTO_OK);
+  std::int64_t next = 0;
+  CHECK(rto_wheel_next_deadline_us(w, &next) == RTO_OK);
+  CHECK(next == RTO_TIMER_NEVER);
+  CHECK(rto_wheel_arm(w, &a, 1'200'000) == RTO_OK);
+  CHECK(rto_wheel_arm(w, &b, 40'500) == RTO_OK);  // tick 41: fires at 41 ms
+  std::size_t n = 0;
+  CHECK(rto_wheel_size(w, &n) == RTO_OK);
+  CHECK(n == 2u);
+  CHECK(rto_wheel_next_deadline_us(w, &next) == RTO_OK);
+  CHECK(next == 41'000);
+  Fired f;
+  std::size_t fired = 99;
+  CHECK(rto_wheel_advance(w, 40'999, on_fire, &f, &fired) == RTO_OK);
+  CHECK(fired == 0u);  // never early
+  CHECK(rto_wheel_advance(w, next, on_fire, &f, &fired) == RTO_OK);
+  CHECK(fired == 1u);
+  CHECK(f.last == &b);
+  bool armed = true;
+  CHECK(rto_wheel_entry_armed(&b, &armed) == RTO_OK);
+  CHECK_FALSE(armed);
+  std::int64_t d = 0;
+  CHECK(rto_wheel_entry_deadline_us(&a, &d) == RTO_OK);
+  CHECK(d == 1'200'000);
+  CHECK(rto_wheel_entry_deadline_us(&b, &d) == RTO_OK);
+  CHECK(d == RTO_TIMER_NEVER);
+  CHECK(rto_wheel_cancel(w, &a) == RTO_OK);
+  CHECK(rto_wheel_next_deadline_us(w, &next) == RTO_OK);
+  CHECK(next == RTO_TIMER_NEVER);
+  // Errors, then freeing the wheel disarms an entry still armed.
+  CHECK(rto_wheel_init(nullptr, 0, 1000) == RTO_ERR_NULL);
+  rto_wheel* bad = nullptr;
+  CHECK(rto_wheel_new(0, 0, &bad) == RTO_ERR_INVALID_ARGUMENT);
+  CHECK(bad == nullptr);
+  CHECK(rto_wheel_advance(w, 0, nullptr, nullptr, nullptr) == RTO_ERR_NULL);
+  CHECK(rto_wheel_arm(w, &a, 5'000'000) == RTO_OK);
+  rto_wheel_free(w);
+  CHECK(rto_wheel_entry_armed(&a, &armed) == RTO_OK);
+  CHECK_FALSE(armed);
+  rto_wheel_free(nullptr);
+  rto_wheel_destroy(nullptr);
+}

@@ -2,9 +2,10 @@
  *
  * A C (C99 and later) and C++ interface to the estimator (RFC 6298 sections
  * 2 and 5.5-5.7), the RTT sampler (section 3, Karn's algorithm, and RFC 7323
- * section 4 timestamps) and the retransmission timer (rules 5.1-5.6), for
- * stacks written in C or bound from other languages. Link with -lrto
- * (librto.so.0, or librto.a plus the C++ runtime: pkg-config --static).
+ * section 4 timestamps), the retransmission timer (rules 5.1-5.6) and a timer
+ * wheel for many connections' timers, for stacks written in C or bound from
+ * other languages. Link with -lrto (librto.so.0, or librto.a plus the C++
+ * runtime: pkg-config --static).
  *
  * Conventions:
  *  - Durations and times are int64_t integer MICROSECONDS. A `now_us` is an
@@ -13,14 +14,19 @@
  *  - Every function that can fail returns an rto_status; RTO_OK (0) is
  *    success. Results come back through out-parameters, written only on
  *    RTO_OK. No C++ exception ever crosses this interface.
- *  - Handles (rto_estimator, rto_sampler, rto_timer) are opaque, created by
- *    *_new and released by *_free (free(NULL) does nothing). A handle is not
- *    thread-safe: one thread at a time per handle.
+ *  - The states (rto_estimator, rto_sampler, rto_timer, rto_wheel,
+ *    rto_wheel_entry) are structs of a fixed size whose bytes are private.
+ *    The caller places them where it likes: inside its own connection struct
+ *    or anywhere else, made ready by *_init (no allocation); or on the heap
+ *    by *_new, released by *_free (free(NULL) does nothing). The estimator,
+ *    sampler and timer hold no resource: memory of theirs may simply be
+ *    reused. A state is not thread-safe: one thread at a time per state.
  *  - Sequence numbers and TSvals are uint32_t, compared modulo 2^32.
  *
- * Each function calls the C++ class of the same name (rto/estimator.hpp,
- * rto/rtt_sampler.hpp, rto/retransmission_timer.hpp), whose documentation
- * gives the RFC rule it implements in full. */
+ * The estimator and sampler functions call the C++ classes of
+ * rto/any_estimator.hpp, rto/retransmission_timer.hpp and rto/rtt_sampler.hpp,
+ * the wheel rto/timer_wheel.hpp, whose documentation gives the RFC rule each
+ * implements in full. */
 #ifndef RTO_RTO_H
 #define RTO_RTO_H
 
@@ -29,6 +35,14 @@
 #include <stdint.h>
 
 #include "rto/export.h"
+
+/* Sizes of the states a caller places itself (bytes; each 8-byte aligned).
+ * Part of the ABI of librto.so.0: they change only with the major version. */
+#define RTO_ESTIMATOR_BYTES 160
+#define RTO_SAMPLER_BYTES 48
+#define RTO_TIMER_BYTES 96
+#define RTO_WHEEL_ENTRY_BYTES 64
+#define RTO_WHEEL_BYTES 32768
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,12 +56,12 @@ extern "C" {
 /** What a call of the C API returned. RTO_OK is 0; every other value is an error. */
 typedef enum rto_status RTO_ENUM_BASE {
   RTO_OK = 0,                   /**< Success; out-parameters were written. */
-  RTO_ERR_NULL = 1,             /**< A required pointer argument (handle or out-parameter) was NULL. */
+  RTO_ERR_NULL = 1,             /**< A required pointer argument (state or out-parameter) was NULL. */
   RTO_ERR_INVALID_ARGUMENT = 2, /**< A duration argument was out of range (a negative RTO, a tick <= 0). */
   RTO_ERR_INVALID_CONFIG = 3,   /**< The rto_config failed validation (rto_config_validate says which field). */
   RTO_ERR_SAMPLE_REFUSED = 4,   /**< An RTT sample was negative or above 1 hour; the estimator is unchanged. */
   RTO_ERR_NO_SAMPLE = 5,        /**< SRTT or RTTVAR was asked for before the first RTT sample. */
-  RTO_ERR_NO_MEMORY = 6,        /**< Allocating a handle failed. */
+  RTO_ERR_NO_MEMORY = 6,        /**< Allocating a state (*_new) failed. */
   RTO_ERR_INTERNAL = 7          /**< An unexpected internal failure (a bug: please report it). */
 } rto_status;
 
@@ -88,13 +102,25 @@ RTO_API rto_status rto_config_validate(const rto_config* config, char* message, 
 
 /* ---- estimator: SRTT, RTTVAR, RTO and backoff (RFC 6298 sections 2, 5.5, 5.7) ---- */
 
-/** Opaque handle of an rto::Estimator. */
-typedef struct rto_estimator rto_estimator;
+/** An estimator: SRTT and RTTVAR (rto::AnyEstimator) and the RTO in force
+ *  with its backoff (the RTO part of rto::RetransmissionTimer). Fixed size,
+ *  private bytes: keep it in your own struct (rto_estimator_init) or on the
+ *  heap (rto_estimator_new). */
+typedef struct rto_estimator {
+  union {
+    uint64_t align_u64_;
+    void* align_ptr_;
+    unsigned char bytes_[RTO_ESTIMATOR_BYTES];
+  } private_;
+} rto_estimator;
 
-/** Creates an estimator with `config` (NULL: RFC 6298 defaults); its RTO starts at
- *  initial_rto (2.1). Errors: RTO_ERR_NULL (out), RTO_ERR_INVALID_CONFIG, RTO_ERR_NO_MEMORY. */
+/** Makes the memory at `estimator` an estimator with `config` (NULL: RFC 6298
+ *  defaults); its RTO starts at initial_rto (2.1). Nothing is allocated.
+ *  Errors: RTO_ERR_NULL (estimator), RTO_ERR_INVALID_CONFIG (the memory is then not an estimator). */
+RTO_API rto_status rto_estimator_init(rto_estimator* estimator, const rto_config* config);
+/** As rto_estimator_init, on the heap. Errors: RTO_ERR_NULL (out), RTO_ERR_INVALID_CONFIG, RTO_ERR_NO_MEMORY. */
 RTO_API rto_status rto_estimator_new(const rto_config* config, rto_estimator** out);
-/** Releases an estimator; NULL is ignored. */
+/** Releases an estimator from rto_estimator_new; NULL is ignored. */
 RTO_API void rto_estimator_free(rto_estimator* estimator);
 /** Feeds one RTT measurement R in us (2.2 first, 2.3 after) and recomputes the RTO,
  *  which ends any backoff. The caller applies Karn's algorithm (an rto_sampler does).
@@ -126,14 +152,24 @@ RTO_API rto_status rto_estimator_backoff(const rto_estimator* estimator, unsigne
 
 /* ---- sampler: which ACKs give an RTT sample (section 3, Karn; RFC 7323 section 4) ---- */
 
-/** Opaque handle of an rto::RttSampler. */
-typedef struct rto_sampler rto_sampler;
+/** A sampler: an rto::RttSampler and the SND.UNA and SND.MAX it is told,
+ *  kept here from the segments and ACKs it sees. Fixed size, private bytes. */
+typedef struct rto_sampler {
+  union {
+    uint64_t align_u64_;
+    void* align_ptr_;
+    unsigned char bytes_[RTO_SAMPLER_BYTES];
+  } private_;
+} rto_sampler;
 
-/** Creates a sampler whose TSval clock ticks every `ts_tick_us` us (1000 for the
- *  common 1 ms) and adds `ts_offset` to every TSval (RFC 7323 5.4). Errors:
- *  RTO_ERR_NULL (out), RTO_ERR_INVALID_ARGUMENT (ts_tick_us <= 0), RTO_ERR_NO_MEMORY. */
+/** Makes the memory at `sampler` a sampler whose TSval clock ticks every
+ *  `ts_tick_us` us (1000 for the common 1 ms) and adds `ts_offset` to every
+ *  TSval (RFC 7323 5.4). Errors: RTO_ERR_NULL, RTO_ERR_INVALID_ARGUMENT (ts_tick_us <= 0). */
+RTO_API rto_status rto_sampler_init(rto_sampler* sampler, int64_t ts_tick_us, uint32_t ts_offset);
+/** As rto_sampler_init, on the heap. Errors: RTO_ERR_NULL (out),
+ *  RTO_ERR_INVALID_ARGUMENT (ts_tick_us <= 0), RTO_ERR_NO_MEMORY. */
 RTO_API rto_status rto_sampler_new(int64_t ts_tick_us, uint32_t ts_offset, rto_sampler** out);
-/** Releases a sampler; NULL is ignored. */
+/** Releases a sampler from rto_sampler_new; NULL is ignored. */
 RTO_API void rto_sampler_free(rto_sampler* sampler);
 /** Segment [seq, seq + len) sent at now_us: new data starts timing if nothing is
  *  timed; a retransmission overlapping the timed segment cancels it (Karn).
@@ -158,15 +194,27 @@ RTO_API rto_status rto_sampler_timing(const rto_sampler* sampler, bool* out);
 
 /* ---- timer: the retransmission timer of RFC 6298 section 5 (5.1-5.6) ---- */
 
-/** Opaque handle of an rto::RetransmissionTimer. */
-typedef struct rto_timer rto_timer;
+/** A timer's deadline (rto::RetransmissionTimer), armed with the RTO the
+ *  caller passes (its estimator's, rto_estimator_rto_us). An rto_us is used
+ *  within [1 us, 1 h], the range of any RTO: 0 arms 1 us, more than 1 h
+ *  arms 1 h. Fixed size, private bytes. */
+typedef struct rto_timer {
+  union {
+    uint64_t align_u64_;
+    void* align_ptr_;
+    unsigned char bytes_[RTO_TIMER_BYTES];
+  } private_;
+} rto_timer;
 
-/** What rto_timer_deadline_us reports for a stopped timer: the largest time. */
+/** What rto_timer_deadline_us (and rto_wheel_next_deadline_us,
+ *  rto_wheel_entry_deadline_us) report for no deadline: the largest time. */
 #define RTO_TIMER_NEVER INT64_MAX
 
-/** Creates a stopped timer. Errors: RTO_ERR_NULL (out), RTO_ERR_NO_MEMORY. */
+/** Makes the memory at `timer` a stopped timer. Errors: RTO_ERR_NULL. */
+RTO_API rto_status rto_timer_init(rto_timer* timer);
+/** As rto_timer_init, on the heap. Errors: RTO_ERR_NULL (out), RTO_ERR_NO_MEMORY. */
 RTO_API rto_status rto_timer_new(rto_timer** out);
-/** Releases a timer; NULL is ignored. */
+/** Releases a timer from rto_timer_new; NULL is ignored. */
 RTO_API void rto_timer_free(rto_timer* timer);
 /** Data was sent at now_us (5.1): a stopped timer starts, to expire after rto_us; a
  *  running one is left alone. Errors: RTO_ERR_NULL, RTO_ERR_INVALID_ARGUMENT (rto_us < 0). */
@@ -193,6 +241,76 @@ RTO_API rto_status rto_timer_stop(rto_timer* timer);
 RTO_API rto_status rto_timer_deadline_us(const rto_timer* timer, int64_t* out_us);
 /** Whether the timer is running. Errors: RTO_ERR_NULL. */
 RTO_API rto_status rto_timer_running(const rto_timer* timer, bool* out);
+
+/* ---- wheel: many connections' deadlines in one hierarchical timing wheel ---- */
+
+/** A timer wheel (rto::TimerWheel): 6 levels of 64 slots, deadlines rounded up
+ *  to its tick, O(1) arm and cancel, no allocation; an entry fires at the
+ *  first rto_wheel_advance whose now_us reaches its rounded deadline (never
+ *  early, less than one tick late). Fixed size (about 25 KB used), private bytes. */
+typedef struct rto_wheel {
+  union {
+    uint64_t align_u64_;
+    void* align_ptr_;
+    unsigned char bytes_[RTO_WHEEL_BYTES];
+  } private_;
+} rto_wheel;
+
+/** One deadline in a wheel, kept by the caller (e.g. in its connection struct:
+ *  the callback gets the entry's address, from which the caller finds its
+ *  connection with offsetof). Fixed size, private bytes. An armed entry must
+ *  be cancelled before its memory is freed or reused (or its wheel destroyed
+ *  first, which disarms every entry). */
+typedef struct rto_wheel_entry {
+  union {
+    uint64_t align_u64_;
+    void* align_ptr_;
+    unsigned char bytes_[RTO_WHEEL_ENTRY_BYTES];
+  } private_;
+} rto_wheel_entry;
+
+/** Called by rto_wheel_advance for each entry that fires (already disarmed: it
+ *  may re-arm it, arm or cancel others, but not advance or destroy the wheel). */
+typedef void (*rto_wheel_fire_fn)(rto_wheel_entry* entry, void* context);
+
+/** Makes the memory at `wheel` an empty wheel starting at start_us (earlier
+ *  deadlines are due at once) with slots tick_us wide (1000: 1 ms).
+ *  Errors: RTO_ERR_NULL, RTO_ERR_INVALID_ARGUMENT (tick_us <= 0). */
+RTO_API rto_status rto_wheel_init(rto_wheel* wheel, int64_t start_us, int64_t tick_us);
+/** Ends a wheel from rto_wheel_init: disarms every entry still armed (their
+ *  memory may then be freed). NULL is ignored. */
+RTO_API void rto_wheel_destroy(rto_wheel* wheel);
+/** As rto_wheel_init, on the heap. Errors: RTO_ERR_NULL (out), RTO_ERR_INVALID_ARGUMENT, RTO_ERR_NO_MEMORY. */
+RTO_API rto_status rto_wheel_new(int64_t start_us, int64_t tick_us, rto_wheel** out);
+/** Destroys and releases a wheel from rto_wheel_new; NULL is ignored. */
+RTO_API void rto_wheel_free(rto_wheel* wheel);
+/** Makes the memory at `entry` an unarmed entry. Errors: RTO_ERR_NULL. */
+RTO_API rto_status rto_wheel_entry_init(rto_wheel_entry* entry);
+/** Arms `entry` to fire at deadline_us; an armed one is re-armed (to a later
+ *  deadline that only stores it: the per-ACK restart of 5.3 costs a write).
+ *  Errors: RTO_ERR_NULL. */
+RTO_API rto_status rto_wheel_arm(rto_wheel* wheel, rto_wheel_entry* entry, int64_t deadline_us);
+/** Disarms `entry` (no effect when it is not armed in this wheel). Errors: RTO_ERR_NULL. */
+RTO_API rto_status rto_wheel_cancel(rto_wheel* wheel, rto_wheel_entry* entry);
+/** Moves the wheel's time to now_us (an earlier time counts as the latest one
+ *  given) and calls on_fire(entry, context) for each entry whose deadline,
+ *  rounded up to the tick, is <= now_us. *fired (when not NULL) is set to how
+ *  many fired. Errors: RTO_ERR_NULL (wheel, on_fire). */
+RTO_API rto_status rto_wheel_advance(rto_wheel* wheel, int64_t now_us, rto_wheel_fire_fn on_fire, void* context,
+                                     size_t* fired);
+/** When to call rto_wheel_advance next: never later than the time the earliest
+ *  armed entry fires (its deadline rounded up to the tick), possibly earlier
+ *  (a tick where entries only move inside the wheel; the next call then
+ *  returns a later time, always after the wheel's current time);
+ *  RTO_TIMER_NEVER when no armed entry will ever fire. An event loop sleeps
+ *  until it, then advances. Errors: RTO_ERR_NULL. */
+RTO_API rto_status rto_wheel_next_deadline_us(const rto_wheel* wheel, int64_t* out_us);
+/** The number of armed entries. Errors: RTO_ERR_NULL. */
+RTO_API rto_status rto_wheel_size(const rto_wheel* wheel, size_t* out);
+/** Whether `entry` is armed (in any wheel). Errors: RTO_ERR_NULL. */
+RTO_API rto_status rto_wheel_entry_armed(const rto_wheel_entry* entry, bool* out);
+/** The deadline `entry` was armed with, as given; RTO_TIMER_NEVER when not armed. Errors: RTO_ERR_NULL. */
+RTO_API rto_status rto_wheel_entry_deadline_us(const rto_wheel_entry* entry, int64_t* out_us);
 
 #undef RTO_ENUM_BASE
 
