@@ -92,8 +92,12 @@ LIBWIRE     := $(LIB)/libwire.a
 LIBNETSTACK := $(LIB)/libnetstack.a
 LIBREPLAY   := $(LIB)/libpcapreplay.a
 
-# librto.so: version (stated once; the soname is its major), objects, files.
-RTO_VERSION    := 0.1.0
+# librto.so: version (stated once, as RTO_VERSION_STRING in rto/rto.h, where
+# C programs read it too; the soname is its major), objects, files.
+RTO_VERSION    := $(shell sed -n 's/^\#define RTO_VERSION_STRING "\([0-9.]*\)".*/\1/p' rto/include/rto/rto.h)
+ifeq ($(RTO_VERSION),)
+  $(error rto/include/rto/rto.h: no RTO_VERSION_STRING "MAJOR.MINOR.PATCH")
+endif
 RTO_SOVERSION  := $(firstword $(subst ., ,$(RTO_VERSION)))
 RTO_PIC_OBJS   := $(patsubst $(OBJ)/%.o,$(OBJ)/pic/%.o,$(RTO_OBJS))
 RTO_SONAME     := librto.so.$(RTO_SOVERSION)

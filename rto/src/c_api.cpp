@@ -179,6 +179,8 @@ const char* rto_status_string(rto_status status) {
   return "unknown status";
 }
 
+unsigned rto_version(void) { return RTO_VERSION; }
+
 rto_status rto_config_rfc6298(rto_config* out) {
   if (out == nullptr) return RTO_ERR_NULL;
   return guarded([&] {

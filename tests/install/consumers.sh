@@ -171,7 +171,7 @@ cmake_build() {  # cmake_build DIR PREFIX_PATH TARGET
     -DCMAKE_EXE_LINKER_FLAGS="$san_flags" >"$1.log" 2>&1 && cmake --build "$1" >>"$1.log" 2>&1
 }
 if cmake_build "$tmp/cm" "$prefix" rto::rto; then
-  ok "CMake consumer: find_package(rto 0.1 REQUIRED) and build"
+  ok "CMake consumer: find_package(rto 0.2 REQUIRED) and build"
   grep -qx "rto_DIR=$prefix/lib/cmake/rto" "$tmp/cm/found.txt" && grep -qx "rto_VERSION=$version" "$tmp/cm/found.txt" \
     && ok "CMake found the installed package, version $version" || { cat "$tmp/cm/found.txt"; bad "CMake package location/version"; }
   cmd=$(grep -E '"command".*main\.cpp' "$tmp/cm/compile_commands.json" || true)

@@ -337,3 +337,11 @@ TEST_CASE("C API wheel: entries fire at their deadline rounded up to the tick, f
   rto_wheel_free(nullptr);
   rto_wheel_destroy(nullptr);
 }
+
+TEST_CASE("C API version: the library's rto_version() is the header's RTO_VERSION, MAJOR.MINOR.PATCH") {
+  CHECK(rto_version() == RTO_VERSION);
+  CHECK(RTO_VERSION == RTO_VERSION_MAJOR * 10000 + RTO_VERSION_MINOR * 100 + RTO_VERSION_PATCH);
+  const std::string s = std::to_string(RTO_VERSION_MAJOR) + "." + std::to_string(RTO_VERSION_MINOR) + "." +
+                        std::to_string(RTO_VERSION_PATCH);
+  CHECK(s == RTO_VERSION_STRING);
+}

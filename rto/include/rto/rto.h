@@ -36,6 +36,16 @@
 
 #include "rto/export.h"
 
+/* The library's version, for #if tests; rto_version() is the version of the
+ * library a program runs with. Before 1.0 a minor version may change the API. */
+#define RTO_VERSION_MAJOR 0
+#define RTO_VERSION_MINOR 2
+#define RTO_VERSION_PATCH 0
+/** "MAJOR.MINOR.PATCH" (the Makefile reads the version from here). */
+#define RTO_VERSION_STRING "0.2.0"
+/** MAJOR * 10000 + MINOR * 100 + PATCH: #if RTO_VERSION >= 200 */
+#define RTO_VERSION (RTO_VERSION_MAJOR * 10000 + RTO_VERSION_MINOR * 100 + RTO_VERSION_PATCH)
+
 /* Sizes of the states a caller places itself (bytes; each 8-byte aligned).
  * Part of the ABI of librto.so.0: they change only with the major version. */
 #define RTO_ESTIMATOR_BYTES 160
@@ -67,6 +77,9 @@ typedef enum rto_status RTO_ENUM_BASE {
 
 /** A static, NUL-terminated English description of `status` ("unknown status" for other values). */
 RTO_API const char* rto_status_string(rto_status status);
+/** RTO_VERSION of the library this program runs with (which may differ from
+ *  the header it was compiled with). */
+RTO_API unsigned rto_version(void);
 
 /** Which algorithm an estimator runs (rto::Config::Variant). */
 typedef enum rto_variant RTO_ENUM_BASE {

@@ -10,6 +10,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#if !defined(RTO_VERSION) || RTO_VERSION < 200
+#error "rto.h before 0.2 has no caller-allocated states"
+#endif
+
 enum { kMaxFires = 8 };
 
 struct connection {
@@ -101,6 +105,7 @@ int main(void) {
   const int64_t rfc_ms[] = {1200, 3200, 7200, 15200};
   const int64_t linux_ms[] = {340, 820, 1780, 3700, 7540, 15220};
 
+  check(rto_version() == RTO_VERSION, "the library is the version of the header (" RTO_VERSION_STRING ")");
   check(rto_wheel_init(&wheel, 0, 1000) == RTO_OK, "a wheel in static storage, 1 ms tick");
   check(rto_config_linux(&linux_cfg) == RTO_OK, "Linux's configuration");
   for (i = 0; i < 3; ++i) {
