@@ -60,6 +60,14 @@ class Rto {
   }
 
  private:
+  // The estimators hold validated bounds (kMin <= floor <= cap <= kMax) and
+  // clamp every RTO they compute with them: the value alone is clamped.
+  friend class Estimator;
+  friend class LinuxEstimator;
+  static constexpr Rto within(std::int64_t value, std::uint32_t floor_us, std::uint32_t cap_us) {
+    const std::int64_t v = value < floor_us ? floor_us : value;
+    return Rto{static_cast<std::uint32_t>(v > cap_us ? cap_us : v), cap_us};
+  }
   constexpr Rto(std::uint32_t us, std::uint32_t cap_us) : us_(us), cap_us_(cap_us) {}
   std::uint32_t us_;      // kMin <= us_ <= cap_us_
   std::uint32_t cap_us_;  // <= kMax < 2^32

@@ -110,10 +110,9 @@ inline bool Estimator::on_rtt_sample(std::chrono::microseconds r) {
 }
 
 inline Rto Estimator::rto() const {
-  using std::chrono::microseconds;
   // 2.1: "Until a round-trip time (RTT) measurement has been made ... the
   // sender SHOULD set RTO <- 1 second" (initial_rto). impl: RFC6298-2.1
-  if (srtt_ == kNoSample) return Rto::clamped(microseconds{initial_us_}, microseconds{floor_us_}, microseconds{cap_us_});
+  if (srtt_ == kNoSample) return Rto::within(initial_us_, floor_us_, cap_us_);
   // "RTO <- SRTT + max (G, K*RTTVAR)", rounded UP to a whole microsecond so
   // the timer is never early. impl: RFC6298-2.2 RFC6298-2.3 RFC6298-4-clock
   const std::int64_t var = std::max(std::int64_t{g_us_} << kFracBits, kK * rttvar_);
@@ -130,7 +129,7 @@ inline Rto Estimator::rto() const {
   }
   // 2.4: "Whenever RTO is computed, if it is less than 1 second, then the RTO
   // SHOULD be rounded up to 1 second" (min_rto). impl: RFC6298-2.4
-  return Rto::clamped(microseconds{us}, microseconds{floor_us_}, microseconds{cap_us_});
+  return Rto::within(us, floor_us_, cap_us_);
 }
 
 }  // namespace rto

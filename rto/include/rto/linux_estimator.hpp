@@ -138,8 +138,7 @@ inline bool LinuxEstimator::sample(std::int64_t r_us, std::uint32_t snd_una, std
 }
 
 inline Rto LinuxEstimator::rto() const {
-  using std::chrono::microseconds;
-  if (srtt8_ == 0) return Rto::clamped(microseconds{initial_us_}, microseconds{rto_min_us_}, microseconds{cap_us_});
+  if (srtt8_ == 0) return Rto::within(initial_us_, rto_min_us_, cap_us_);
   // __tcp_set_rto(): SRTT + rttvar_us, in jiffies (rounded up to the tick);
   // tcp_bound_rto(): at most TCP_RTO_MAX. Capped before the rounding too, so
   // it works in 32 bits (ceil(min(x, cap)) capped is min(ceil(x), cap)).
@@ -150,7 +149,7 @@ inline Rto LinuxEstimator::rto() const {
     us = std::min<std::int64_t>(std::int64_t{q} * tick_us_, cap_us_);
   }
   // rttvar_us >= rto_min, so the sum is never below it: the clamp only types it.
-  return Rto::clamped(microseconds{us}, microseconds{rto_min_us_}, microseconds{cap_us_});
+  return Rto::within(us, rto_min_us_, cap_us_);
 }
 
 }  // namespace rto
