@@ -14,8 +14,10 @@ a test (speed is not asserted in tests; bench/README.md).
 
 With Google Benchmark repetitions the median aggregate is used, otherwise the
 first run. Times per item: the estimator's cpu_time (one sample per
-iteration); the wheel's `per_rearm` counter (thread CPU time of the timed
-re-arms and their advance() calls); fire-all's cpu_time.
+iteration); the wheel's `rearm_added` counter (what a re-arm and its share of
+the advance() calls add to the ACK's touch of the connection, thread CPU
+time, beside the touch alone in the same run) and `per_rearm` counter (the
+re-arms alone, for the std::set comparison); fire-all's cpu_time.
 """
 
 import json
@@ -26,8 +28,7 @@ import sys
 # The goals (bench/README.md, "Goals"), stated once.
 ESTIMATOR_RFC_MAX_NS = 3.0        # BM_Estimator_Rfc6298 ns per sample
 ESTIMATOR_LINUX_MAX_NS = 5.0      # BM_Estimator_Linux ns per sample
-REARM_MAX_NS_AT_1E6 = 25.0        # BM_TimerWheel_Rearm/1000000 ns per re-arm
-REARM_MAX_SPREAD = 1.5            # re-arm at 1e7 / at 1e3
+REARM_ADDED_MAX_NS = 10.0         # BM_TimerWheel_TouchRearm rearm_added ns per ACK, every N
 REARM_MIN_VS_SET = 20.0           # std::set re-arm / wheel re-arm, every N
 REPLAY_MIN_VS_TCPTRACE = 4.0      # tcptrace time / pcap-replay time
 REPLAY_MAX_VS_BARE = 2.0          # pcap-replay time / bare loop time (>= 50 % of its rate)
@@ -64,6 +65,11 @@ def positive(x):
 def rearm_names(variant):
     """(wheel, std::set) benchmark names of a re-arm variant ("" or "_Cold") per N."""
     return {n: (f"BM_TimerWheel_Rearm{variant}/{n}", f"BM_Baseline_Set_Rearm{variant}/{n}") for n in REARM_SIZES}
+
+
+def touch_rearm_names():
+    """N -> the name of the benchmark timing re-arm + touch beside the touch alone."""
+    return {n: f"BM_TimerWheel_TouchRearm/{n}" for n in REARM_SIZES}
 
 
 def load_benchmarks(path):
@@ -116,9 +122,25 @@ def time_ns(rows, name, field="cpu_time"):
 
 def per_rearm_ns(rows, name):
     """The wheel benchmark's per_rearm counter (s) in ns, or None."""
+    return counter_ns(rows, name, "per_rearm")
+
+
+def counter_ns(rows, name, counter):
+    """A benchmark's counter in s, as ns; None when absent or not a finite number > 0."""
     row = rows.get(name)
-    t = None if row is None else positive(row.get("per_rearm"))
+    t = None if row is None else positive(row.get(counter))
     return None if t is None else t * 1e9
+
+
+def difference_ns(rows, name, counter):
+    """A counter that is a difference of two times (s), as ns, a negative one
+    (the difference lost in the noise) as 0; None when absent or not a
+    finite number."""
+    row = rows.get(name)
+    v = None if row is None else row.get(counter)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return max(0.0, v * 1e9)
 
 
 lines = []
@@ -153,14 +175,18 @@ def estimator_goals(b):
 
 
 def wheel_goals(b):
-    wheel = {n: per_rearm_ns(b, w) for n, (w, _) in rearm_names("").items()}
-    t6 = wheel[1000000]
-    goal("wheel re-arm at 1e6: ns", None if t6 is None else f"{t6:.2f}", f"<= {REARM_MAX_NS_AT_1E6:g}",
-         t6 is not None and le(t6, REARM_MAX_NS_AT_1E6))
-    lo, hi = wheel[REARM_SIZES[0]], wheel[REARM_SIZES[-1]]
-    spread = None if lo is None or hi is None else hi / lo
-    goal("wheel re-arm, 1e7 / 1e3", None if spread is None else f"{spread:.2f}x ({lo:.2f} -> {hi:.2f} ns)",
-         f"<= {REARM_MAX_SPREAD:g}x", spread is not None and le(spread, REARM_MAX_SPREAD))
+    # What a re-arm to a later deadline adds to the ACK's touch of the
+    # connection, at every N: the worst N decides. A re-arm too cheap to
+    # measure can come out below the touch alone (noise): 0 added.
+    what = "wheel re-arm added to the touch, every N: ns"
+    added = {n: difference_ns(b, name, "rearm_added") for n, name in touch_rearm_names().items()}
+    if any(v is None for v in added.values()):
+        goal(what, None, f"<= {REARM_ADDED_MAX_NS:g}", False)
+    else:
+        worst_n = max(added, key=lambda n: added[n])
+        each = ", ".join(f"{added[n]:.2f}" for n in REARM_SIZES)
+        goal(what, f"worst {added[worst_n]:.2f} (N = {worst_n}; {each})", f"<= {REARM_ADDED_MAX_NS:g}",
+             le(added[worst_n], REARM_ADDED_MAX_NS))
     for variant, label in (("", "ACK-driven"), ("_Cold", "cold")):
         what = f"std::set re-arm / wheel re-arm ({label}), every N"
         ratios = []

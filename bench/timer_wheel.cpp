@@ -1,4 +1,7 @@
 // Google Benchmark of rto::TimerWheel, each beside a baseline in the same run:
+//   - TouchRearm/N: what a lazy re-arm adds to the ACK's touch of the
+//     connection (the goal), beside the touch alone, timed in alternating
+//     chunks (see below).
 //   - Rearm/N: the per-ACK restart of RFC 6298 5.3 among N armed connections,
 //     ACK-driven (the connection's entry was just touched by the ACK's
 //     processing; virtual time advancing; deadlines mostly moving later), vs a
@@ -226,6 +229,179 @@ BENCHMARK(BM_TimerWheel_Rearm) REARM_SIZES;
 BENCHMARK(BM_Baseline_Set_Rearm) REARM_SIZES;
 BENCHMARK(BM_TimerWheel_Rearm_Cold) REARM_SIZES;
 BENCHMARK(BM_Baseline_Set_Rearm_Cold) REARM_SIZES;
+
+// ---- Re-arm beside the touch of the connection (bench/README.md, "Goals") ----
+//
+// TouchRearm/N: what a lazy re-arm adds to the processing of an ACK, among N
+// connections each ACKed about every 50 ms. A connection is one 64-byte line
+// holding what the ACK's processing reads and writes and its TimerEntry; an
+// ACK of a random connection touches it (reads its RTO, advances SND.UNA)
+// and computes the 5.3 deadline. ACKs are processed one after another, as a
+// stack's receive loop does: the next ACK's connection is found only once
+// this one's touch has completed (a data dependency, through a zero the
+// compiler cannot see), so the touch is the connection's cache miss, and the
+// re-arm then writes an entry already in cache; without it the touch-only
+// loop would overlap tens of misses, more than a real ACK path's hundreds of
+// instructions allow. The two loops, timed in alternating chunks on the same
+// random connections' distribution:
+//   touch        the touch alone (the deadline is summed, not armed);
+//   touch_rearm  the touch, then the wheel's arm() to that later deadline,
+//                with an advance() every 64 ACKs: the deferred work of a lazy
+//                re-arm (re-filing an entry whose deadline moved later when
+//                its old slot comes due) is counted where it falls.
+// Counters, in s per ACK (the table's ns): touch, touch_rearm and
+// rearm_added = touch_rearm - touch, the goal's measure. Virtual time moves
+// only in the touch_rearm chunks. When the world is built it runs untimed,
+// ACKing the connections in turn, for more than the longest RTO of virtual
+// time, so the wheel is in its steady state (every entry re-filed as the
+// ACKs keep it); each run then goes on untimed to the next 64 ms boundary and
+// times a whole number of 64 ms (kTouchSlots of them, more when N is small
+// so that at least kTouchMinAcks ACKs are timed): the level-1 slots that
+// come due in a run, and the entries they re-file, are then the same share
+// of every run.
+
+constexpr std::int64_t kLevel1SlotNs = 64'000'000;  // 64 ticks of 1 ms: a level-1 slot
+constexpr std::int64_t kTouchSlots = 2;
+constexpr std::int64_t kTouchMinAcks = 2'000'000;
+constexpr std::int64_t kWarmUs = kMinRtoUs + kRtoSpanUs + 200'000;  // past the longest RTO
+
+struct alignas(64) Conn {
+  std::uint32_t snd_una = 0;
+  std::uint32_t rto_us = 0;  // this connection's RTO
+  std::uint64_t acks = 0;
+  std::uint64_t bytes = 0;
+  rto::TimerEntry entry;
+};
+static_assert(sizeof(Conn) == 64, "one connection, one cache line");
+
+struct TouchWorld {
+  explicit TouchWorld(std::size_t n) : conns(std::make_unique<Conn[]>(n)), n(n) {
+    Rng r{n + 1};
+    for (std::size_t i = 0; i < n; ++i) {
+      conns[i].rto_us = static_cast<std::uint32_t>(kMinRtoUs + static_cast<std::int64_t>(r() % kRtoSpanUs));
+      conns[i].entry.user = static_cast<std::uint32_t>(i);
+      w.arm(conns[i].entry, kStart + microseconds{conns[i].rto_us});
+    }
+    run_in_turn(kWarmUs * 1000);  // warm up
+  }
+  rto::TimerWheel w{kStart};
+  std::unique_ptr<Conn[]> conns;
+  std::size_t n;
+  std::int64_t now_ns = 0;
+
+  std::size_t next_in_turn = 0;
+
+  // Virtual time between two ACKs of the whole world: each connection about every 50 ms.
+  std::int64_t ack_dt_ns() const { return kAckIntervalNs / static_cast<std::int64_t>(n); }
+  // Untimed: the connections ACKed in turn (each about every 50 ms) until
+  // virtual time `until_ns`.
+  void run_in_turn(std::int64_t until_ns) {
+    const std::int64_t dt_ns = ack_dt_ns();
+    std::size_t c = next_in_turn;
+    while (now_ns < until_ns) {
+      for (std::size_t k = 0; k < kBatch; ++k, c = c + 1 == n ? 0 : c + 1) {
+        now_ns += dt_ns;
+        const std::int64_t d = touch(static_cast<std::uint32_t>(c), now_ns / 1000, 0);
+        w.arm(conns[c].entry, kStart + microseconds{d});
+      }
+      advance(now_ns / 1000);
+    }
+    next_in_turn = c;
+  }
+  // The ACK's processing of connection c at `now_us`: SND.UNA advances, the
+  // RTO is read; returns the 5.3 deadline (now + RTO + jitter).
+  std::int64_t touch(std::uint32_t c, std::int64_t now_us, std::int64_t jitter_us) {
+    Conn& k = conns[c];
+    k.snd_una += 1448;
+    return now_us + k.rto_us + jitter_us;
+  }
+  void advance(std::int64_t now_us) {
+    w.advance(kStart + microseconds{now_us}, [&](rto::TimerEntry& e) {
+      // 5.6 then 5.5: retransmit and re-arm, one RTO later.
+      w.arm(e, e.deadline() + microseconds{conns[e.user].rto_us});
+    });
+  }
+};
+
+void BM_TimerWheel_TouchRearm(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  static std::unique_ptr<TouchWorld> world;  // kept across runs and repetitions (10^7 takes seconds to build)
+  if (!world || world->n != n) {
+    world.reset();
+    world = std::make_unique<TouchWorld>(n);
+  }
+  TouchWorld& wd = *world;
+  const std::int64_t dt_ns = wd.ack_dt_ns();
+  // A whole number of level-1 slots per iteration, from a slot boundary.
+  const std::int64_t slots = std::max(kTouchSlots, (kTouchMinAcks * dt_ns + kLevel1SlotNs - 1) / kLevel1SlotNs);
+  constexpr std::size_t kChunk = kBatch * kChunkBatches;  // ACKs per timed chunk
+  Rng rng{n * 7 + 3};
+  std::vector<std::uint32_t> conn_a(kChunk), conn_b(kChunk);
+  std::vector<std::int64_t> jitter(kChunk);
+  const std::int64_t overhead = clock_overhead_ns();
+  static volatile std::uint32_t zero_source = 0;
+  const std::uint32_t zero = zero_source;  // 0, unknown to the compiler: a dependency it keeps
+  std::int64_t touch_ns = 0, rearm_ns = 0, done = 0;
+  std::uint64_t sink = 0;
+  auto touch_only = [&] {
+    const std::int64_t now_us = wd.now_ns / 1000;
+    std::uint32_t prev = 0;
+    const std::int64_t t0 = thread_cpu_ns();
+    for (std::size_t k = 0; k < kChunk; ++k) {
+      const std::int64_t d = wd.touch(conn_a[k] ^ (prev & zero), now_us, jitter[k]);
+      sink += static_cast<std::uint64_t>(d);
+      prev = static_cast<std::uint32_t>(d);
+    }
+    touch_ns += std::max<std::int64_t>(0, thread_cpu_ns() - t0 - overhead);
+  };
+  auto touch_rearm = [&] {
+    std::uint32_t prev = 0;
+    const std::int64_t t0 = thread_cpu_ns();
+    for (std::size_t b = 0; b < kChunk; b += kBatch) {
+      wd.now_ns += dt_ns * static_cast<std::int64_t>(kBatch);
+      const std::int64_t now_us = wd.now_ns / 1000;
+      for (std::size_t k = b; k < b + kBatch; ++k) {
+        const std::uint32_t c = conn_b[k] ^ (prev & zero);
+        const std::int64_t d = wd.touch(c, now_us, jitter[k]);
+        prev = static_cast<std::uint32_t>(d);
+        wd.w.arm(wd.conns[c].entry, kStart + microseconds{d});  // 5.3: later, so lazy
+      }
+      wd.advance(now_us);
+    }
+    const std::int64_t spent = std::max<std::int64_t>(0, thread_cpu_ns() - t0 - overhead);
+    rearm_ns += spent;
+    return spent;
+  };
+  for (auto _ : state) {
+    wd.run_in_turn((wd.now_ns / kLevel1SlotNs + 1) * kLevel1SlotNs);  // untimed, to a slot boundary
+    const std::int64_t end_ns = wd.now_ns + slots * kLevel1SlotNs;
+    std::int64_t iteration_ns = 0;
+    for (std::int64_t pair = 0; wd.now_ns < end_ns; ++pair, done += static_cast<std::int64_t>(kChunk)) {
+      // The chunks' connections and jitters, chosen untimed.
+      for (std::size_t k = 0; k < kChunk; ++k) {
+        conn_a[k] = static_cast<std::uint32_t>(rng() % n);
+        conn_b[k] = static_cast<std::uint32_t>(rng() % n);
+        jitter[k] = static_cast<std::int64_t>(rng() % (2 * kJitterUs)) - kJitterUs;
+      }
+      // Alternate which goes first, so neither always follows the other.
+      if (pair % 2 == 0) {
+        touch_only();
+        iteration_ns += touch_rearm();
+      } else {
+        iteration_ns += touch_rearm();
+        touch_only();
+      }
+    }
+    state.SetIterationTime(static_cast<double>(iteration_ns) * 1e-9);
+  }
+  benchmark::DoNotOptimize(sink);
+  const double per = done > 0 ? 1e-9 / static_cast<double>(done) : 0.0;
+  state.SetItemsProcessed(done);
+  state.counters["touch"] = benchmark::Counter(static_cast<double>(touch_ns) * per);
+  state.counters["touch_rearm"] = benchmark::Counter(static_cast<double>(rearm_ns) * per);
+  state.counters["rearm_added"] = benchmark::Counter(static_cast<double>(rearm_ns - touch_ns) * per);
+}
+BENCHMARK(BM_TimerWheel_TouchRearm)->Arg(1'000)->Arg(100'000)->Arg(1'000'000)->Arg(10'000'000)->UseManualTime();
 
 // Deadlines of n connections: 200 ms .. 3 s (typical RTOs) from the start.
 std::vector<std::int64_t> deadlines_us(std::size_t n, std::uint64_t seed) {

@@ -32,7 +32,8 @@ run() {  # run NAME [FLAGS...]: bench-NAME to $dir/NAME.json
 }
 
 run estimator
-# The re-arm benchmarks at the two smallest N (their names are goals.py's
+# The re-arm benchmarks (the std::set comparisons and the re-arm beside the
+# touch of the connection) at the two smallest N (their names are goals.py's
 # for every N; the 1e6 and 1e7 worlds take a minute to build), and fire-all
 # against its baseline.
 smoke_n='1000|100000'
@@ -70,6 +71,9 @@ for variant in ("", "_Cold"):
         for name in names:
             if goals.per_rearm_ns(wheel, name) is None:
                 print(f"FAIL: no usable per_rearm for {name}"); bad = 1
+for n, name in goals.touch_rearm_names().items():
+    if n in smoke_n and goals.difference_ns(wheel, name, "rearm_added") is None:
+        print(f"FAIL: no usable rearm_added for {name}"); bad = 1
 for name, rows in list(est.items()) + list(wheel.items()):
     if rows.get("run_type") != "aggregate":
         print(f"FAIL: {name}: goals.py read a single run, not the median of the repetitions"); bad = 1
