@@ -32,6 +32,7 @@ run() {  # run NAME [FLAGS...]: bench-NAME to $dir/NAME.json
 }
 
 run estimator
+run sender_ack
 # The re-arm benchmarks (the std::set comparisons and the re-arm beside the
 # touch of the connection) at the two smallest N (their names are goals.py's
 # for every N; the 1e6 and 1e7 worlds take a minute to build), and fire-all
