@@ -5,6 +5,7 @@
 
 #include "rto/timer_wheel.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -272,9 +273,8 @@ bool TimerWheel::skip_far(std::int64_t t, std::int64_t target) {
 }
 
 std::optional<Instant> TimerWheel::next_deadline() const {
-  // Entries already due, or being walked by an advance() whose callback asks:
-  // the next advance() handles them whatever its time.
-  if (due_ != nullptr) return now_;
+  // Entries being walked by an advance() whose callback asks: that advance()
+  // handles them.
   for (const TimerEntry* head : walking_)
     if (head != nullptr) return now_;
   // Every entry in a slot is examined (fired at level 0, moved down from a
@@ -282,7 +282,17 @@ std::optional<Instant> TimerWheel::next_deadline() const {
   // such an examination: the earliest tick at which a non-empty slot is
   // examined is the bound. Ticks before next_tick_ are processed, so it is
   // later than now_. The `never_` list holds no entry that will fire.
-  const std::int64_t t = next_event_tick(next_tick_);
+  std::int64_t t = next_event_tick(next_tick_);
+  // The due list: an entry whose tick is processed fires at the next
+  // advance(), whatever its time. One re-armed later while it waited there
+  // (the lazy re-arm leaves it in place) is filed by that advance() and
+  // fires at its own tick, which is then the bound (none for "never").
+  for (const TimerEntry* e = due_; e != nullptr; e = e->next_) {
+    const std::int64_t k = tick_of(e->deadline_);
+    if (k >= kFarTick) continue;  // as place() files it: never
+    if (k < next_tick_) return now_;
+    t = std::min(t, k);
+  }
   if (t == INT64_MAX) return std::nullopt;
   return tick_time(t);
 }

@@ -70,6 +70,26 @@ TEST_CASE("next_deadline: an entry that never fires gives none, though it is arm
   CHECK(m.next_deadline() == at_ms(68'719'476'736));
 }
 
+TEST_CASE("next_deadline: an entry re-armed to never counts until the wheel files it away; one due but re-armed later gives its own tick") {
+  TimerWheel w(at_us(0), microseconds{1});
+  TimerEntry e;
+  w.arm(e, at_us(148));          // level 1 (64 .. 4095 ticks): its slot is examined at tick 128
+  w.arm(e, Instant::max());      // later: only stored
+  CHECK(w.next_deadline() == at_us(128));
+  CHECK(w.advance(at_us(128), [](TimerEntry&) {}) == 0);  // filed away as "never"
+  CHECK_FALSE(w.next_deadline().has_value());
+  CHECK(w.size() == 1u);
+  // Armed at a tick already processed (due at the next advance), then re-armed
+  // later while it waits there: the bound is its new tick, not now().
+  TimerEntry d;
+  w.arm(d, at_us(100));  // tick 100 < 129: due
+  CHECK(w.next_deadline() == w.now());
+  w.arm(d, at_us(500));  // later: stays in the due list, lazily
+  CHECK(w.next_deadline() == at_us(500));
+  CHECK(w.advance(at_us(499), [](TimerEntry&) {}) == 0);
+  CHECK(w.advance(at_us(500), [](TimerEntry&) {}) == 1);
+}
+
 TEST_CASE("next_deadline with a 1 us tick is a lower bound on the deadline itself") {
   TimerWheel w(at_us(0), microseconds{1});
   TimerEntry e;

@@ -315,8 +315,8 @@ RTO_API rto_status rto_wheel_advance(rto_wheel* wheel, int64_t now_us, rto_wheel
  *  armed entry fires (its deadline rounded up to the tick), possibly earlier
  *  (a tick where entries only move inside the wheel; the next call then
  *  returns a later time, always after the wheel's current time);
- *  RTO_TIMER_NEVER when no armed entry will ever fire. An event loop sleeps
- *  until it, then advances. Errors: RTO_ERR_NULL. */
+ *  RTO_TIMER_NEVER when the wheel has nothing to do (no armed entry will
+ *  fire). An event loop sleeps until it, then advances. Errors: RTO_ERR_NULL. */
 RTO_API rto_status rto_wheel_next_deadline_us(const rto_wheel* wheel, int64_t* out_us);
 /** The number of armed entries. Errors: RTO_ERR_NULL. */
 RTO_API rto_status rto_wheel_size(const rto_wheel* wheel, size_t* out);

@@ -153,8 +153,10 @@ class RTO_API TimerWheel {
   std::size_t advance(Instant now, F&& on_fire);
 
   /// When an event loop should next call advance(): the time of the next
-  /// tick at which the wheel has work, or nullopt when no armed entry will
-  /// ever fire (none armed, or only deadlines 2^61 ticks or more away).
+  /// tick at which the wheel has work, or nullopt when it has none (none
+  /// armed, or only deadlines 2^61 ticks or more away, which never fire; an
+  /// entry re-armed to such a deadline after it was filed still counts until
+  /// the tick at which the wheel files it away).
   ///
   /// A lower bound: never later than the time advance() fires the earliest
   /// armed entry (its deadline rounded up to the tick grid; with a 1 us tick,
@@ -166,7 +168,9 @@ class RTO_API TimerWheel {
   /// (they are re-filed then), advance() fires nothing, and next_deadline()
   /// then returns a later tick: always later than now(), so the loop never
   /// spins. Entries already due (armed at a tick advance() has passed) give
-  /// now(). O(kLevels): per-level occupancy bitmaps, no entry is read.
+  /// now(). O(kLevels) from the per-level occupancy bitmaps, plus the
+  /// entries armed at a tick already passed and not yet fired (the due list,
+  /// usually empty): no entry in a slot is read.
   std::optional<Instant> next_deadline() const;
   /// Number of armed entries.
   std::size_t size() const { return size_; }
