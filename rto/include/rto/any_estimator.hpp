@@ -42,7 +42,9 @@ class RTO_API AnyEstimator {
   /// Estimator(config) or LinuxEstimator(config) by config.variant; throws
   /// ConfigError for an invalid config.
   explicit AnyEstimator(const Config& config);
+  /// Holds a copy of `e`.
   AnyEstimator(const Estimator& e) noexcept : v_(e) {}
+  /// Holds a copy of `e`.
   AnyEstimator(const LinuxEstimator& e) noexcept : v_(e) {}
 
   /// Estimator::on_rtt_sample or LinuxEstimator::on_rtt_sample (every sample
@@ -65,18 +67,20 @@ class RTO_API AnyEstimator {
   Rto rto() const {
     return std::visit([](const auto& e) { return e.rto(); }, v_);
   }
+  /// SRTT, microseconds; nullopt before a sample.
   std::optional<std::chrono::microseconds> srtt() const {
     return std::visit([](const auto& e) { return e.srtt(); }, v_);
   }
-  /// RTTVAR (Linux: mdev/4, tcpi_rttvar).
+  /// RTTVAR, microseconds (Linux: mdev/4, tcpi_rttvar); nullopt before a sample.
   std::optional<std::chrono::microseconds> rttvar() const {
     return std::visit([](const auto& e) { return e.rttvar(); }, v_);
   }
-  /// Linux's rttvar_us; nullopt before a sample and for RFC 6298.
+  /// Linux's rttvar_us, microseconds; nullopt before a sample and for RFC 6298.
   std::optional<std::chrono::microseconds> linux_rttvar() const {
     const auto* lin = std::get_if<LinuxEstimator>(&v_);
     return lin != nullptr ? lin->linux_rttvar() : std::nullopt;
   }
+  /// True once a sample was taken and not forgotten (for 5.7's Linux rule).
   bool has_sample() const {
     return std::visit([](const auto& e) { return e.has_sample(); }, v_);
   }
