@@ -59,16 +59,17 @@ class RTO_API RttSampler {
   /// snd_max), covers the timed segment's end and the elapsed time is not
   /// negative; otherwise nullopt (a duplicate or old ACK, or one of data never
   /// sent, gives none).
-  std::optional<std::chrono::microseconds> on_ack(std::uint32_t ack, std::uint32_t snd_una, std::uint32_t snd_max,
-                                                   Instant now);
+  [[nodiscard]] std::optional<std::chrono::microseconds> on_ack(std::uint32_t ack, std::uint32_t snd_una,
+                                                                 std::uint32_t snd_max, Instant now);
   /// An ACK with the timestamp option (TSecr = `tsecr`) arrived at `now`
   /// while SND.UNA was `snd_una` and SND.MAX `snd_max` (RFC 7323 4.1).
   /// Returns R = (tsval(now) - tsecr) * ts_tick when the ACK acknowledges new
   /// data (snd_una < ack <= snd_max) and the modulo-2^32 difference is >= 0;
   /// nullopt for a duplicate or old ACK or a TSecr in the future. Also stops
   /// the non-timestamp timing if the ACK covers it.
-  std::optional<std::chrono::microseconds> on_ack_ts(std::uint32_t ack, std::uint32_t tsecr, std::uint32_t snd_una,
-                                                     std::uint32_t snd_max, Instant now);
+  [[nodiscard]] std::optional<std::chrono::microseconds> on_ack_ts(std::uint32_t ack, std::uint32_t tsecr,
+                                                                    std::uint32_t snd_una, std::uint32_t snd_max,
+                                                                    Instant now);
 
   /// The TSval to put in a segment sent at `now`: floor(now / ts_tick) + ts_offset,
   /// modulo 2^32 (RFC 7323 5.4).
