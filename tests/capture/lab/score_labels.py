@@ -122,11 +122,19 @@ def must_findings(binary, profile, pcap):
         raise SystemExit(f"score_labels: {binary} check {pcap} failed ({rc}): {err.strip()}")
     j = json.loads(out)
     found = []
-    for fl in j.get("flows", []):
-        for s in fl.get("senders", []):
-            for x in s.get("findings", []):
-                if x.get("level") == "MUST" or x.get("level") == "must":
-                    found.append(f"{x.get('rule')} frame {x.get('frame')}")
+
+    def walk(o):  # findings sit per sender, wherever the schema nests it
+        if isinstance(o, dict):
+            for k, v in o.items():
+                if k == "findings" and isinstance(v, list):
+                    found.extend(f"{x.get('rule')} frame {x.get('frame')}" for x in v
+                                 if str(x.get("level", "")).upper() == "MUST")
+                else:
+                    walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+    walk(j.get("flows", []))
     return j["summary"].get("must", len(found)), found
 
 
