@@ -75,7 +75,7 @@ NETSTACK_CLI  := $(call objs,netstack/cli)
 # pcap-replay's library, one folder per concern: input (files, live, frames
 # to segments), analysis (the timer models and their verdicts), report (text,
 # JSON, HTML, CSV), plot (SVG graphs).
-REPLAY_PARTS  := input analysis report plot
+REPLAY_PARTS  := input analysis analysis/engine report plot
 REPLAY_OBJS   := $(call objs,pcap-replay/src) $(foreach p,$(REPLAY_PARTS),$(call objs,pcap-replay/src/$(p)))
 REPLAY_CLI    := $(call objs,pcap-replay/cli)
 TEST_MAIN     := $(OBJ)/tests/doctest_main.o
@@ -133,7 +133,8 @@ $(OBJ)/tests/%.o: tests/%.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -Itests $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
 # White-box tests of internal parts of the analysis (FirstSegment, infer_settings).
-WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test node_pool_test flow_hash_test stable_queue_test
+WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test node_pool_test flow_hash_test stable_queue_test \
+                  scale_memory_test
 $(patsubst %,$(OBJ)/tests/pcap-replay/%.o,$(WHITEBOX_TESTS)): CXXFLAGS += -Ipcap-replay/src
 
 $(OBJ)/bench/%.o: bench/%.cpp

@@ -84,13 +84,16 @@ TEST_CASE("lab: every expiry and probe the kernel counted, and no MUST under --p
 }
 
 TEST_CASE("lab: Linux settings are named under --profile linux and are departures under --profile rfc6298") {
-  // tcp_rto_max_ms = 5000: the backoff holds at 5 s (4 expiries after it
-  // grew to the cap): INFO naming the setting; under RFC 6298 a cap below
-  // 60 s: 2.5 for the waits that stayed at 5 s.
+  // tcp_rto_max_ms = 5000: waits 0.2, 0.42, 0.83, 1.66, 3.42 s, then 5.12 s
+  // four times: the 6th expiry is the first held at the 5 s cap (min(2 x
+  // 3.42, 5) s), the next three stay there: INFO naming the setting; under
+  // RFC 6298 a cap below 60 s: 2.5 at the four expiries held at it, and no
+  // 5.5 (the 6th is the cap, not a missing doubling).
   const LabCounts lm = run("rto-max-low", Profile::linux_kernel);
   CHECK(lm.settings == 1);
   LabCounts rm = run("rto-max-low", Profile::rfc6298);
-  CHECK(rm.must_rules["2.5"] == 3);
+  CHECK(rm.must_rules["2.5"] == 4);
+  CHECK(rm.must_rules["5.5"] == 0);
   // tcp_thin_linear_timeouts = 1: the first 6 expiries keep 208 ms (7 waits
   // of 208 ms: the first is the RTO itself): INFO under linux; 5.5 x 6 under RFC 6298.
   CHECK(run("thin-linear", Profile::linux_kernel).settings == 1);
