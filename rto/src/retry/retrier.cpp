@@ -1,6 +1,6 @@
 // Failure classification and the Retrier's decisions.
 
-#include "rto/retry.hpp"
+#include "rto/retry/retrier.hpp"
 
 namespace rto {
 

@@ -1,7 +1,7 @@
 // rto::BackoffPolicy presets and validation, rto::Backoff and
 // rto::ConnectionBackoff state (the random draws are inline in backoff.hpp).
 
-#include "rto/backoff.hpp"
+#include "rto/retry/backoff.hpp"
 
 #include <string>
 

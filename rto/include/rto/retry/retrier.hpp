@@ -9,9 +9,9 @@
 #include <random>
 #include <string_view>
 
-#include "rto/backoff.hpp"
-#include "rto/retry_budget.hpp"
-#include "rto/export.h"
+#include "rto/retry/backoff.hpp"
+#include "rto/retry/budget.hpp"
+#include "rto/retry/export.h"
 
 namespace rto {
 
@@ -40,15 +40,15 @@ enum class FailureClass {
 /// Version Not Supported (properties of the server, not of the moment), and
 /// 506-511 (configuration or authentication problems). Success: 100-399.
 /// Codes outside 100-599 are permanent (not a valid response).
-RTO_API FailureClass classify_http_status(int status);
+RTO_RETRY_API FailureClass classify_http_status(int status);
 
 /// Classifies a transport error (see TransportError for which is which).
-RTO_API FailureClass classify_transport(TransportError e);
+RTO_RETRY_API FailureClass classify_transport(TransportError e);
 
 /// RFC 9110 9.2.2: is the request method idempotent (GET, HEAD, OPTIONS,
 /// TRACE, PUT, DELETE; case-sensitive)? POST, PATCH, CONNECT and unknown
 /// methods are not.
-RTO_API bool is_idempotent_method(std::string_view method);
+RTO_RETRY_API bool is_idempotent_method(std::string_view method);
 
 /// Whether an operation may be repeated.
 enum class Idempotency {
@@ -58,7 +58,7 @@ enum class Idempotency {
 };
 
 /// The result of one attempt.
-struct RTO_API AttemptOutcome {
+struct RTO_RETRY_API AttemptOutcome {
   int http_status = 0;                      ///< the response's status; 0 when transport != none.
   TransportError transport = TransportError::none;
   std::optional<std::chrono::seconds> retry_after;  ///< parse_retry_after() of the response, if it had one.
@@ -72,7 +72,7 @@ struct RTO_API AttemptOutcome {
 };
 
 /// What the caller does next.
-struct RTO_API RetryDecision {
+struct RTO_RETRY_API RetryDecision {
   enum class Action {
     done,     ///< the attempt succeeded.
     retry,    ///< wait `wait`, then try again.
@@ -94,7 +94,7 @@ struct RTO_API RetryDecision {
 };
 
 /// Counters for export (monotonic; Retrier::reset() does not clear them).
-struct RTO_API RetryCounters {
+struct RTO_RETRY_API RetryCounters {
   std::uint64_t attempts = 0;         ///< attempts reported (first tries and retries).
   std::uint64_t successes = 0;        ///< operations that ended in success.
   std::uint64_t retries = 0;          ///< retry decisions (waits granted).
@@ -117,7 +117,7 @@ struct RTO_API RetryCounters {
 /// any) grants tokens. A 503 or 429 with Retry-After waits the server's delay
 /// instead of the backoff's, clamped to the policy's cap; it is still subject
 /// to the attempt limit, the deadline and the budget.
-class RTO_API Retrier {
+class RTO_RETRY_API Retrier {
  public:
   /// `budget` may be null (no budget); it is shared, not owned, and must outlive the Retrier.
   explicit Retrier(BackoffPolicy policy, Idempotency idempotency = Idempotency::idempotent,

@@ -15,15 +15,15 @@
 #include <stdexcept>
 
 #include "rto/clock.hpp"
-#include "rto/uniform.hpp"
-#include "rto/export.h"
+#include "rto/retry/uniform.hpp"
+#include "rto/retry/export.h"
 
 namespace rto {
 
 /// Thrown by BackoffPolicy::validate() (and so by Backoff's and
 /// ConnectionBackoff's constructors). what() names the field, e.g.
 /// "rto::BackoffPolicy.cap: 500000 us is below base (1000000 us)".
-class RTO_API BackoffPolicyError : public std::invalid_argument {
+class RTO_RETRY_API BackoffPolicyError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
@@ -47,7 +47,7 @@ enum class Jitter {
 /// rounded up by under 1 us per step for fractional ones (x1.6), so a multiplier
 /// above 1 always grows even from 1 us. It saturates at cap and never
 /// overflows for any n (validate() bounds cap * num below 2^63).
-struct RTO_API BackoffPolicy {
+struct RTO_RETRY_API BackoffPolicy {
   /// c(0): the ceiling of the first wait (after the first failure). >= 1 us.
   std::chrono::microseconds base{1'000'000};
   /// Multiplier num/den applied per failure (2/1 doubles; gRPC's 1.6 is 8/5).
@@ -131,7 +131,7 @@ enum class GiveUp {
 /// honest form: it counts the attempts' own durations). next_delay(g) uses the
 /// sum of the waits it has returned since reset(), i.e. it assumes attempts
 /// take no time (right for a simulator, optimistic for a real client).
-class RTO_API Backoff {
+class RTO_RETRY_API Backoff {
  public:
   /// Validates `policy` (throws BackoffPolicyError).
   explicit Backoff(BackoffPolicy policy);
@@ -229,7 +229,7 @@ class RTO_API Backoff {
 /// +JITTER * backoff]. The first interval has no jitter, so clients started
 /// together retry together once, then disperse by +-20 % of each backoff.
 /// reset() when the connection is accepted (gRPC: SETTINGS frame received).
-class RTO_API ConnectionBackoff {
+class RTO_RETRY_API ConnectionBackoff {
  public:
   /// Validates `policy` (throws BackoffPolicyError). Uses base, multiplier,
   /// cap, jitter_permille (Jitter::proportional spread; other jitters = 0),

@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "rto/rto.hpp"
+#include "rto/retry/retry.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "backoff_util.hpp"
-#include "rto/backoff.hpp"
+#include "rto/retry/backoff.hpp"
 
 using rto::Backoff;
 using rto::BackoffPolicy;

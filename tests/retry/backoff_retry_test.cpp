@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "backoff_util.hpp"
-#include "rto/retry.hpp"
+#include "rto/retry/retrier.hpp"
 
 using rto::AttemptOutcome;
 using rto::AwsRetryQuota;

@@ -1,0 +1,59 @@
+// Consumer of the installed retry library alone (pkg-config rto-retry, or
+// CMake rto::retry / rto::retry_static), built at C++23: it links
+// librto_retry and nothing of the TCP timer's librto, and checks waits
+// derived by hand.
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <rto/retry/retry.hpp>
+
+static_assert(__cplusplus > 202002L, "the rto-retry package downgraded this C++23 consumer");
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const char* what) {
+  std::printf("%s: %s\n", ok ? "ok" : "FAIL", what);
+  if (!ok) ++failures;
+}
+
+// Returns 2^63 for every draw: rto::uniform_below(g, n) then gives floor(n / 2).
+struct HalfGenerator {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+  result_type operator()() { return result_type{1} << 63; }
+};
+
+}  // namespace
+
+int main() {
+  using namespace std::chrono_literals;
+  HalfGenerator g;
+
+  // Full jitter, base 1 s: the first wait is U[0, 1 s], span 1 000 001 us: floor(1 000 001 / 2).
+  rto::Backoff b(rto::BackoffPolicy::full_jitter(1s, 30s));
+  const auto d = b.next_delay(g);
+  check(d && *d == std::chrono::microseconds{500'000}, "full jitter: the first wait is 500 000 us");
+
+  // A 503 with "Retry-After: 7" waits the server's 7 s.
+  rto::Retrier r(rto::BackoffPolicy::full_jitter(1s, 30s).with_max_attempts(3));
+  const auto after = rto::parse_retry_after("7", std::chrono::system_clock::now());
+  const auto r1 = r.on_attempt(rto::AttemptOutcome::http(503, after), g);
+  check(r1.action == rto::RetryDecision::Action::retry && r1.wait == 7s, "503 with Retry-After 7: wait 7 s");
+
+  bool caught = false;
+  try {
+    rto::Backoff bad(rto::BackoffPolicy::exponential(2s, 1s));
+  } catch (const rto::BackoffPolicyError&) {  // thrown inside librto_retry.so, caught here
+    caught = true;
+  }
+  check(caught, "a cap below the base throws rto::BackoffPolicyError across the library boundary");
+
+  std::printf("%s\n", failures == 0 ? "retry consumer: all checks passed" : "retry consumer: FAILED");
+  return failures == 0 ? 0 : 1;
+}
