@@ -159,9 +159,11 @@ TEST_CASE("Retrier: a non-idempotent operation is not retried unless marked safe
   CHECK(keyed.on_attempt(AttemptOutcome::failed(TransportError::timeout), g).action == Action::retry);
 }
 
-TEST_CASE("Retrier: Retry-After of a 503 or 429 replaces the backoff's wait, clamped to the cap and deadline") {
+TEST_CASE("Retrier, ServerDelay::clamp_to_cap: Retry-After of a 503 or 429 replaces the backoff's wait, clamped to the cap and deadline") {
   ScriptedGenerator g{kHalf};
-  Retrier r(BackoffPolicy::full_jitter(seconds{1}, seconds{30}).with_deadline(seconds{60}));
+  Retrier r(BackoffPolicy::full_jitter(seconds{1}, seconds{30})
+                .with_deadline(seconds{60})
+                .with_server_delay(rto::ServerDelay::clamp_to_cap));
   auto d = r.on_attempt(AttemptOutcome::http(503, seconds{10}), g);
   CHECK(d.action == Action::retry);
   CHECK(d.reason == Reason::retry_after);
@@ -204,4 +206,30 @@ TEST_CASE("Retrier with gRPC throttling: failures that are not retried still cou
   r.reset();
   (void)r.on_attempt(AttemptOutcome::http(404), g);  // permanent: not a throttling failure
   CHECK(t.milli_tokens() == 3'000u);
+}
+
+TEST_CASE("Retrier: a 503 with Retry-After 30 s and a 5 s cap waits 30 s, honoured up to the deadline (the default)") {
+  ScriptedGenerator g{kHalf};
+  Retrier r(BackoffPolicy::full_jitter(seconds{1}, seconds{5}).with_deadline(seconds{60}));
+  auto d = r.on_attempt(AttemptOutcome::http(503, seconds{30}), g);
+  CHECK(d.action == Action::retry);
+  CHECK(d.reason == Reason::retry_after);
+  CHECK(d.wait == seconds{30});  // not min(30, cap 5)
+  // Waited 30 s; a 429 asks 30 s more: ends at 60 s, the deadline itself: allowed.
+  d = r.on_attempt(AttemptOutcome::http(429, seconds{30}), g);
+  CHECK(d.action == Action::retry);
+  CHECK(d.wait == seconds{30});
+  // Waited 60 s; 1 s more would end after the deadline: give up rather than retry early.
+  d = r.on_attempt(AttemptOutcome::http(503, seconds{1}), g);
+  CHECK(d.action == Action::give_up);
+  CHECK(d.reason == Reason::deadline);
+  // Beyond the deadline from the start: give up at once.
+  r.reset();
+  d = r.on_attempt(AttemptOutcome::http(503, seconds{61}), g);
+  CHECK(d.reason == Reason::deadline);
+  // The same 503 under ServerDelay::clamp_to_cap waits the cap, 5 s.
+  Retrier clamped(BackoffPolicy::full_jitter(seconds{1}, seconds{5})
+                      .with_deadline(seconds{60})
+                      .with_server_delay(rto::ServerDelay::clamp_to_cap));
+  CHECK(clamped.on_attempt(AttemptOutcome::http(503, seconds{30}), g).wait == seconds{5});
 }
