@@ -1,59 +1,154 @@
-// Failure classification and the Retrier's decisions.
+// Attempt outcomes, the Retrier's decisions, and their names.
 
 #include "rto/retry/retrier.hpp"
+
+#include <array>
 
 namespace rto {
 
 using std::chrono::microseconds;
 
-FailureClass classify_http_status(int status) {
-  if (status >= 100 && status <= 399) return FailureClass::success;
-  switch (status) {
-    case 408:  // Request Timeout: the server gave up waiting for the request
-    case 429:  // Too Many Requests (RFC 6585 4): come back later
-    case 500:  // Internal Server Error: often a passing fault
-    case 502:  // Bad Gateway: an upstream failed
-    case 503:  // Service Unavailable: overload or maintenance
-    case 504:  // Gateway Timeout: an upstream was slow
-      return FailureClass::transient;
-    default:  // other 4xx, 501, 505-511, invalid codes
-      return FailureClass::permanent;
+namespace {
+
+// One row per RetryDecision::Reason, in declaration order: its name and a sentence.
+struct ReasonText {
+  RetryDecision::Reason reason;
+  const char* name;
+  const char* sentence;
+};
+constexpr std::array<ReasonText, 9> kReasons = {{
+    {RetryDecision::Reason::success, "success", "the attempt succeeded"},
+    {RetryDecision::Reason::transient, "transient", "a transient failure: retry after the backoff's wait"},
+    {RetryDecision::Reason::retry_after, "retry_after", "a transient failure: retry after the wait the server asked for"},
+    {RetryDecision::Reason::permanent, "permanent", "a permanent failure: retrying cannot help"},
+    {RetryDecision::Reason::not_idempotent, "not_idempotent",
+     "a transient failure, but the operation is not safe to repeat"},
+    {RetryDecision::Reason::server_refused, "server_refused", "the server asked not to retry (gRPC pushback)"},
+    {RetryDecision::Reason::attempts, "attempts", "the attempt limit is reached"},
+    {RetryDecision::Reason::deadline, "deadline", "the next wait would end after the deadline"},
+    {RetryDecision::Reason::budget, "budget", "the retry budget refused the retry"},
+}};
+
+constexpr bool rows_in_declaration_order() {
+  for (std::size_t i = 0; i < kReasons.size(); ++i) {
+    if (static_cast<std::size_t>(kReasons[i].reason) != i) return false;
   }
+  return true;
+}
+static_assert(rows_in_declaration_order(), "kReasons: one row per Reason, in declaration order");
+
+const ReasonText* find(RetryDecision::Reason r) {
+  const auto i = static_cast<std::size_t>(r);
+  return i < kReasons.size() ? &kReasons[i] : nullptr;
 }
 
-FailureClass classify_transport(TransportError e) {
-  switch (e) {
-    case TransportError::none: return FailureClass::success;
-    case TransportError::connection_refused:
-    case TransportError::connection_reset:
-    case TransportError::timeout: return FailureClass::transient;
-    case TransportError::other: return FailureClass::permanent;
+// parse_retry_after() keeps its seconds within what microseconds hold; other callers may not.
+microseconds saturate(std::chrono::seconds s) {
+  constexpr std::chrono::seconds kMax{microseconds::max().count() / 1'000'000};
+  if (s < std::chrono::seconds::zero()) return microseconds{0};
+  return s > kMax ? std::chrono::duration_cast<microseconds>(kMax) : std::chrono::duration_cast<microseconds>(s);
+}
+
+}  // namespace
+
+const char* to_string(RetryDecision::Action a) {
+  switch (a) {
+    case RetryDecision::Action::done: return "done";
+    case RetryDecision::Action::retry: return "retry";
+    case RetryDecision::Action::give_up: return "give_up";
+  }
+  return "?";
+}
+
+const char* to_string(RetryDecision::Reason r) {
+  const ReasonText* t = find(r);
+  return t ? t->name : "?";
+}
+
+const char* describe(RetryDecision::Reason r) {
+  const ReasonText* t = find(r);
+  return t ? t->sentence : "?";
+}
+
+// ---- AttemptOutcome --------------------------------------------------------
+
+AttemptOutcome AttemptOutcome::http(int status, std::optional<std::chrono::seconds> retry_after) {
+  AttemptOutcome o;
+  o.source = Source::http;
+  o.http_status = status;
+  if (retry_after) o.retry_after = saturate(*retry_after);
+  return o;
+}
+
+AttemptOutcome AttemptOutcome::failed(TransportError e) {
+  AttemptOutcome o;
+  o.source = Source::transport;
+  o.transport = e;
+  o.timeout = e == TransportError::timeout;
+  return o;
+}
+
+AttemptOutcome AttemptOutcome::grpc(GrpcStatus status, std::optional<GrpcPushback> pushback) {
+  AttemptOutcome o;
+  o.source = Source::grpc;
+  o.grpc_status = status;
+  o.timeout = status == GrpcStatus::deadline_exceeded;
+  if (pushback) {
+    if (pushback->retry) o.retry_after = microseconds{pushback->delay};
+    else o.server_refused = true;
+  }
+  return o;
+}
+
+AttemptOutcome AttemptOutcome::classified(FailureClass c, std::optional<microseconds> retry_after, bool timeout) {
+  AttemptOutcome o;
+  o.source = Source::caller;
+  o.caller_class = c;
+  o.retry_after = retry_after;
+  o.timeout = timeout;
+  return o;
+}
+
+FailureClass AttemptOutcome::classify(GrpcStatusSet grpc_retryable) const {
+  switch (source) {
+    case Source::http: return classify_http_status(http_status);
+    case Source::transport: return classify_transport(transport);
+    case Source::grpc: return classify_grpc_status(grpc_status, grpc_retryable);
+    case Source::caller: return caller_class;
   }
   return FailureClass::permanent;
 }
 
-bool is_idempotent_method(std::string_view m) {
-  return m == "GET" || m == "HEAD" || m == "OPTIONS" || m == "TRACE" || m == "PUT" || m == "DELETE";
+std::optional<microseconds> AttemptOutcome::directed_wait() const {
+  if (!retry_after) return std::nullopt;
+  const microseconds w = *retry_after < microseconds::zero() ? microseconds{0} : *retry_after;
+  switch (source) {
+    case Source::http:
+      // RFC 9110 10.2.3: Retry-After on a 503 says how long the service is
+      // expected to be unavailable; RFC 6585 4: on a 429, how long to wait.
+      if (http_status == 503 || http_status == 429) return w;
+      return std::nullopt;
+    case Source::grpc:
+    case Source::caller: return w;
+    case Source::transport: return std::nullopt;
+  }
+  return std::nullopt;
 }
 
-FailureClass AttemptOutcome::classify() const {
-  if (transport != TransportError::none) return classify_transport(transport);
-  return classify_http_status(http_status);
-}
+// ---- Retrier -----------------------------------------------------------------
+
+Retrier::Retrier(const RetryPolicy& policy)
+    : backoff_(policy.backoff),
+      idempotency_(policy.idempotency),
+      grpc_retryable_(policy.grpc_retryable),
+      budget_(policy.budget) {}
 
 Retrier::Retrier(BackoffPolicy policy, Idempotency idempotency, RetryBudget* budget)
-    : backoff_(policy), idempotency_(idempotency), budget_(budget) {}
+    : Retrier(RetryPolicy{policy, idempotency, GrpcStatusSet::a6_default(), budget}) {}
 
 void Retrier::reset() {
   backoff_.reset();
   acquired_ = 0;
-}
-
-microseconds Retrier::clamp_server(std::chrono::seconds s) {
-  // parse_retry_after() guarantees s fits in microseconds; other callers may not.
-  constexpr std::chrono::seconds kMax{std::chrono::microseconds::max().count() / 1'000'000};
-  if (s < std::chrono::seconds::zero()) return microseconds{0};
-  return s > kMax ? std::chrono::duration_cast<microseconds>(kMax) : std::chrono::duration_cast<microseconds>(s);
 }
 
 RetryDecision Retrier::succeed() {
