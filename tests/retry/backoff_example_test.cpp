@@ -1,76 +1,67 @@
 // The retry example of README.md ("Retrying calls to a remote service"),
-// compiled and run against a fake server on a virtual clock.
+// tests/install/retry-consumer/get_with_retries.hpp, run against a fake
+// server on a virtual clock with a generator whose draws are known.
 
 #include <doctest/doctest.h>
 
 #include <chrono>
-#include <optional>
-#include <random>
-#include <string>
+#include <vector>
 
-#include "rto/retry/retry.hpp"
+#include "backoff_util.hpp"
+#include "install/retry-consumer/get_with_retries.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
+using std::chrono::microseconds;
 
-struct Response {
-  int status = 0;
-  std::optional<rto::TransportError> transport_error;
-  std::string retry_after;  // the Retry-After field, "" if none
-};
-
-// A fake server: a reset, then 503 with "Retry-After: 2", then 200. The
-// virtual clock advances 50 ms per call and by each wait.
-struct FakeClient {
+// A fake server: a reset, then 503 with "Retry-After: 12", then 200. Each
+// call takes 50 ms of virtual time.
+struct FakeServer {
   int calls = 0;
-  std::chrono::microseconds clock{0};
-  Response send() {
-    clock += 50ms;
+  microseconds* clock;
+  Response operator()() {
+    *clock += 50ms;
     switch (calls++) {
       case 0: return {0, rto::TransportError::connection_reset, ""};
-      case 1: return {503, std::nullopt, "2"};
+      case 1: return {503, std::nullopt, "12"};
       default: return {200, std::nullopt, ""};
     }
   }
-  void sleep_for(std::chrono::microseconds d) { clock += d; }
-  std::chrono::microseconds elapsed() const { return clock; }
 };
 
-// ---- as in README.md --------------------------------------------------------
-rto::AwsRetryQuota quota;  // one per client, shared by all its calls
-
-template <class Client>
-Response call_with_retries(Client& client, bool idempotent, std::mt19937_64& rng) {
-  rto::Retrier retry(rto::BackoffPolicy::full_jitter(100ms, 10s).with_max_attempts(5).with_deadline(30s),
-                     idempotent ? rto::Idempotency::idempotent : rto::Idempotency::non_idempotent, &quota);
-  for (;;) {
-    Response r = client.send();
-    const auto outcome =
-        r.transport_error ? rto::AttemptOutcome::failed(*r.transport_error)
-                          : rto::AttemptOutcome::http(
-                                r.status, rto::parse_retry_after(r.retry_after, std::chrono::system_clock::now()));
-    const rto::RetryDecision d = retry.on_attempt(outcome, rng, client.elapsed());
-    if (d.action != rto::RetryDecision::Action::retry) return r;  // done, or give up with the last failure
-    client.sleep_for(d.wait);
+struct VirtualSleeper {
+  microseconds* clock;
+  std::vector<microseconds>* sleeps;
+  rto::Instant now() const { return rto::Instant{*clock}; }
+  void sleep_for(microseconds d) const {
+    sleeps->push_back(d);
+    *clock += d;
   }
-}
-// -----------------------------------------------------------------------------
+};
 
 }  // namespace
 
-TEST_CASE("README retry example: a reset, a 503 with Retry-After 2, then 200") {
-  std::mt19937_64 rng(42);
-  FakeClient c;
-  const Response r = call_with_retries(c, true, rng);
-  CHECK(r.status == 200);
-  CHECK(c.calls == 3);
-  // 3 calls of 50 ms, a full-jitter wait in [0, 100 ms] after the reset, the server's 2 s after the 503.
-  CHECK(c.clock >= 150ms + 2s);
-  CHECK(c.clock <= 150ms + 100ms + 2s);
+TEST_CASE("README retry example: a reset, a 503 with Retry-After 12 s beyond the 10 s cap, then 200") {
+  microseconds clock{0};
+  std::vector<microseconds> sleeps;
+  rto::AwsRetryQuota quota;
+  rto_test::ScriptedGenerator rng{rto_test::kHalf};  // U[0, n] gives floor((n + 1) / 2)
+  FakeServer server{0, &clock};
+  const auto r = get_with_retries(std::ref(server), true, quota, rng, VirtualSleeper{&clock, &sleeps});
+  CHECK(r.ok());
+  CHECK(r.last.status == 200);
+  CHECK(r.attempts == 3u);
+  REQUIRE(sleeps.size() == 2u);
+  CHECK(sleeps[0] == microseconds{50'000});  // U[0, 100 ms] after the reset: floor(100 001 / 2)
+  CHECK(sleeps[1] == 12s);                   // the server's 12 s, honoured beyond the 10 s cap
+  CHECK(r.waited == 12s + 50ms);
   // Two retries from the quota (5 each), the second refunded by the success: 500 - 10 + 5.
   CHECK(quota.tokens() == 495u);
-  FakeClient post;
-  CHECK(call_with_retries(post, false, rng).transport_error == rto::TransportError::connection_reset);
-  CHECK(post.calls == 1);  // not idempotent: no retry
+
+  FakeServer post{0, &clock};
+  const auto p = get_with_retries(std::ref(post), false, quota, rng, VirtualSleeper{&clock, &sleeps});
+  CHECK(p.last.transport_error == rto::TransportError::connection_reset);
+  CHECK(p.attempts == 1u);  // not idempotent: no retry
+  CHECK(p.decision.reason == rto::RetryDecision::Reason::not_idempotent);
 }

@@ -1,14 +1,20 @@
 // Consumer of the installed retry library alone (pkg-config rto-retry, or
 // CMake rto::retry / rto::retry_static), built at C++23: it links
-// librto_retry and nothing of the TCP timer's librto, and checks waits
+// librto_retry and nothing of the TCP timer's librto, runs the README's
+// example (get_with_retries.hpp) on a virtual clock, and checks waits
 // derived by hand.
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <functional>
 #include <optional>
+#include <string>
 #include <rto/retry/retry.hpp>
+#include <vector>
+
+#include "get_with_retries.hpp"
 
 static_assert(__cplusplus > 202002L, "the rto-retry package downgraded this C++23 consumer");
 
@@ -29,6 +35,25 @@ struct HalfGenerator {
   result_type operator()() { return result_type{1} << 63; }
 };
 
+// A server that resets the first connection, answers the second with 503
+// and "Retry-After: 12", and the third with 200; a clock that only moves
+// when the client sleeps.
+struct FakeServer {
+  int calls = 0;
+  Response operator()() {
+    switch (calls++) {
+      case 0: return {0, rto::TransportError::connection_reset, ""};
+      case 1: return {503, std::nullopt, "12"};
+      default: return {200, std::nullopt, ""};
+    }
+  }
+};
+struct VirtualSleeper {
+  std::chrono::microseconds* clock;
+  rto::Instant now() const { return rto::Instant{*clock}; }
+  void sleep_for(std::chrono::microseconds d) const { *clock += d; }
+};
+
 }  // namespace
 
 int main() {
@@ -45,6 +70,16 @@ int main() {
   const auto after = rto::parse_retry_after("7", std::chrono::system_clock::now());
   const auto r1 = r.on_attempt(rto::AttemptOutcome::http(503, after), g);
   check(r1.action == rto::RetryDecision::Action::retry && r1.wait == 7s, "503 with Retry-After 7: wait 7 s");
+
+  // The README example: a reset (wait U[0, 100 ms] -> 50 000 us), a 503 with
+  // Retry-After 12 (12 s, beyond the 10 s cap), then 200.
+  std::chrono::microseconds clock{0};
+  rto::AwsRetryQuota quota;
+  FakeServer server;
+  const auto got = get_with_retries(std::ref(server), true, quota, g, VirtualSleeper{&clock});
+  check(got.ok() && got.last.status == 200 && got.attempts == 3, "README example: 200 at the third attempt");
+  check(clock == std::chrono::microseconds{12'050'000}, "README example: waited 50 ms + 12 s");
+  check(std::string(rto::to_string(got.decision.reason)) == "success", "to_string(Reason::success)");
 
   bool caught = false;
   try {
