@@ -9,6 +9,9 @@
 #include <cstdio>
 #include <limits>
 #include <functional>
+#if __has_include(<expected>)
+#include <expected>
+#endif
 #include <optional>
 #include <string>
 #include <rto/retry/retry.hpp>
@@ -80,6 +83,25 @@ int main() {
   check(got.ok() && got.last.status == 200 && got.attempts == 3, "README example: 200 at the third attempt");
   check(clock == std::chrono::microseconds{12'050'000}, "README example: waited 50 ms + 12 s");
   check(std::string(rto::to_string(got.decision.reason)) == "success", "to_string(Reason::success)");
+
+#if defined(__cpp_lib_expected)
+  // C++23: rto::retry takes a std::expected as it takes an rto::Result.
+  // An UNAVAILABLE then a value; exponential 10 ms: one 10 ms wait.
+  std::chrono::microseconds clock2{0};
+  int calls = 0;
+  using Expected = std::expected<int, rto::GrpcStatus>;
+  rto::RetryPolicy policy;
+  policy.backoff = rto::BackoffPolicy::exponential(10ms, 1s);
+  const auto e = rto::retry(
+      [&]() -> Expected {
+        if (calls++ == 0) return std::unexpected(rto::GrpcStatus::unavailable);
+        return 7;
+      },
+      policy, g, [](rto::GrpcStatus s) { return rto::AttemptOutcome::grpc(s); }, VirtualSleeper{&clock2});
+  check(e.ok() && e.last.value() == 7 && e.attempts == 2 && clock2 == 10ms, "std::expected: UNAVAILABLE, 10 ms, then 7");
+#else
+  std::printf("note: this standard library has no std::expected; not tried\n");
+#endif
 
   bool caught = false;
   try {
