@@ -167,6 +167,16 @@ else
   cat "$tmp/retry.log"; bad "retry consumer build"
 fi
 
+# The retry headers in a program without exceptions (call.hpp says it can be).
+# shellcheck disable=SC2086
+if c++ -std=c++20 -fno-exceptions -Wall -Wextra -Wpedantic -Werror $san_flags "$here/retry-consumer/no_exceptions.cpp" \
+     $(pkg-config --cflags --libs rto-retry) -Wl,-rpath,"$prefix/lib" -o "$tmp/retry_noexc" 2>"$tmp/noexc.log"; then
+  "$tmp/retry_noexc" >"$tmp/noexc.out" 2>&1 && ok "retry(callable) with -fno-exceptions runs: $(cat "$tmp/noexc.out")" \
+    || { cat "$tmp/noexc.out"; bad "retry(callable) with -fno-exceptions"; }
+else
+  cat "$tmp/noexc.log"; bad "retry consumer build with -fno-exceptions"
+fi
+
 # ---- C consumer: C99, shared, then static -----------------------------------------
 cprog=$here/c-consumer/c_consumer.c
 # shellcheck disable=SC2086

@@ -1,8 +1,9 @@
 // An HTTP GET with retries (rto/retry): refused or reset connections,
 // timeouts and 408/429/5xx answers are retried with full jitter, at most 5
 // attempts within 30 s; a 503 or 429 with Retry-After waits what the server
-// asked (even beyond the 10 s cap); a quota shared by the client's calls
-// bounds the retries. r.last is the final response, r.attempts the calls made.
+// asked, even beyond the 10 s cap, if that ends within the 30 s; a quota
+// shared by the client's calls bounds the retries. r.last is the final
+// response, r.attempts the calls made.
 #pragma once
 #include <chrono>
 #include <optional>
