@@ -1,11 +1,15 @@
 // Which failures are retried (rto::classify_http_status, classify_transport,
-// idempotency), the retry budgets (rto::AwsRetryQuota, rto::GrpcRetryThrottle)
-// and rto::Retrier's decisions and counters.
+// idempotency, the caller's own classification), the retry budgets
+// (rto::AwsRetryQuota, rto::GrpcRetryThrottle), rto::Retrier's decisions and
+// counters, and the names of the decisions.
 
 #include <doctest/doctest.h>
 
+#include <set>
+#include <string>
+
 #include "backoff_util.hpp"
-#include "rto/retry.hpp"
+#include "rto/retry/retrier.hpp"
 
 using rto::AttemptOutcome;
 using rto::AwsRetryQuota;
@@ -159,9 +163,11 @@ TEST_CASE("Retrier: a non-idempotent operation is not retried unless marked safe
   CHECK(keyed.on_attempt(AttemptOutcome::failed(TransportError::timeout), g).action == Action::retry);
 }
 
-TEST_CASE("Retrier: Retry-After of a 503 or 429 replaces the backoff's wait, clamped to the cap and deadline") {
+TEST_CASE("Retrier, ServerDelay::clamp_to_cap: Retry-After of a 503 or 429 replaces the backoff's wait, clamped to the cap and deadline") {
   ScriptedGenerator g{kHalf};
-  Retrier r(BackoffPolicy::full_jitter(seconds{1}, seconds{30}).with_deadline(seconds{60}));
+  Retrier r(BackoffPolicy::full_jitter(seconds{1}, seconds{30})
+                .with_deadline(seconds{60})
+                .with_server_delay(rto::ServerDelay::clamp_to_cap));
   auto d = r.on_attempt(AttemptOutcome::http(503, seconds{10}), g);
   CHECK(d.action == Action::retry);
   CHECK(d.reason == Reason::retry_after);
@@ -204,4 +210,67 @@ TEST_CASE("Retrier with gRPC throttling: failures that are not retried still cou
   r.reset();
   (void)r.on_attempt(AttemptOutcome::http(404), g);  // permanent: not a throttling failure
   CHECK(t.milli_tokens() == 3'000u);
+}
+
+TEST_CASE("Retrier: a 503 with Retry-After 30 s and a 5 s cap waits 30 s, honoured up to the deadline (the default)") {
+  ScriptedGenerator g{kHalf};
+  Retrier r(BackoffPolicy::full_jitter(seconds{1}, seconds{5}).with_deadline(seconds{60}));
+  auto d = r.on_attempt(AttemptOutcome::http(503, seconds{30}), g);
+  CHECK(d.action == Action::retry);
+  CHECK(d.reason == Reason::retry_after);
+  CHECK(d.wait == seconds{30});  // not min(30, cap 5)
+  // Waited 30 s; a 429 asks 30 s more: ends at 60 s, the deadline itself: allowed.
+  d = r.on_attempt(AttemptOutcome::http(429, seconds{30}), g);
+  CHECK(d.action == Action::retry);
+  CHECK(d.wait == seconds{30});
+  // Waited 60 s; 1 s more would end after the deadline: give up rather than retry early.
+  d = r.on_attempt(AttemptOutcome::http(503, seconds{1}), g);
+  CHECK(d.action == Action::give_up);
+  CHECK(d.reason == Reason::deadline);
+  // Beyond the deadline from the start: give up at once.
+  r.reset();
+  d = r.on_attempt(AttemptOutcome::http(503, seconds{61}), g);
+  CHECK(d.reason == Reason::deadline);
+  // The same 503 under ServerDelay::clamp_to_cap waits the cap, 5 s.
+  Retrier clamped(BackoffPolicy::full_jitter(seconds{1}, seconds{5})
+                      .with_deadline(seconds{60})
+                      .with_server_delay(rto::ServerDelay::clamp_to_cap));
+  CHECK(clamped.on_attempt(AttemptOutcome::http(503, seconds{30}), g).wait == seconds{5});
+}
+
+TEST_CASE("Retrier: the caller's own classification (AttemptOutcome::classified), its wait and its timeouts") {
+  ScriptedGenerator g{kHalf};
+  AwsRetryQuota q(AwsRetryQuota::Config{20, 5, 10, 1});
+  Retrier r(BackoffPolicy::full_jitter(seconds{1}, seconds{30}), Idempotency::idempotent, &q);
+  auto d = r.on_attempt(AttemptOutcome::classified(FailureClass::transient), g);
+  CHECK(d.reason == Reason::transient);
+  CHECK(d.wait == microseconds{500'000});  // floor(1 000 001 / 2)
+  CHECK(q.tokens() == 15u);                // 20 - 5
+  d = r.on_attempt(AttemptOutcome::classified(FailureClass::transient, seconds{45}, true), g);
+  CHECK(d.reason == Reason::retry_after);
+  CHECK(d.wait == seconds{45});  // the caller's server wait, honoured beyond the 30 s cap
+  CHECK(q.tokens() == 5u);       // a timeout's retry costs 10
+  CHECK(r.on_attempt(AttemptOutcome::classified(FailureClass::permanent), g).reason == Reason::permanent);
+  CHECK(r.on_attempt(AttemptOutcome::success(), g).action == Action::done);
+}
+
+TEST_CASE("to_string(Reason): the enumerator's name; describe(): a distinct sentence for each") {
+  CHECK(std::string(rto::to_string(Reason::success)) == "success");
+  CHECK(std::string(rto::to_string(Reason::transient)) == "transient");
+  CHECK(std::string(rto::to_string(Reason::retry_after)) == "retry_after");
+  CHECK(std::string(rto::to_string(Reason::permanent)) == "permanent");
+  CHECK(std::string(rto::to_string(Reason::not_idempotent)) == "not_idempotent");
+  CHECK(std::string(rto::to_string(Reason::server_refused)) == "server_refused");
+  CHECK(std::string(rto::to_string(Reason::attempts)) == "attempts");
+  CHECK(std::string(rto::to_string(Reason::deadline)) == "deadline");
+  CHECK(std::string(rto::to_string(Reason::budget)) == "budget");
+  CHECK(std::string(rto::describe(Reason::server_refused)) == "the server asked not to retry (gRPC pushback)");
+  std::set<std::string> sentences;
+  for (int i = 0; i <= static_cast<int>(Reason::budget); ++i) sentences.insert(rto::describe(static_cast<Reason>(i)));
+  CHECK(sentences.size() == 9u);
+  CHECK(std::string(rto::to_string(Action::done)) == "done");
+  CHECK(std::string(rto::to_string(Action::retry)) == "retry");
+  CHECK(std::string(rto::to_string(Action::give_up)) == "give_up");
+  CHECK(std::string(rto::to_string(FailureClass::transient)) == "transient");
+  CHECK(std::string(rto::to_string(rto::TransportError::connection_reset)) == "connection_reset");
 }

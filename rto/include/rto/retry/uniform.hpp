@@ -1,7 +1,7 @@
 #pragma once
 // Uniform integer draws from any std::uniform_random_bit_generator, without
 // floating point and without modulo bias, so that a deterministic generator
-// gives exact, hand-checkable values (used by rto/backoff.hpp for jitter).
+// gives exact, hand-checkable values (used by rto/retry/backoff.hpp for jitter).
 
 #include <bit>
 #include <chrono>

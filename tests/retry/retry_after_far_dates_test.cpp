@@ -4,7 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "rto/retry_after.hpp"
+#include "rto/retry/retry_after.hpp"
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;

@@ -1,6 +1,6 @@
 // Retry-After and HTTP-date parsing (RFC 9110 10.2.3 and 5.6.7).
 
-#include "rto/retry_after.hpp"
+#include "rto/retry/retry_after.hpp"
 
 #include <array>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // rto::BackoffPolicy presets and validation, rto::Backoff and
 // rto::ConnectionBackoff state (the random draws are inline in backoff.hpp).
 
-#include "rto/backoff.hpp"
+#include "rto/retry/backoff.hpp"
 
 #include <string>
 
@@ -15,6 +15,8 @@ using std::chrono::microseconds;
 // 3 * cap for decorrelated jitter is far from overflow.
 constexpr microseconds kMaxDuration{366LL * 24 * 3600 * 1'000'000};
 constexpr std::uint32_t kMaxMultiplierTerm = 65536;
+// gRFC A6 "Limits on Retries and Hedges": the client's own limit on maxAttempts.
+constexpr unsigned kGrpcMaxAttempts = 5;
 
 [[noreturn]] void fail(const std::string& field, const std::string& why) {
   throw BackoffPolicyError("rto::BackoffPolicy." + field + ": " + why);
@@ -73,6 +75,15 @@ BackoffPolicy BackoffPolicy::gcloud() {
   return doubling(std::chrono::seconds{1}, std::chrono::seconds{32}, Jitter::full).with_max_attempts(33);
 }
 
+BackoffPolicy BackoffPolicy::grpc_retry(microseconds initial_backoff, microseconds max_backoff,
+                                      std::uint32_t multiplier_num, std::uint32_t multiplier_den,
+                                      unsigned max_attempts) {
+  BackoffPolicy p = doubling(initial_backoff, max_backoff, Jitter::full).with_multiplier(multiplier_num, multiplier_den);
+  p.max_attempts = max_attempts < kGrpcMaxAttempts ? max_attempts : kGrpcMaxAttempts;
+  p.server_delay = ServerDelay::honour;
+  return p;
+}
+
 BackoffPolicy BackoffPolicy::with_max_attempts(unsigned n) const {
   BackoffPolicy p = *this;
   p.max_attempts = n;
@@ -87,6 +98,11 @@ BackoffPolicy BackoffPolicy::with_multiplier(std::uint32_t num, std::uint32_t de
   BackoffPolicy p = *this;
   p.multiplier_num = num;
   p.multiplier_den = den;
+  return p;
+}
+BackoffPolicy BackoffPolicy::with_server_delay(ServerDelay d) const {
+  BackoffPolicy p = *this;
+  p.server_delay = d;
   return p;
 }
 
@@ -132,10 +148,14 @@ Backoff::Backoff(BackoffPolicy policy) : policy_(policy) {
 
 void Backoff::reset() {
   failures_ = 0;
-  ceiling_ = policy_.base;
-  previous_ = policy_.base;
+  restart_ceiling();
   waited_ = microseconds{0};
   gave_up_ = GiveUp::none;
+}
+
+void Backoff::restart_ceiling() {
+  ceiling_ = policy_.base;
+  previous_ = policy_.base;
 }
 
 microseconds Backoff::grow_unclamped(microseconds c) const {
@@ -167,7 +187,8 @@ std::optional<microseconds> Backoff::admit(microseconds wait, microseconds elaps
     gave_up_ = GiveUp::deadline;
     return std::nullopt;
   }
-  waited_ += wait;
+  // An honoured server wait may be as long as microseconds hold: saturate.
+  waited_ = wait > microseconds::max() - waited_ ? microseconds::max() : waited_ + wait;
   return wait;
 }
 

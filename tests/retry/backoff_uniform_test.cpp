@@ -7,8 +7,8 @@
 #include <random>
 
 #include "backoff_util.hpp"
-#include "rto/backoff.hpp"
-#include "rto/uniform.hpp"
+#include "rto/retry/backoff.hpp"
+#include "rto/retry/uniform.hpp"
 
 using rto::Backoff;
 using rto::BackoffPolicy;

@@ -1,13 +1,20 @@
 #pragma once
-// Helpers shared by the backoff tests: a generator whose outputs are known.
+// Helpers shared by the retry library's tests: a generator whose outputs are
+// known, and instants on the caller's clock.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <vector>
 
+#include "rto/clock.hpp"
+
 namespace rto_test {
+
+/// An rto::Instant `ms` milliseconds after the epoch.
+inline rto::Instant at_ms(long long ms) { return rto::Instant{std::chrono::milliseconds{ms}}; }
 
 /// A std::uniform_random_bit_generator over the full 64-bit range that returns
 /// the listed words in turn (cycling). One word is one rto::random_u64 draw, and

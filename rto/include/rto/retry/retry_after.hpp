@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "rto/export.h"
+#include "rto/retry/export.h"
 
 namespace rto {
 
@@ -26,7 +26,7 @@ namespace rto {
 /// (RFC 9110 5.6.7): with now in 2026, "94" is 1994, "76" is 2076, "77" is 1977.
 /// Returns nullopt for anything else (the grammar has no leading or trailing
 /// text; whitespace around the whole value is for parse_retry_after to trim).
-RTO_API std::optional<std::chrono::sys_seconds> parse_http_date(std::string_view text,
+RTO_RETRY_API std::optional<std::chrono::sys_seconds> parse_http_date(std::string_view text,
                                                         std::chrono::system_clock::time_point now);
 
 /// Parses a Retry-After field value (RFC 9110 10.2.3:
@@ -39,7 +39,7 @@ RTO_API std::optional<std::chrono::sys_seconds> parse_http_date(std::string_view
 /// date at or before `now` gives 0. Leading and trailing spaces and tabs (OWS)
 /// are ignored. Empty, negative ("-5"), signed ("+5"), fractional ("1.5"),
 /// garbage or overflowing values give nullopt.
-RTO_API std::optional<std::chrono::seconds> parse_retry_after(std::string_view field,
+RTO_RETRY_API std::optional<std::chrono::seconds> parse_retry_after(std::string_view field,
                                                       std::chrono::system_clock::time_point now);
 
 }  // namespace rto

@@ -2,7 +2,7 @@
 
 #include <doctest/doctest.h>
 
-#include "rto/retry_after.hpp"
+#include "rto/retry/retry_after.hpp"
 
 using rto::parse_http_date;
 using rto::parse_retry_after;

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "backoff_util.hpp"
-#include "rto/backoff.hpp"
+#include "rto/retry/backoff.hpp"
 
 using rto::Backoff;
 using rto::BackoffPolicy;
@@ -301,9 +301,12 @@ TEST_CASE("preset gcloud: truncated binary exponential, 32 retries (33 attempts)
   CHECK(b.waited() == seconds{895});
 }
 
-TEST_CASE("next_delay_instead: the server's wait, clamped to the cap, still counted and limited") {
+TEST_CASE("next_delay_instead, ServerDelay::clamp_to_cap: the server's wait, clamped to the cap, still counted and limited") {
   ScriptedGenerator g{kHalf};
-  Backoff b(BackoffPolicy::full_jitter(seconds{1}, seconds{30}).with_max_attempts(3).with_deadline(seconds{100}));
+  Backoff b(BackoffPolicy::full_jitter(seconds{1}, seconds{30})
+                .with_max_attempts(3)
+                .with_deadline(seconds{100})
+                .with_server_delay(rto::ServerDelay::clamp_to_cap));
   CHECK(b.next_delay_instead(g, seconds{0}, seconds{7}) == seconds{7});
   CHECK(b.attempt() == 1u);
   CHECK(g.draws == 1u);  // the jitter draw is made and discarded
@@ -312,4 +315,57 @@ TEST_CASE("next_delay_instead: the server's wait, clamped to the cap, still coun
   Backoff c(BackoffPolicy::full_jitter(seconds{1}, seconds{30}).with_deadline(seconds{10}));
   CHECK_FALSE(c.next_delay_instead(g, seconds{5}, seconds{6}).has_value());  // 5 + 6 > 10
   CHECK(c.gave_up() == GiveUp::deadline);
+}
+
+TEST_CASE("next_delay_instead, ServerDelay::honour (the default): beyond the cap, up to the deadline exactly") {
+  ScriptedGenerator g{kHalf};
+  const auto p = BackoffPolicy::full_jitter(seconds{1}, seconds{5}).with_deadline(seconds{60});
+  CHECK(p.server_delay == rto::ServerDelay::honour);
+  Backoff b(p);
+  // A 30 s wait with a 5 s cap: honoured, 30 s.
+  CHECK(b.next_delay_instead(g, seconds{0}, seconds{30}) == seconds{30});
+  // Elapsed 30 s, the server asks 30 s more: ends at 60 s = the deadline: allowed.
+  CHECK(b.next_delay_instead(g, seconds{30}, seconds{30}) == seconds{30});
+  CHECK(b.waited() == seconds{60});
+  // Elapsed 60 s, 1 us more ends after the deadline: give up.
+  CHECK_FALSE(b.next_delay_instead(g, seconds{60}, microseconds{1}).has_value());
+  CHECK(b.gave_up() == GiveUp::deadline);
+  // Without a deadline nothing bounds it; the sum saturates instead of overflowing.
+  Backoff unbounded(BackoffPolicy::full_jitter(seconds{1}, seconds{5}));
+  CHECK(unbounded.next_delay_instead(g, seconds{0}, microseconds::max()) == microseconds::max());
+  CHECK(unbounded.next_delay_instead(g, seconds{0}, seconds{1}) == seconds{1});
+  CHECK(unbounded.waited() == microseconds::max());
+}
+
+TEST_CASE("restart_ceiling: the next wait comes from c(0) again; failures and time waited are kept (gRFC A6 pushback)") {
+  ScriptedGenerator g{kTop};
+  Backoff b(BackoffPolicy::full_jitter(milliseconds{100}, seconds{10}));
+  CHECK(b.next_delay(g) == milliseconds{100});  // top of U[0, 100 ms]; c(1) = 200 ms
+  CHECK(b.next_delay(g) == milliseconds{200});  // c(2) = 400 ms
+  b.restart_ceiling();
+  CHECK(b.current_ceiling() == milliseconds{100});
+  CHECK(b.next_delay(g) == milliseconds{100});  // from 100 ms again, not 400 ms
+  CHECK(b.attempt() == 3u);
+  CHECK(b.waited() == milliseconds{400});
+}
+
+TEST_CASE("grpc_retry: A6 retryPolicy, full jitter from initialBackoff x multiplier up to maxBackoff, at most 5 attempts") {
+  // initialBackoff 0.1 s, maxBackoff 1 s, multiplier 1.3 = 13/10, maxAttempts 4.
+  const auto p = BackoffPolicy::grpc_retry(milliseconds{100}, seconds{1}, 13, 10, 4);
+  CHECK(p.jitter == Jitter::full);
+  CHECK(p.max_attempts == 4u);
+  CHECK(p.server_delay == rto::ServerDelay::honour);
+  // Ceilings: 100 ms, 130 ms, 169 ms, 219.7 ms (ceil of 169 000 * 1.3 = 219 700 us exactly).
+  CHECK(p.ceiling(0) == milliseconds{100});
+  CHECK(p.ceiling(1) == milliseconds{130});
+  CHECK(p.ceiling(2) == milliseconds{169});
+  CHECK(p.ceiling(3) == microseconds{219'700});
+  Backoff b(p);
+  ScriptedGenerator top{kTop};
+  int waits = 0;
+  while (b.next_delay(top)) ++waits;
+  CHECK(waits == 3);  // 4 attempts: 3 waits
+  // A service config asking 6 attempts gets the client's limit, 5.
+  CHECK(BackoffPolicy::grpc_retry(milliseconds{100}, seconds{1}, 2, 1, 6).max_attempts == 5u);
+  CHECK(BackoffPolicy::grpc_retry(milliseconds{100}, seconds{1}, 2, 1, 5).max_attempts == 5u);
 }

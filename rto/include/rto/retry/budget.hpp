@@ -6,12 +6,12 @@
 
 #include <cstdint>
 
-#include "rto/export.h"
+#include "rto/retry/export.h"
 
 namespace rto {
 
 /// What a Retrier asks of a budget. The tokens are the budget's own units.
-class RTO_API RetryBudget {
+class RTO_RETRY_API RetryBudget {
  public:
   virtual ~RetryBudget() = default;
   /// A call failed with a retryable error and the caller is about to retry it
@@ -33,7 +33,7 @@ class RTO_API RetryBudget {
 /// returns the cost of its last retry. The bucket never exceeds its capacity.
 /// So while every call fails, 500 / 5 = 100 retries are allowed in all; a
 /// healthy service refills one token per successful call.
-class RTO_API AwsRetryQuota final : public RetryBudget {
+class RTO_RETRY_API AwsRetryQuota final : public RetryBudget {
  public:
   struct Config {
     std::uint32_t capacity = 500;           ///< INITIAL_RETRY_TOKENS, also the maximum.
@@ -70,7 +70,7 @@ class RTO_API AwsRetryQuota final : public RetryBudget {
 /// (not above maxTokens); a retry is allowed only while, after the failure is
 /// counted, token_count > maxTokens / 2. Held in thousandths of a token, as
 /// tokenRatio has up to 3 decimals (gRPC: max_tokens 1..1000, ratio > 0).
-class RTO_API GrpcRetryThrottle final : public RetryBudget {
+class RTO_RETRY_API GrpcRetryThrottle final : public RetryBudget {
  public:
   /// max_milli_tokens = maxTokens * 1000; milli_token_ratio = tokenRatio * 1000
   /// (e.g. maxTokens 10, tokenRatio 0.1: GrpcRetryThrottle(10'000, 100)).

@@ -9,8 +9,7 @@
 #include <set>
 
 #include "backoff_util.hpp"
-#include "rto/backoff.hpp"
-#include "test_util.hpp"
+#include "rto/retry/backoff.hpp"
 
 using rto::BackoffPolicy;
 using rto::ConnectionBackoff;

@@ -15,15 +15,15 @@
 #include <stdexcept>
 
 #include "rto/clock.hpp"
-#include "rto/uniform.hpp"
-#include "rto/export.h"
+#include "rto/retry/uniform.hpp"
+#include "rto/retry/export.h"
 
 namespace rto {
 
 /// Thrown by BackoffPolicy::validate() (and so by Backoff's and
 /// ConnectionBackoff's constructors). what() names the field, e.g.
 /// "rto::BackoffPolicy.cap: 500000 us is below base (1000000 us)".
-class RTO_API BackoffPolicyError : public std::invalid_argument {
+class RTO_RETRY_API BackoffPolicyError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
@@ -37,6 +37,19 @@ enum class Jitter {
   proportional,  ///< U[c(n) - j, c(n) + j], j = floor(c(n) * jitter_permille / 1000) (gRPC's +-20 %; may exceed cap by j).
 };
 
+/// How a wait the server asked for (HTTP Retry-After, gRPC pushback) meets
+/// the cap of the backoff's own waits.
+enum class ServerDelay {
+  /// Wait what the server asked, even beyond the cap, as long as the wait
+  /// ends by the deadline; give up otherwise (there is no point retrying
+  /// before the server said it would be ready). gRPC honours pushback exactly
+  /// (gRFC A6). With no deadline, any wait the server asks is honoured.
+  honour,
+  /// Wait min(server's wait, cap): retry earlier than asked rather than
+  /// wait longer than the cap (still subject to the deadline).
+  clamp_to_cap,
+};
+
 /// The parameters of a backoff: base, multiplier, cap, jitter, attempt limit
 /// and total deadline. Durations are microseconds. Build one with a named
 /// constructor and adjust fields (or use the with_* helpers); Backoff validates it.
@@ -47,7 +60,7 @@ enum class Jitter {
 /// rounded up by under 1 us per step for fractional ones (x1.6), so a multiplier
 /// above 1 always grows even from 1 us. It saturates at cap and never
 /// overflows for any n (validate() bounds cap * num below 2^63).
-struct RTO_API BackoffPolicy {
+struct RTO_RETRY_API BackoffPolicy {
   /// c(0): the ceiling of the first wait (after the first failure). >= 1 us.
   std::chrono::microseconds base{1'000'000};
   /// Multiplier num/den applied per failure (2/1 doubles; gRPC's 1.6 is 8/5).
@@ -71,6 +84,8 @@ struct RTO_API BackoffPolicy {
   /// gRPC MIN_CONNECT_TIMEOUT: the least time an attempt is given to complete
   /// (ConnectionBackoff::attempt_deadline). 0 = none. Unused by Backoff.
   std::chrono::microseconds min_connect_timeout{0};
+  /// How a server's requested wait meets `cap` (Backoff::next_delay_instead).
+  ServerDelay server_delay = ServerDelay::honour;
 
   /// min(cap, base * 2^n), no jitter (Brooker's "exponential").
   static BackoffPolicy exponential(std::chrono::microseconds base, std::chrono::microseconds cap);
@@ -97,6 +112,13 @@ struct RTO_API BackoffPolicy {
   /// gcloud storage / gsutil: truncated binary exponential backoff, 1 s doubling
   /// to at most 32 s, at most 32 retries (33 attempts); full jitter.
   static BackoffPolicy gcloud();
+  /// A gRPC retry policy (gRFC A6 "retryPolicy"): the n-th retry after
+  /// U[0, min(initialBackoff * backoffMultiplier^(n-1), maxBackoff)] (full
+  /// jitter), the multiplier as num/den (1.3 = 13/10), at most maxAttempts
+  /// attempts counting the first, which A6 limits to 5 on the client (a
+  /// larger value is treated as 5); server pushback honoured exactly.
+  static BackoffPolicy grpc_retry(std::chrono::microseconds initial_backoff, std::chrono::microseconds max_backoff,
+                                  std::uint32_t multiplier_num, std::uint32_t multiplier_den, unsigned max_attempts);
 
   /// A copy with max_attempts = n (0 = no limit).
   BackoffPolicy with_max_attempts(unsigned n) const;
@@ -104,6 +126,8 @@ struct RTO_API BackoffPolicy {
   BackoffPolicy with_deadline(std::chrono::microseconds d) const;
   /// A copy with the multiplier num/den.
   BackoffPolicy with_multiplier(std::uint32_t num, std::uint32_t den) const;
+  /// A copy with server_delay = d.
+  BackoffPolicy with_server_delay(ServerDelay d) const;
 
   /// The ceiling c(n) defined above, for any n (O(min(n, steps to reach cap))).
   /// Requires a valid policy.
@@ -131,7 +155,7 @@ enum class GiveUp {
 /// honest form: it counts the attempts' own durations). next_delay(g) uses the
 /// sum of the waits it has returned since reset(), i.e. it assumes attempts
 /// take no time (right for a simulator, optimistic for a real client).
-class RTO_API Backoff {
+class RTO_RETRY_API Backoff {
  public:
   /// Validates `policy` (throws BackoffPolicyError).
   explicit Backoff(BackoffPolicy policy);
@@ -152,19 +176,27 @@ class RTO_API Backoff {
     return admit(draw(g), elapsed);
   }
   /// An attempt failed and the server said how long to wait (Retry-After of a
-  /// 503 or 429): the attempt is counted and the backoff state advances as in
-  /// next_delay (the jitter draw is made and discarded, so generators stay in
-  /// step), but the wait is min(server_wait, cap), subject to the same attempt
-  /// limit and deadline. A negative server_wait counts as 0.
+  /// 503 or 429, a gRPC pushback): the attempt is counted and the backoff
+  /// state advances as in next_delay (the jitter draw is made and discarded,
+  /// so generators stay in step), but the wait is the server's:
+  /// ServerDelay::honour waits server_wait whatever the cap,
+  /// ServerDelay::clamp_to_cap min(server_wait, cap); either is subject to the
+  /// same attempt limit and deadline (a wait ending after the deadline gives
+  /// up, GiveUp::deadline). A negative server_wait counts as 0.
   template <std::uniform_random_bit_generator G>
   std::optional<std::chrono::microseconds> next_delay_instead(G& g, std::chrono::microseconds elapsed,
                                                               std::chrono::microseconds server_wait) {
     if (!count_failure()) return std::nullopt;
     (void)draw(g);
     if (server_wait < std::chrono::microseconds::zero()) server_wait = std::chrono::microseconds::zero();
-    if (server_wait > policy_.cap) server_wait = policy_.cap;
+    if (policy_.server_delay == ServerDelay::clamp_to_cap && server_wait > policy_.cap) server_wait = policy_.cap;
     return admit(server_wait, elapsed);
   }
+
+  /// The next wait is drawn from c(0) = base again, without resetting the
+  /// count of failures or the time waited: gRFC A6, after a retry the
+  /// server's pushback timed, "retry delay will reset to initial backoff".
+  void restart_ceiling();
 
   /// The operation succeeded (gRPC: the connection was accepted): back to n = 0,
   /// nothing waited, decorrelated's previous wait = base.
@@ -172,7 +204,7 @@ class RTO_API Backoff {
 
   /// Failures counted since reset(): the n of the next wait's ceiling.
   unsigned attempt() const { return failures_; }
-  /// Sum of the waits returned since reset().
+  /// Sum of the waits returned since reset() (saturating at microseconds::max()).
   std::chrono::microseconds waited() const { return waited_; }
   /// The ceiling c(attempt()) the next wait is drawn from (Jitter::decorrelated:
   /// min(cap, ceil(previous * num / den)), its upper bound).
@@ -229,7 +261,7 @@ class RTO_API Backoff {
 /// +JITTER * backoff]. The first interval has no jitter, so clients started
 /// together retry together once, then disperse by +-20 % of each backoff.
 /// reset() when the connection is accepted (gRPC: SETTINGS frame received).
-class RTO_API ConnectionBackoff {
+class RTO_RETRY_API ConnectionBackoff {
  public:
   /// Validates `policy` (throws BackoffPolicyError). Uses base, multiplier,
   /// cap, jitter_permille (Jitter::proportional spread; other jitters = 0),
