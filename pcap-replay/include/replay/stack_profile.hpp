@@ -63,6 +63,12 @@ struct ProbeRule {
   std::chrono::microseconds single_segment_allowance{200'000};
   /// PTO = 2 SRTT + this otherwise (Linux: TCP_TIMEOUT_MIN, 2 jiffies).
   std::chrono::microseconds allowance{8'000};
+  /// The stack's own probe timer is known exactly (Linux
+  /// tcp_schedule_loss_probe): the allowances above, not anything from the
+  /// bare 2 SRTT on (RFC 8985 7.2 leaves WCDelAckT to the stack), and the
+  /// timer re-armed at every transmission of new data (tcp_write_xmit), so
+  /// a probe comes a PTO after the later of the last ACK and the last send.
+  bool exact = false;
 };
 
 /// One stack's timer behaviour.

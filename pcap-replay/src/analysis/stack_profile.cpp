@@ -52,7 +52,7 @@ const std::array<StackProfile, 5>& table() {
        with(rto::Config::linux_default(), microseconds{1'000'000}, us(milliseconds{200}), microseconds{120'000'000}, 4,
             microseconds{4'000}),
        FloorMode::on_variance, Fallback57::only_without_handshake_sample, Lateness::linux_wheel, microseconds{0},
-       ProbeRule{true, microseconds{200'000}, microseconds{8'000}}, true, true, true,
+       ProbeRule{true, microseconds{200'000}, microseconds{8'000}, true}, true, true, true,
        "2.4 (rto_min 200 ms on the variance term, not a 1 s floor); 5.7 (skipped when the handshake gave a sample); "
        "linear SYN timeouts (5.5 for the first 4 SYN expiries)",
        kLinuxTunables},

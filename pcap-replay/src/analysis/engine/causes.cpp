@@ -40,13 +40,18 @@ bool fits_probe(const Observation& o, const StackProfile& p) {
   const microseconds pto = probe_timeout(p.probe, *o.srtt, o.single_segment, o.tick);
   const microseconds fire = o.rto_left.count() > 0 ? std::min(pto, o.rto_left) : pto;
   // RFC 8985 7.2 leaves the allowance for a delayed ACK (WCDelAckT) to the
-  // stack: anything from the bare 2 SRTT on is a probe's time.
-  const microseconds bare = std::min(fire, probe_timeout(ProbeRule{true, {}, {}}, *o.srtt, false, o.tick));
+  // stack: anything from the bare 2 SRTT on is a probe's time, unless the
+  // profile knows its stack's own allowance.
+  const microseconds least =
+      p.probe.exact ? fire : std::min(fire, probe_timeout(ProbeRule{true, {}, {}, false}, *o.srtt, false, o.tick));
   // The tolerance of the probe's own timing: the granularity and the slack
   // of the PTO (not of the RTO, which may be many times longer).
   const microseconds tol = o.granularity + std::max(fire, pto) * o.slack_percent / 100;
-  const microseconds lo = bare > tol ? bare - tol : microseconds{0};
-  return o.since_arm >= lo && o.since_arm <= std::max(fire, pto) + o.lateness + tol + o.sender_rtt;
+  const microseconds lo = least > tol ? least - tol : microseconds{0};
+  // The probe timer counts from the ACK that armed it; a stack that re-arms
+  // it at every transmission of new data, from the later of the two.
+  const microseconds since = p.probe.exact ? std::min(o.since_arm, o.since_new_data) : o.since_arm;
+  return since >= lo && since <= std::max(fire, pto) + o.lateness + tol + o.sender_rtt;
 }
 
 Explanation explain(const Observation& o, const StackProfile& p) {
@@ -81,10 +86,13 @@ Explanation explain(const Observation& o, const StackProfile& p) {
     return {SendKind::fast, Cause::rack_timer};
   if (o.recovery == Recovery::rto && o.timeouts_in_chain == 0 && !o.is_head)
     return {SendKind::slow_start_after_rto, Cause::recovery};
-  // No quiet period before it (and no expiry of its chain yet), or sooner
-  // after what armed the timer than any timer fires: not a timer.
-  if ((o.back_to_back && o.timeouts_in_chain == 0) || o.since_arm < limits::kMinTimerWait)
-    return {SendKind::unclassified, Cause::no_quiet_period};
+  // Sooner after what armed the timer than any timer fires: not a timer.
+  // No quiet period before it (and no expiry of its chain yet): not the RTO,
+  // though the probe timer, which its own timing says, may fire then.
+  if (o.since_arm < limits::kMinTimerWait) return {SendKind::unclassified, Cause::no_quiet_period};
+  if (o.back_to_back && o.timeouts_in_chain == 0)
+    return fits_probe(o, p) ? Explanation{SendKind::tlp, Cause::probe_timer, false}
+                            : Explanation{SendKind::unclassified, Cause::no_quiet_period};
   // The loss probe resends the highest segment; an RTO resends the head.
   // The highest but not the head, on a timer, before any expiry: only a
   // probe resends it.

@@ -66,6 +66,8 @@ struct Observation {
   std::chrono::microseconds since_arm = std::chrono::microseconds::max();  ///< since the latest arm (max: none)
   std::chrono::microseconds rto_left{0};       ///< RTO remaining at the arm, by the earliest reading
   std::chrono::microseconds since_peer{0};     ///< since the last segment from the peer
+  /// since the sender's last transmission of new data (max: none)
+  std::chrono::microseconds since_new_data = std::chrono::microseconds::max();
   std::optional<std::chrono::microseconds> srtt;
   std::chrono::microseconds tolerance{0};      ///< the timing tolerance around the RTO's prediction
   std::chrono::microseconds granularity{0};    ///< the clock's granularity (--granularity)

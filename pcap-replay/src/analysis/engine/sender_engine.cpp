@@ -403,6 +403,8 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
     o.timeouts_in_chain = timeouts_since_ack_;
     o.single_segment = in_flight() <= 1;
     o.since_arm = since(s.time, arm_->latest);
+    if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time))
+      o.since_new_data = since(s.time, *last_new_data_time_);
     o.since_peer = !last_peer_time_ || across_step(*last_peer_time_, s.time)
                        ? microseconds::max()
                        : std::chrono::abs(since(s.time, *last_peer_time_));
@@ -424,6 +426,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
   }
   push_outstanding(Tx{seq, end, send_time(s.time, tsval), false});
   seq_.snd_max = end;
+  last_new_data_time_ = s.time;
   count(kind);
   out_.bytes += s.payload_len;
   record(s, to_string(kind), seq);
@@ -479,6 +482,8 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   o.since_peer = !last_peer_time_ || across_step(*last_peer_time_, s.time)
                      ? microseconds::max()
                      : std::chrono::abs(since(s.time, *last_peer_time_));
+  if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time))
+    o.since_new_data = since(s.time, *last_new_data_time_);
   o.srtt = est_.estimator().srtt();
   o.tolerance = opt_.tolerance(rto);
   o.granularity = opt_.granularity;

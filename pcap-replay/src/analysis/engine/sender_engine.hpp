@@ -194,6 +194,7 @@ class SenderEngine {
   std::optional<CaptureTime> last_peer_time_;
   std::optional<CaptureTime> last_send_time_;
   std::optional<CaptureTime> last_data_send_time_;
+  std::optional<CaptureTime> last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
   RingDeque<Tx> outstanding_;
   RingDeque<CaptureTime> peer_times_;
   RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;
