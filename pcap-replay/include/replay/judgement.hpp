@@ -43,8 +43,10 @@ enum class Reading : std::uint8_t {
   as_probe,               ///< ... it was a tail-loss probe (RFC 8985 7.3): no backoff, a full RTO re-armed
   proportional_lateness,  ///< the timer fires at most a fraction of its RTO late (a timer wheel's buckets)
   additive_lateness,      ///< the timer fires a constant late: a slop added to every arm (FreeBSD, Darwin)
+  ack_unheard,            ///< an ACK the capture saw had not reached the sender: the repeat was its timer's expiry
+  ack_heard,              ///< ... it had: the repeat was no expiry of the timer that ACK restarted or stopped
 };
-/// "as-expiry", "as-probe", "proportional-lateness", "additive-lateness".
+/// "as-expiry", "as-probe", "proportional-lateness", "additive-lateness", "ack-unheard", "ack-heard".
 std::string_view to_string(Reading r);
 
 /// How a rule came out under one reading.
@@ -86,11 +88,12 @@ enum class Topic : std::uint8_t {
   backoff_unknown,    ///< the previous wait spans a clock step: the doubling is unknown
   flushed_burst,      ///< captured in a burst the host released after a silence: capture times are not send times
   syn_acked_unseen,   ///< a SYN resent after the capture saw it acknowledged: the ACK did not reach the sender
+  ack_unheard,        ///< data resent after the capture saw it acknowledged: read as the ACK not at the sender yet
   unverifiable_57,    ///< 5.7 cannot be seen on the wire (the next sample came before any data timeout)
   readings_differ,    ///< the readings of the capture disagree on the rule (cannot tell)
   wait_straddles,     ///< the wait interval holds both the compliant and the departing value (cannot tell)
 };
-/// "none", "late", "setting", "clock-step", "backoff-unknown", "flushed-burst", "syn-acked-unseen",
+/// "none", "late", "setting", "clock-step", "backoff-unknown", "flushed-burst", "syn-acked-unseen", "ack-unheard",
 /// "5.7-unverifiable", "readings-differ", "wait-straddles".
 std::string_view to_string(Topic t);
 

@@ -61,7 +61,8 @@ struct ProbeRule {
   /// PTO = 2 SRTT + this when one segment is in flight (Linux: TCP_RTO_MIN,
   /// 200 ms; RFC 8985: WCDelAckT).
   std::chrono::microseconds single_segment_allowance{200'000};
-  /// PTO = 2 SRTT + this otherwise (Linux: TCP_TIMEOUT_MIN, 2 jiffies).
+  /// PTO = 2 SRTT + this otherwise (Linux 6.x: TCP_TIMEOUT_MIN_US, 2 ms;
+  /// before, 2 jiffies). The sum is rounded up to the profile's tick.
   std::chrono::microseconds allowance{8'000};
   /// The stack's own probe timer is known exactly (Linux
   /// tcp_schedule_loss_probe): the allowances above, not anything from the

@@ -23,6 +23,8 @@ std::string_view to_string(Reading r) {
     case Reading::as_probe: return "as-probe";
     case Reading::proportional_lateness: return "proportional-lateness";
     case Reading::additive_lateness: return "additive-lateness";
+    case Reading::ack_unheard: return "ack-unheard";
+    case Reading::ack_heard: return "ack-heard";
   }
   return "as-expiry";
 }
@@ -59,6 +61,7 @@ std::string_view to_string(Topic t) {
     case Topic::backoff_unknown: return "backoff-unknown";
     case Topic::flushed_burst: return "flushed-burst";
     case Topic::syn_acked_unseen: return "syn-acked-unseen";
+    case Topic::ack_unheard: return "ack-unheard";
     case Topic::unverifiable_57: return "5.7-unverifiable";
     case Topic::readings_differ: return "readings-differ";
     case Topic::wait_straddles: return "wait-straddles";

@@ -46,13 +46,14 @@ const std::array<StackProfile, 5>& table() {
       {"linux", "Linux 6.x defaults",
        "net/ipv4/tcp_input.c tcp_rtt_estimator and tcp_set_rto (RTO = SRTT + max(rto_min 200 ms, variance), "
        "in 4 ms jiffies), tcp_timer.c (TCP_RTO_MAX 120 s, tcp_syn_linear_timeouts 4), tcp_output.c "
-       "tcp_schedule_loss_probe (PTO = 2 SRTT + 200 ms with one segment in flight, + 2 jiffies otherwise, "
-       "never after the RTO; SACK only, Open/CWR state), tcp_rearm_rto (deadline from the head's send time), "
+       "tcp_schedule_loss_probe (PTO = 2 SRTT + rto_min with one segment in flight, + TCP_TIMEOUT_MIN_US 2 ms "
+       "otherwise, then rounded up to jiffies; never after the RTO; SACK only, Open/CWR state; re-armed at every "
+       "transmission of new data), tcp_rearm_rto (deadline from the head's send time), "
        "tcp_init_metrics (3 s fallback only without a handshake sample)",
        with(rto::Config::linux_default(), microseconds{1'000'000}, us(milliseconds{200}), microseconds{120'000'000}, 4,
             microseconds{4'000}),
        FloorMode::on_variance, Fallback57::only_without_handshake_sample, Lateness::linux_wheel, microseconds{0},
-       ProbeRule{true, microseconds{200'000}, microseconds{8'000}, true}, true, true, true,
+       ProbeRule{true, microseconds{200'000}, microseconds{2'000}, true}, true, true, true,
        "2.4 (rto_min 200 ms on the variance term, not a 1 s floor); 5.7 (skipped when the handshake gave a sample); "
        "linear SYN timeouts (5.5 for the first 4 SYN expiries)",
        kLinuxTunables},

@@ -197,6 +197,11 @@ std::string note_text(const Judgement& j, const Options& o) {
                          "{}: that segment did not reach the sender (lost after the capture point); the SYN timer is "
                          "judged from the SYN's own transmissions",
                          j.other_frame);
+    case Topic::ack_unheard:
+      return fmt::format("resent although the capture shows it acknowledged at frame {}: read as that ACK not having "
+                         "reached the sender (lost after the capture point, or still on its way), whose timers and "
+                         "state are taken from before it",
+                         j.other_frame);
     case Topic::unverifiable_57:
       return fmt::format("not verifiable from the wire: the SYN timed out and the handshake gave an RTT sample (RTO "
                          "{}); Linux skips 5.7 in this case; RFC 6298 requires an RTO of {} until the next sample, "

@@ -28,9 +28,9 @@ std::string_view to_string(Cause c) {
 }
 
 microseconds probe_timeout(const ProbeRule& rule, microseconds srtt, bool single_segment, microseconds tick) {
-  microseconds two = 2 * srtt;
-  if (tick.count() > 0) two = (two + tick - microseconds{1}) / tick * tick;  // usecs_to_jiffies rounds up
-  return two + (single_segment ? rule.single_segment_allowance : rule.allowance);
+  microseconds pto = 2 * srtt + (single_segment ? rule.single_segment_allowance : rule.allowance);
+  if (tick.count() > 0) pto = (pto + tick - microseconds{1}) / tick * tick;  // usecs_to_jiffies rounds up
+  return pto;
 }
 
 bool fits_probe(const Observation& o, const StackProfile& p) {
@@ -45,13 +45,14 @@ bool fits_probe(const Observation& o, const StackProfile& p) {
   const microseconds least =
       p.probe.exact ? fire : std::min(fire, probe_timeout(ProbeRule{true, {}, {}, false}, *o.srtt, false, o.tick));
   // The tolerance of the probe's own timing: the granularity and the slack
-  // of the PTO (not of the RTO, which may be many times longer).
-  const microseconds tol = o.granularity + std::max(fire, pto) * o.slack_percent / 100;
+  // of the PTO (not of the RTO, which may be many times longer); for a timer
+  // known exactly, the granularity only (the capture's timestamps).
+  const microseconds tol = o.granularity + (p.probe.exact ? microseconds{0} : std::max(fire, pto) * o.slack_percent / 100);
   const microseconds lo = least > tol ? least - tol : microseconds{0};
   // The probe timer counts from the ACK that armed it; a stack that re-arms
   // it at every transmission of new data, from the later of the two.
   const microseconds since = p.probe.exact ? std::min(o.since_arm, o.since_new_data) : o.since_arm;
-  return since >= lo && since <= std::max(fire, pto) + o.lateness + tol + o.sender_rtt;
+  return since >= lo && since <= fire_window(o.jitter, std::max(fire, pto)).hi + tol + o.sender_rtt;
 }
 
 Explanation explain(const Observation& o, const StackProfile& p) {
@@ -86,10 +87,14 @@ Explanation explain(const Observation& o, const StackProfile& p) {
     return {SendKind::fast, Cause::rack_timer};
   if (o.recovery == Recovery::rto && o.timeouts_in_chain == 0 && !o.is_head)
     return {SendKind::slow_start_after_rto, Cause::recovery};
-  // Sooner after what armed the timer than any timer fires: not a timer.
-  // No quiet period before it (and no expiry of its chain yet): not the RTO,
-  // though the probe timer, which its own timing says, may fire then.
-  if (o.since_arm < limits::kMinTimerWait) return {SendKind::unclassified, Cause::no_quiet_period};
+  // Sooner after what armed the timer than the RTO fires: not the RTO. No
+  // quiet period before it (and no expiry of its chain yet): not the RTO
+  // either. The probe timer, which its own timing says, may fire then: a
+  // known one (Linux: a PTO of one jiffy) at any time, one known only as
+  // RFC 8985 describes it not that soon.
+  if (o.since_arm < limits::kMinTimerWait)
+    return p.probe.exact && fits_probe(o, p) ? Explanation{SendKind::tlp, Cause::probe_timer, false}
+                                             : Explanation{SendKind::unclassified, Cause::no_quiet_period};
   if (o.back_to_back && o.timeouts_in_chain == 0)
     return fits_probe(o, p) ? Explanation{SendKind::tlp, Cause::probe_timer, false}
                             : Explanation{SendKind::unclassified, Cause::no_quiet_period};

@@ -18,6 +18,7 @@
 #include <replay/flow_report.hpp>
 #include <replay/stack_profile.hpp>
 
+#include "analysis/engine/lateness.hpp"
 #include "analysis/engine/sender_state.hpp"
 
 namespace replay::engine {
@@ -72,7 +73,7 @@ struct Observation {
   std::chrono::microseconds tolerance{0};      ///< the timing tolerance around the RTO's prediction
   std::chrono::microseconds granularity{0};    ///< the clock's granularity (--granularity)
   unsigned slack_percent = 0;                  ///< the relative tolerance (--slack): around the PTO, of the PTO
-  std::chrono::microseconds lateness{0};       ///< the profile's timer lateness at the RTO
+  TimerLateness jitter;                        ///< how late the profile's timers fire (timer_jitter)
   std::chrono::microseconds tick{0};           ///< the profile's timer tick (PTO rounding)
   std::chrono::microseconds sender_rtt{0};     ///< round trip from the capture point to the sender
 };
@@ -86,8 +87,8 @@ struct Explanation {
   bool maybe_rto = false;
 };
 
-/// The PTO of RFC 8985 7.2 as the profile computes it: 2 SRTT rounded up to
-/// the tick, plus the single-segment or general allowance.
+/// The PTO of RFC 8985 7.2 as the profile computes it: 2 SRTT plus the
+/// single-segment or general allowance, rounded up to the tick.
 std::chrono::microseconds probe_timeout(const ProbeRule& rule, std::chrono::microseconds srtt,
                                         bool single_segment, std::chrono::microseconds tick);
 

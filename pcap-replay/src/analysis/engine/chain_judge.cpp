@@ -215,6 +215,13 @@ class ReadingJudge {
     out_.judgements.push_back(std::move(j));
   }
 
+  // An early expiry timed from before an ACK the sender showed it had not
+  // received: had it received it, the repeat was no expiry at all.
+  static void unheard_readings(Judgement& j) {
+    j.topic = Topic::readings_differ;
+    j.readings = {{Reading::ack_unheard, false}, {Reading::ack_heard, true}};
+  }
+
   // The first expiry of the chain against the profile's RTO then.
   void judge_first(const ObservedExpiry& e, TimeoutRecord& rec) {
     const TimerLateness& lat = models_.front();
@@ -244,11 +251,12 @@ class ReadingJudge {
       if (x.basis == Basis::fallback_57 && !e.syn) rule = RuleId::rfc6298_5_7;
       else if (x.basis == Basis::initial_rto) rule = RuleId::rfc6298_2_1;
       else if (x.floorless && w.hi >= window(*x.floorless).lo) rule = RuleId::rfc6298_2_4;
-      Judgement j = judgement(rule, Outcome::broken, e, rec);
+      Judgement j = judgement(rule, e.ack_unheard ? Outcome::cannot_tell : Outcome::broken, e, rec);
       if (rule == RuleId::rfc6298_2_4) {
         j.basis = Basis::floorless_rto;
         j.alternative = *x.floorless;  // the RTO without the floor, which the wait met
       }
+      if (e.ack_unheard) unheard_readings(j);
       add(std::move(j), rec);
       return;
     }
@@ -434,9 +442,11 @@ class ReadingJudge {
       rec.verdict = Verdict::early;
       const bool karn = e.after_ambiguous_ack;
       Judgement x = judgement(karn ? RuleId::rfc6298_3_karn : RuleId::rfc6298_5_5,
-                              karn && e.after_sack_sample ? Outcome::cannot_tell : Outcome::broken, e, rec);
+                              (karn && e.after_sack_sample) || e.ack_unheard ? Outcome::cannot_tell : Outcome::broken,
+                              e, rec);
       x.basis = karn ? Basis::karn_backoff : Basis::doubling;
       if (x.outcome == Outcome::cannot_tell) x.topic = Topic::readings_differ;
+      if (e.ack_unheard) unheard_readings(x);
       x.prev_waited = prev;
       for (std::size_t i = run_start_; i <= j; ++i) x.evidence.push_back(chain_[i]->frame);
       add(std::move(x), rec);

@@ -76,6 +76,11 @@ struct ObservedExpiry {
   /// A SACK of never-retransmitted data came since the previous expiry: a
   /// stack that samples SACKed data (Linux) took a valid sample from it.
   bool after_sack_sample = false;
+  /// Timed from before an ACK the capture saw and the sender, resending what
+  /// it acknowledged, showed it had not received (Reading::ack_unheard). Had
+  /// it, this was no expiry of the timer (Reading::ack_heard): an early wait
+  /// is then "cannot tell", never a broken rule.
+  bool ack_unheard = false;
   FirstExpectation expect;  ///< for the case it is the chain's first expiry
 };
 

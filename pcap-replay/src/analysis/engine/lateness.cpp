@@ -25,26 +25,38 @@ Interval fire_window(const TimerLateness& l, microseconds rto) {
   return {rto + l.additive.lo, l.additive.bounded() ? rto + late + l.additive.hi : microseconds::max()};
 }
 
-std::vector<TimerLateness> lateness_models(const Options& o, bool syn) {
-  const Ratio slack{static_cast<std::int64_t>(o.slack_percent), 100};
-  TimerLateness proportional{Reading::proportional_lateness, slack, microseconds{0}, {}, false};
+TimerLateness timer_jitter(const Options& o) {
   switch (o.profile->lateness) {
-    case Lateness::linux_wheel: {
-      const microseconds jiffy = std::max(o.config.tick, microseconds{1});
-      return {TimerLateness{Reading::proportional_lateness, kWheelBucket, kWheelJiffies * jiffy, {}, false}};
-    }
+    case Lateness::linux_wheel:
+      return {Reading::proportional_lateness, kWheelBucket, kWheelJiffies * std::max(o.config.tick, microseconds{1}),
+              {}, false};
     case Lateness::additive:
-      if (syn) return {TimerLateness{Reading::proportional_lateness, kSlopTimerJitter, microseconds{0}, {}, false}};
-      return {TimerLateness{Reading::additive_lateness, kSlopTimerJitter, microseconds{0},
-                            Interval::point(o.profile->additive), false}};
+      return {Reading::proportional_lateness, kSlopTimerJitter, microseconds{0}, {}, false};
     case Lateness::proportional:
-      return {proportional};
     case Lateness::inferred:
-      if (syn) return {proportional};
-      return {proportional, TimerLateness{Reading::additive_lateness, kSlopTimerJitter, microseconds{0},
-                                          Interval{microseconds{0}, limits::kMaxInferredSlop}, true}};
+      break;
   }
-  return {proportional};
+  return {Reading::proportional_lateness, Ratio{static_cast<std::int64_t>(o.slack_percent), 100}, microseconds{0}, {},
+          false};
+}
+
+std::vector<TimerLateness> lateness_models(const Options& o, bool syn) {
+  TimerLateness own = timer_jitter(o);
+  switch (o.profile->lateness) {
+    case Lateness::linux_wheel:
+    case Lateness::proportional:
+      return {own};
+    case Lateness::additive:
+      if (syn) return {own};
+      own.reading = Reading::additive_lateness;
+      own.additive = Interval::point(o.profile->additive);
+      return {own};
+    case Lateness::inferred:
+      if (syn) return {own};
+      return {own, TimerLateness{Reading::additive_lateness, kSlopTimerJitter, microseconds{0},
+                                 Interval{microseconds{0}, limits::kMaxInferredSlop}, true}};
+  }
+  return {own};
 }
 
 }  // namespace replay::engine

@@ -33,6 +33,12 @@ struct TimerLateness {
 /// The waits after which a timer armed with an RTO of `rto` may fire under `l`.
 Interval fire_window(const TimerLateness& l, std::chrono::microseconds rto);
 
+/// How late the profile's timers fire on their own clock, without any
+/// constant added at the arm: the wheel's rounding (Linux), the tick of a
+/// slop-adding stack, or --slack. The probe timer's lateness, and the
+/// proportional part of every model below.
+TimerLateness timer_jitter(const Options& o);
+
 /// The lateness models the profile of `o` allows for a data chain (`syn`
 /// false) or a SYN chain, the profile's own first: Linux's timer wheel;
 /// FreeBSD's and Darwin's 200 ms slop (data only: their SYN schedule is the

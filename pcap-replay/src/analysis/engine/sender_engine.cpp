@@ -1,6 +1,7 @@
 #include "analysis/engine/sender_engine.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <rto/seq.hpp>
 
@@ -85,6 +86,7 @@ void SenderEngine::push_outstanding(const Tx& x) {
 }
 
 void SenderEngine::pop_outstanding() {
+  ++acked_segments_;
   const Tx& x = outstanding_.front();
   if (!x.sacked) {
     --unsacked_count_;
@@ -154,22 +156,34 @@ microseconds SenderEngine::ack_delay_hi() const {
   return d + d * limits::kAckClockBandNum / limits::kAckClockBandDen;
 }
 
-bool SenderEngine::ack_clocked(CaptureTime t) const {
-  const microseconds d = sender_rtt_.value_or(microseconds{0});
+std::optional<CaptureTime> SenderEngine::heard_peer_time(std::optional<std::uint32_t> tsecr) const {
+  if (!tsecr || !echo_tracks_ || peer_times_.empty()) return last_peer_time_;
+  // Newest first: the first the echo reaches. Past the ring, the oldest kept
+  // (the sender heard something at least that old).
+  for (std::size_t i = peer_times_.size(); i-- > 0;) {
+    const PeerMark& m = peer_times_[i];
+    if (!m.has_tsval || rto::ts_diff(m.tsval, *tsecr) <= 0) return m.time;
+  }
+  return peer_times_.front().time;
+}
+
+std::optional<CaptureTime> SenderEngine::ack_clocked(CaptureTime t) const {
   // The capture may see the peer's segment late too (its own path to the
-  // capture point), so a response can show up sooner than d: from 0 on.
+  // capture point), so a response can show up sooner than the
+  // capture-to-sender round trip: from 0 on.
   const microseconds hi = ack_delay_hi() + limits::kAckClockMin;
-  (void)d;
-  // Newest first; the ring is read only when the newest was captured after t.
-  if (!last_peer_time_) return false;
-  CaptureTime p = *last_peer_time_;
-  for (std::size_t i = 1;; ++i) {
-    if (across_step(p, t)) return false;  // how long after it is unknown: no evidence
+  // Newest first; older ones are read only when the newest heard was
+  // captured after t.
+  if (!heard_peer_) return std::nullopt;
+  CaptureTime p = *heard_peer_;
+  for (std::size_t i = peer_times_.size();;) {
+    if (across_step(p, t)) return std::nullopt;  // how long after it is unknown: no evidence
     const microseconds after = since(t, p);
-    if (after > hi) return false;
-    if (after >= microseconds{0}) return true;
-    if (i >= peer_times_.size()) return false;
-    p = peer_times_[peer_times_.size() - 1 - i];
+    if (after > hi) return std::nullopt;
+    if (after >= microseconds{0}) return p;
+    while (i > 0 && peer_times_[i - 1].time >= p) --i;
+    if (i == 0) return std::nullopt;
+    p = peer_times_[--i].time;
   }
 }
 
@@ -246,6 +260,7 @@ void SenderEngine::on_send(const Segment& s) {
   }
   settle_pending_sample(s.time);
   const auto& h = s.tcp;
+  if (h.options.tsecr && before_count_ > 0) heard_through(*h.options.tsecr);
   if (last_send_time_ && across_step(*last_send_time_, s.time)) {
     // The first transmission after a step of the capture clock: the TSvals
     // sent so far are from before it; the TSval clock bridges it.
@@ -316,8 +331,12 @@ void SenderEngine::on_send(const Segment& s) {
     // Captured mid-stream: the sender's RTO is not known until a sample.
     est_.set_unknown_start(!syn);
   }
+  if (h.options.tsecr && last_peer_tsval_ && *h.options.tsecr == *last_peer_tsval_) echo_tracks_ = true;
+  heard_peer_ = heard_peer_time(h.options.tsecr);
+  const std::optional<CaptureTime> answered = ack_clocked(s.time);
+  if (answered && before_count_ > 0) heard_until(*answered);
   const bool ack_triggered =
-      ack_clocked(s.time) ||
+      answered.has_value() ||
       (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= limits::kResponseTrain &&
        !across_step(*last_send_time_, s.time));
   last_send_time_ = s.time;
@@ -335,7 +354,7 @@ void SenderEngine::on_send(const Segment& s) {
   // The sender's previous data-bearing segment, and whether the peer was silent since.
   const std::optional<CaptureTime> prev_send = last_data_send_time_;
   last_data_send_time_ = s.time;
-  const bool peer_since_prev = prev_send && last_peer_time_ && *last_peer_time_ >= *prev_send;
+  const bool peer_since_prev = prev_send && heard_peer_ && *heard_peer_ >= *prev_send;
   // Sent right after the previous one with nothing from the peer between:
   // not after a quiet period, so not on a timer. Across a clock step the
   // quiet period is unknown: no evidence either way.
@@ -381,7 +400,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
     zwp_seq_ = seq;
     kind = SendKind::zero_window_probe;
   }
-  const bool was_idle = seq_.snd_una == seq_.snd_max || outstanding_.empty();
+  const bool was_idle = heard_una() == seq_.snd_max || (outstanding_.empty() && !heard_una_);
   if (syn) {
     syn_arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame};
     if (!arm_) arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame};
@@ -405,14 +424,14 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
     o.since_arm = since(s.time, arm_->latest);
     if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time))
       o.since_new_data = since(s.time, *last_new_data_time_);
-    o.since_peer = !last_peer_time_ || across_step(*last_peer_time_, s.time)
+    o.since_peer = !heard_peer_ || across_step(*heard_peer_, s.time)
                        ? microseconds::max()
-                       : std::chrono::abs(since(s.time, *last_peer_time_));
+                       : std::chrono::abs(since(s.time, *heard_peer_));
     o.rto_left = current_rto();
     o.tolerance = opt_.tolerance(current_rto());
     o.granularity = opt_.granularity;
     o.slack_percent = opt_.slack_percent;
-    o.lateness = opt_.lateness(current_rto());
+    o.jitter = timer_jitter(opt_);
     o.tick = opt_.config.tick;
     o.sender_rtt = sender_rtt_.value_or(microseconds{0});
     if (fits_probe(o, *opt_.profile)) {
@@ -454,18 +473,20 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     record(s, to_string(SendKind::first), seq);
     return;
   }
+  const bool fills_hole = !syn && fill_hole(seq, end, s.time, tsval);
+  const auto observe = [&] {
   Observation o;
   o.handshake = handshake_;
   o.recovery = recovery_;
   o.syn = syn;
-  o.already_acked = seq_le(end, seq_.snd_una);
+  o.already_acked = seq_le(end, heard_una());
   o.old_tsval = old_tsval;
-  o.fills_hole = !syn && fill_hole(seq, end, s.time, tsval);
+  o.fills_hole = fills_hole;
   o.ack_clocked = ack_triggered;
   o.answers_dup_syn = answers_syn;
   o.peer_seen = last_peer_time_.has_value();
   o.loss_evidence = dupacks_ > 0 || sack_evidence_;
-  o.is_head = seq_le(seq, seq_.snd_una);
+  o.is_head = seq_le(seq, heard_una());
   o.is_highest = seq_ge(end, seq_.snd_max);
   o.back_to_back = back_to_back;
   o.sack_negotiated = handshake_seen_ ? (own_sack_ok_ && peer_sack_ok_) : true;
@@ -479,16 +500,16 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     const microseconds lead = since(arm_->latest, arm_->earliest);
     o.rto_left = rto > lead ? rto - lead : microseconds{1};
   }
-  o.since_peer = !last_peer_time_ || across_step(*last_peer_time_, s.time)
+  o.since_peer = !heard_peer_ || across_step(*heard_peer_, s.time)
                      ? microseconds::max()
-                     : std::chrono::abs(since(s.time, *last_peer_time_));
+                     : std::chrono::abs(since(s.time, *heard_peer_));
   if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time))
     o.since_new_data = since(s.time, *last_new_data_time_);
   o.srtt = est_.estimator().srtt();
   o.tolerance = opt_.tolerance(rto);
   o.granularity = opt_.granularity;
   o.slack_percent = opt_.slack_percent;
-  o.lateness = opt_.lateness(rto);
+  o.jitter = timer_jitter(opt_);
   o.tick = opt_.config.tick;
   o.sender_rtt = sender_rtt_.value_or(microseconds{0});
   if (burst_last_ && timeouts_since_ack_ > 0) {
@@ -510,7 +531,47 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     // A burst sends each segment once.
     o.resent_in_burst = resent_since(seq, end, burst_start_);
   }
-  const Explanation ex = explain(o, *opt_.profile);
+  return o;
+  };
+  Observation o = observe();
+  Explanation ex = explain(o, *opt_.profile);
+  if (ex.kind == SendKind::spurious && !syn)
+    if (const BeforeAck* b = unheard_ack_for(seq)) {
+      // The capture saw this acknowledged: the sender resent it all the
+      // same. Read with the sender's state before that ACK (the ACK was
+      // lost after the capture point, or still on its way): a repeat its
+      // timers or its ACK clock explain then is theirs, timed from there.
+      const TimerState now = timer_state();
+      const std::optional<std::uint32_t> heard_before = heard_una_;
+      const std::uint64_t unheard_before = unheard_segments_;
+      restore(b->state);
+      heard_una_ = b->una;
+      unheard_segments_ = acked_segments_ - b->acked_segments;
+      const Observation before = observe();
+      const Explanation e2 = explain(before, *opt_.profile);
+      if (e2.kind == SendKind::timeout || e2.kind == SendKind::tlp || e2.kind == SendKind::fast ||
+          e2.kind == SendKind::slow_start_after_rto) {
+        o = before;
+        ex = e2;
+        ack_unheard_ = true;
+        Judgement j = note(Topic::ack_unheard, s.frame, s.time, false);
+        j.other_frame = b->frame;
+        append(std::move(j));
+        // That ACK and every later one are unheard: none is kept.
+        const std::uint32_t from = b->una;
+        while (before_count_ > 0) {
+          const BeforeAck& newest = before_acks_[(before_next_ + before_acks_.size() - 1) % before_acks_.size()];
+          if (seq_lt(newest.una, from)) break;
+          before_next_ = static_cast<std::uint8_t>((before_next_ + before_acks_.size() - 1) % before_acks_.size());
+          --before_count_;
+        }
+        if (pending_sample_ && seq_gt(pending_sample_->ack, from)) pending_sample_.reset();  // never taken
+      } else {
+        restore(now);
+        heard_una_ = heard_before;
+        unheard_segments_ = unheard_before;
+      }
+    }
   const SendKind kind = ex.kind;
 
   if (kind == SendKind::out_of_order) {
@@ -545,7 +606,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       if (recovery_ == Recovery::open) recovery_ = Recovery::probe_out;
       break;
     case SendKind::fast:
-      if (recovery_ != Recovery::fast || !seq_lt(seq_.snd_una, fast_recovery_point_)) {
+      if (recovery_ != Recovery::fast || !seq_lt(heard_una(), fast_recovery_point_)) {
         recovery_ = Recovery::fast;
         fast_recovery_point_ = seq_.snd_max;
       }
@@ -588,6 +649,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     default:
       break;
   }
+  ack_unheard_ = false;
   mark_retransmitted(seq, end, send_time(s.time, tsval));
   if (ex.maybe_rto && keep_timeline_) provisional_rows_.emplace_back(s.frame, out_.timeline.size());
   record(s, to_string(kind), seq);
@@ -616,6 +678,7 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   x.maybe_probe = maybe_probe;
   x.after_ambiguous_ack = ambiguous_since_expiry_;
   x.after_sack_sample = sack_sample_since_expiry_;
+  x.ack_unheard = std::exchange(ack_unheard_, false);
   x.expect = syn ? est_.syn_expectation() : est_.data_expectation();
   // The sender's own clock: its TSvals show the wait it timed even where the
   // capture's timestamps are late or batched, or step.
@@ -668,8 +731,8 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   settle_54();
   std::size_t expiries = 0;
   for (const ObservedExpiry& e : data_chain_) expiries += e.maybe_probe ? 0 : 1;
-  if (seq != seq_.snd_una)
-    pending_54_ = Pending54{s.frame, s.time, rel(seq), rel(seq_.snd_una), static_cast<unsigned>(expiries), false};
+  if (seq != heard_una())
+    pending_54_ = Pending54{s.frame, s.time, rel(seq), rel(heard_una()), static_cast<unsigned>(expiries), false};
   open_57_.reset();  // a data expiry before the next sample: the chain judges 5.7 at it
   recovery_ = Recovery::rto;
   seq_.recovery_point = seq_.snd_max;
@@ -813,6 +876,62 @@ bool SenderEngine::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {
   return found;
 }
 
+// ---- ACKs the capture saw and the sender did not receive ------------------
+
+SenderEngine::TimerState SenderEngine::timer_state() const {
+  return TimerState{arm_,      timeouts_since_ack_, dupacks_, recovery_, probe_since_ack_, sack_evidence_,
+                    seq_.recovery_point, fast_recovery_point_};
+}
+
+void SenderEngine::restore(const TimerState& t) {
+  arm_ = t.arm;
+  timeouts_since_ack_ = t.timeouts_since_ack;
+  dupacks_ = t.dupacks;
+  recovery_ = t.recovery;
+  probe_since_ack_ = t.probe_since_ack;
+  sack_evidence_ = t.sack_evidence;
+  seq_.recovery_point = t.recovery_point;
+  fast_recovery_point_ = t.fast_recovery_point;
+}
+
+void SenderEngine::remember_before_ack(std::uint64_t frame, CaptureTime t, std::uint32_t ack,
+                                       std::optional<std::uint32_t> tsval) {
+  before_acks_[before_next_] = BeforeAck{timer_state(), frame, t, heard_una(), ack, tsval, acked_segments_};
+  before_next_ = static_cast<std::uint8_t>((before_next_ + 1) % before_acks_.size());
+  if (before_count_ < before_acks_.size()) ++before_count_;
+}
+
+const SenderEngine::BeforeAck* SenderEngine::unheard_ack_for(std::uint32_t seq) const {
+  for (std::size_t i = 0; i < before_count_; ++i) {
+    const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
+    if (seq_ge(seq, b.una) && seq_lt(seq, b.ack)) return &b;
+  }
+  return nullptr;
+}
+
+void SenderEngine::heard_through(std::uint32_t tsecr) {
+  // The sender echoes the TSval of the latest segment it accepted: one
+  // newer than an ACK's was sent after it and acknowledges at least as much.
+  // An equal TSval may be an earlier segment of the same tick: no evidence.
+  std::uint8_t kept = 0;
+  for (std::size_t i = 0; i < before_count_; ++i) {
+    const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
+    if (b.tsval && rto::ts_diff(tsecr, *b.tsval) > 0) break;  // this one and all older were received
+    ++kept;
+  }
+  before_count_ = kept;
+}
+
+void SenderEngine::heard_until(CaptureTime t) {
+  std::uint8_t kept = 0;
+  for (std::size_t i = 0; i < before_count_; ++i) {
+    const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
+    if (b.time <= t) break;  // this one and all older were received
+    ++kept;
+  }
+  before_count_ = kept;
+}
+
 void SenderEngine::on_valid_sample() {
   // A valid sample ends the backoff (the note after 5.7): the data chain is over.
   settle_data_chain();
@@ -854,7 +973,8 @@ void SenderEngine::on_peer(const Segment& s) {
   file_ = s.file_index;
   current_frame_ = s.frame;
   last_peer_time_ = s.time;
-  peer_times_.push_back(s.time);
+  if (h.options.tsval) last_peer_tsval_ = *h.options.tsval;
+  peer_times_.push_back(PeerMark{s.time, h.options.tsval.value_or(0), h.options.tsval.has_value()});
   if (peer_times_.size() > limits::kAckClockHistory) peer_times_.pop_front();
   if (s.payload_len > 0) {
     peer_data_.emplace_back(h.seq + s.payload_len, s.time);
@@ -893,7 +1013,10 @@ void SenderEngine::on_peer(const Segment& s) {
       if (seq_gt(h.options.sack[i].right, una)) return true;
     return false;
   };
-  if (sack_above(seq_.snd_una)) sack_evidence_ = true;
+  // SND.UNA as the sender knows it (behind the capture's after an ACK it
+  // showed it did not receive).
+  const std::uint32_t una = heard_una();
+  if (sack_above(una)) sack_evidence_ = true;
   // The capture point is not the sender: a sample measured there misses the
   // round trip between it and the sender.
   const microseconds correction = sender_rtt_.value_or(microseconds{0});
@@ -901,8 +1024,8 @@ void SenderEngine::on_peer(const Segment& s) {
   const bool have_sacked = h.options.sack_count > 0 && apply_sack(h, first_sacked);
   const bool sack_samples = opt_.profile->sack_rtt_samples;
 
-  if (!seq_gt(ack, seq_.snd_una)) {
-    if (have_sacked && seq_ge(ack, seq_.snd_una) && !across_step(first_sacked, s.time)) {
+  if (!seq_gt(ack, una)) {
+    if (have_sacked && seq_ge(ack, una) && !across_step(first_sacked, s.time)) {
       if (sack_samples) {
         // Linux samples newly SACKed, never retransmitted data on any ACK
         // (tcp_ack_update_rtt's sack_rtt) and re-arms the RTO from the
@@ -923,17 +1046,18 @@ void SenderEngine::on_peer(const Segment& s) {
       }
     }
     // Duplicate ACK (RFC 5681 2): no data, no SYN/FIN, same ACK, data outstanding.
-    if (ack == seq_.snd_una && s.payload_len == 0 && !h.has(wire::kSyn) && !h.has(wire::kFin) &&
-        seq_.snd_una != seq_.snd_max) {
+    if (ack == una && s.payload_len == 0 && !h.has(wire::kSyn) && !h.has(wire::kFin) && una != seq_.snd_max) {
       ++dupacks_;
       record(s, "dup-ack", ack);
     }
     return;
   }
+  remember_before_ack(s.frame, s.time, ack, h.options.tsval);
   if (seq_gt(ack, seq_.snd_max)) seq_.snd_max = ack;  // the capture missed what it acknowledges
 
-  // ACK of new data: which segments does it cover?
-  bool any_retx = false;
+  // ACK of new data: which segments does it cover? (None the capture saw
+  // acknowledged before: those the sender resent, so Karn voids the sample.)
+  bool any_retx = !seq_gt(ack, seq_.snd_una);
   std::optional<CaptureTime> oldest;
   // Linux tcp_clean_rtx_queue: the oldest newly acked segment not already
   // SACKed gives the time; any retransmitted one voids the sample (Karn).
@@ -952,12 +1076,18 @@ void SenderEngine::on_peer(const Segment& s) {
   while (!holes_.empty() && seq_le(holes_.front().end, ack)) holes_.pop_front();
   const bool acks_syn = (handshake_ == Handshake::syn_sent || handshake_ == Handshake::syn_received) &&
                         seq_gt(ack, seq_.isn);
-  una64_ += rto::seq_diff(ack, seq_.snd_una);
-  seq_.snd_una = ack;
+  if (seq_gt(ack, seq_.snd_una)) {
+    una64_ += rto::seq_diff(ack, seq_.snd_una);
+    seq_.snd_una = ack;
+  }
+  if (heard_una_) {
+    if (seq_ge(ack, seq_.snd_una)) heard_una_.reset();  // the sender has caught up with the capture
+    else heard_una_ = ack;
+  }
   dupacks_ = 0;
-  sack_evidence_ = sack_above(seq_.snd_una);
-  if ((recovery_ == Recovery::rto && seq_ge(seq_.snd_una, seq_.recovery_point)) ||
-      (recovery_ == Recovery::fast && seq_ge(seq_.snd_una, fast_recovery_point_)) || recovery_ == Recovery::probe_out)
+  sack_evidence_ = sack_above(ack);
+  if ((recovery_ == Recovery::rto && seq_ge(ack, seq_.recovery_point)) ||
+      (recovery_ == Recovery::fast && seq_ge(ack, fast_recovery_point_)) || recovery_ == Recovery::probe_out)
     recovery_ = Recovery::open;
   timeouts_since_ack_ = 0;
   probe_since_ack_ = false;
@@ -986,7 +1116,7 @@ void SenderEngine::on_peer(const Segment& s) {
     if (sample) kind = SampleKind::ts_echo;
   }
   if (have_sacked && !sack_samples && any_retx) sack_sample_since_expiry_ = true;
-  const bool all_acked = seq_.snd_una == seq_.snd_max;
+  const bool all_acked = heard_una() == seq_.snd_max;
   // 5.2 / 5.3 before the sample settles the chain (the arm is the chain's).
   if (all_acked) {
     arm_.reset();  // 5.2: all outstanding data acknowledged: the timer stops

@@ -10,6 +10,7 @@
 // The per-segment path (in-order data, ACKs that advance SND.UNA) touches
 // a flat record per sender: no allocation, no search over history.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -39,6 +40,12 @@ namespace replay::engine {
 /// construction (which must outlive the engine).
 class SenderEngine {
  public:
+  /// ACKs of new data whose earlier state the engine keeps, for when the
+  /// sender shows it did not receive them (it resends what they
+  /// acknowledged): one lost ACK, or a few in a row, is the common case; a
+  /// repeat of data acknowledged further back is called spurious.
+  static constexpr std::size_t kUnheardAcksKept = 4;
+
   /// `host`: the sending host's pooled TSval rate (may be null; must outlive the engine).
   /// `activity`: the sending host's activity, fed by this engine when
   /// `feed_activity` (one engine per packet feeds it), read by all.
@@ -74,6 +81,11 @@ class SenderEngine {
   std::size_t outstanding() const { return outstanding_.size(); }
 
  private:
+  struct PeerMark {  // a segment from the peer: when the capture saw it, its TSval
+    CaptureTime time;
+    std::uint32_t tsval = 0;
+    bool has_tsval = false;
+  };
   struct Hole {  // sequence space skipped by a first transmission, not yet seen
     std::uint32_t seq, end;
     CaptureTime time;  // when the segment beyond it was seen
@@ -98,6 +110,26 @@ class SenderEngine {
     std::uint32_t rel_seq, rel_una;
     unsigned expiry;
     bool head_resent = false;
+  };
+  /// The sender's timer and recovery state, as a value: saved before each
+  /// ACK of new data, for when the sender shows it never received that ACK
+  /// (it resends what the ACK acknowledged), and restored then.
+  struct TimerState {
+    std::optional<TimerArm> arm;
+    unsigned timeouts_since_ack = 0;
+    unsigned dupacks = 0;
+    Recovery recovery = Recovery::open;
+    bool probe_since_ack = false;
+    bool sack_evidence = false;
+    std::uint32_t recovery_point = 0, fast_recovery_point = 0;
+  };
+  struct BeforeAck {  // the state before an ACK of new data the sender may not have received
+    TimerState state;
+    std::uint64_t frame = 0;             // the ACK's frame
+    CaptureTime time{};                  // and capture time
+    std::uint32_t una = 0, ack = 0;      // SND.UNA as the sender knew it before the ACK; the ACK
+    std::optional<std::uint32_t> tsval;  // the ACK's TSval: a TSecr of the sender's past it shows it arrived
+    std::uint64_t acked_segments = 0;    // acked_segments_ before the ACK
   };
   struct Open57 {  // 5.7 not visible yet: the handshake's sample vs 3 s, until a data expiry or the next sample
     std::uint64_t frame;
@@ -129,6 +161,21 @@ class SenderEngine {
   void settle_57(std::uint64_t sample_frame);
   // ---- the peer ----
   bool apply_sack(const wire::TcpHeader& h, CaptureTime& first);
+  // ---- ACKs the capture saw and the sender did not receive ----
+  TimerState timer_state() const;
+  void restore(const TimerState& t);
+  void remember_before_ack(std::uint64_t frame, CaptureTime t, std::uint32_t ack, std::optional<std::uint32_t> tsval);
+  /// The state before the ACK that first acknowledged `seq`, unless the
+  /// sender's TSecr showed that ACK (or a later segment) reached it.
+  const BeforeAck* unheard_ack_for(std::uint32_t seq) const;
+  /// The sender echoed `tsecr`: it received every ACK with an older TSval.
+  void heard_through(std::uint32_t tsecr);
+  /// The sender answered the peer's segment captured at `t`: it received
+  /// every ACK captured up to then (ACKs are cumulative).
+  void heard_until(CaptureTime t);
+  /// SND.UNA as the sender knows it: behind the capture's where the sender
+  /// showed it did not receive ACKs the capture saw.
+  std::uint32_t heard_una() const { return heard_una_.value_or(seq_.snd_una); }
   bool take_sample(std::chrono::microseconds r, SampleKind kind, std::chrono::microseconds corr);
   void settle_pending_sample(CaptureTime now);
   void on_valid_sample();
@@ -138,14 +185,24 @@ class SenderEngine {
   void push_outstanding(const Tx& x);
   void pop_outstanding();
   void trim_front(std::uint32_t seq);
-  unsigned in_flight() const { return unsacked_count_; }
+  unsigned in_flight() const { return unsacked_count_ + (heard_una_ ? unheard_segments_ : 0); }
   std::int64_t sb_key(std::uint32_t seq) const { return una64_ + rto::seq_diff(seq, seq_.snd_una); }
   bool fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t, std::optional<std::uint32_t> tsval);
   /// Whether part of [seq, end) was sent again at or after `t0`.
   bool resent_since(std::uint32_t seq, std::uint32_t end, CaptureTime t0) const;
   // ---- the capture point ----
   void learn_handshake_delays();
-  bool ack_clocked(CaptureTime t) const;
+  /// The segment from the peer (its capture time) a transmission at `t`
+  /// answers, if its timing says it does: one the sender can have received
+  /// (heard_peer_), at most a capture-to-sender round trip (and a band)
+  /// before `t`.
+  std::optional<CaptureTime> ack_clocked(CaptureTime t) const;
+  /// The newest segment from the peer the sender can have received when it
+  /// sent a segment echoing `tsecr` (RFC 7323 TS.Recent: it echoes the
+  /// latest in-order segment it accepted): none newer than one whose TSval
+  /// it echoed. Without TSecr, or from a sender whose echoes never matched
+  /// the peer's TSvals, every segment the capture saw before.
+  std::optional<CaptureTime> heard_peer_time(std::optional<std::uint32_t> tsecr) const;
   std::chrono::microseconds ack_delay_hi() const;
   void skip_acked_peer_data(std::uint32_t moved);
   bool across_step(CaptureTime a, CaptureTime b) const { return clock_ && clock_->spans(a, b); }
@@ -192,11 +249,14 @@ class SenderEngine {
   std::optional<std::uint32_t> tsval_before_step_;
   std::optional<std::chrono::microseconds> sender_rtt_;
   std::optional<CaptureTime> last_peer_time_;
+  std::optional<CaptureTime> heard_peer_;  // heard_peer_time() at the transmission being explained
+  std::optional<std::uint32_t> last_peer_tsval_;
+  bool echo_tracks_ = false;  // the sender has echoed the peer's newest TSval
   std::optional<CaptureTime> last_send_time_;
   std::optional<CaptureTime> last_data_send_time_;
   std::optional<CaptureTime> last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
   RingDeque<Tx> outstanding_;
-  RingDeque<CaptureTime> peer_times_;
+  RingDeque<PeerMark> peer_times_;
   RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;
   RingDeque<Hole> holes_;
 
@@ -233,6 +293,15 @@ class SenderEngine {
   bool handshake_seen_ = false;
   bool syn_lost_ack_noted_ = false;
   std::set<std::int64_t, std::less<std::int64_t>, NodePool<std::int64_t>> unsacked_;
+
+  // ACKs of new data the sender may not have received (the latest few).
+  std::array<BeforeAck, kUnheardAcksKept> before_acks_{};
+  std::uint8_t before_count_ = 0;  // valid entries, the newest at before_next_ - 1
+  std::uint8_t before_next_ = 0;
+  std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
+  std::optional<std::uint32_t> heard_una_;
+  std::uint64_t unheard_segments_ = 0;  // segments acknowledged in the capture, not at the sender
+  bool ack_unheard_ = false;  // the repeat being explained is timed from before an unheard ACK
 };
 
 }  // namespace replay::engine
