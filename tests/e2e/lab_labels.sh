@@ -34,16 +34,16 @@ THRESHOLDS=$(cat <<'EOF'
 send               99  99
 out-of-order        -   0
 capture-copy        0   -
-rto                97 100
-syn-rto            97 100
-syn-reply           0 100
-tlp                90 100
-tlp-new             0   4
-fast-retx          92  95
-slow-start-retx   100 100
-zero-window-probe   0 100
-keepalive           0 100
-must                1
+rto                99 100
+syn-rto            99 100
+syn-reply          99 100
+tlp                99 100
+tlp-new            99  99
+fast-retx          99  99
+slow-start-retx    99 100
+zero-window-probe  99 100
+keepalive          99 100
+must                0
 EOF
 )
 

@@ -106,6 +106,7 @@ struct SettingUse {
     thin_linear,        ///< `count` linear expiries of a thin stream before doubling
     syn_linear,         ///< `count` linear SYN expiries before doubling
     initial_rto,        ///< the initial RTO is `value`
+    min_rto,            ///< the RTO was `value`, below the profile's minimum (a lower minimum set)
     additive_lateness,  ///< every arm fires `value` late (a slop), inferred from the waits
   };
   Kind kind = Kind::none;
@@ -114,7 +115,7 @@ struct SettingUse {
   std::string_view name;  ///< the documented setting ("net.ipv4.tcp_rto_max_ms"), empty for an inference
   friend bool operator==(const SettingUse&, const SettingUse&) = default;
 };
-/// "none", "max-rto", "thin-linear", "syn-linear", "initial-rto", "additive-lateness".
+/// "none", "max-rto", "thin-linear", "syn-linear", "initial-rto", "min-rto", "additive-lateness".
 std::string_view to_string(SettingUse::Kind k);
 
 /// One entry of a sender's judgement log.

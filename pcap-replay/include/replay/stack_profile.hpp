@@ -48,6 +48,7 @@ struct Tunable {
     thin_linear,   ///< up to `count` data expiries of a thin stream keep the RTO (no doubling)
     syn_linear,    ///< the number of linear SYN expiries may be anything up to `count`
     initial_rto,   ///< the initial RTO may be anywhere in [lo, hi]
+    min_rto,       ///< the RTO's minimum (the profile's floor) may be anywhere in [lo, hi]
   };
   Kind kind;
   std::string_view name;  ///< the setting as its users know it, e.g. "net.ipv4.tcp_rto_max_ms"

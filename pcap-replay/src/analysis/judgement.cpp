@@ -76,6 +76,7 @@ std::string_view to_string(SettingUse::Kind k) {
     case SettingUse::Kind::thin_linear: return "thin-linear";
     case SettingUse::Kind::syn_linear: return "syn-linear";
     case SettingUse::Kind::initial_rto: return "initial-rto";
+    case SettingUse::Kind::min_rto: return "min-rto";
     case SettingUse::Kind::additive_lateness: return "additive-lateness";
   }
   return "none";

@@ -23,7 +23,13 @@ rto::Config with(rto::Config c, microseconds initial, microseconds min_rto, micr
 
 // Linux: settings a kernel can run with, each documented in
 // Documentation/networking/ip-sysctl.rst.
-constexpr std::array<Tunable, 3> kLinuxTunables{{
+constexpr std::array<Tunable, 4> kLinuxTunables{{
+    // The minimum RTO (rto_min on the variance term, 200 ms): per route
+    // (ip route ... rto_min, the RTAX_RTO_MIN metric), per namespace
+    // (tcp_rto_min_us, 6.11+, at least 1 us) or per socket
+    // (TCP_BPF_RTO_MIN); the least reading is the same arithmetic with 1 us.
+    {Tunable::Kind::min_rto, "rto_min (ip route ... rto_min, net.ipv4.tcp_rto_min_us)", microseconds{1},
+     microseconds{200'000}, 0},
     // tcp_rto_max_ms (6.15+): 1000 to 120000 ms.
     {Tunable::Kind::max_rto, "net.ipv4.tcp_rto_max_ms", microseconds{1'000'000}, microseconds{120'000'000}, 0},
     // tcp_thin_linear_timeouts: a thin stream (fewer than 4 packets in

@@ -78,6 +78,11 @@ std::string setting_text(const Judgement& j, const Options& o) {
       what = fmt::format("{}: the backoff stopped growing at {} (a maximum RTO of about that)", expiry_after(j),
                          format_ms(s.value));
       break;
+    case SettingUse::Kind::min_rto:
+      what = fmt::format("{}: before the RTO of {} its minimum gives, after the {} the same arithmetic gives with a "
+                         "lower minimum",
+                         fired(j), window(j.predicted), format_ms(s.value));
+      break;
     case SettingUse::Kind::thin_linear:
       what = fmt::format("{}: a thin stream (fewer than 4 segments in flight) kept the RTO (linear timeouts, up to {})",
                          expiry_after(j), s.count);

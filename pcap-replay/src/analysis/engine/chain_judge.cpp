@@ -111,6 +111,7 @@ class ReadingJudge {
           v.push_back(x);
           break;
         case Tunable::Kind::initial_rto:
+        case Tunable::Kind::min_rto:
           break;  // the first expiry's, not the chain's
       }
     }
@@ -238,13 +239,30 @@ class ReadingJudge {
     rec.basis = x.basis;
     rec.predicted = {fire_window(lat, x.rto.lo).lo, fire_window(lat, x.rto.hi).lo};
     rec.accepted = window(x.rto);
+    // A minimum the stack lets its user lower (Linux rto_min): the floorless
+    // RTO is a setting's, not a departure's.
+    const Tunable* lower_min = nullptr;
+    for (const Tunable& t : opt_.profile->tunables)
+      if (t.kind == Tunable::Kind::min_rto && !opt_.user_min_rto) lower_min = &t;
     if (x.basis == Basis::fallback_57 && x.before_57) rec.alternative = window(*x.before_57);
-    else if (x.floorless) rec.alternative = window(*x.floorless);
+    else if (x.floorless && !lower_min) rec.alternative = window(*x.floorless);
     if (e.wait_unknown) {
       rec.verdict = Verdict::unchecked;
       return;
     }
     const Interval& w = e.wait;
+    if (w.hi < rec.accepted.lo && lower_min && x.floorless && x.basis == Basis::profile_rto && !e.syn &&
+        w.hi >= window(*x.floorless).lo) {
+      // Before the RTO the profile's minimum gives, not before the one a
+      // lower minimum gives: the setting explains it.
+      rec.verdict = Verdict::ok;
+      rec.alternative = window(*x.floorless);
+      Judgement j = judgement(RuleId::stack_setting, Outcome::note, e, rec);
+      j.topic = Topic::setting;
+      j.setting = SettingUse{SettingUse::Kind::min_rto, *x.floorless, 0, lower_min->name};
+      add(std::move(j), rec);
+      return;
+    }
     if (w.hi < rec.accepted.lo) {
       rec.verdict = Verdict::early;
       RuleId rule = RuleId::rfc6298_5_3_5_6;

@@ -7,9 +7,16 @@ namespace replay::engine {
 using std::chrono::microseconds;
 
 namespace {
-rto::Config without_floor(rto::Config c) {
-  c.min_rto = microseconds{0};
+rto::Config with_floor(rto::Config c, microseconds floor) {
+  c.min_rto = floor;
   return c;
+}
+// The least minimum a documented setting of the profile allows (nullopt: none).
+std::optional<microseconds> settable_floor(const Options& o) {
+  if (o.user_min_rto) return std::nullopt;  // the user pinned it
+  for (const Tunable& t : o.profile->tunables)
+    if (t.kind == Tunable::Kind::min_rto) return t.lo;
+  return std::nullopt;
 }
 Interval between(microseconds a, microseconds b) { return {std::min(a, b), std::max(a, b)}; }
 }  // namespace
@@ -17,9 +24,16 @@ Interval between(microseconds a, microseconds b) { return {std::min(a, b), std::
 EstimatorReadings::EstimatorReadings(const Options& options)
     : opt_(options), est_(options.config), floorless_(options.config), est_raw_(options.config),
       floorless_raw_(options.config) {
-  if (options.profile->floor == FloorMode::on_sum && options.config.variant == rto::Config::Variant::rfc6298) {
+  // The same arithmetic without the floor: the reading 2.4 (a SHOULD) tells
+  // apart from 5.3 under RFC 6298; under a profile whose floor is a setting
+  // (Linux rto_min), the least RTO that setting allows.
+  const auto floor = options.profile->floor == FloorMode::on_sum &&
+                             options.config.variant == rto::Config::Variant::rfc6298
+                         ? std::optional<microseconds>(microseconds{0})
+                         : settable_floor(options);
+  if (floor) {
     try {
-      floorless_ = rto::Estimator(without_floor(options.config));
+      floorless_ = rto::Estimator(with_floor(options.config, *floor));
       floorless_raw_ = floorless_;
       floorless_on_ = true;
     } catch (const rto::ConfigError&) {

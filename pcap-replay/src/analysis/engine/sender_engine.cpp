@@ -113,21 +113,43 @@ bool SenderEngine::resent_since(std::uint32_t seq, std::uint32_t end, CaptureTim
   return false;
 }
 
-bool SenderEngine::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t, std::optional<std::uint32_t> tsval) {
+microseconds SenderEngine::response_floor() const {
+  const microseconds d = sender_rtt_.value_or(microseconds{0});
+  return d - d * limits::kAckClockBandNum / limits::kAckClockBandDen;
+}
+
+bool SenderEngine::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t, const wire::TcpOptions& opts) {
   const microseconds window = std::max(limits::kReorderWindowFloor, hs_rtt_.value_or(microseconds{0}));
   for (auto it = holes_.begin(); it != holes_.end(); ++it) {
     if (!(seq_ge(seq, it->seq) && seq_le(end, it->end))) continue;
-    // Sent before the segment beyond the hole was (its TSval is not newer),
-    // or seen soon after it: reordered before the capture point. A sender
-    // resends a range only after it learns of its loss, an RTT later at least.
-    const bool ts_older = tsval && it->tsval && rto::ts_diff(*tsval, *it->tsval) <= 0;
-    const bool recent = (since(t, it->time) <= window && !across_step(it->time, t)) || ts_older;
+    // A first transmission reordered before the capture point was sent
+    // before the segment beyond the hole; a retransmission after it, once
+    // the sender learned of the loss. The sender's clock tells them apart
+    // where it moved between the two: an older TSval, sent before; a newer
+    // TSval, or a TSecr echoing a newer segment of the peer, sent after.
+    const auto older = [](std::optional<std::uint32_t> a, std::optional<std::uint32_t> b) {
+      return a && b && rto::ts_diff(*a, *b) < 0;
+    };
+    const bool sent_before = older(opts.tsval, it->tsval);
+    const bool sent_after = older(it->tsval, opts.tsval) || older(it->tsecr, opts.tsecr);
+    // Otherwise the timing: soon after the segment beyond the hole, and
+    // sooner after the peer showed the loss than the sender's response to
+    // it can be captured (a fill that can be that response is one).
+    const bool before_response = !it->evidence || since(t, *it->evidence) < response_floor();
+    const bool recent = since(t, it->time) <= window && !across_step(it->time, t) && before_response;
     // Shrink or split the hole: this part has now been seen.
-    const Hole h = *it;
+    Hole h = *it;
     it = holes_.erase(it);
-    if (seq_lt(h.seq, seq)) it = holes_.insert(it, Hole{h.seq, seq, h.time, h.tsval}) + 1;
-    if (seq_lt(end, h.end)) holes_.insert(it, Hole{end, h.end, h.time, h.tsval});
-    return recent;
+    if (seq_lt(h.seq, seq)) {
+      Hole left = h;
+      left.end = seq;
+      it = holes_.insert(it, left) + 1;
+    }
+    if (seq_lt(end, h.end)) {
+      h.seq = end;
+      holes_.insert(it, h);
+    }
+    return sent_before || (!sent_after && recent);
   }
   return false;
 }
@@ -392,7 +414,8 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
                                       bool ack_triggered, bool back_to_back, std::optional<std::uint32_t> tsval) {
   // A gap: the capture has not seen what lies between (yet: it may come
   // reordered, also after everything before it was acknowledged).
-  if (seq_gt(seq, seq_.snd_max)) holes_.push_back(Hole{seq_.snd_max, seq, s.time, tsval});
+  if (seq_gt(seq, seq_.snd_max))
+    holes_.push_back(Hole{seq_.snd_max, seq, s.time, tsval, s.tcp.options.tsecr, std::nullopt});
   SendKind kind = SendKind::first;
   // Zero-window probe: one byte of new data into a zero window (BSD).
   if (peer_window_ == 0 && s.payload_len == 1) {
@@ -473,7 +496,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     record(s, to_string(SendKind::first), seq);
     return;
   }
-  const bool fills_hole = !syn && fill_hole(seq, end, s.time, tsval);
+  const bool fills_hole = !syn && fill_hole(seq, end, s.time, s.tcp.options);
   const auto observe = [&] {
   Observation o;
   o.handshake = handshake_;
@@ -1017,6 +1040,10 @@ void SenderEngine::on_peer(const Segment& s) {
   // showed it did not receive).
   const std::uint32_t una = heard_una();
   if (sack_above(una)) sack_evidence_ = true;
+  // The peer shows a hole lost: a SACK above it or a duplicate ACK below it.
+  if (!holes_.empty() && (h.options.sack_count > 0 || (ack == una && s.payload_len == 0)))
+    for (Hole& x : holes_)
+      if (!x.evidence && seq_le(ack, x.seq)) x.evidence = s.time;
   // The capture point is not the sender: a sample measured there misses the
   // round trip between it and the sender.
   const microseconds correction = sender_rtt_.value_or(microseconds{0});

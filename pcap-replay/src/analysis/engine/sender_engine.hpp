@@ -89,7 +89,8 @@ class SenderEngine {
   struct Hole {  // sequence space skipped by a first transmission, not yet seen
     std::uint32_t seq, end;
     CaptureTime time;  // when the segment beyond it was seen
-    std::optional<std::uint32_t> tsval;  // that segment's TSval
+    std::optional<std::uint32_t> tsval, tsecr;  // that segment's TSval and TSecr
+    std::optional<CaptureTime> evidence;  // the peer's first dup ACK or SACK after it: the loss shown
   };
   struct Tx {  // one transmitted range of sequence space
     std::uint32_t seq, end;
@@ -187,7 +188,12 @@ class SenderEngine {
   void trim_front(std::uint32_t seq);
   unsigned in_flight() const { return unsacked_count_ + (heard_una_ ? unheard_segments_ : 0); }
   std::int64_t sb_key(std::uint32_t seq) const { return una64_ + rto::seq_diff(seq, seq_.snd_una); }
-  bool fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t, std::optional<std::uint32_t> tsval);
+  /// Whether [seq, end), sent at `t`, fills a hole as a first transmission
+  /// reordered before the capture point (and marks that part seen).
+  bool fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t, const wire::TcpOptions& o);
+  /// The soonest the capture sees the sender's response to a segment of the
+  /// peer it captured: the capture-to-sender round trip, less its band.
+  std::chrono::microseconds response_floor() const;
   /// Whether part of [seq, end) was sent again at or after `t0`.
   bool resent_since(std::uint32_t seq, std::uint32_t end, CaptureTime t0) const;
   // ---- the capture point ----
