@@ -23,4 +23,20 @@ for readme in README.md rto/README.md; do
   done < <(sed -n 's/^<!-- verbatim: \(.*\) -->$/\1/p' "$readme")
 done
 [ "$checked" -gt 0 ] || { echo "FAIL: no verbatim block found"; fail=1; }
+
+# The report README.md shows under "$ make run" is the one make run prints.
+BIN=${BUILD:-build}/bin/pcap-replay
+if [ -x "$BIN" ]; then
+  awk '$0 == "$ make run" { inside = 1; next }
+       inside && /^pcap-replay exit status:/ { exit }
+       inside { print }' README.md >"$tmp/run-readme"
+  "$BIN" check --profile rfc6298 tests/captures/linux-blackhole.pcap >"$tmp/run-now" 2>&1
+  if [ -s "$tmp/run-readme" ] && cmp -s "$tmp/run-readme" "$tmp/run-now"; then
+    echo "ok: README.md shows make run's report as it is"
+  else
+    echo "FAIL: README.md's make run report differs from what make run prints:"; diff "$tmp/run-readme" "$tmp/run-now" | head; fail=1
+  fi
+else
+  echo "skip: make run's report (no $BIN)"
+fi
 exit $fail
