@@ -197,3 +197,26 @@ TEST_CASE("a segment first seen inside a hole: reordered when sent before what l
     CHECK(retransmissions(client(r)) == 1);
   }
 }
+
+TEST_CASE("Karn as the sender applies it: an ACK it processed after resending what it acknowledges gives no sample") {
+  // Captured at the sender (the client's ACK 10 us after the SYN-ACK: a
+  // response time below kCaptureAtSender, 1 ms). A [1,1001) at 1000 ms,
+  // its ACK at 1050 ms (R' = 50 ms), A again `resend_us` after that ACK.
+  // Within 1 ms the sender had not taken the ACK in when it resent A: the
+  // ACK then covers a retransmission (section 3), no sample. Later, it had.
+  const auto scenario = [](std::int64_t resend_us) {
+    Scenario s;
+    s.handshake(0, 100 * ms);
+    s.data(1000 * ms, 1);
+    s.ack(1050 * ms, 1001);
+    s.data(1050 * ms + resend_us, 1);
+    s.ack(1150 * ms + resend_us, 1001);
+    return s;
+  };
+  auto within = analyze(scenario(900), "karn-at-sender-void", Profile::rfc6298);
+  CHECK(client(within).samples_seq == 1);  // the handshake's only
+  CHECK(client(within).ambiguous_acks == 1);
+  auto after = analyze(scenario(1'100), "karn-at-sender-kept", Profile::rfc6298);
+  CHECK(client(after).samples_seq == 2);  // the handshake's and A's 50 ms
+  CHECK(client(after).ambiguous_acks == 0);
+}

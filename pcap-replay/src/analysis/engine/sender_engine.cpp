@@ -272,15 +272,17 @@ void SenderEngine::on_send(const Segment& s) {
   ++out_.packets;
   file_ = s.file_index;
   current_frame_ = s.frame;
-  if (pending_sample_ && s.time < pending_sample_->until && s.payload_len > 0 &&
-      seq_lt(s.tcp.seq, pending_sample_->ack)) {
+  if (pending_count_ > 0 && s.payload_len > 0) {
     // Sent again before the ACK could reach the sender: the ACK covers a
     // retransmission, so the sender took no sample from it (Karn, 3).
-    pending_sample_.reset();
-    ++out_.ambiguous_acks;
-    ambiguous_since_expiry_ = true;
+    const std::size_t voided = filter_pending(
+        [&](const PendingSample& p) { return !(s.time < p.until && seq_lt(s.tcp.seq, p.ack)); });
+    if (voided > 0) {
+      out_.ambiguous_acks += voided;
+      ambiguous_since_expiry_ = true;
+    }
   }
-  settle_pending_sample(s.time);
+  settle_pending_samples(s.time);
   const auto& h = s.tcp;
   if (h.options.tsecr && before_count_ > 0) heard_through(*h.options.tsecr);
   if (last_send_time_ && across_step(*last_send_time_, s.time)) {
@@ -588,7 +590,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
           before_next_ = static_cast<std::uint8_t>((before_next_ + before_acks_.size() - 1) % before_acks_.size());
           --before_count_;
         }
-        if (pending_sample_ && seq_gt(pending_sample_->ack, from)) pending_sample_.reset();  // never taken
+        (void)filter_pending([&](const PendingSample& p) { return !seq_gt(p.ack, from); });  // never taken
       } else {
         restore(now);
         heard_una_ = heard_before;
@@ -961,10 +963,39 @@ void SenderEngine::on_valid_sample() {
   settle_57(current_frame_);
 }
 
-void SenderEngine::settle_pending_sample(CaptureTime now) {
-  if (!pending_sample_ || now < pending_sample_->until) return;
-  const PendingSample p = *pending_sample_;
-  pending_sample_.reset();
+void SenderEngine::settle_pending_samples(CaptureTime now) {
+  while (pending_count_ > 0 && pending_[pending_first_].until <= now) {
+    const PendingSample p = pending_[pending_first_];
+    pending_first_ = static_cast<std::uint8_t>((pending_first_ + 1) % pending_.size());
+    --pending_count_;
+    take_pending(p);
+  }
+}
+
+void SenderEngine::add_pending(const PendingSample& p) {
+  if (pending_count_ == pending_.size()) {  // the oldest is taken as it is
+    const PendingSample oldest = pending_[pending_first_];
+    pending_first_ = static_cast<std::uint8_t>((pending_first_ + 1) % pending_.size());
+    --pending_count_;
+    take_pending(oldest);
+  }
+  pending_[(pending_first_ + pending_count_) % pending_.size()] = p;
+  ++pending_count_;
+}
+
+template <class Keep>
+std::size_t SenderEngine::filter_pending(Keep keep) {
+  std::uint8_t kept = 0;
+  for (std::uint8_t i = 0; i < pending_count_; ++i) {
+    const PendingSample& p = pending_[(pending_first_ + i) % pending_.size()];
+    if (keep(p)) pending_[(pending_first_ + kept++) % pending_.size()] = p;
+  }
+  const std::size_t dropped = pending_count_ - kept;
+  pending_count_ = kept;
+  return dropped;
+}
+
+void SenderEngine::take_pending(const PendingSample& p) {
   if (!est_.on_sample(p.r, p.r - sender_rtt_.value_or(microseconds{0}), p.snd_una, p.snd_nxt)) {
     ++out_.samples_refused;
     if (p.event && *p.event < out_.timeline.size()) {  // the timeline shows no sample either
@@ -976,9 +1007,22 @@ void SenderEngine::settle_pending_sample(CaptureTime now) {
   if (p.kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
   (p.kind == SampleKind::seq ? out_.rtt_karn : out_.rtt_ts_echo).add(p.r);
   on_valid_sample();
+  if (p.at_sender && p.event) {
+    // Taken at the ACK, as it turned out: the timeline shows it from there.
+    const auto& e = est_.estimator();
+    unsigned backoff = 0;
+    for (const ObservedExpiry& x : data_chain_) backoff += x.maybe_probe ? 0 : 1;
+    for (std::size_t i = *p.event; i < out_.timeline.size(); ++i) {
+      out_.timeline[i].srtt = e.srtt();
+      out_.timeline[i].rttvar = e.rttvar();
+      out_.timeline[i].rto = current_rto();
+      out_.timeline[i].backoff = backoff;
+    }
+  }
 }
 
 bool SenderEngine::take_sample(microseconds r, SampleKind kind, microseconds corr) {
+  settle_pending_samples(CaptureTime::max());  // the samples in the order the sender took them
   if (!est_.on_sample(r, r - corr, seq_.snd_una, seq_.snd_max)) {
     ++out_.samples_refused;
     return false;
@@ -990,7 +1034,7 @@ bool SenderEngine::take_sample(microseconds r, SampleKind kind, microseconds cor
 }
 
 void SenderEngine::on_peer(const Segment& s) {
-  settle_pending_sample(s.time);
+  settle_pending_samples(s.time);
   if (s.tcp.options.tsecr) ts_clock_.echoed(*s.tcp.options.tsecr);
   const auto& h = s.tcp;
   file_ = s.file_index;
@@ -1157,10 +1201,16 @@ void SenderEngine::on_peer(const Segment& s) {
       earliest = outstanding_.front().last_time;
     arm(s.time + ack_delay_hi(), ArmCause::ack, std::nullopt, earliest);
   }
-  const bool distant = sender_rtt_ && sender_rtt_->count() > 0;
-  if (sample && sample->count() >= 0 && distant && *kind == SampleKind::seq && !acks_syn) {
-    pending_sample_ = PendingSample{*sample, s.time + *sender_rtt_, std::nullopt, ack, seq_.snd_una, seq_.snd_max, *kind};
-    if (keep_timeline_) pending_sample_->event = out_.timeline.size();  // the "ack" recorded below
+  // Karn (3) as the sender applies it: an ACK it processes after it sent
+  // the acknowledged data again gives no sample. It processes the ACK up to
+  // the capture-to-sender round trip after the capture saw it; at the
+  // sender (a round trip below kCaptureAtSender, read as 0), up to that.
+  if (sample && sample->count() >= 0 && sender_rtt_ && *kind == SampleKind::seq && !acks_syn) {
+    const microseconds until = sender_rtt_->count() > 0 ? *sender_rtt_ : limits::kCaptureAtSender;
+    PendingSample p{*sample, s.time + until, std::nullopt, ack, seq_.snd_una, seq_.snd_max, *kind,
+                    sender_rtt_->count() == 0};
+    if (keep_timeline_) p.event = out_.timeline.size();  // the "ack" recorded below
+    add_pending(p);
   } else if (sample && sample->count() >= 0) {
     if (!take_sample(*sample, *kind, *kind == SampleKind::seq ? correction : microseconds{0})) {
       sample.reset();
@@ -1188,7 +1238,7 @@ void SenderEngine::on_peer(const Segment& s) {
 }
 
 void SenderEngine::finish() {
-  if (pending_sample_) settle_pending_sample(pending_sample_->until);
+  settle_pending_samples(CaptureTime::max());
   // The replayed estimator at the end, with the backoff of the chain still open.
   const auto& e = est_.estimator();
   out_.srtt = e.srtt();

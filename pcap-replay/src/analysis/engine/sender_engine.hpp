@@ -45,6 +45,10 @@ class SenderEngine {
   /// acknowledged): one lost ACK, or a few in a row, is the common case; a
   /// repeat of data acknowledged further back is called spurious.
   static constexpr std::size_t kUnheardAcksKept = 4;
+  /// RTT samples from ACKs the sender may not have processed yet, held until
+  /// it must have (a resend of what one acknowledged before then shows it
+  /// had not: Karn, no sample). When more arrive, the oldest is taken.
+  static constexpr std::size_t kPendingSamplesKept = 4;
 
   /// `host`: the sending host's pooled TSval rate (may be null; must outlive the engine).
   /// `activity`: the sending host's activity, fed by this engine when
@@ -104,6 +108,7 @@ class SenderEngine {
     std::optional<std::size_t> event;  // its timeline row, to clear if refused
     std::uint32_t ack, snd_una, snd_nxt;
     SampleKind kind;
+    bool at_sender = false;  // the capture is at the sender: it took the sample at the ACK's own time
   };
   struct Pending54 {  // an expiry that resent a segment above SND.UNA: 5.4 is settled when its burst ends
     std::uint64_t frame;
@@ -178,7 +183,13 @@ class SenderEngine {
   /// showed it did not receive ACKs the capture saw.
   std::uint32_t heard_una() const { return heard_una_.value_or(seq_.snd_una); }
   bool take_sample(std::chrono::microseconds r, SampleKind kind, std::chrono::microseconds corr);
-  void settle_pending_sample(CaptureTime now);
+  /// Takes the pending samples the sender must have processed by `now`.
+  void settle_pending_samples(CaptureTime now);
+  void take_pending(const PendingSample& p);
+  void add_pending(const PendingSample& p);
+  /// Drops the pending samples `keep` refuses; returns how many it dropped.
+  template <class Keep>
+  std::size_t filter_pending(Keep keep);
   void on_valid_sample();
   // ---- the ledger of outstanding segments ----
   void mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t);
@@ -225,7 +236,8 @@ class SenderEngine {
   // The members are in the order of how often they are used: first what
   // most segments read or write, then the TSval clock and the estimators,
   // then what only handshakes, losses and SACK use.
-  std::optional<PendingSample> pending_sample_;
+  std::array<PendingSample, kPendingSamplesKept> pending_{};  // oldest first, from pending_first_
+  std::uint8_t pending_first_ = 0, pending_count_ = 0;
   SenderReport& out_;
   const Options& opt_;
   const ClockSteps* clock_ = nullptr;
