@@ -179,7 +179,7 @@ TEST_CASE("rules 5.5 at the cap: 60 s after 60 s keeps it; 40 s then 40 s breaks
   // expected next is min(64, 60) = 60 s; at 60 s (the cap) 1 x: 60 s again.
   auto keep = chain({1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000});
   auto k = analyze(keep, "r55cap-keep", Profile::rfc6298);
-  CHECK(client(k).findings.empty());
+  CHECK(judged(client(k)).empty());
   // Gaps ..., 32 s, 40 s, 40 s: the chain grew (doubling from 1 s to 32 s),
   // then holds at 40 s twice: a cap of about 40 s (a cap is read from two
   // expiries at it, after a doubling), below the 60 s 2.5 allows: 2.5 at
@@ -263,7 +263,7 @@ TEST_CASE("classify 5.5: SND.UNA resent again 1 ms after an expiry is no expiry;
   CHECK(count(c, SendKind::timeout) == 1);
   CHECK(count(c, SendKind::slow_start_after_rto) == 0);
   CHECK(count(c, SendKind::unclassified) == 1);
-  CHECK(c.findings.empty());
+  CHECK(judged(c).empty());
   Scenario s2 = base_scenario();
   s2.data(1400 * ms, 1001);
   s2.data(2001 * ms, 1001);
@@ -291,7 +291,7 @@ TEST_CASE("classify: a FIN resent 0.2 ms after the data resend of an expiry is n
   auto k = analyze(make(200), "fin-burst-keep", Profile::rfc6298);
   CHECK(count(client(k), SendKind::timeout) == 1);
   CHECK(count(client(k), SendKind::slow_start_after_rto) == 1);
-  CHECK(client(k).findings.empty());
+  CHECK(judged(client(k)).empty());
   // Break: the FIN resent alone 1 s after the data's expiry (a quiet period
   // later, not the head): a further expiry, of the wrong segment (5.4), and
   // not doubled (1000 ms where 2000 ms is expected: 5.5).

@@ -22,7 +22,7 @@ using replay::SendKind;
 namespace {
 
 struct LabCounts {
-  std::size_t timeouts = 0, probes = 0, syn = 0, musts = 0, settings = 0;
+  std::size_t timeouts = 0, probes = 0, syn = 0, musts = 0, settings = 0, open_at_end = 0;
   std::map<std::string, std::size_t> must_rules;
 };
 
@@ -57,6 +57,7 @@ LabCounts run(const std::string& name, std::string_view profile) {
           ++c.must_rules[std::string(replay::to_string(x.rule))];
         }
         if (x.rule == replay::RuleId::stack_setting) ++c.settings;
+        if (x.topic == replay::Topic::open_at_end) ++c.open_at_end;
       }
     }
   return c;
@@ -83,6 +84,8 @@ TEST_CASE("lab: every expiry and probe the kernel counted, and no MUST under --p
       CAPTURE(p);
       const LabCounts c = run(name, p);
       CHECK(c.timeouts == e["timeouts"].get<std::size_t>() - aborts);
+      // ... and the report says the capture ends in the backoff there, only there.
+      CHECK(c.open_at_end == aborts);
       CHECK(c.syn == e["syn_timeouts"].get<std::size_t>());
       CHECK(c.probes == e["loss_probes"].get<std::size_t>());
       CHECK(c.musts == 0);

@@ -201,6 +201,15 @@ inline std::size_t musts(const replay::SenderReport& s) {
   return n;
 }
 
+/// The sender's log less the note that the capture ends in the timer's
+/// backoff (Topic::open_at_end): what the capture shows judged.
+inline std::vector<replay::Judgement> judged(const replay::SenderReport& s) {
+  std::vector<replay::Judgement> out;
+  for (const auto& f : s.findings)
+    if (f.topic != replay::Topic::open_at_end) out.push_back(f);
+  return out;
+}
+
 /// Judgements of rule `id` in a sender's log (broken, cannot tell, notes).
 inline std::vector<replay::Judgement> findings(const replay::SenderReport& s, const std::string& id) {
   std::vector<replay::Judgement> out;

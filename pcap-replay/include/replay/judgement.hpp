@@ -92,9 +92,10 @@ enum class Topic : std::uint8_t {
   unverifiable_57,    ///< 5.7 cannot be seen on the wire (the next sample came before any data timeout)
   readings_differ,    ///< the readings of the capture disagree on the rule (cannot tell)
   wait_straddles,     ///< the wait interval holds both the compliant and the departing value (cannot tell)
+  open_at_end,        ///< the capture ends in the timer's backoff: its next expiry is not in the capture
 };
 /// "none", "late", "setting", "clock-step", "backoff-unknown", "flushed-burst", "syn-acked-unseen", "ack-unheard",
-/// "5.7-unverifiable", "readings-differ", "wait-straddles".
+/// "5.7-unverifiable", "readings-differ", "wait-straddles", "open-at-end".
 std::string_view to_string(Topic t);
 
 /// A setting of the sender's stack a judgement relied on: a documented

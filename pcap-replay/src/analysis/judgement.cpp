@@ -65,6 +65,7 @@ std::string_view to_string(Topic t) {
     case Topic::unverifiable_57: return "5.7-unverifiable";
     case Topic::readings_differ: return "readings-differ";
     case Topic::wait_straddles: return "wait-straddles";
+    case Topic::open_at_end: return "open-at-end";
   }
   return "none";
 }

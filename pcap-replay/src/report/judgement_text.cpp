@@ -207,6 +207,11 @@ std::string note_text(const Judgement& j, const Options& o) {
                          "reached the sender (lost after the capture point, or still on its way), whose timers and "
                          "state are taken from before it",
                          j.other_frame);
+    case Topic::open_at_end:
+      return fmt::format("the capture ends in the timer's backoff, {} expir{} after the last ACK of new data: the next "
+                         "expiry, due {} after this one, is not in the capture (one that aborts the connection, at a "
+                         "user timeout or tcp_retries2, sends nothing)",
+                         j.expiry, j.expiry == 1 ? "y" : "ies", window(j.predicted));
     case Topic::unverifiable_57:
       return fmt::format("not verifiable from the wire: the SYN timed out and the handshake gave an RTT sample (RTO "
                          "{}); Linux skips 5.7 in this case; RFC 6298 requires an RTO of {} until the next sample, "

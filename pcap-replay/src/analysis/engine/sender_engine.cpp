@@ -1248,6 +1248,18 @@ void SenderEngine::finish() {
   for (const ObservedExpiry& x : data_chain_) out_.backoff += x.maybe_probe ? 0 : 1;
   settle_54();
   settle_syn_chain();
+  if (arm_ && seq_lt(heard_una(), seq_.snd_max))
+    for (auto it = data_chain_.rbegin(); it != data_chain_.rend(); ++it) {
+      if (it->maybe_probe) continue;
+      // Still backing off at the end: the capture does not show what came
+      // next (a TcpExtTCPTimeouts the capture cannot count, or none).
+      Judgement j = note(Topic::open_at_end, it->frame, it->time, false);
+      j.expiry = out_.backoff;
+      j.armed_by = ArmCause::timeout;
+      j.predicted = Interval::point(out_.rto);
+      append(std::move(j));
+      break;
+    }
   settle_data_chain();
   current_frame_ = 0;
   settle_57(0);
