@@ -180,14 +180,14 @@ TEST_CASE("class 3: keep-alives and zero-window probes are counted, not retransm
   // one byte below SND.UNA with no payload (tcp_xmit_probe_skb), 3 times.
   // With the window open they are keep-alives; after the peer advertised a
   // zero window, zero-window probes.
-  auto make = [](bool zero) {
+  auto make = [](bool zero, std::uint32_t len = 0) {
     Scenario s;
     s.handshake(0, 100 * ms);
     s.data(200 * ms, 1);
     s.ack(300 * ms, 1001);
     if (zero) s.zero_window.insert(s.pkts.size() - 1);
     for (std::int64_t t : {10'000, 11'000, 12'000}) {
-      s.pkts.push_back({t * ms, true, 1000, 1, wire::kAck, 0, {}, {}, {}});
+      s.pkts.push_back({t * ms, true, 1000, 1, wire::kAck, len, {}, {}, {}});
       s.ack(t * ms + 100, 1001);
       if (zero) s.zero_window.insert(s.pkts.size() - 1);
     }
@@ -196,9 +196,17 @@ TEST_CASE("class 3: keep-alives and zero-window probes are counted, not retransm
   auto k = analyze(make(false), "c3-keepalive", Profile::linux_kernel, true);
   CHECK(client(k).keepalives == 3);
   CHECK(client(k).zero_window_probes == 0);
-  CHECK(count(client(k), SendKind::keepalive) == 3);
+  // No payload: not data-bearing segments, so not in the send kinds (which
+  // add up to those); a 1-byte probe would be.
+  CHECK(count(client(k), SendKind::keepalive) == 0);
   CHECK(client(k).retransmissions() == 0);
   CHECK(client(k).timeouts.empty());
+  // The BSD shape, with one byte (of already acknowledged data): data-bearing.
+  auto b = analyze(make(false, 1), "c3-keepalive-byte", Profile::linux_kernel);
+  CHECK(client(b).keepalives == 3);
+  CHECK(count(client(b), SendKind::keepalive) == 3);
+  CHECK(client(b).data_segments == 1 + 3 + 1);  // the SYN, the 3 probes, [1,1001)
+  CHECK(client(b).retransmissions() == 0);
   auto z = analyze(make(true), "c3-zwp", Profile::linux_kernel);
   CHECK(client(z).zero_window_probes == 3);
   CHECK(client(z).keepalives == 0);

@@ -400,15 +400,15 @@ bool SenderEngine::probe_or_keepalive(const Segment& s, std::uint32_t seq, bool 
   // window it is a zero-window probe (3.8.6.1), otherwise a keep-alive.
   if (syn || fin || s.payload_len > 1 || handshake_ == Handshake::none) return false;
   if (seq != seq_.snd_una - 1 || seq_.snd_una != seq_.snd_max) return false;
-  if (peer_window_ == 0) {
-    ++out_.zero_window_probes;
-    count(SendKind::zero_window_probe);
-    record(s, to_string(SendKind::zero_window_probe), seq);
-  } else {
-    ++out_.keepalives;
-    count(SendKind::keepalive);
-    record(s, to_string(SendKind::keepalive), seq);
+  // by_kind counts data-bearing segments: a probe with its one byte (BSD,
+  // Windows) among them, one without (Linux) only as a probe.
+  const SendKind kind = peer_window_ == 0 ? SendKind::zero_window_probe : SendKind::keepalive;
+  ++(kind == SendKind::zero_window_probe ? out_.zero_window_probes : out_.keepalives);
+  if (s.payload_len > 0) {
+    ++out_.data_segments;
+    count(kind);
   }
+  record(s, to_string(kind), seq);
   return true;
 }
 
