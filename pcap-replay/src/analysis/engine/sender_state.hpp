@@ -60,6 +60,11 @@ struct TimerArm {
   std::uint64_t frame = 0;               ///< that transmission's frame (0: armed by the peer's segment)
 };
 
+/// `later - earlier` in microseconds (truncated).
+inline std::chrono::microseconds since(CaptureTime later, CaptureTime earlier) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(later - earlier);
+}
+
 /// The wait from `arm` to a transmission captured at `t`: [t - latest, t - earliest].
 Interval wait_since(const TimerArm& arm, CaptureTime t);
 
