@@ -490,7 +490,7 @@ void Analyzer::Impl::make_live(Connection& c) {
   const FlowHead& h = c.head;
   // The first segment again (it has been the only one: the FlowHead's first
   // frame and time).
-  const Segment s = f.segment(h.file_index, h.first_frame, h.first_time, h.client, h.server);
+  const Segment s = f.segment(h.file_index, h.first_frame, h.first_time, h.client, h.server, VirtualNetwork{});
   const int dir = f.dir();
   ++live.seen[dir];
   live.recent[dir].push(s, 0);  // nothing from the peer came before it
