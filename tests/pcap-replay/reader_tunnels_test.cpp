@@ -14,6 +14,9 @@
 #include <sstream>
 
 #include <replay/decode_frame.hpp>
+#include <replay/wireshark_ref.hpp>
+
+#include "common/command.hpp"
 
 using namespace readertest;
 
@@ -355,5 +358,13 @@ TEST_CASE("tunnels: a frame's virtual network: its VLAN ids and VXLAN, Geneve an
     CHECK(vxlan == ids_of(rows[i][1]));
     CHECK(geneve == ids_of(rows[i][2]));
     if (!nvgre.empty()) CHECK(std::vector<std::uint32_t>{(nvgre.front() << 8) | 7} == ids_of(rows[i][3]));
+    // The display filter the report names for this virtual network selects
+    // this frame in Wireshark (so its fields are Wireshark's own).
+    const std::string filter = replay::vnet_filter(v);
+    CAPTURE(filter);
+    const auto shown = testcommon::run_command("tshark -n -r '" + path + "' -Y 'frame.number == " +
+                                               std::to_string(i + 1) + " && (" + filter +
+                                               ")' -T fields -e frame.number 2>/dev/null");
+    CHECK(shown.output == std::to_string(i + 1) + "\n");
   }
 }
