@@ -400,14 +400,14 @@ TEST_CASE("identity: two server hosts answering one SYN with other ISNs are two 
   CHECK(s2.senders[1].packets == 3);
   REQUIRE(s1.senders[1].timeouts.size() == 2);
   CHECK(s1.senders[1].timeouts[0].frame == 4);
-  CHECK(s1.senders[1].timeouts[0].waited == std::chrono::milliseconds{1000});
+  CHECK(s1.senders[1].timeouts[0].wait == replay::Interval::point(std::chrono::milliseconds{1000}));
   CHECK(s1.senders[1].timeouts[1].frame == 6);
-  CHECK(s1.senders[1].timeouts[1].waited == std::chrono::milliseconds{2000});
+  CHECK(s1.senders[1].timeouts[1].wait == replay::Interval::point(std::chrono::milliseconds{2000}));
   REQUIRE(s2.senders[1].timeouts.size() == 2);
   CHECK(s2.senders[1].timeouts[0].frame == 5);
-  CHECK(s2.senders[1].timeouts[0].waited == std::chrono::milliseconds{1000});
+  CHECK(s2.senders[1].timeouts[0].wait == replay::Interval::point(std::chrono::milliseconds{1000}));
   CHECK(s2.senders[1].timeouts[1].frame == 10);
-  CHECK(s2.senders[1].timeouts[1].waited == std::chrono::milliseconds{2000});
+  CHECK(s2.senders[1].timeouts[1].wait == replay::Interval::point(std::chrono::milliseconds{2000}));
   for (const auto& f : {s1, s2})
     for (const auto& t : f.senders[1].timeouts) CHECK(t.verdict == replay::Verdict::ok);
   CHECK(s1.senders[0].bytes == 100);

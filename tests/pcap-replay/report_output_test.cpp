@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <sstream>
 
 #include "replay_scenario.hpp"
@@ -262,4 +263,35 @@ TEST_CASE("flows: a SYN after a long idle gap (over 300 s) opens a new connectio
   REQUIRE(r.flows.size() == 2);
   CHECK(r.flows[1].first_frame == 6);
   CHECK(client(r).timeouts.empty());
+}
+
+TEST_CASE("output: every key of a sender, an expiry and a finding is documented in SCHEMA.md") {
+  // The document a user reads must name what the JSON holds: each key the
+  // report writes appears as "key": in pcap-replay/SCHEMA.md.
+  std::ifstream in(testcommon::repo_root() / "pcap-replay" / "SCHEMA.md");
+  REQUIRE(in);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto documented = [&](const nlohmann::json& o) {
+    for (const auto& [k, v] : o.items()) {
+      CAPTURE(k);
+      CHECK(doc.find("\"" + k + "\":") != std::string::npos);
+    }
+  };
+  // rto-min-route (linux): an expiry, a setting note with its setting object.
+  auto r = analyze("tests/captures/lab/rto-min-route.pcap", Profile::linux_kernel);
+  const nlohmann::json j = replay::to_json(r);
+  const auto& s = j["flows"][0];
+  documented(s);
+  REQUIRE(!s["timeouts"].empty());
+  documented(s["timeouts"][0]);
+  REQUIRE(!s["findings"].empty());
+  bool setting = false;
+  for (const auto& f : s["findings"]) {
+    documented(f);
+    if (f["setting"].is_object()) {
+      documented(f["setting"]);
+      setting = true;
+    }
+  }
+  CHECK(setting);
 }

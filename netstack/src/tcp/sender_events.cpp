@@ -131,7 +131,10 @@ void TcpSender::Impl::on_syn_sent_segment(const wire::TcpHeader& h, rto::Instant
 void TcpSender::Impl::take_sample(microseconds r, rto::Instant now) {
   if (!est.on_rtt_sample(r, seq32(una), seq32(max))) return;  // 2.2 / 2.3
   ++stats.rtt_samples;
-  if (log_rtt) stats.rtt_log.push_back(RttRecord{now, r, est.rto()});
+  if (log_rtt) {
+    stats.rtt_log.push_back(RttRecord{now, r, est.rto(), est.srtt().value_or(microseconds{0}),
+                                      est.rttvar().value_or(microseconds{0})});
+  }
 }
 
 void TcpSender::Impl::on_synchronized_segment(const wire::TcpHeader& h, std::span<const std::uint8_t> payload,

@@ -318,14 +318,18 @@ std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, std::int6
   for (const auto& f : s.findings) {
     if (f.level == Level::must) ++must;
     else if (f.level == Level::should) ++should;
-    else if (f.rule == RuleId::stack_setting || f.rule == RuleId::ambiguous) ++notes;
+    else if (f.outcome == Outcome::cannot_tell || f.topic == Topic::setting) ++notes;
   }
   std::uint64_t off = 0;
   std::int64_t err = 0;
   for (const auto& t : s.timeouts) {
     if (t.verdict != Verdict::ok && t.verdict != Verdict::unchecked) ++off;
-    const auto d = t.waited - t.predicted;
-    err += (d.count() < 0 ? -d.count() : d.count()) / 1000;
+    // How far the wait lies from the prediction (0 when they meet), in ms.
+    if (t.wait_unknown || !t.predicted.bounded()) continue;
+    const auto d = t.wait.hi < t.predicted.lo ? t.predicted.lo - t.wait.hi
+                   : t.wait.lo > t.predicted.hi ? t.wait.lo - t.predicted.hi
+                                                : std::chrono::microseconds{0};
+    err += d.count() / 1000;
   }
   return {must, should, notes, off, err};
 }
@@ -621,7 +625,7 @@ void Analyzer::Impl::restore_capture_times(FlowReport& f) const {
   f.first_time = c.capture_time(f.first_time);
   f.last_time = c.capture_time(f.last_time);
   for (SenderReport& s : f.senders) {
-    for (Finding& x : s.findings) x.time = c.capture_time(x.time);
+    for (Judgement& x : s.findings) x.time = c.capture_time(x.time);
     for (TimeoutRecord& t : s.timeouts) t.time = c.capture_time(t.time);
     for (TimelineEvent& e : s.timeline) e.time = c.capture_time(e.time);
   }
