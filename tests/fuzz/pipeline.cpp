@@ -39,6 +39,13 @@ void check_flows(const replay::Report& r) {
     fuzz::check(f.packets == f.senders[0].packets + f.senders[1].packets + f.capture_duplicates,
                 "a flow's packets are its senders' and its capture duplicates");
     fuzz::check(f.duplicate_frames.size() == f.capture_duplicates, "each capture duplicate is listed");
+    fuzz::check(f.duplicate_of.size() == f.capture_duplicates, "each capture duplicate names the frame it copies");
+    for (std::size_t k = 0; k < f.duplicate_of.size(); ++k)
+      fuzz::check(f.duplicate_of[k] < f.duplicate_frames[k], "a capture duplicate copies an earlier frame");
+    std::uint64_t copy_rows = 0;  // (the timeline is kept, and every profile models the senders)
+    for (const replay::SenderReport& s : f.senders)
+      for (const replay::TimelineEvent& e : s.timeline) copy_rows += e.event == replay::kCaptureCopyEvent ? 1 : 0;
+    fuzz::check(copy_rows == f.capture_duplicates, "each capture duplicate has one timeline row");
     packets += f.packets;
     // A second server's connection begins with the client's SYN it answers,
     // the frame its first connection holds too (FlowReport::alongside).

@@ -7,7 +7,11 @@
 
 #include <doctest/doctest.h>
 
+#include <sstream>
+#include <utility>
+
 #include <replay/thresholds.hpp>
+#include <replay/timeline_csv.hpp>
 #include <replay/wireshark_ref.hpp>
 
 #include "common/tools.hpp"
@@ -24,9 +28,10 @@ namespace {
 
 constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 
-replay::Report analyze(const Capture& c, const std::string& name, std::string_view profile = Profile::rfc6298) {
+replay::Report analyze(const Capture& c, const std::string& name, std::string_view profile = Profile::rfc6298,
+                       bool timeline = false) {
   const std::string path = c.write(name);
-  replay::Report r = replaytest::analyze(path, profile);
+  replay::Report r = replaytest::analyze(path, profile, timeline);
   std::error_code ec;
   std::filesystem::remove(path, ec);
   return r;
@@ -90,6 +95,7 @@ TEST_CASE("identity: the same SYN on three VLANs 50 ms apart is one SYN and two 
   const auto& f = r.flows[0];
   CHECK(f.capture_duplicates == 2);
   CHECK(f.duplicate_frames == std::vector<std::uint64_t>{2, 3});
+  CHECK(f.duplicate_of == std::vector<std::uint64_t>{1, 1});  // each copy names the first capture
   CHECK(f.packets == 5);  // copies included
   CHECK(f.senders[0].packets == 2);  // the SYN and the ACK
   CHECK(f.senders[0].data_segments == 1);
@@ -306,6 +312,65 @@ TEST_CASE("identity: a real retransmission is never a capture copy") {
   Resend routed = same;
   routed.ttl2 = 63;
   CHECK(copies(routed) == 1);
+}
+
+TEST_CASE("identity: a capture copy is a timeline row naming the frame it copies, not a retransmission") {
+  using namespace std::chrono_literals;
+  using Row = std::pair<std::uint64_t, std::string_view>;
+  // resend(): the client's SYN (frame 1), the SYN-ACK 10 ms later (2), the
+  // client's ACK (3), its data [1,1001) at 200 ms (4: ID 0x102, TSval 200),
+  // the same datagram again at 250 ms (5) and the server's ACK (6). Frame 5
+  // on the client's VLAN 10 (found in its recent segments) or on VLAN 20
+  // (a packet first seen on another network): a copy of frame 4.
+  for (const std::uint16_t vlan2 : {std::uint16_t{10}, std::uint16_t{20}}) {
+    CAPTURE(vlan2);
+    Resend same;
+    same.vlan2 = vlan2;
+    const auto r = analyze(resend(same), "copy-row", Profile::rfc6298, /*timeline=*/true);
+    REQUIRE(r.flows.size() == 1);
+    const auto& f = r.flows[0];
+    CHECK(f.duplicate_frames == std::vector<std::uint64_t>{5});
+    CHECK(f.duplicate_of == std::vector<std::uint64_t>{4});
+    const auto& client = f.senders[0];
+    CHECK(client.retransmissions() == 0);
+    CHECK(client.data_segments == 2);  // the SYN and the data, once
+    CHECK(client.by_kind[static_cast<std::size_t>(replay::SendKind::first)] == 2);
+    CHECK(client.timeouts.empty());
+    // The client's rows: its sends, the server's ACKs as it saw them, and
+    // the copy between the send it copies and the ACK (capture order).
+    std::vector<Row> rows;
+    for (const auto& e : client.timeline) rows.emplace_back(e.frame, e.event);
+    const std::vector<Row> want{{1, "send"}, {2, "ack"}, {4, "send"}, {5, replay::kCaptureCopyEvent}, {6, "ack"}};
+    CHECK(rows == want);
+    REQUIRE(client.timeline.size() == want.size());
+    const replay::TimelineEvent& copy = client.timeline[3];
+    CHECK(copy.copy_of == 4);
+    CHECK(copy.rel_seq == 1);  // SEQ 1001 - ISN 1000
+    CHECK(copy.len == 1000);
+    CHECK_FALSE(copy.sample.has_value());
+    // The estimator as frame 4 left it: the SYN-ACK's sample R = 10 ms gave
+    // SRTT 10 ms, RTTVAR 5 ms (2.2), RTO max(1 s, 10 + 4 x 5 ms) = 1 s (2.3, 2.4).
+    CHECK(copy.srtt == std::optional<std::chrono::microseconds>{10ms});
+    CHECK(copy.rttvar == std::optional<std::chrono::microseconds>{5ms});
+    CHECK(copy.rto == 1s);
+    CHECK(copy.backoff == 0);
+    for (const auto& e : f.senders[1].timeline) CHECK(e.event != replay::kCaptureCopyEvent);
+    // timeline --csv: the row, its last column the frame it copies.
+    std::ostringstream os;
+    replay::write_timeline_csv(os, r);
+    CHECK(os.str().find("\n1,c2s,5,1700000000.250000000,0.250000000,capture-copy,1,,,10000,5000,1000000,0,4\n") !=
+          std::string::npos);
+  }
+  // The same segment with a new ID (0x103): the sender sent it again, a
+  // retransmission; no copy, no copy row.
+  Resend new_id;
+  new_id.id2 = 0x103;
+  const auto r = analyze(resend(new_id), "copy-row-new-id", Profile::rfc6298, /*timeline=*/true);
+  REQUIRE(r.flows.size() == 1);
+  CHECK(r.flows[0].duplicate_frames.empty());
+  CHECK(r.flows[0].senders[0].retransmissions() == 1);
+  for (const auto& s : r.flows[0].senders)
+    for (const auto& e : s.timeline) CHECK(e.event != replay::kCaptureCopyEvent);
 }
 
 TEST_CASE("identity: an ID names the datagram only for a sender that numbers them") {

@@ -89,12 +89,20 @@ enum class SampleKind : std::uint8_t {
   ts_echo,  ///< TSecr of a retransmitted segment (RFC 7323 section 4), 1 ms resolution
 };
 
+/// The timeline event of a packet of this sender captured again: a copy
+/// of an earlier frame (FlowReport::duplicate_frames), not a transmission.
+/// Its row names the copied frame (TimelineEvent::copy_of) and carries the
+/// estimator state of the row before it (a copy changes nothing).
+inline constexpr std::string_view kCaptureCopyEvent = "capture-copy";
+
 /// One event of a sender's timeline (for `timeline --csv`), with the
 /// estimator state after it.
 struct TimelineEvent {
   std::uint64_t frame = 0;  ///< Wireshark frame number
   CaptureTime time{};       ///< capture timestamp
-  std::string_view event;  ///< SendKind name, "ack", "dup-ack"
+  /// SendKind name (a segment the sender sent), "ack", "dup-ack", "sack"
+  /// (the peer's, as the sender saw it), or kCaptureCopyEvent.
+  std::string_view event;
   std::uint32_t rel_seq = 0;  ///< relative SEQ (send) or ACK (ack)
   std::optional<std::chrono::microseconds> sample;  ///< the RTT sample the event gave, if any
   std::optional<SampleKind> sample_kind;
@@ -109,6 +117,9 @@ struct TimelineEvent {
   /// sender's ISN as rel_seq, [left, right); the first sack_count are valid.
   std::array<std::pair<std::uint32_t, std::uint32_t>, 4> sack{};
   std::uint8_t sack_count = 0;
+  /// kCaptureCopyEvent: the frame of the datagram's first capture, which
+  /// this frame copies (0 for every other event).
+  std::uint64_t copy_of = 0;
 };
 
 /// One retransmission-timer expiry (data or SYN) and the judgement of its wait.
@@ -272,7 +283,10 @@ struct FlowReport {
   /// thresholds.hpp ("one datagram captured more than once"). A copy seen on
   /// another virtual network counts here, where its datagram was first seen.
   std::uint64_t capture_duplicates = 0;
-  std::vector<std::uint64_t> duplicate_frames;  ///< their frame numbers
+  std::vector<std::uint64_t> duplicate_frames;  ///< their frame numbers, capture order
+  /// duplicate_of[i]: the frame duplicate_frames[i] copies (the datagram's
+  /// first capture; a third capture names the first too).
+  std::vector<std::uint64_t> duplicate_of;
   /// The virtual networks (VLAN ids, VNIs: VirtualNetwork) its packets were
   /// seen on, its first segment's first (an empty one: untagged); empty when
   /// none was ever tagged. Two when each direction has its own, or when

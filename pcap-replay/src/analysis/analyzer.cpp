@@ -37,6 +37,14 @@ struct Candidate {
   std::unique_ptr<SenderModel> model[2];
 };
 
+// A copy of one side's packet (RecentRing::take_copy), as its timeline
+// row will show it once the connection is finished.
+struct CopySeen {
+  std::uint64_t frame, of;  // the copy, and the frame of the datagram's first capture
+  CaptureTime time;          // on the model's clock (restored with the rest of the timeline)
+  std::uint32_t seq, len;    // its SEQ (absolute) and the sequence space it covers
+};
+
 // What a connection holds while it can still receive segments; freed when
 // it is finished (its report stays). What every segment reads comes first
 // (the replay is bound by the cache lines a segment touches).
@@ -70,7 +78,10 @@ struct Live {
   std::unique_ptr<std::array<SenderReport, 2>> senders;
   // Segments dropped as the same packet captured twice (FlowReport's).
   std::uint64_t capture_duplicates = 0;
-  std::vector<std::uint64_t> duplicate_frames;
+  std::vector<std::uint64_t> duplicate_frames, duplicate_of;
+  // With the timeline kept: each side's copies, for their rows
+  // (merge_copy_rows), in capture order.
+  std::array<std::vector<CopySeen>, 2> copies_seen;
 };
 
 // A connection's own fields (FlowReport's, without the file name and the
@@ -143,6 +154,40 @@ std::unique_ptr<std::array<SenderReport, 2>> new_senders(const Endpoint& client,
   return a;
 }
 
+// Side `dir`'s timeline with a row for each of its copies (capture order),
+// before the first row of a later frame: event kCaptureCopyEvent, the frame
+// it copies, its SEQ relative as `model` numbers the side's, and the
+// estimator state of the row before it (a copy changes nothing; before any
+// row, the RTO of 2.1, `initial_rto`).
+void merge_copy_rows(std::vector<TimelineEvent>& timeline, const std::vector<CopySeen>& copies,
+                     const SenderModel& model, std::chrono::microseconds initial_rto) {
+  if (copies.empty()) return;
+  std::vector<TimelineEvent> merged;
+  merged.reserve(timeline.size() + copies.size());
+  std::size_t i = 0;
+  for (const CopySeen& c : copies) {
+    while (i < timeline.size() && timeline[i].frame < c.frame) merged.push_back(std::move(timeline[i++]));
+    TimelineEvent e;
+    e.frame = c.frame;
+    e.time = c.time;
+    e.event = kCaptureCopyEvent;
+    e.rel_seq = model.rel(c.seq);
+    e.len = c.len;
+    e.copy_of = c.of;
+    e.rto = initial_rto;
+    if (!merged.empty()) {
+      const TimelineEvent& before = merged.back();
+      e.srtt = before.srtt;
+      e.rttvar = before.rttvar;
+      e.rto = before.rto;
+      e.backoff = before.backoff;
+    }
+    merged.push_back(e);
+  }
+  for (; i < timeline.size(); ++i) merged.push_back(std::move(timeline[i]));
+  timeline = std::move(merged);
+}
+
 }  // namespace
 
 struct Analyzer::Impl final : FlowStore {
@@ -209,6 +254,10 @@ struct Analyzer::Impl final : FlowStore {
   // another virtual network (FlowMatch::other_vnet): counted there, and its
   // virtual network becomes one of that connection's.
   bool copy_elsewhere(const Segment& s, VnetId vnet);
+  /// Counts `s`, sent by side `dir` of live connection `c`, as a copy of
+  /// frame `of` (its datagram's first capture): a packet of the connection,
+  /// not a segment its senders sent.
+  void count_copy(Connection& c, const Segment& s, int dir, std::uint64_t of);
   FlowSlot& slot(std::size_t index) override { return at(index).slot; }
   bool gap_known(std::size_t file, CaptureTime a, CaptureTime b) const override {
     return file >= clocks.size() || !clocks[file] || !clocks[file]->spans(a, b);
@@ -429,17 +478,18 @@ bool Analyzer::Impl::copy_elsewhere(const Segment& s, VnetId vnet) {
     Connection& c = at(other);
     if (!c.open()) continue;
     const int dir = s.src == c.head.client ? 0 : 1;
-    bool copy = false;
+    std::optional<std::uint64_t> of;  // the frame it copies
     if (const FirstSegment* first = c.first()) {
       // Its one segment so far: nothing from the peer came before it.
       const Segment a = first->segment(c.head.file_index, c.head.first_frame, c.head.first_time, c.head.client,
                                        c.head.server, vnets[c.slot.vnet]);
-      copy = first->dir() == dir && capture_copy(RecentSegment(a, 0), a.tcp.options.sack.data(), s, 0, false);
+      if (first->dir() == dir && capture_copy(RecentSegment(a, 0), a.tcp.options.sack.data(), s, 0, false))
+        of = c.head.first_frame;
     } else {
       Live& live = *c.live();
-      copy = live.recent[dir].take_copy(s, live.seen[1 - dir], digest);
+      of = live.recent[dir].take_copy(s, live.seen[1 - dir], digest);
     }
-    if (!copy) continue;
+    if (!of) continue;
     // Counted where the datagram was first seen (as a copy in the same
     // virtual network is), and its virtual network is now one of that
     // connection's: its next segments there are that connection's too.
@@ -448,14 +498,24 @@ bool Analyzer::Impl::copy_elsewhere(const Segment& s, VnetId vnet) {
     Live& live = *c.live();
     if (was_first) live.recent[dir].take_copy(s, 0, digest);  // its one kept segment: the latest capture now `s`'s
     ++c.head.packets;
-    ++live.capture_duplicates;
-    live.duplicate_frames.push_back(s.frame);
-    c.head.last_frame = s.frame;
-    c.head.last_time = s.time;
+    count_copy(c, s, dir, *of);
     table.add_vnet(other, vnet);
     return true;
   }
   return false;
+}
+
+void Analyzer::Impl::count_copy(Connection& c, const Segment& s, int dir, std::uint64_t of) {
+  Live& live = *c.live();
+  ++live.capture_duplicates;
+  live.duplicate_frames.push_back(s.frame);
+  live.duplicate_of.push_back(of);
+  if (keep_timeline && !live.candidates.empty()) {  // a timeline to show it in
+    const std::uint32_t len = s.payload_len + (s.tcp.has(wire::kSyn) ? 1u : 0u) + (s.tcp.has(wire::kFin) ? 1u : 0u);
+    live.copies_seen[dir].push_back(CopySeen{s.frame, of, s.time, s.tcp.seq, len});
+  }
+  c.head.last_frame = s.frame;
+  c.head.last_time = s.time;
 }
 
 void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
@@ -565,6 +625,8 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
         ties.push_back(candidates[i].options->profile->name);
     if (candidates[best].own) senders[d] = std::move((*candidates[best].own)[d]);
     infer_settings(senders[d], *candidates[best].options, ties);
+    merge_copy_rows(senders[d].timeline, live.copies_seen[d], *candidates[best].model[d],
+                    candidates[best].options->config.initial_rto);
   }
   // The report: the connection's fields, its file's name, the senders.
   auto made = std::make_unique<FlowReport>();
@@ -597,6 +659,7 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
   if (h.has_syn_isn) f.syn_isn = h.syn_isn;
   f.capture_duplicates = live.capture_duplicates;
   f.duplicate_frames = std::move(live.duplicate_frames);
+  f.duplicate_of = std::move(live.duplicate_of);
   f.senders = std::move(senders);
   c.state = std::move(made);  // the Live (its models) goes
   restore_capture_times(f);  // the frames' own times again, before the flow sink sees it
@@ -746,11 +809,8 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   ++live.seen[dir];
   RecentRing& ring = live.recent[dir];
   const std::uint32_t digest = header_digest(s);
-  if (ring.take_copy(s, peer_count, digest)) {
-    ++live.capture_duplicates;
-    live.duplicate_frames.push_back(s.frame);
-    f.last_frame = s.frame;
-    f.last_time = s.time;
+  if (const std::optional<std::uint64_t> of = ring.take_copy(s, peer_count, digest)) {
+    m.count_copy(c, s, dir, *of);
     return;
   }
   ring.push(s, peer_count, digest);

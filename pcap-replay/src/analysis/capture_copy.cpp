@@ -35,6 +35,7 @@ void RecentRing::push(const Segment& s, std::uint64_t peers, std::uint32_t d) {
     next = (next + 1) % kRecentKept;
   }
   digest[slot] = d;
+  frame[slot] = s.frame;
   if (s.tcp.options.sack_count > 0) {
     if (!sack) sack = std::make_unique<std::array<SackBlocks, kRecentKept>>();
     (*sack)[slot] = s.tcp.options.sack;
@@ -56,7 +57,7 @@ std::uint32_t RecentRing::matching(std::uint32_t d) const {
   return m & ((std::uint32_t{1} << items.size()) - 1);
 }
 
-bool RecentRing::take_copy(const Segment& s, std::uint64_t peer_count, std::uint32_t d) {
+std::optional<std::uint64_t> RecentRing::take_copy(const Segment& s, std::uint64_t peer_count, std::uint32_t d) {
   // The kept segments whose digest matches, in index order (one vector
   // compare for all the digests; a match is then compared in full).
   for (std::uint32_t match = matching(d); match != 0; match &= match - 1) {
@@ -64,10 +65,10 @@ bool RecentRing::take_copy(const Segment& s, std::uint64_t peer_count, std::uint
     RecentSegment& a = items[i];
     if (capture_copy(a, a.sack_count > 0 ? sack_of(i).data() : nullptr, s, peer_count, ids_repeat)) {
       if (s.time > a.time) a.time = s.time;
-      return true;
+      return frame[i];
     }
   }
-  return false;
+  return std::nullopt;
 }
 
 namespace {

@@ -77,6 +77,9 @@ struct RecentRing {
   using SackBlocks = std::array<wire::SackBlock, 4>;
   std::vector<RecentSegment> items;
   std::array<std::uint32_t, kRecentKept> digest{};  // digest[i]: header_digest of items[i]
+  // frame[i]: the frame of items[i] (its datagram's first capture), read
+  // only for a copy: apart from the items, which every segment compares.
+  std::array<std::uint64_t, kRecentKept> frame{};
   // sack[i]: the SACK blocks of items[i] (its first sack_count valid), made
   // at the first segment with any: most segments have none.
   std::unique_ptr<std::array<SackBlocks, kRecentKept>> sack;
@@ -100,12 +103,13 @@ struct RecentRing {
     return items.size() < kRecentKept ? &items.back() : &items[(next + kRecentKept - 1) % kRecentKept];
   }
   /// Whether `s`, sent after `peer_count` segments of the other direction,
-  /// is a copy of a kept one (thresholds.hpp: the rule); one digest compare
-  /// per kept segment, a full compare only where the digests match. If it
-  /// is, that one's time becomes the later of the two: a window counts from
-  /// the latest capture of the datagram (its copies on three VLANs 50 ms
-  /// apart are each 50 ms from the one before).
-  bool take_copy(const Segment& s, std::uint64_t peer_count, std::uint32_t digest);
+  /// is a copy of a kept one (thresholds.hpp: the rule): the frame of that
+  /// one's first capture, or nullopt. One digest compare per kept segment, a
+  /// full compare only where the digests match. If it is, that one's time
+  /// becomes the later of the two: a window counts from the latest capture
+  /// of the datagram (its copies on three VLANs 50 ms apart are each 50 ms
+  /// from the one before, and each names the first).
+  std::optional<std::uint64_t> take_copy(const Segment& s, std::uint64_t peer_count, std::uint32_t digest);
 };
 
 /// Whether `b`, sent after `peer_count` segments of the other direction, is
