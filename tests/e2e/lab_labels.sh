@@ -33,7 +33,7 @@ command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 THRESHOLDS=$(cat <<'EOF'
 send               99  99
 out-of-order        -   0
-capture-copy        0   -
+capture-copy      100 100
 rto                99 100
 syn-rto            99 100
 syn-reply          99 100

@@ -282,22 +282,24 @@ TEST_CASE("class 8: FreeBSD's 200 ms slop on every RTO doubles under its profile
 TEST_CASE("class 9: one transmission captured twice (other TTL, either order) is not a retransmission") {
   // [1001,2001) at 400 ms with IPv4 ID 77 (TTL 64), and a copy with ID 77 and
   // TTL 63 20 us + `apart` later (a second VLAN of a tap). Within kSameIdWindow
-  // (10 ms), in either order, it is the same datagram; a new ID is a resend.
+  // (200 ms), in either order, it is the same datagram; a new ID is a resend.
+  // The ACK of both comes at 800 ms.
   auto make = [](std::int64_t apart_us, std::uint16_t copy_id) {
     Scenario s = base_scenario();
     s.data(400 * ms + 20 + apart_us, 1001);
     s.ip_id[5] = 77;  // the base's [1001,2001) at 400 ms
     s.ip_id[7] = copy_id;
     s.ttl[7] = 63;
-    s.ack(600 * ms, 3001);
+    s.ack(800 * ms, 3001);
     return s;
   };
-  auto k = analyze(make(9'900, 77), "c9-dup", Profile::rfc6298);
+  const std::int64_t window = replay::limits::kSameIdWindow.count();
+  auto k = analyze(make(window - 20, 77), "c9-dup", Profile::rfc6298);
   CHECK(r_flows_dups(k) == 1);
   CHECK(client(k).retransmissions() == 0);
   auto early = analyze(make(-30, 77), "c9-dup-before", Profile::rfc6298);
   CHECK(r_flows_dups(early) == 1);
-  auto far = analyze(make(10'100, 77), "c9-dup-far", Profile::rfc6298);
+  auto far = analyze(make(window - 19, 77), "c9-dup-far", Profile::rfc6298);
   CHECK(r_flows_dups(far) == 0);
   auto other = analyze(make(500, 78), "c9-newid", Profile::rfc6298);
   CHECK(r_flows_dups(other) == 0);

@@ -64,15 +64,15 @@ TEST_CASE("output: timeline CSV columns, times and one row per event") {
   std::istringstream in(os.str());
   std::string header, line;
   std::getline(in, header);
-  CHECK(header == "flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,srtt_us,rttvar_us,rto_us,backoff");
+  CHECK(header == "flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,srtt_us,rttvar_us,rto_us,backoff,copy_of");
   std::vector<std::string> rows;
   while (std::getline(in, line)) rows.push_back(line);
   // Client: SYN (send), SYN-ACK (ack, sample 100 ms), data (send), ACK (sample).
   // Server: SYN-ACK (send), client ACK of it (ack, sample 10 us).
   REQUIRE(rows.size() == 6);
-  CHECK(rows[0] == "1,c2s,1,1700000000.000000000,0.000000000,send,0,,,,,1000000,0");
+  CHECK(rows[0] == "1,c2s,1,1700000000.000000000,0.000000000,send,0,,,,,1000000,0,");
   // After the first sample R = 100 ms: SRTT 100000, RTTVAR 50000, RTO max(1 s, 300 ms) (2.2, 2.4).
-  CHECK(rows[1] == "1,c2s,2,1700000000.100000000,0.100000000,ack,1,100000,karn,100000,50000,1000000,0");
+  CHECK(rows[1] == "1,c2s,2,1700000000.100000000,0.100000000,ack,1,100000,karn,100000,50000,1000000,0,");
 }
 
 TEST_CASE("output: text report names the flow, timeouts, findings by rule and ends with the summary") {

@@ -56,10 +56,10 @@ double live_bytes_per_connection(unsigned syns) {
 // connections in under 1 GB: 500 B each for everything, of which the
 // process's own (the reader's buffer, libraries, malloc's free lists) takes
 // a few tens; so 460 for what a connection allocates. Expected: its
-// Connection record in the deque (136: FlowHead, FlowSlot, attempt ref, the
+// Connection record in the deque (144: FlowHead, FlowSlot, attempt ref, the
 // state variant), the kept first segment (FirstSegment, 120 + 8), its
 // lockstep attempt (136, in a deque) and its flow-table slot (8 B + a
-// control byte at a load of 0.44 to 0.875: about 19): 420 measured. A
+// control byte at a load of 0.44 to 0.875: about 19): 408 measured. A
 // FlowReport (1504), a SenderModel (about 1930), a Live record with its
 // vectors (about 500) or a std::map / unordered_map node per connection
 // (100 to 170) held while live would cross it.

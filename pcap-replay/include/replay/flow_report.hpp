@@ -89,12 +89,20 @@ enum class SampleKind : std::uint8_t {
   ts_echo,  ///< TSecr of a retransmitted segment (RFC 7323 section 4), 1 ms resolution
 };
 
+/// The timeline event of a packet of this sender captured again: a copy
+/// of an earlier frame (FlowReport::duplicate_frames), not a transmission.
+/// Its row names the copied frame (TimelineEvent::copy_of) and carries the
+/// estimator state of the row before it (a copy changes nothing).
+inline constexpr std::string_view kCaptureCopyEvent = "capture-copy";
+
 /// One event of a sender's timeline (for `timeline --csv`), with the
 /// estimator state after it.
 struct TimelineEvent {
   std::uint64_t frame = 0;  ///< Wireshark frame number
   CaptureTime time{};       ///< capture timestamp
-  std::string_view event;  ///< SendKind name, "ack", "dup-ack"
+  /// SendKind name (a segment the sender sent), "ack", "dup-ack", "sack"
+  /// (the peer's, as the sender saw it), or kCaptureCopyEvent.
+  std::string_view event;
   std::uint32_t rel_seq = 0;  ///< relative SEQ (send) or ACK (ack)
   std::optional<std::chrono::microseconds> sample;  ///< the RTT sample the event gave, if any
   std::optional<SampleKind> sample_kind;
@@ -109,6 +117,9 @@ struct TimelineEvent {
   /// sender's ISN as rel_seq, [left, right); the first sack_count are valid.
   std::array<std::pair<std::uint32_t, std::uint32_t>, 4> sack{};
   std::uint8_t sack_count = 0;
+  /// kCaptureCopyEvent: the frame of the datagram's first capture, which
+  /// this frame copies (0 for every other event).
+  std::uint64_t copy_of = 0;
 };
 
 /// One retransmission-timer expiry (data or SYN) and the judgement of its wait.
@@ -233,6 +244,27 @@ struct SenderReport {
   std::uint64_t retransmissions() const;  ///< segments of the kinds is_retransmission() names
 };
 
+/// A connection opened on a 4-tuple while another connection of that
+/// 4-tuple went on (analysis/flow_table.hpp): another host behind one of the
+/// addresses. A SYN-ACK with another ISN than the earlier SYN-ACK answering
+/// the same SYN is another server's answer, not a retransmission of it; a SYN
+/// with another ISN from another TSval clock is another client's.
+struct AlongsideOf {
+  std::size_t flow = 0;         ///< the connection that went on (FlowReport::id)
+  bool server = true;           ///< the new host is the server (a SYN-ACK), else the client (a SYN)
+  std::uint32_t isn = 0;        ///< the ISN of this connection's SYN or SYN-ACK
+  std::uint32_t other_isn = 0;  ///< that side's ISN in `flow`
+  /// For a server: the frame of the client's SYN it answers, which begins
+  /// this connection too (the one frame in both; 0: not kept, this
+  /// connection begins with the SYN-ACK).
+  std::uint64_t syn_frame = 0;
+  /// Its TSval cannot come from the clock of that side in `flow`
+  /// (limits::kMaxTsvalHz): true, another host; false: it could be the
+  /// same host answering anew (a SYN cookie, a request it forgot);
+  /// nullopt: no TSval to tell.
+  std::optional<bool> another_clock;
+};
+
 /// One connection (4-tuple, split on reuse), both directions.
 struct FlowReport {
   // (fields below: the connection as a whole; per direction in `senders`)
@@ -246,11 +278,26 @@ struct FlowReport {
   bool saw_syn = false, saw_fin = false, saw_rst = false;  ///< flags seen on the connection
   /// SEQ of the SYN (without ACK) that is the connection's first segment, when it is one.
   std::optional<std::uint32_t> syn_isn;
-  /// Packets captured twice, ignored: every header field and the IPv4 ID equal
-  /// within 10 ms; without a usable ID (IPv6, ID 0) a data segment within
-  /// 0.2 ms with no peer segment between. See Analyzer::add().
+  /// Copies of its packets captured again (on another interface, VLAN or
+  /// capture point), ignored: the rule and its windows are stated once in
+  /// thresholds.hpp ("one datagram captured more than once"). A copy seen on
+  /// another virtual network counts here, where its datagram was first seen.
   std::uint64_t capture_duplicates = 0;
-  std::vector<std::uint64_t> duplicate_frames;  ///< their frame numbers
+  std::vector<std::uint64_t> duplicate_frames;  ///< their frame numbers, capture order
+  /// duplicate_of[i]: the frame duplicate_frames[i] copies (the datagram's
+  /// first capture; a third capture names the first too).
+  std::vector<std::uint64_t> duplicate_of;
+  /// The virtual networks (VLAN ids, VNIs: VirtualNetwork) its packets were
+  /// seen on, its first segment's first (an empty one: untagged); empty when
+  /// none was ever tagged. Two when each direction has its own, or when
+  /// copies were seen on another.
+  std::vector<VirtualNetwork> vnets;
+  /// Another connection of its 4-tuple on another virtual network was open
+  /// at the same time: Wireshark, which keys conversations by addresses and
+  /// ports, merges their frames; its display filter names the network.
+  bool vnet_apart = false;
+  /// Opened while another connection of its 4-tuple went on (another host).
+  std::optional<AlongsideOf> alongside;
   std::array<SenderReport, 2> senders;  ///< [0] client -> server, [1] server -> client
 };
 

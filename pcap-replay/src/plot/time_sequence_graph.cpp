@@ -75,6 +75,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::array<std::size_t, kSendKinds> per_kind{};
   std::size_t acks = 0, sacks = 0;
   for (const auto& e : s.timeline) {
+    if (e.event == kCaptureCopyEvent) continue;  // the packet drawn once, at its first capture
     if (from_peer(e.event)) {
       ++acks;
       widen(e.rel_seq);
@@ -138,7 +139,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::string repeats;
   std::unordered_map<std::uint64_t, double> frame_y;  // for the finding markers
   for (const auto& e : s.timeline) {
-    if (from_peer(e.event)) continue;
+    if (from_peer(e.event) || e.event == kCaptureCopyEvent) continue;
     const SendKind k = kind_of(e.event);
     const std::size_t ki = static_cast<std::size_t>(k);
     const double y0 = seq.map(e.rel_seq), y1 = seq.map(static_cast<double>(e.rel_seq) + e.len);

@@ -56,6 +56,26 @@ json inputs_json(const Report& r) {
 }
 json stream_json(const std::optional<std::uint64_t>& n) { return n ? json(*n) : json(nullptr); }
 
+// FlowReport::vnets: "vlan 10", "vxlan 5001/vlan 7"; "none" for untagged
+// beside a tagged one.
+json vnets_json(const FlowReport& f) {
+  json a = json::array();
+  for (const VirtualNetwork& v : f.vnets) a.push_back(v.empty() ? std::string("none") : to_string(v));
+  return a;
+}
+
+// FlowReport::alongside, or null.
+json alongside_json(const FlowReport& f) {
+  if (!f.alongside) return nullptr;
+  const AlongsideOf& a = *f.alongside;
+  return {{"flow", a.flow},
+          {"host", a.server ? "server" : "client"},
+          {"isn", a.isn},
+          {"other_isn", a.other_isn},
+          {"syn_frame", a.syn_frame ? json(a.syn_frame) : json(nullptr)},
+          {"another_clock", a.another_clock ? json(*a.another_clock) : json(nullptr)}};
+}
+
 json selection_json(const ReportView& v) {
   return {{"flow", v.flow ? json(*v.flow) : json(nullptr)},
           {"stream", v.stream ? json(*v.stream) : json(nullptr)},
@@ -185,6 +205,8 @@ json sender_json(const FlowReport& f, const Options& options, std::size_t dir, s
   jf["sack"] = s.sack;
   jf["peer_seen"] = s.peer_seen;
   jf["capture_duplicates"] = f.capture_duplicates;
+  jf["virtual_networks"] = vnets_json(f);
+  jf["alongside"] = alongside_json(f);
   jf["rtt_samples"] = {{"karn", s.samples_seq},
                        {"ts_echo", s.samples_ts},
                        {"ambiguous_acks", s.ambiguous_acks},
@@ -329,6 +351,8 @@ json flow_list_entry(const FlowReport& f, std::optional<std::uint64_t> stream, C
           {"fin", f.saw_fin},
           {"rst", f.saw_rst},
           {"capture_duplicates", f.capture_duplicates},
+          {"virtual_networks", vnets_json(f)},
+          {"alongside", alongside_json(f)},
           {"senders", senders}};
 }
 

@@ -86,16 +86,41 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
                       stream ? fmt::format("tcp.stream {}", *stream)
                              : std::string("tcp.stream not known under -f (it counts the connections the filter hides)"),
                       stream_filter(f, stream));
+    if (!f.vnets.empty()) {
+      std::string names;
+      for (const VirtualNetwork& v : f.vnets) names += (names.empty() ? "" : ", ") + (v.empty() ? "none" : to_string(v));
+      os << fmt::format("  virtual network{}: {}{}\n", f.vnets.size() > 1 ? "s" : "", names,
+                        f.vnet_apart ? " (its 4-tuple had another connection on another one at the same time: "
+                                       "Wireshark merges them by default)"
+                                     : "");
+    }
+    if (f.alongside) {
+      const AlongsideOf& a = *f.alongside;
+      const Endpoint& host = a.server ? f.server : f.client;
+      const char* clock = !a.another_clock ? "no TSval tells whose clock it is"
+                          : *a.another_clock ? "its TSval comes from another clock: another host"
+                                             : "its TSval fits that clock: the same host anew, or another in step";
+      os << fmt::format("  another {} endpoint at {}, beside flow {} (which goes on): its {} has ISN {} where flow "
+                        "{}'s has {}{}; {}. Not a retransmission of flow {}'s {}; the segments in its sequence "
+                        "space are here\n",
+                        a.server ? "server" : "client", to_string(host), a.flow, a.server ? "SYN-ACK" : "SYN", a.isn,
+                        a.flow, a.other_isn,
+                        a.syn_frame ? fmt::format(", answering the client's SYN of frame {} (in both flows)", a.syn_frame)
+                                    : std::string(),
+                        clock, a.flow, a.server ? "SYN-ACK" : "SYN");
+    }
     if (f.capture_duplicates)
     {
       std::string frames;
       for (std::size_t i = 0; i < f.duplicate_frames.size() && i < 5; ++i)
         frames += (i ? ", " : "") + std::to_string(f.duplicate_frames[i]);
       if (f.duplicate_frames.size() > 5) frames += ", ...";
-      os << fmt::format("  {} packet(s) captured twice, ignored (frames {}): same headers and IPv4 ID within "
-                        "{:.0f} ms (either order; TTL and tags may differ), or, without an ID, within {:.1f} ms "
-                        "with nothing from the peer between\n",
-                        f.capture_duplicates, frames, ms(limits::kSameIdWindow), ms(limits::kNoIdWindow));
+      os << fmt::format("  {} packet(s) captured again, ignored (frames {}): the same TCP header and checksum and "
+                        "IPv4 ID (its header checksum too at one TTL; VLAN and tunnel may differ), within {:.0f} ms "
+                        "of its latest capture (either order); without an ID that names the datagram, a segment with data, nothing from "
+                        "the peer between, within {:.0f} ms with the same TSval, {:.1f} ms without one\n",
+                        f.capture_duplicates, frames, ms(limits::kSameIdWindow), ms(limits::kSameTsvalWindow),
+                        ms(limits::kNoIdWindow));
     }
     for (const auto& s : f.senders) {
       if (s.data_segments == 0 || !view.shows(s)) continue;
@@ -236,6 +261,8 @@ void write_flow_list_line(std::ostream& os, const FlowReport& f, std::optional<s
   if (f.saw_syn) flags += " SYN";
   if (f.saw_fin) flags += " FIN";
   if (f.saw_rst) flags += " RST";
+  for (const VirtualNetwork& v : f.vnets) flags += " [" + (v.empty() ? std::string("none") : to_string(v)) + "]";
+  if (f.alongside) flags += fmt::format(" (beside flow {})", f.alongside->flow);
   os << fmt::format("{:>4} {:>6}  {:<46} {:>8} {:>17} {:>9.3f}s  {}{}\n", f.id,
                     stream ? std::to_string(*stream) : std::string("-"), to_string(f.client) + " -> " + to_string(f.server),
                     f.packets, fmt::format("{}-{}", f.first_frame, f.last_frame),
