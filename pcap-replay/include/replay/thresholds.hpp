@@ -135,41 +135,14 @@ inline constexpr std::uint32_t kMaxTsvalHz = 1000;
 
 // ---- judging an expiry ---------------------------------------------------
 
-/// A doubling check never accepts less than this factor times the previous
-/// wait (x 4/5 = 1.25), whatever the slack: no tolerance can hide a missing
-/// factor of two (5.5).
-inline constexpr std::int64_t kDoublingFloorNum = 5, kDoublingFloorDen = 4;
-
 /// RFC 6298 2.4's floor: a first expiry at least this long (within the
 /// tolerance) reads as a floor on the sum; a shorter one as a floor on the
 /// variance term (Linux rto_min) or none.
 inline constexpr microseconds kRfcMinRto{1'000'000};
 
-/// The smallest maximum RTO RFC 6298 2.5 allows. A chain that had doubled
-/// and then waits about as long as the previous expiry (it stopped growing)
-/// below this has a cap under 60 s (2.5); one that grows, but by less than
-/// the doubling, breaks 5.5.
-inline constexpr microseconds kRfcMinMaxRto{60'000'000};
-
-/// An expiry later than this factor (x 3/2) of its prediction plus the
-/// tolerance gets an INFO "late" note (a sender may wait longer: not a
-/// departure).
-inline constexpr std::int64_t kLateFactorNum = 3, kLateFactorDen = 2;
-
-/// Where doubling is expected only from this growth factor of the expected
-/// over the previous wait (x 3/2) is the kDoublingFloor applied (a capped
-/// wait expects less).
+/// A chain's waits "grew" (inference: no plateau, no cap read from them)
+/// where one is at least this factor (x 3/2) of the previous.
 inline constexpr std::int64_t kDoublingExpectedNum = 3, kDoublingExpectedDen = 2;
-
-/// A loss probe that resent the lone outstanding segment was the first RTO
-/// expiry after all when the next expiry came at least this factor (x 3/2)
-/// of its wait after it: a probe re-arms a full RTO (about 1 x), an expiry
-/// doubles (2 x).
-inline constexpr std::int64_t kProbeWasRtoNum = 3, kProbeWasRtoDen = 2;
-
-/// Linux's timer wheel fires up to one bucket, 1/8 of the timeout, late
-/// (kernel/time/timer.c): lower bounds are divided by 9/8.
-inline constexpr std::int64_t kWheelLateNum = 9, kWheelLateDen = 8;
 
 // ---- reading a sender's settings (inference.hpp) -------------------------
 
@@ -178,9 +151,6 @@ inline constexpr std::int64_t kWheelLateNum = 9, kWheelLateDen = 8;
 inline constexpr unsigned kSameWaitPercent = 10;
 /// See kSameWaitPercent: the absolute part (timer ticks and wheel buckets).
 inline constexpr microseconds kSameWaitTicks{4'000};
-/// An additive term is read from a chain when 2 w[i] - w[i+1] agrees within
-/// this over the chain and is at least this large.
-inline constexpr microseconds kAdditiveAgreement{20'000};
 
 // ---- the sender's TSval clock -------------------------------------------
 
