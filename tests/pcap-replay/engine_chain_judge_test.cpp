@@ -1,0 +1,160 @@
+// The chain judge's named limits (analysis/engine/judge_limits.hpp) and the
+// timers' lateness (analysis/engine/lateness.cpp), each at its boundary:
+// chains of expiries made by hand, judged by ChainJudge::settle as the
+// sender engine hands them over. Times in seconds unless said; the default
+// tolerance is the 1 ms granularity plus --slack 10 %.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include <replay/options.hpp>
+#include <replay/rules.hpp>
+
+#include "analysis/engine/chain_judge.hpp"
+#include "analysis/engine/lateness.hpp"
+
+namespace {
+
+using replay::Interval;
+using replay::Outcome;
+using replay::RuleId;
+using replay::engine::ChainJudge;
+using replay::engine::ObservedExpiry;
+using replay::engine::SettledChain;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+// A data chain of expiries with these waits (us), each captured at the
+// sender (a point), the first compared with an RTO of `first_rto` us from
+// the replayed estimator (up to `first_rto_hi` where its readings differ).
+std::vector<ObservedExpiry> chain(const std::vector<std::int64_t>& waits, std::int64_t first_rto,
+                                  std::int64_t first_rto_hi = 0) {
+  std::vector<ObservedExpiry> out;
+  std::int64_t t = 1'000'000;
+  std::uint64_t frame = 10;
+  for (const std::int64_t w : waits) {
+    t += w;
+    ObservedExpiry x;
+    x.frame = frame++;
+    x.time = replay::CaptureTime{std::chrono::microseconds{t}};
+    x.armed_by = out.empty() ? replay::ArmCause::send : replay::ArmCause::timeout;
+    x.wait = Interval::point(microseconds{w});
+    x.expect.basis = replay::Basis::profile_rto;
+    x.expect.rto = {microseconds{first_rto}, microseconds{std::max(first_rto, first_rto_hi)}};
+    out.push_back(x);
+  }
+  return out;
+}
+
+SettledChain settle(const std::vector<ObservedExpiry>& events, std::string_view profile) {
+  const replay::Options o = replay::Options::for_profile(profile);
+  return ChainJudge(o).settle(events, false);
+}
+
+// The judgements of rule `r` with outcome `out` at `frame`.
+std::size_t count(const SettledChain& c, RuleId r, Outcome out, std::uint64_t frame) {
+  std::size_t n = 0;
+  for (const auto& j : c.judgements) n += j.rule == r && j.outcome == out && j.frame == frame ? 1 : 0;
+  return n;
+}
+std::size_t count(const SettledChain& c, RuleId r) {
+  std::size_t n = 0;
+  for (const auto& j : c.judgements) n += j.rule == r ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("lateness: a slop stack's timer fires within 1/32 of the RTO after RTO + slop") {
+  // FreeBSD tcp_rexmit_slop / Darwin TCPTV_REXMTSLOP: 200 ms at every arm,
+  // then the callout's own tick: an RTO of 1 s fires in
+  // [1 s + 200 ms, 1 s + 1 s / 32 + 200 ms] = [1.2 s, 1.23125 s].
+  for (const char* p : {"freebsd", "macos"}) {
+    CAPTURE(p);
+    const replay::Options o = replay::Options::for_profile(p);
+    const auto models = replay::engine::lateness_models(o, false);
+    REQUIRE(models.size() == 1);
+    const Interval w = replay::engine::fire_window(models.front(), milliseconds{1000});
+    CHECK(w.lo.count() == 1'200'000);
+    CHECK(w.hi.count() == 1'231'250);
+    // The SYN schedule has no slop: the bare tick, [1 s, 1.03125 s].
+    const Interval s = replay::engine::fire_window(replay::engine::lateness_models(o, true).front(), milliseconds{1000});
+    CHECK(s.lo.count() == 1'000'000);
+    CHECK(s.hi.count() == 1'031'250);
+  }
+}
+
+TEST_CASE("lateness: Linux's wheel, up to 8/63 of the timeout plus 2 jiffies late") {
+  // kernel/time/timer.c: an RTO of 630 ms is rounded up by at most
+  // 630 x 8 / 63 = 80 ms, plus 2 jiffies of 4 ms: fires in [630, 718] ms.
+  const replay::Options o = replay::Options::for_profile("linux");
+  const Interval w = replay::engine::fire_window(replay::engine::timer_jitter(o), milliseconds{630});
+  CHECK(w.lo.count() == 630'000);
+  CHECK(w.hi.count() == 718'000);
+}
+
+TEST_CASE("late note: only past 3/2 of the prediction plus the granularity") {
+  // RFC 6298 profile, RTO 1 s: accepted up to 1 s + 10 % + 1 ms = 1.101 s;
+  // later is "late" (never a departure). The INFO note comes only past
+  // ceil(1 s x 3/2) + 1 ms = 1.501 s.
+  auto at = settle(chain({1'501'000}, 1'000'000), "rfc6298");
+  REQUIRE(at.records.size() == 1);
+  CHECK(at.records[0].verdict == replay::Verdict::late);
+  CHECK(count(at, RuleId::late) == 0);
+  auto past = settle(chain({1'502'000}, 1'000'000), "rfc6298");
+  CHECK(past.records[0].verdict == replay::Verdict::late);
+  CHECK(count(past, RuleId::late, Outcome::note, 10) == 1);
+}
+
+TEST_CASE("RFC6298-2.5 a chain held below 60 s departs; at 60 s it keeps the rule") {
+  // Waits 10, 20, 40 s (doubling), then two at the same value: a cap. At
+  // 60 s it is 2.5's least maximum: nothing to say. At 59 s the cap is
+  // below it: 2.5 broken at both waits held there (frames 13 and 14).
+  const auto kept = settle(chain({10'000'000, 20'000'000, 40'000'000, 60'000'000, 60'000'000}, 10'000'000), "rfc6298");
+  CHECK(kept.judgements.empty());
+  const auto low = settle(chain({10'000'000, 20'000'000, 40'000'000, 59'000'000, 59'000'000}, 10'000'000), "rfc6298");
+  CHECK(count(low, RuleId::rfc6298_2_5, Outcome::broken, 13) == 1);
+  CHECK(count(low, RuleId::rfc6298_2_5, Outcome::broken, 14) == 1);
+  CHECK(count(low, RuleId::rfc6298_5_5) == 0);
+}
+
+TEST_CASE("RFC6298-2.5 a cap is read only after a doubling and from two waits held at it") {
+  // 10 s then 12 s: the RTO did not double (5.5), whatever follows; a cap
+  // reached without a doubling before it is not read (the fit's capped
+  // expiries start at the third).
+  const auto no_doubling = settle(chain({10'000'000, 12'000'000, 12'000'000}, 10'000'000), "rfc6298");
+  CHECK(count(no_doubling, RuleId::rfc6298_5_5, Outcome::broken, 11) == 1);
+  CHECK(count(no_doubling, RuleId::rfc6298_2_5) == 0);
+  // One wait at 50 s after the doubling 10, 20, 40: one shorter wait at the
+  // end is as much a missing doubling as a cap (kCapEstablishedWaits = 2).
+  const auto one = settle(chain({10'000'000, 20'000'000, 40'000'000, 50'000'000}, 10'000'000), "rfc6298");
+  CHECK(count(one, RuleId::rfc6298_5_5, Outcome::broken, 13) == 1);
+  CHECK(count(one, RuleId::rfc6298_2_5) == 0);
+}
+
+TEST_CASE("an inferred constant lateness: relied on from three waits, up to 200 ms") {
+  // RTO R = 310 ms plus a constant s = 190 ms at every arm: waits R + s,
+  // 2R + s, 4R + s = 500, 810, 1430 ms. The replayed estimator's readings
+  // of the RTO span [310, 460] ms: the first wait is on time (accepted up to
+  // 460 x 1.1 + 1 = 507 ms), and the chain's R is at least
+  // 310 - 31 - 1 = 278 ms. A proportional lateness cannot explain 810 ms
+  // after 500 ms (R >= 499 / 1.1 = 453.6 ms, doubled 907 ms); the constant
+  // does.
+  const auto three = settle(chain({500'000, 810'000, 1'430'000}, 310'000, 460'000), "rfc6298");
+  CHECK(three.judgements.empty());
+  REQUIRE(three.additive);
+  CHECK(three.additive->lo <= milliseconds{190});
+  CHECK(three.additive->hi >= milliseconds{190});
+  // Two waits do not pin it (kInferredAdditiveWaits = 3): cannot tell.
+  const auto two = settle(chain({500'000, 810'000}, 310'000, 460'000), "rfc6298");
+  CHECK(count(two, RuleId::rfc6298_5_5, Outcome::cannot_tell, 11) == 1);
+  CHECK(count(two, RuleId::rfc6298_5_5, Outcome::broken, 11) == 0);
+  // s = 250 ms (R = 250 ms: 500, 750, 1250 ms) is more than any stack adds
+  // (kMaxInferredSlop 200 ms): with s <= 200 ms, R + s >= 499 ms needs
+  // R >= 299 ms / (33/32) = 289.9 ms, and 2R + s <= 751 ms R <= 275.5 ms.
+  const auto big = settle(chain({500'000, 750'000, 1'250'000}, 310'000, 460'000), "rfc6298");
+  CHECK(count(big, RuleId::rfc6298_5_5, Outcome::broken, 11) == 1);
+}
