@@ -21,7 +21,9 @@
 # is rebuilt); the caller's tree and build are never written. The unmutated
 # tree is built and must pass first. Then for each mutation: the edit is
 # applied, `make -j$JOBS build/bin/test-pcap-replay build/bin/pcap-replay`
-# rebuilds, build/bin/test-pcap-replay runs (stopping at the first failure),
+# rebuilds, build/bin/test-pcap-replay runs (the verdict path's hand-made
+# and white-box test files first, then the rest; stopping at the first
+# failure),
 # then, if it passed, `bash tests/e2e/lab_labels.sh` (the kernel's own labels
 # of the capture lab). KILLED names the first failing test case; SURVIVED
 # means everything passed. Afterwards the source and the objects it rebuilt
@@ -298,6 +300,8 @@ for d in obj lib bin; do
   [ -d "$HERE/build/$d" ] && { mkdir -p "$TREE/build"; cp -a "$HERE/build/$d" "$TREE/build/$d"; }
 done
 TARGETS="build/bin/test-pcap-replay build/bin/pcap-replay"
+FAST='*engine_*,*thresholds_test*,*stack_profiles_test*,*inference_*,*sender_view_test*,*rules_handmade_test*,*analysis_backoff_burst_test*,*setting_min_rto_test*'
+
 export RTO_SHARED_DIR=$SHARED
 
 build() { (cd "$TREE" && make --no-print-directory -j"$JOBS" $TARGETS) >"$1" 2>&1; }
@@ -305,7 +309,10 @@ build() { (cd "$TREE" && make --no-print-directory -j"$JOBS" $TARGETS) >"$1" 2>&
 # Runs the tests in the tree; prints "" when all passed, else what failed first.
 run_tests() {  # run_tests LOG
   local log=$1 rc
-  (cd "$TREE" && timeout "$TEST_TIMEOUT" build/bin/test-pcap-replay --abort-after=1 --no-colors) >"$log" 2>&1
+  # The hand-made and white-box tests of the verdict path first (seconds),
+  # then the rest (captures, tshark): a killed mutation stops early.
+  (cd "$TREE" && timeout "$TEST_TIMEOUT" build/bin/test-pcap-replay --abort-after=1 --no-colors -sf="$FAST" &&
+    timeout "$TEST_TIMEOUT" build/bin/test-pcap-replay --abort-after=1 --no-colors -sfe="$FAST") >"$log" 2>&1
   rc=$?
   if [ $rc -ne 0 ]; then
     local tc

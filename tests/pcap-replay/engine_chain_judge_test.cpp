@@ -158,3 +158,126 @@ TEST_CASE("an inferred constant lateness: relied on from three waits, up to 200 
   const auto big = settle(chain({500'000, 750'000, 1'250'000}, 310'000, 460'000), "rfc6298");
   CHECK(count(big, RuleId::rfc6298_5_5, Outcome::broken, 11) == 1);
 }
+
+namespace {
+
+// A SYN chain: each wait after the initial RTO (1 s) armed at the SYN.
+std::vector<ObservedExpiry> syn_chain(const std::vector<std::int64_t>& waits) {
+  auto c = chain(waits, 1'000'000);
+  for (auto& x : c) {
+    x.syn = true;
+    x.expect.basis = replay::Basis::initial_rto;
+  }
+  return c;
+}
+
+SettledChain settle_syn(const std::vector<ObservedExpiry>& events, std::string_view profile) {
+  const replay::Options o = replay::Options::for_profile(profile);
+  return ChainJudge(o).settle(events, true);
+}
+
+bool all_ok(const SettledChain& c) {
+  for (const auto& r : c.records)
+    if (r.verdict != replay::Verdict::ok) return false;
+  return !c.records.empty();
+}
+
+std::size_t settings(const SettledChain& c, replay::SettingUse::Kind k) {
+  std::size_t n = 0;
+  for (const auto& j : c.judgements)
+    n += j.rule == RuleId::stack_setting && j.setting.kind == k ? 1 : 0;
+  return n;
+}
+
+std::vector<std::int64_t> doubling(std::int64_t first, std::size_t n, std::int64_t add = 0) {
+  std::vector<std::int64_t> w;
+  for (std::size_t k = 0; k < n; ++k) w.push_back((first << k) + add);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("SYN schedules: FreeBSD and Darwin 1,1,1,1,1,2,4 (tcp_syn_backoff); Windows doubles from the first") {
+  // Five waits of the initial 1 s, then 2 s, 4 s: every one on time.
+  const std::vector<std::int64_t> bsd{1'000'000, 1'000'000, 1'000'000, 1'000'000, 1'000'000, 2'000'000, 4'000'000};
+  for (const char* p : {"freebsd", "macos"}) {
+    CAPTURE(p);
+    const auto c = settle_syn(syn_chain(bsd), p);
+    CHECK(all_ok(c));
+    CHECK(c.judgements.empty());
+  }
+  // Windows (no linear SYN expiries): 1, 2, 4 s.
+  const auto w = settle_syn(syn_chain({1'000'000, 2'000'000, 4'000'000}), "windows");
+  CHECK(all_ok(w));
+  CHECK(w.judgements.empty());
+  // Linux 6.5+ (tcp_syn_linear_timeouts 4): the same schedule as the BSDs,
+  // by default: no setting to note.
+  const auto l = settle_syn(syn_chain(bsd), "linux");
+  CHECK(all_ok(l));
+  CHECK(l.judgements.empty());
+  // tcp_syn_linear_timeouts up to 16: eleven waits of 1 s, then 2 s and
+  // 4 s, need 10 linear expiries: a setting (INFO), no departure. (The flat
+  // part alone reads as tcp_rto_max_ms = 1 s as well; the doubling after it
+  // refutes that.)
+  std::vector<std::int64_t> w12(11, 1'000'000);
+  w12.push_back(2'000'000);
+  w12.push_back(4'000'000);
+  const auto l12 = settle_syn(syn_chain(w12), "linux");
+  CHECK(count(l12, RuleId::rfc6298_5_5) == 0);
+  CHECK(all_ok(l12));
+}
+
+TEST_CASE("Windows InitialRto: a first SYN expiry at 3 s is the setting (1 s to 3 s), not late") {
+  const auto c = settle_syn(syn_chain({3'000'000}), "windows");
+  REQUIRE(c.records.size() == 1);
+  CHECK(c.records[0].verdict == replay::Verdict::ok);
+  CHECK(settings(c, replay::SettingUse::Kind::initial_rto) == 1);
+}
+
+TEST_CASE("RFC6298-2.5 caps: FreeBSD and Darwin 64 s (TCPTV_REXMTMAX), Windows at least 60 s") {
+  // RTO 1 s doubling to the cap, plus the slop of 200 ms at every arm:
+  // 1.2, 2.2, 4.2, ..., 32.2, then 64.2 s twice.
+  for (const char* p : {"freebsd", "macos"}) {
+    CAPTURE(p);
+    auto w = doubling(1'000'000, 7, 200'000);
+    w.push_back(64'200'000);
+    const auto c = settle(chain(w, 1'000'000), p);
+    CHECK(all_ok(c));
+    CHECK(c.judgements.empty());
+  }
+  // Windows: 1, 2, ..., 32 s, then 60 s twice: 2.5's least maximum.
+  auto w = doubling(1'000'000, 6);
+  w.push_back(60'000'000);
+  w.push_back(60'000'000);
+  const auto c = settle(chain(w, 1'000'000), "windows");
+  CHECK(all_ok(c));
+  CHECK(c.judgements.empty());
+}
+
+TEST_CASE("Linux tcp_rto_max_ms: a cap from 1 s to 120 s is a setting, below 60 s an INFO, not 2.5") {
+  // RTO 400 ms (on time: Linux's wheel fires it in [400, 458.8] ms), then
+  // 800 ms and two waits of 1 s: held at a cap of about 1 s, the least
+  // tcp_rto_max_ms allows.
+  const auto one = settle(chain({400'000, 800'000, 1'000'000, 1'000'000}, 400'000), "linux");
+  CHECK(count(one, RuleId::rfc6298_2_5) == 0);
+  CHECK(settings(one, replay::SettingUse::Kind::max_rto) == 1);
+  // 400 ms doubling to 51.2 s, then 90 s twice: above TCP_RTO_MAX's 60 s
+  // floor of 2.5, below 120 s: the setting again.
+  auto w = doubling(400'000, 8);
+  w.push_back(90'000'000);
+  w.push_back(90'000'000);
+  const auto ninety = settle(chain(w, 400'000), "linux");
+  CHECK(count(ninety, RuleId::rfc6298_5_5) == 0);
+  CHECK(settings(ninety, replay::SettingUse::Kind::max_rto) == 1);
+}
+
+TEST_CASE("Linux thin streams: 6 linear expiries (TCP_THIN_LINEAR_RETRIES) before doubling") {
+  // Fewer than 4 segments in flight: 7 waits of 400 ms (the first and 6
+  // that keep the RTO), then 800 ms.
+  auto c = chain({400'000, 400'000, 400'000, 400'000, 400'000, 400'000, 400'000, 800'000}, 400'000);
+  for (auto& x : c) x.thin = true;
+  const auto s = settle(c, "linux");
+  CHECK(count(s, RuleId::rfc6298_5_5) == 0);
+  CHECK(settings(s, replay::SettingUse::Kind::thin_linear) == 1);
+  CHECK(all_ok(s));
+}

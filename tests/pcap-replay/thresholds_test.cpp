@@ -114,3 +114,186 @@ TEST_CASE("kOldTsvalTicks: a repeat 2 TSval ticks older than the newest sent is 
   CHECK(count(client(resent), SendKind::out_of_order) == 0);
   CHECK(count(client(resent), SendKind::timeout) == 1);
 }
+
+namespace {
+
+// Captured away from the client: the client's ACK of the SYN-ACK comes 10 ms
+// after the capture saw the SYN-ACK (the capture-to-sender round trip d,
+// over kCaptureAtSender). [1,1001) at 200 ms, acknowledged at 300 ms;
+// [1001,2001) and [2001,3001) at 400 ms; the ACK of 2001 at 500 ms.
+Scenario away_from_sender() {
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({110 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  s.data(200 * ms, 1);
+  s.ack(300 * ms, 1001);
+  s.data(400 * ms, 1001);
+  s.data(400 * ms + 10, 2001);
+  s.ack(500 * ms, 2001);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("kAckClockMin and kAckClockBand: away from the sender, a response within d x 3/2 + 2 ms of the peer") {
+  // d = 10 ms: the capture sees the sender's response to the ACK at 500 ms
+  // up to 10 x (1 + 1/2) + 2 = 17 ms later. 2001 resent at 517 ms answers
+  // it (fast); at 517.001 ms it does not, and it comes 2.001 ms after the
+  // timer's restart (the ACK reached the sender by 515 ms at the latest):
+  // no quiet period, no timer (unclassified).
+  Scenario in = away_from_sender();
+  in.data(517 * ms, 2001);
+  auto r = analyze(in, "ack-clock-away-in", Profile::rfc6298);
+  CHECK(count(client(r), SendKind::fast) == 1);
+  CHECK(count(client(r), SendKind::unclassified) == 0);
+  Scenario out = away_from_sender();
+  out.data(517 * ms + 1, 2001);
+  auto o = analyze(out, "ack-clock-away-out", Profile::rfc6298);
+  CHECK(count(client(o), SendKind::fast) == 0);
+  CHECK(count(client(o), SendKind::unclassified) == 1);
+}
+
+TEST_CASE("kCaptureAtSender: a handshake response within 1 ms means the capture is at the sender") {
+  // The client's ACK `d` after the SYN-ACK. Samples: the handshake's
+  // 100 ms, then [1,1001) sent at 200 ms, acknowledged at 300 ms. At the
+  // sender (d <= 1 ms) both are 100 ms: SRTT 100 ms. Away from it (d =
+  // 1.001 ms) the second is corrected by d: 101.001 ms, SRTT
+  // 7/8 x 100 + 1/8 x 101.001 = 100.125 ms.
+  const auto make = [](std::int64_t d) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({100 * ms + d, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+    s.data(200 * ms, 1);
+    s.ack(300 * ms, 1001);
+    return s;
+  };
+  auto at = analyze(make(1000), "at-sender", Profile::rfc6298);
+  REQUIRE(client(at).srtt);
+  CHECK(us(*client(at).srtt) == 100'000);
+  auto away = analyze(make(1001), "away", Profile::rfc6298);
+  REQUIRE(client(away).srtt);
+  CHECK(us(*client(away).srtt) >= 100'125);
+  CHECK(us(*client(away).srtt) <= 100'126);
+}
+
+TEST_CASE("kAckClockMin: a server's SYN-ACK within 2 ms of the client's SYN again answers it") {
+  // Client SYN at 0, SYN-ACK 0.1 ms later (the capture is at the server),
+  // the client's SYN again at 1000 ms (its timer), the server's SYN-ACK
+  // again `gap` later. Within 2 ms: a reply (tcp_check_req); 2.001 ms:
+  // the SYN-ACK's own timer (1001.9 ms after the first: on time).
+  const auto make = [](std::int64_t gap) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+    s.pkts.push_back({100, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({1000 * ms, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+    s.pkts.push_back({1000 * ms + gap, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({1100 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+    return s;
+  };
+  auto in = analyze(make(2 * ms), "synack-reply-in", Profile::rfc6298);
+  const auto& server_in = in.flows.at(0).senders[1];
+  CHECK(count(server_in, SendKind::syn_reply) == 1);
+  CHECK(count(server_in, SendKind::syn_timeout) == 0);
+  auto out = analyze(make(2 * ms + 1), "synack-reply-out", Profile::rfc6298);
+  const auto& server_out = out.flows.at(0).senders[1];
+  CHECK(count(server_out, SendKind::syn_reply) == 0);
+  CHECK(count(server_out, SendKind::syn_timeout) == 1);
+}
+
+TEST_CASE("kReorderWindowFloor: a hole filled within max(3 ms, handshake RTT) of the segment beyond it is reordering") {
+  // Handshake RTT 0.51 ms: the window is its floor, 3 ms. [2001,3001) at
+  // 20 ms leaves the hole [1001,2001); [1001,2001) 3 ms later is a first
+  // transmission seen out of order; 3.001 ms later it is sent again (with
+  // no cause the capture shows: 3.001 ms after the timer started).
+  const auto make = [](std::int64_t after) {
+    Scenario s;
+    s.handshake(0, 500);
+    s.data(10 * ms, 1);
+    s.ack(11 * ms, 1001);
+    s.data(20 * ms, 2001);
+    s.data(20 * ms + after, 1001);
+    return s;
+  };
+  auto in = analyze(make(3 * ms), "reorder-floor-in", Profile::rfc6298);
+  CHECK(count(client(in), SendKind::out_of_order) == 1);
+  auto out = analyze(make(3 * ms + 1), "reorder-floor-out", Profile::rfc6298);
+  CHECK(count(client(out), SendKind::out_of_order) == 0);
+  CHECK(count(client(out), SendKind::unclassified) == 1);
+}
+
+TEST_CASE("kSameIdWindow and kNoIdWindow: the same datagram captured twice") {
+  // base_scenario's [1001,2001) at 400 ms (packet 5) captured again `after`
+  // later (packet 7). With the same IPv4 ID (4242): one datagram up to
+  // 10 ms apart. With ID 0 and no TSval: up to 200 us, no peer segment
+  // between. Beyond, the sender sent it again.
+  const auto make = [](std::int64_t after, std::uint16_t id) {
+    Scenario s = base_scenario();
+    s.data(400 * ms + after, 1001);
+    if (id != 0) s.ip_id = {{5, id}, {7, id}};
+    return s;
+  };
+  CHECK(analyze(make(10 * ms, 4242), "same-id-in", Profile::rfc6298).flows.at(0).capture_duplicates == 1);
+  CHECK(analyze(make(10 * ms + 1, 4242), "same-id-out", Profile::rfc6298).flows.at(0).capture_duplicates == 0);
+  CHECK(analyze(make(200, 0), "no-id-in", Profile::rfc6298).flows.at(0).capture_duplicates == 1);
+  CHECK(analyze(make(201, 0), "no-id-out", Profile::rfc6298).flows.at(0).capture_duplicates == 0);
+}
+
+namespace {
+
+// TSval 1 per ms on the client (from 1000 at the SYN), 5000 on at the
+// server; base_scenario's times.
+Scenario with_timestamps() {
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 1100u, 5000u, {}});
+  s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1200u, 5000u, {}});
+  s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, 5200u, 1200u, {}});
+  s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5200u, {}});
+  s.pkts.push_back({400 * ms + 10, true, 2001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5200u, {}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("kTsClockMinSpan: the TSval clock's rate is fitted over 200 ms at least") {
+  // The client's TSvals span 199 ms (SYN at 0, last segment at 199 ms):
+  // no rate; 200 ms: 200 ticks, 1000 Hz.
+  const auto make = [](std::int64_t last_ms) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+    s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 1100u, 5000u, {}});
+    s.pkts.push_back({last_ms * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000,
+                      static_cast<std::uint32_t>(1000 + last_ms), 5000u, {}});
+    return s;
+  };
+  CHECK_FALSE(client(analyze(make(199), "ts-span-199", Profile::rfc6298)).inferred.tsval_hz.has_value());
+  const auto r = analyze(make(200), "ts-span-200", Profile::rfc6298);
+  REQUIRE(client(r).inferred.tsval_hz.has_value());
+  CHECK(*client(r).inferred.tsval_hz == 1000.0);
+}
+
+TEST_CASE("kClockDisagreeTicks: the TSval clock overrides the capture's wait only beyond 2 ticks") {
+  // The expiry at 1400 ms, 1000 ms after the timer's start on the capture
+  // clock. Its TSval `ts` is 1002 ticks after the start's 1400 (1 kHz):
+  // [1000, 1004] ms within 2 ticks, which holds 1000 ms: the capture's
+  // wait stands. At 1003 ticks, [1001, 1005] ms: the clocks disagree, the
+  // sender's own clock is read.
+  const auto make = [](std::uint32_t ts) {
+    Scenario s = with_timestamps();
+    s.pkts.push_back({1400 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, ts, 5200u, {}});
+    return s;
+  };
+  auto agree = analyze(make(2402), "ts-agree", Profile::rfc6298);
+  REQUIRE(client(agree).timeouts.size() == 1);
+  CHECK(point_us(client(agree).timeouts[0].wait) == 1'000'000);
+  CHECK(client(agree).timeouts[0].clock == replay::ClockUsed::capture);
+  auto differ = analyze(make(2403), "ts-differ", Profile::rfc6298);
+  REQUIRE(client(differ).timeouts.size() == 1);
+  CHECK(client(differ).timeouts[0].clock == replay::ClockUsed::tsval);
+  CHECK(us(client(differ).timeouts[0].wait.lo) == 1'001'000);
+  CHECK(us(client(differ).timeouts[0].wait.hi) == 1'005'000);
+}
