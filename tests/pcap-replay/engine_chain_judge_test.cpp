@@ -281,3 +281,20 @@ TEST_CASE("Linux thin streams: 6 linear expiries (TCP_THIN_LINEAR_RETRIES) befor
   CHECK(settings(s, replay::SettingUse::Kind::thin_linear) == 1);
   CHECK(all_ok(s));
 }
+
+TEST_CASE("probe readings: up to three maybe-probes of a chain are weighed, each as probe and as expiry") {
+  // Two repeats of the lone segment at a probe's time (frames 10, 11),
+  // then an expiry (12): waits 1, 2, 4 s. Read as expiries, the three
+  // double exactly; a probe re-arms the RTO undoubled, so read as probes
+  // the wait after each (4 s after 1 s, 4 s after 2 s) fits neither. Both
+  // are weighed (kMaxProbeReadings = 3) and read as expiries.
+  auto c = chain({1'000'000, 2'000'000, 4'000'000}, 1'000'000);
+  c[0].maybe_probe = c[1].maybe_probe = true;
+  const auto s = settle(c, "linux");
+  REQUIRE(s.kinds.size() == 2);
+  for (const auto& [frame, kind] : s.kinds) {
+    CAPTURE(frame);
+    CHECK(kind == replay::SendKind::timeout);
+  }
+  CHECK(s.judgements.empty());
+}

@@ -297,3 +297,21 @@ TEST_CASE("kClockDisagreeTicks: the TSval clock overrides the capture's wait onl
   CHECK(us(client(differ).timeouts[0].wait.lo) == 1'001'000);
   CHECK(us(client(differ).timeouts[0].wait.hi) == 1'005'000);
 }
+
+TEST_CASE("kTsRateTolerancePercent: a fitted TSval rate within 5 % of a common one snaps to it") {
+  // Over 10 s, 10 400 ticks: 1040 Hz, 4 % from 1000 Hz (allowed: 5 % plus
+  // one tick at each end, 2 / 10 s = 0.2 Hz): 1000 Hz. 10 530 ticks,
+  // 1053 Hz, is 5.3 % off: no common rate, none read.
+  const auto make = [](std::uint32_t ticks) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+    s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 1104u, 5000u, {}});
+    s.pkts.push_back({10'000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1000 + ticks, 5000u, {}});
+    return s;
+  };
+  const auto snapped = analyze(make(10'400), "ts-rate-1040", Profile::rfc6298);
+  REQUIRE(client(snapped).inferred.tsval_hz.has_value());
+  CHECK(*client(snapped).inferred.tsval_hz == 1000.0);
+  CHECK_FALSE(client(analyze(make(10'530), "ts-rate-1053", Profile::rfc6298)).inferred.tsval_hz.has_value());
+}
