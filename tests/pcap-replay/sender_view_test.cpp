@@ -197,3 +197,17 @@ TEST_CASE("a segment first seen inside a hole: reordered when sent before what l
     CHECK(retransmissions(client(r)) == 1);
   }
 }
+
+TEST_CASE("an ACK the sender answered (new data within the ACK clock's 2 ms) was received: a resend of what it acknowledged is spurious") {
+  // A [1,1001) at 1000 ms, B [1001,2001) at 1010 ms; the ACK of A at
+  // 1100 ms (frame 6); C [2001,3001) 1 ms after it: the sender's response
+  // to that very ACK, so it had it. A again at 2000 ms repeats
+  // acknowledged data: spurious, not an expiry timed from before the ACK.
+  Scenario s = unheard_ack(true, 2000);
+  s.pkts.insert(s.pkts.begin() + 6, Pkt{1101 * ms, true, 2001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  auto r = analyze(s, "answered-ack", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::spurious) == 1);
+  CHECK(c.timeouts.empty());
+  CHECK(with_topic(c, Topic::ack_unheard) == nullptr);
+}
