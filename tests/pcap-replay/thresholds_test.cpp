@@ -315,3 +315,35 @@ TEST_CASE("kTsRateTolerancePercent: a fitted TSval rate within 5 % of a common o
   CHECK(*client(snapped).inferred.tsval_hz == 1000.0);
   CHECK_FALSE(client(analyze(make(10'530), "ts-rate-1053", Profile::rfc6298)).inferred.tsval_hz.has_value());
 }
+
+TEST_CASE("kAckClockHistory: a response is matched against the peer's latest 32 segments") {
+  // Captured away from the client (d = 10 ms: a response shows up within
+  // 10 x 3/2 + 2 = 17 ms). TSvals 1 per ms. The server sends `n` data
+  // segments 0.1 ms apart from 1000 ms (TSvals 6000, 6001, ...); at
+  // 1017.05 ms the client resends [1001,2001) echoing TSval 6000: it had
+  // received the first of them. With 32 kept, that one is found: 17.05 ms
+  // later, no response (the timer's: 617.05 ms after its start at 400 ms,
+  // early). With 33, the first is gone: the oldest kept, 0.1 ms later,
+  // bounds what it heard from below: 16.95 ms, a response (fast).
+  const auto make = [](std::uint32_t n) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+    s.pkts.push_back({110 * ms, true, 1, 1, wire::kAck, 0, 1110u, 5000u, {}});
+    s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1200u, 5000u, {}});
+    s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, 5300u, 1200u, {}});
+    s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5300u, {}});
+    s.pkts.push_back({400 * ms + 10, true, 2001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5300u, {}});
+    for (std::uint32_t k = 0; k < n; ++k)
+      s.pkts.push_back({1000 * ms + 100 * k, false, 1 + 100 * k, 1001, wire::kAck | wire::kPsh, 100, 6000u + k,
+                        1400u, {}});
+    s.pkts.push_back({1017 * ms + 50, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 2017u, 6000u, {}});
+    return s;
+  };
+  auto kept = analyze(make(32), "ack-history-32", Profile::rfc6298);
+  CHECK(count(client(kept), SendKind::timeout) == 1);
+  CHECK(count(client(kept), SendKind::fast) == 0);
+  auto gone = analyze(make(33), "ack-history-33", Profile::rfc6298);
+  CHECK(count(client(gone), SendKind::timeout) == 0);
+  CHECK(count(client(gone), SendKind::fast) == 1);
+}
