@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "replay_scenario.hpp"
 
 using namespace replaytest;
@@ -346,4 +348,55 @@ TEST_CASE("kAckClockHistory: a response is matched against the peer's latest 32 
   auto gone = analyze(make(33), "ack-history-33", Profile::rfc6298);
   CHECK(count(client(gone), SendKind::timeout) == 0);
   CHECK(count(client(gone), SendKind::fast) == 1);
+}
+
+namespace {
+
+// A host's queue flushed at once (host_activity.hpp), shown by a late ACK:
+// the server's data [1,101) at 150 ms; the client sends A [1,1001) at
+// 200 ms (acknowledged at 300 ms), then nothing until its pure ACK of the
+// server's data at 200 ms + `silence`; B [1001,2001) `b_after` later
+// starts the timer; B again 200 ms after that. The ACK comes over
+// kDelayedAckMax (500 ms) after the data it acknowledges arrived
+// (`ack_delay`): it was held in the client's queue, and so, when the
+// client was silent kFlushSilence (500 ms) before it, was everything it
+// sent within kFlushWindow (5 ms) of it. B's first send is then no send
+// time (it left earlier): the wait is 200 ms or more, which holds the RTO
+// without the 2.4 floor (250 ms: cannot tell). Otherwise 200 ms is below
+// even that (250 less 10 % and 1 ms: 224 ms): 5.3 broken (MUST).
+Scenario flushed(std::int64_t silence, std::int64_t b_after, std::int64_t ack_delay) {
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  const std::int64_t ack_at = 200 * ms + silence;
+  s.pkts.push_back({ack_at - ack_delay, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.data(200 * ms, 1);
+  s.ack(300 * ms, 1001);
+  s.pkts.push_back({ack_at, true, 1001, 101, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({ack_at + b_after, true, 1001, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({ack_at + b_after + 200 * ms, true, 1001, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  std::stable_sort(s.pkts.begin(), s.pkts.end(), [](const Pkt& a, const Pkt& b) { return a.t_us < b.t_us; });
+  return s;
+}
+
+std::size_t must_count(const Scenario& s, const std::string& name) {
+  auto r = analyze(s, name, Profile::rfc6298);
+  REQUIRE(client(r).timeouts.size() == 1);
+  return musts(client(r));
+}
+
+}  // namespace
+
+TEST_CASE("kFlushSilence: a burst after 500 ms of silence, not 499.999 ms") {
+  CHECK(must_count(flushed(500 * ms, 1 * ms, 550 * ms), "flush-silence-in") == 0);
+  CHECK(must_count(flushed(500 * ms - 1, 1 * ms, 550 * ms), "flush-silence-out") == 1);
+}
+
+TEST_CASE("kFlushWindow: the burst is what the host sent within 5 ms of its first packet") {
+  CHECK(must_count(flushed(600 * ms, 5 * ms, 650 * ms), "flush-window-in") == 0);
+  CHECK(must_count(flushed(600 * ms, 5 * ms + 1, 650 * ms), "flush-window-out") == 1);
+}
+
+TEST_CASE("kDelayedAckMax: an ACK first acknowledging data over 500 ms old was held") {
+  CHECK(must_count(flushed(600 * ms, 1 * ms, 500 * ms + 1), "late-ack-in") == 0);
+  CHECK(must_count(flushed(600 * ms, 1 * ms, 500 * ms), "late-ack-out") == 1);
 }
