@@ -400,3 +400,33 @@ TEST_CASE("kDelayedAckMax: an ACK first acknowledging data over 500 ms old was h
   CHECK(must_count(flushed(600 * ms, 1 * ms, 500 * ms + 1), "late-ack-in") == 0);
   CHECK(must_count(flushed(600 * ms, 1 * ms, 500 * ms), "late-ack-out") == 1);
 }
+
+TEST_CASE("kPeerDataHistory: the late ACK is matched against the peer's latest 64 data segments") {
+  // As kDelayedAckMax's case (silence 600 ms), but the server sends `n`
+  // segments of 10 bytes: the first 650 ms before the client's ACK of all
+  // of them, the others 100 ms before it. With 64 kept the first is the
+  // oldest the ACK first acknowledges: held (no MUST). With 65 the first is
+  // forgotten, the oldest kept is 100 ms old: no evidence, 5.3 broken.
+  const auto make = [](std::uint32_t n) {
+    Scenario s = flushed(600 * ms, 1 * ms, 650 * ms);
+    // flushed()'s one server segment [1,101) becomes n segments [1 + 10k, 11 + 10k).
+    const std::int64_t ack_at = 800 * ms;
+    std::vector<Pkt> out;
+    for (const Pkt& p : s.pkts) {
+      if (!p.from_client && p.len == 100) {
+        for (std::uint32_t k = 0; k < n; ++k)
+          out.push_back({k == 0 ? ack_at - 650 * ms : ack_at - 100 * ms + k, false, 1 + 10 * k, 1,
+                         wire::kAck | wire::kPsh, 10, {}, {}, {}});
+        continue;
+      }
+      Pkt q = p;
+      if (q.from_client && q.rel_ack == 101) q.rel_ack = 1 + 10 * n;
+      out.push_back(q);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Pkt& a, const Pkt& b) { return a.t_us < b.t_us; });
+    s.pkts = out;
+    return s;
+  };
+  CHECK(must_count(make(64), "peer-history-64") == 0);
+  CHECK(must_count(make(65), "peer-history-65") == 1);
+}
