@@ -430,3 +430,60 @@ TEST_CASE("kPeerDataHistory: the late ACK is matched against the peer's latest 6
   CHECK(must_count(make(64), "peer-history-64") == 0);
   CHECK(must_count(make(65), "peer-history-65") == 1);
 }
+
+TEST_CASE("kFlushHeld: a segment its TSval shows held 100 ms marks its host's burst, other connections' frames too") {
+  // Two connections of the client host 198.18.0.1. Connection 1 (port
+  // 40000, TSval 1 per ms, the rate fitted over 0..300 ms) is silent from
+  // 300 ms; at 1000 ms it sends a pure ACK whose TSval is `held` ms behind
+  // the capture. Connection 2 (port 40001, no timestamps: its handshake at
+  // 0/100 ms, [1,1001) at 200 ms acknowledged at 300 ms) sends [1001,2001)
+  // at 1001 ms, within kFlushWindow of that ACK, and again 200 ms later. The
+  // host was silent 700 ms: a burst. Held 100 ms (kFlushHeld): flushed, the
+  // 200 ms wait starts at no send time (cannot tell against the floorless
+  // 250 ms); held 99 ms: no evidence, 200 ms < 224 ms: 5.3 broken (MUST).
+  const auto make = [](std::uint32_t held) {
+    Scenario one;
+    one.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+    one.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+    one.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 1100u, 5000u, {}});
+    one.pkts.push_back({300 * ms, true, 1, 1, wire::kAck | wire::kPsh, 100, 1300u, 5000u, {}});
+    one.pkts.push_back({400 * ms, false, 1, 101, wire::kAck, 0, 5400u, 1300u, {}});
+    one.pkts.push_back({1000 * ms, true, 101, 1, wire::kAck, 0, 2000u - held, 5400u, {}});
+    Scenario two;
+    two.handshake(0, 100 * ms);
+    two.data(200 * ms, 1);
+    two.ack(300 * ms, 1001);
+    two.data(1001 * ms, 1001);
+    two.data(1201 * ms, 1001);
+    std::vector<std::pair<std::int64_t, Bytes>> all;
+    for (const Pkt& p : one.pkts) all.emplace_back(p.t_us, one.packet(p));
+    for (const Pkt& p : two.pkts) {
+      Bytes b = two.packet(p);
+      // Connection 2: the client's port 40001 (bytes 20-21 or 22-23 of the
+      // IPv4 packet), its checksum made again.
+      b[p.from_client ? 21 : 23] = static_cast<std::uint8_t>(40001 & 0xff);
+      b[36] = b[37] = 0;
+      const std::array<std::uint8_t, 4> c{198, 18, 0, 1}, srv{198, 18, 0, 2};
+      wire::fill_tcp_checksum_v4(p.from_client ? c : srv, p.from_client ? srv : c, std::span(b).subspan(20));
+      all.emplace_back(p.t_us, b);
+    }
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<testcommon::Record> recs;
+    for (auto& [t, b] : all)
+      recs.push_back({static_cast<std::uint32_t>(1'700'000'000 + t / 1'000'000), static_cast<std::uint32_t>(t % 1'000'000),
+                      b, 0});
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("rto-flush-held-" + std::to_string(::getpid()) + "-" + std::to_string(held) + ".pcap");
+    const Bytes file = testcommon::pcap_file(testcommon::kPcapMagicMicros, 101, recs);
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()),
+                                                static_cast<std::streamsize>(file.size()));
+    auto r = analyze(path.string(), Profile::rfc6298);
+    std::filesystem::remove(path);
+    REQUIRE(r.flows.size() == 2);
+    const auto& second = r.flows[0].senders[0].timeouts.empty() ? r.flows[1].senders[0] : r.flows[0].senders[0];
+    REQUIRE(second.timeouts.size() == 1);
+    return musts(second);
+  };
+  CHECK(make(100) == 0);
+  CHECK(make(99) == 1);
+}
