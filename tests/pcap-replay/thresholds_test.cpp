@@ -487,3 +487,22 @@ TEST_CASE("kFlushHeld: a segment its TSval shows held 100 ms marks its host's bu
   CHECK(make(100) == 0);
   CHECK(make(99) == 1);
 }
+
+TEST_CASE("kMinTimerWait: a repeat within 5 ms of the sender's previous segment, nothing from the peer between, had no quiet period") {
+  // base_scenario: the timer started at 400 ms. New data [3001,4001) at
+  // 1400 ms - `gap`, then 1001 resent at 1400 ms (1 s after the start: on
+  // time for the RTO). 4.999 ms after the new data: back to back, no timer
+  // ran (unclassified); 5 ms: the expiry.
+  const auto make = [](std::int64_t gap) {
+    Scenario s = base_scenario();
+    s.data(1400 * ms - gap, 3001);
+    s.data(1400 * ms, 1001);
+    return s;
+  };
+  auto b2b = analyze(make(5 * ms - 1), "b2b-4999", Profile::rfc6298);
+  CHECK(count(client(b2b), SendKind::unclassified) == 1);
+  CHECK(count(client(b2b), SendKind::timeout) == 0);
+  auto quiet = analyze(make(5 * ms), "b2b-5000", Profile::rfc6298);
+  CHECK(count(client(quiet), SendKind::unclassified) == 0);
+  CHECK(count(client(quiet), SendKind::timeout) == 1);
+}
