@@ -54,13 +54,19 @@
 #     kLivePollWait): not on the verdict path.
 #   - kUnheardKept: when a sender model is created, never what it concludes
 #     (its comment; a model replays the segments it missed).
-#   - kDoublingFloorNum/Den: read only by describe_thresholds() (the report's
-#     explanatory line); no verdict uses it (see the comment there).
+#   - kDoublingFloorNum/Den: read only by describe_thresholds(), whose line in
+#     every report says "a doubling is never accepted below 5/4 x the
+#     previous wait"; no verdict applies it (under rfc6298 an inferred slop
+#     of 200 ms accepts 250, 300, 400 ms: 1.2 x). Mutating it changes text only.
 #   - kLateFactorNum/Den, kRfcMinMaxRto: the analysis uses
 #     engine/judge_limits.hpp's kLateFactor and kRfcMinMaxRto (mutated below).
 #   - kProbeWasRtoNum/Den, kWheelLateNum/Den, kAdditiveAgreement: not read
 #     anywhere (the chain judge weighs probe readings by fit, lateness.cpp
 #     has the wheel's own constants).
+# Left out of stack_profile.cpp: the Linux rto_min setting's upper end
+# (Tunable::hi, the default 200 ms) is read nowhere (estimator_readings.cpp
+# takes the least setting, Tunable::lo, as the floorless reading's floor; no
+# report prints hi): changing it cannot change any output.
 set -u
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e 's/^# \{0,1\}//' -e '/^set -u/d'; }
@@ -149,7 +155,6 @@ linux-rearm-head ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{2
 linux-floor-mode ;; pcap-replay/src/analysis/stack_profile.cpp ;; FloorMode::on_variance, Fallback57::only_without_handshake_sample ;; FloorMode::on_sum, Fallback57::only_without_handshake_sample ;; Linux floor on the variance term -> on the sum
 linux-fallback-57 ;; pcap-replay/src/analysis/stack_profile.cpp ;; FloorMode::on_variance, Fallback57::only_without_handshake_sample ;; FloorMode::on_variance, Fallback57::rfc ;; Linux 5.7 only without a handshake sample -> as RFC 6298
 linux-min-tunable-lo ;; pcap-replay/src/analysis/stack_profile.cpp ;; tcp_rto_min_us)", microseconds{1}, ;; tcp_rto_min_us)", microseconds{5'000}, ;; Linux rto_min setting's least 1 us -> 5 ms
-linux-min-tunable-hi ;; pcap-replay/src/analysis/stack_profile.cpp ;;      microseconds{200'000}, 0}, ;;      microseconds{150'000}, 0}, ;; Linux rto_min setting's default 200 ms -> 150 ms
 linux-max-tunable-lo ;; pcap-replay/src/analysis/stack_profile.cpp ;; tcp_rto_max_ms", microseconds{1'000'000}, ;; tcp_rto_max_ms", microseconds{2'000'000}, ;; Linux tcp_rto_max_ms least 1 s -> 2 s
 linux-max-tunable-hi ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{1'000'000}, microseconds{120'000'000}, 0}, ;; microseconds{1'000'000}, microseconds{60'000'000}, 0}, ;; Linux tcp_rto_max_ms most 120 s -> 60 s
 linux-thin-linear ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{0}, microseconds{0}, 6}, ;; microseconds{0}, microseconds{0}, 4}, ;; Linux thin-stream linear timeouts 6 -> 4
