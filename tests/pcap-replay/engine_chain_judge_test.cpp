@@ -298,3 +298,14 @@ TEST_CASE("probe readings: up to three maybe-probes of a chain are weighed, each
   }
   CHECK(s.judgements.empty());
 }
+
+TEST_CASE("Linux TCP_RTO_MAX: a chain held at 120 s is the default, no setting") {
+  // include/net/tcp.h TCP_RTO_MAX = 120 s: 400 ms doubling to 102.4 s, then
+  // 120 s twice (the cap: 204.8 s capped).
+  auto w = doubling(400'000, 9);
+  w.push_back(120'000'000);
+  w.push_back(120'000'000);
+  const auto c = settle(chain(w, 400'000), "linux");
+  CHECK(all_ok(c));
+  CHECK(c.judgements.empty());
+}
