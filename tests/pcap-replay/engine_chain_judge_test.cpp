@@ -308,4 +308,14 @@ TEST_CASE("Linux TCP_RTO_MAX: a chain held at 120 s is the default, no setting")
   const auto c = settle(chain(w, 400'000), "linux");
   CHECK(all_ok(c));
   CHECK(c.judgements.empty());
+  // The kernel's RTO never exceeds it: a chain held at 150 s instead is
+  // not on time at a higher cap (120 s is known), and breaks no rule (a
+  // timer may fire late).
+  auto high = doubling(400'000, 9);
+  high.push_back(150'000'000);
+  high.push_back(150'000'000);
+  const auto h = settle(chain(high, 400'000), "linux");
+  REQUIRE(h.records.size() == 11);
+  CHECK(h.records[9].verdict != replay::Verdict::ok);
+  for (const auto& j : h.judgements) CHECK(j.outcome != Outcome::broken);
 }

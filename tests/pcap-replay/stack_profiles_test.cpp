@@ -62,3 +62,21 @@ TEST_CASE("Windows: MinRto 300 ms, accepted within 10 % + 1 ms") {
   CHECK(first_expiry("windows", 268 * ms) == Verdict::early);
   CHECK(first_expiry("windows", 331 * ms + 1) == Verdict::late);
 }
+
+TEST_CASE("Linux re-arms the RTO at a retransmission of the head (tcp_xmit_retransmit_queue)") {
+  // base_scenario: [1001,2001) and [2001,3001) at 400 ms start the timer.
+  // Three duplicate ACKs at 500, 501, 502 ms; the head resent 0.5 ms after
+  // the third (a fast retransmit). Linux re-arms the RTO there: the head
+  // resent again 300 ms later is an expiry timed from the fast retransmit
+  // (a point), not from 400 ms.
+  Scenario s = base_scenario();
+  for (std::int64_t t : {500, 501, 502}) s.ack(t * ms, 1001);
+  s.data(502 * ms + 500, 1001);
+  s.data(802 * ms + 500, 1001);
+  auto r = analyze(s, "linux-rearm-head", Profile::linux_kernel);
+  const auto& c = client(r);
+  CHECK(count(c, replay::SendKind::fast) == 1);
+  REQUIRE(c.timeouts.size() == 1);
+  CHECK(c.timeouts[0].armed_by == replay::ArmCause::head_retransmit);
+  CHECK(point_us(c.timeouts[0].wait) == 300'000);
+}
