@@ -63,10 +63,18 @@
 #   - kProbeWasRtoNum/Den, kWheelLateNum/Den, kAdditiveAgreement: not read
 #     anywhere (the chain judge weighs probe readings by fit, lateness.cpp
 #     has the wheel's own constants).
-# Left out of stack_profile.cpp: the Linux rto_min setting's upper end
-# (Tunable::hi, the default 200 ms) is read nowhere (estimator_readings.cpp
-# takes the least setting, Tunable::lo, as the floorless reading's floor; no
-# report prints hi): changing it cannot change any output.
+# Left out of stack_profile.cpp, as no test can tell (equivalent mutations):
+#   - the Linux rto_min setting's upper end (Tunable::hi, the default 200 ms)
+#     is read nowhere: estimator_readings.cpp takes the least setting as the
+#     floorless reading's floor, no report prints hi.
+#   - its least value (1 us): the floorless RTO it floors is below 5 ms only
+#     for RTTs below about 1 ms, and no wait under kMinTimerWait (5 ms) is a
+#     timer event; only the INFO note's value could move, never a verdict.
+#   - Linux's FloorMode and Fallback57: for the linux estimator variant the
+#     floor and 5.7 come from rto::Config::linux_default() (floor on the
+#     variance term, 3 s only without a handshake sample); FloorMode is read
+#     only with the rfc6298 variant, and the 5.7 note needs a 3 s fallback
+#     after a sample, which the linux variant never makes.
 set -u
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e 's/^# \{0,1\}//' -e '/^set -u/d'; }
@@ -152,9 +160,6 @@ linux-pto-exact ;; pcap-replay/src/analysis/stack_profile.cpp ;; ProbeRule{true,
 linux-cap-known ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{2'000}, true}, true, true, true, ;; microseconds{2'000}, true}, false, true, true, ;; Linux cap known -> not known
 linux-sack-rtt ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{2'000}, true}, true, true, true, ;; microseconds{2'000}, true}, true, false, true, ;; Linux samples SACKed data -> does not
 linux-rearm-head ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{2'000}, true}, true, true, true, ;; microseconds{2'000}, true}, true, true, false, ;; Linux re-arms from the head -> does not
-linux-floor-mode ;; pcap-replay/src/analysis/stack_profile.cpp ;; FloorMode::on_variance, Fallback57::only_without_handshake_sample ;; FloorMode::on_sum, Fallback57::only_without_handshake_sample ;; Linux floor on the variance term -> on the sum
-linux-fallback-57 ;; pcap-replay/src/analysis/stack_profile.cpp ;; FloorMode::on_variance, Fallback57::only_without_handshake_sample ;; FloorMode::on_variance, Fallback57::rfc ;; Linux 5.7 only without a handshake sample -> as RFC 6298
-linux-min-tunable-lo ;; pcap-replay/src/analysis/stack_profile.cpp ;; tcp_rto_min_us)", microseconds{1}, ;; tcp_rto_min_us)", microseconds{5'000}, ;; Linux rto_min setting's least 1 us -> 5 ms
 linux-max-tunable-lo ;; pcap-replay/src/analysis/stack_profile.cpp ;; tcp_rto_max_ms", microseconds{1'000'000}, ;; tcp_rto_max_ms", microseconds{2'000'000}, ;; Linux tcp_rto_max_ms least 1 s -> 2 s
 linux-max-tunable-hi ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{1'000'000}, microseconds{120'000'000}, 0}, ;; microseconds{1'000'000}, microseconds{60'000'000}, 0}, ;; Linux tcp_rto_max_ms most 120 s -> 60 s
 linux-thin-linear ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{0}, microseconds{0}, 6}, ;; microseconds{0}, microseconds{0}, 4}, ;; Linux thin-stream linear timeouts 6 -> 4
