@@ -319,3 +319,38 @@ TEST_CASE("Linux TCP_RTO_MAX: a chain held at 120 s is the default, no setting")
   CHECK(h.records[9].verdict != replay::Verdict::ok);
   for (const auto& j : h.judgements) CHECK(j.outcome != Outcome::broken);
 }
+
+TEST_CASE("RFC6298-3-karn a backoff collapsed after an ACK without a valid sample: broken, unless a SACK gave one") {
+  // 1 s, then 1 s again after an ACK of retransmitted data (no valid sample,
+  // section 3): the backoff must survive it, 2 s was due. After a SACK of
+  // never-retransmitted data a stack that samples it (Linux) had a valid
+  // sample: cannot tell.
+  auto c = chain({1'000'000, 1'000'000}, 1'000'000);
+  c[1].after_ambiguous_ack = true;
+  const auto karn = settle(c, "rfc6298");
+  CHECK(count(karn, RuleId::rfc6298_3_karn, Outcome::broken, 11) == 1);
+  c[1].after_sack_sample = true;
+  const auto sack = settle(c, "rfc6298");
+  CHECK(count(sack, RuleId::rfc6298_3_karn, Outcome::cannot_tell, 11) == 1);
+  CHECK(count(sack, RuleId::rfc6298_3_karn, Outcome::broken, 11) == 0);
+}
+
+TEST_CASE("the chain's RTO may be the replayed one less the tolerance (the sender's samples may differ)") {
+  // Replayed RTO 1 s; the sender's own may be as low as 1000 - 10 % - 1 =
+  // 899 ms. Waits 920 ms (on time) then 1840 ms: R in [899, 921] ms doubles
+  // to it.
+  const auto c = settle(chain({920'000, 1'840'000}, 1'000'000), "rfc6298");
+  CHECK(all_ok(c));
+  CHECK(c.judgements.empty());
+}
+
+TEST_CASE("RFC6298-2.4 a first wait in the floored RTO's window is on time, even where the floorless one's overlaps it") {
+  // RTO 1 s (floored), without the floor 950 ms: windows [899, 1101] and
+  // [854, 1046] ms overlap. 1000 ms is what the floored RTO gives: ok; it
+  // is "cannot tell" only when it reaches below 899 ms.
+  auto c = chain({1'000'000}, 1'000'000);
+  c[0].expect.floorless = Interval::point(microseconds{950'000});
+  const auto on_time = settle(c, "rfc6298");
+  CHECK(on_time.records[0].verdict == replay::Verdict::ok);
+  CHECK(on_time.judgements.empty());
+}
