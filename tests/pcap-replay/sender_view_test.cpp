@@ -211,3 +211,15 @@ TEST_CASE("an ACK the sender answered (new data within the ACK clock's 2 ms) was
   CHECK(c.timeouts.empty());
   CHECK(with_topic(c, Topic::ack_unheard) == nullptr);
 }
+
+TEST_CASE("a hole filled with B's TSval but a TSecr echoing the peer's SACK was sent after it: a retransmission") {
+  // As "the same TSval as B" above (1 ms after B, TSval 1100: the timing
+  // alone says reordering), but A echoes TSval 9900, the SACK's: the sender
+  // had received the SACK (sent after B, whose TSecr is 9000) when it sent
+  // A, so A is no first transmission seen late.
+  Scenario s = hole(1001 * ms, 1100);
+  s.pkts[7].tsecr = 9900u;
+  auto r = analyze(s, "hole-newer-tsecr", Profile::linux_kernel);
+  CHECK(count(client(r), SendKind::out_of_order) == 0);
+  CHECK(retransmissions(client(r)) == 1);
+}
