@@ -506,3 +506,15 @@ TEST_CASE("kMinTimerWait: a repeat within 5 ms of the sender's previous segment,
   CHECK(count(client(quiet), SendKind::unclassified) == 0);
   CHECK(count(client(quiet), SendKind::timeout) == 1);
 }
+
+TEST_CASE("RFC6298-3-karn away from the sender: an ACK that crossed a retransmission gives no sample") {
+  // d = 10 ms (away_from_sender): the ACK of 2001 captured at 500 ms
+  // reaches the sender by 510 ms. [1001,2001) resent at 505 ms, before
+  // that: the ACK the sender then gets covers a retransmission (Karn): one
+  // ambiguous ACK, and only the two samples before it (handshake, 1001).
+  Scenario s = away_from_sender();
+  s.data(505 * ms, 1001);
+  auto r = analyze(s, "karn-pending", Profile::rfc6298);
+  CHECK(client(r).ambiguous_acks == 1);
+  CHECK(client(r).samples_seq == 2);
+}
