@@ -145,7 +145,8 @@ $(OBJ)/tests/%.o: tests/%.cpp
 	$(CXX) $(CXXFLAGS) -Itests $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
 # White-box tests of internal parts of the analysis (FirstSegment, infer_settings).
 WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test node_pool_test flow_hash_test stable_queue_test \
-                  identity_rules_test scale_memory_test engine_probe_timer_test
+                  identity_rules_test scale_memory_test engine_probe_timer_test engine_chain_judge_test \
+                  engine_causes_test inference_thresholds_test
 $(patsubst %,$(OBJ)/tests/pcap-replay/%.o,$(WHITEBOX_TESTS)): CXXFLAGS += -Ipcap-replay/src
 
 $(OBJ)/bench/%.o: bench/%.cpp

@@ -220,3 +220,29 @@ TEST_CASE("Karn as the sender applies it: an ACK it processed after resending wh
   CHECK(client(after).samples_seq == 2);  // the handshake's and A's 50 ms
   CHECK(client(after).ambiguous_acks == 0);
 }
+
+TEST_CASE("an ACK the sender answered (new data within the ACK clock's 2 ms) was received: a resend of what it acknowledged is spurious") {
+  // A [1,1001) at 1000 ms, B [1001,2001) at 1010 ms; the ACK of A at
+  // 1100 ms (frame 6); C [2001,3001) 1 ms after it: the sender's response
+  // to that very ACK, so it had it. A again at 2000 ms repeats
+  // acknowledged data: spurious, not an expiry timed from before the ACK.
+  Scenario s = unheard_ack(true, 2000);
+  s.pkts.insert(s.pkts.begin() + 6, Pkt{1101 * ms, true, 2001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  auto r = analyze(s, "answered-ack", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::spurious) == 1);
+  CHECK(c.timeouts.empty());
+  CHECK(with_topic(c, Topic::ack_unheard) == nullptr);
+}
+
+TEST_CASE("a hole filled with B's TSval but a TSecr echoing the peer's SACK was sent after it: a retransmission") {
+  // As "the same TSval as B" above (1 ms after B, TSval 1100: the timing
+  // alone says reordering), but A echoes TSval 9900, the SACK's: the sender
+  // had received the SACK (sent after B, whose TSecr is 9000) when it sent
+  // A, so A is no first transmission seen late.
+  Scenario s = hole(1001 * ms, 1100);
+  s.pkts[7].tsecr = 9900u;
+  auto r = analyze(s, "hole-newer-tsecr", Profile::linux_kernel);
+  CHECK(count(client(r), SendKind::out_of_order) == 0);
+  CHECK(retransmissions(client(r)) == 1);
+}

@@ -1,7 +1,7 @@
 #pragma once
 // The named limits of the chain judge (chain_judge.cpp), each a property of
 // the evidence a reading needs, stated once and tested at its boundary
-// (tests/pcap-replay/chain_judge_test.cpp).
+// (tests/pcap-replay/engine_chain_judge_test.cpp).
 
 #include <chrono>
 #include <cstddef>
