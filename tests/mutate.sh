@@ -117,7 +117,7 @@ rack-window-floor ;; pcap-replay/src/analysis/engine/causes.cpp ;; std::max(*o.s
 old-tsval-ticks-up ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; >= static_cast<std::int32_t>(limits::kOldTsvalTicks)) ;; >= 3) ;; kOldTsvalTicks 2 -> 3
 old-tsval-ticks-down ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; >= static_cast<std::int32_t>(limits::kOldTsvalTicks)) ;; >= 1) ;; kOldTsvalTicks 2 -> 1
 reorder-window-floor ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; std::max(limits::kReorderWindowFloor, ;; std::max(microseconds{1'000}, ;; kReorderWindowFloor 3 ms -> 1 ms
-same-id-window ;; pcap-replay/src/analysis/capture_copy.cpp ;; return apart <= limits::kSameIdWindow; ;; return apart <= std::chrono::microseconds{5'000}; ;; kSameIdWindow 10 ms -> 5 ms: one datagram captured twice
+same-id-window ;; pcap-replay/src/analysis/capture_copy.cpp ;; return apart <= limits::kSameIdWindow; ;; return apart <= std::chrono::microseconds{50'000}; ;; kSameIdWindow 100 ms -> 50 ms: one datagram captured twice
 no-id-window ;; pcap-replay/src/analysis/capture_copy.cpp ;; : limits::kNoIdWindow); ;; : std::chrono::microseconds{100}); ;; kNoIdWindow 200 us -> 100 us
 rfc-min-rto-inferred ;; pcap-replay/src/analysis/inference.cpp ;; judged.tolerance(limits::kRfcMinRto) >= limits::kRfcMinRto ;; judged.tolerance(microseconds{500'000}) >= microseconds{500'000} ;; kRfcMinRto 1 s -> 0.5 s: the floor read as on the sum
 doubling-expected ;; pcap-replay/src/analysis/inference.cpp ;; w[i] * limits::kDoublingExpectedDen >= w[i - 1] * limits::kDoublingExpectedNum ;; w[i] * 4 >= w[i - 1] * 5 ;; kDoublingExpected 3/2 -> 5/4: a chain that grew
