@@ -11,7 +11,8 @@
 #                   over its corpus; crashes go to build/fuzz/crashes/
 #   make fuzz-ci    each harness for FUZZ_CI_SECONDS (default 30), as CI runs it
 #   make install    PREFIX=/usr/local (DESTDIR for staging): headers, librto.a,
-#                   librto.so.0, rto.pc, the CMake package, programs, man pages
+#                   librto.so.0, rto.pc, librto_retry.a, librto_retry.so.0,
+#                   rto-retry.pc, the CMake package, programs, man pages
 #   make clean
 
 PREFIX   ?= /usr/local
@@ -64,7 +65,10 @@ DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \
 srcs = $(sort $(wildcard $(1)/*.cpp))
 objs = $(patsubst %.cpp,$(OBJ)/%.o,$(call srcs,$(1)))
 
+# Two libraries: the TCP timer (rto/src, librto) and the retry library for
+# clients of remote services (rto/src/retry, librto_retry). Neither links the other.
 RTO_OBJS      := $(call objs,rto/src)
+RETRY_OBJS    := $(call objs,rto/src/retry)
 WIRE_OBJS     := $(call objs,netstack/wire/src)
 # netstack's library: tcp (the sender and receiver cores and their parts),
 # sim (the deterministic simulator), real_peer (TUN, namespaces, the kernel
@@ -75,12 +79,13 @@ NETSTACK_CLI  := $(call objs,netstack/cli)
 # pcap-replay's library, one folder per concern: input (files, live, frames
 # to segments), analysis (the timer models and their verdicts), report (text,
 # JSON, HTML, CSV), plot (SVG graphs).
-REPLAY_PARTS  := input analysis report plot
+REPLAY_PARTS  := input analysis analysis/engine report plot
 REPLAY_OBJS   := $(call objs,pcap-replay/src) $(foreach p,$(REPLAY_PARTS),$(call objs,pcap-replay/src/$(p)))
 REPLAY_CLI    := $(call objs,pcap-replay/cli)
 TEST_MAIN     := $(OBJ)/tests/doctest_main.o
 TEST_COMMON   := $(call objs,tests/common)
 TEST_RTO      := $(call objs,tests/rto)
+TEST_RETRY    := $(call objs,tests/retry)
 TEST_REPLAY   := $(call objs,tests/pcap-replay)
 TEST_NETSTACK := $(call objs,tests/netstack)
 BENCHES       := $(patsubst bench/%.cpp,$(BIN)/bench-%,$(call srcs,bench))
@@ -88,6 +93,7 @@ BACKOFF_SIM   := $(call objs,bench/backoff-sim)
 STORM_OBJS    := $(call objs,bench/reconnect-storm)
 
 LIBRTO      := $(LIB)/librto.a
+LIBRETRY    := $(LIB)/librto_retry.a
 LIBWIRE     := $(LIB)/libwire.a
 LIBNETSTACK := $(LIB)/libnetstack.a
 LIBREPLAY   := $(LIB)/libpcapreplay.a
@@ -103,14 +109,19 @@ RTO_PIC_OBJS   := $(patsubst $(OBJ)/%.o,$(OBJ)/pic/%.o,$(RTO_OBJS))
 RTO_SONAME     := librto.so.$(RTO_SOVERSION)
 LIBRTO_SO_REAL := $(LIB)/librto.so.$(RTO_VERSION)
 LIBRTO_SO      := $(LIB)/librto.so $(LIB)/$(RTO_SONAME) $(LIBRTO_SO_REAL)
+# librto_retry.so: the same version and soname scheme.
+RETRY_PIC_OBJS   := $(patsubst $(OBJ)/%.o,$(OBJ)/pic/%.o,$(RETRY_OBJS))
+RETRY_SONAME     := librto_retry.so.$(RTO_SOVERSION)
+LIBRETRY_SO_REAL := $(LIB)/librto_retry.so.$(RTO_VERSION)
+LIBRETRY_SO      := $(LIB)/librto_retry.so $(LIB)/$(RETRY_SONAME) $(LIBRETRY_SO_REAL)
 
 PROGRAMS := $(BIN)/pcap-replay $(BIN)/netstack
-TESTS    := $(BIN)/test-rto $(BIN)/test-pcap-replay $(BIN)/test-netstack
+TESTS    := $(BIN)/test-rto $(BIN)/test-retry $(BIN)/test-pcap-replay $(BIN)/test-netstack
 
 .PHONY: all test run bench deps install clean fuzz fuzz-build fuzz-ci
 .DEFAULT_GOAL := all
 
-all: $(LIBRTO) $(LIBRTO_SO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/backoff-sim $(BIN)/reconnect-storm
+all: $(LIBRTO) $(LIBRTO_SO) $(LIBRETRY) $(LIBRETRY_SO) $(LIBWIRE) $(LIBNETSTACK) $(LIBREPLAY) $(PROGRAMS) $(BIN)/backoff-sim $(BIN)/reconnect-storm
 
 # ---- compile -----------------------------------------------------------
 $(OBJ)/rto/%.o: rto/%.cpp
@@ -137,7 +148,9 @@ $(OBJ)/tests/%.o: tests/%.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -Itests $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
 # White-box tests of internal parts of the analysis (FirstSegment, infer_settings).
-WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test node_pool_test flow_hash_test stable_queue_test
+WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test node_pool_test flow_hash_test stable_queue_test \
+                  identity_rules_test scale_memory_test engine_probe_timer_test engine_chain_judge_test \
+                  engine_causes_test inference_thresholds_test
 $(patsubst %,$(OBJ)/tests/pcap-replay/%.o,$(WHITEBOX_TESTS)): CXXFLAGS += -Ipcap-replay/src
 
 $(OBJ)/bench/%.o: bench/%.cpp
@@ -146,6 +159,7 @@ $(OBJ)/bench/%.o: bench/%.cpp
 
 # ---- libraries ---------------------------------------------------------
 $(LIBRTO): $(RTO_OBJS)
+$(LIBRETRY): $(RETRY_OBJS)
 $(LIBWIRE): $(WIRE_OBJS)
 $(LIBNETSTACK): $(NETSTACK_OBJS)
 $(LIBREPLAY): $(REPLAY_OBJS)
@@ -174,6 +188,20 @@ $(LIB)/$(RTO_SONAME): $(LIBRTO_SO_REAL)
 $(LIB)/librto.so: $(LIB)/$(RTO_SONAME)
 	ln -sf $(notdir $<) $@
 
+# ---- librto_retry.so -----------------------------------------------------
+# Built as librto.so is: -fPIC, -fvisibility=hidden, exports marked
+# RTO_RETRY_API (rto/retry/export.h), rto/librto_retry.map; it needs no librto.
+$(LIBRETRY_SO_REAL): $(RETRY_PIC_OBJS) rto/librto_retry.map
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -shared -Wl,-soname,$(RETRY_SONAME) -Wl,--version-script=rto/librto_retry.map \
+	  -Wl,-z,defs $(RETRY_PIC_OBJS) -o $@
+
+$(LIB)/$(RETRY_SONAME): $(LIBRETRY_SO_REAL)
+	ln -sf $(notdir $<) $@
+
+$(LIB)/librto_retry.so: $(LIB)/$(RETRY_SONAME)
+	ln -sf $(notdir $<) $@
+
 # ---- programs ----------------------------------------------------------
 REPLAY_LINK   := $(LIBREPLAY) $(LIBWIRE) $(LIBRTO)
 NETSTACK_LINK := $(LIBNETSTACK) $(LIBWIRE) $(LIBRTO)
@@ -190,6 +218,11 @@ $(BIN)/test-rto: $(TEST_MAIN) $(TEST_COMMON) $(TEST_RTO) $(LIBRTO)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@
 
+# The retry library's tests link librto_retry alone: it needs nothing of the timer.
+$(BIN)/test-retry: $(TEST_MAIN) $(TEST_RETRY) $(LIBRETRY)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) $^ -o $@
+
 $(BIN)/test-pcap-replay: $(TEST_MAIN) $(TEST_COMMON) $(TEST_REPLAY) $(REPLAY_LINK)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
@@ -199,7 +232,7 @@ $(BIN)/test-netstack: $(TEST_MAIN) $(TEST_COMMON) $(TEST_NETSTACK) $(NETSTACK_LI
 	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
 
 # The backoff experiments (bench/backoff-sim/*.cpp, one program; not a Google Benchmark).
-$(BIN)/backoff-sim: $(BACKOFF_SIM) $(LIBRTO)
+$(BIN)/backoff-sim: $(BACKOFF_SIM) $(LIBRETRY)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@ -lfmt
 
@@ -209,7 +242,7 @@ $(BIN)/bench-%: $(OBJ)/bench/%.o $(LIBREPLAY) $(NETSTACK_LINK)
 
 # Experiment 4 (bench/README.md, "Reconnect storm"): a program, not a Google
 # Benchmark, so its sources live in their own folder, outside BENCHES.
-$(BIN)/reconnect-storm: $(STORM_OBJS) $(NETSTACK_LINK)
+$(BIN)/reconnect-storm: $(STORM_OBJS) $(NETSTACK_LINK) $(LIBRETRY)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
 
@@ -237,7 +270,7 @@ FUZZ_SECONDS   ?= 300
 # The harnesses reach the parsers' internal headers (pcap_file.hpp, tunnel_decap.hpp).
 $(OBJ)/tests/fuzz/%.o: CXXFLAGS += -Ipcap-replay/src
 
-$(BIN)/fuzz-%: $(OBJ)/tests/fuzz/%.o $(FUZZ_COMMON) $(LIBREPLAY) $(LIBNETSTACK) $(LIBWIRE) $(LIBRTO)
+$(BIN)/fuzz-%: $(OBJ)/tests/fuzz/%.o $(FUZZ_COMMON) $(LIBREPLAY) $(LIBNETSTACK) $(LIBWIRE) $(LIBRTO) $(LIBRETRY)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -fsanitize=fuzzer $^ -o $@ $(PCAP_LIBS) -lfmt
 
@@ -311,14 +344,18 @@ RTO_SUBST  := sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@RTO_VERSION@|$(RTO_VERSION)
                   -e 's|@RTO_SOVERSION@|$(RTO_SOVERSION)|g'
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include/rto $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	install -d $(DESTDIR)$(PREFIX)/include/rto/retry $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/lib/cmake/rto $(DESTDIR)$(PREFIX)/bin
 	install -m 644 rto/include/rto/*.hpp rto/include/rto/*.h $(DESTDIR)$(PREFIX)/include/rto/
-	install -m 644 $(LIBRTO) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIBRTO_SO_REAL) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 rto/include/rto/retry/*.hpp rto/include/rto/retry/*.h $(DESTDIR)$(PREFIX)/include/rto/retry/
+	install -m 644 $(LIBRTO) $(LIBRETRY) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBRTO_SO_REAL) $(LIBRETRY_SO_REAL) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(notdir $(LIBRTO_SO_REAL)) $(DESTDIR)$(PREFIX)/lib/$(RTO_SONAME)
 	ln -sf $(RTO_SONAME) $(DESTDIR)$(PREFIX)/lib/librto.so
+	ln -sf $(notdir $(LIBRETRY_SO_REAL)) $(DESTDIR)$(PREFIX)/lib/$(RETRY_SONAME)
+	ln -sf $(RETRY_SONAME) $(DESTDIR)$(PREFIX)/lib/librto_retry.so
 	$(RTO_SUBST) rto/rto.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rto.pc
+	$(RTO_SUBST) rto/rto-retry.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rto-retry.pc
 	$(RTO_SUBST) rto/cmake/rtoConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rto/rtoConfig.cmake
 	$(RTO_SUBST) rto/cmake/rtoConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rto/rtoConfigVersion.cmake
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/

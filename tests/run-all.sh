@@ -20,7 +20,7 @@ run_doctest() {  # $1 = binary
   [ "$f" -eq 0 ] || failures+=("$1")
 }
 
-for t in "$BUILD"/bin/test-rto "$BUILD"/bin/test-pcap-replay "$BUILD"/bin/test-netstack; do
+for t in "$BUILD"/bin/test-rto "$BUILD"/bin/test-retry "$BUILD"/bin/test-pcap-replay "$BUILD"/bin/test-netstack; do
   echo "== $t"
   if [ -x "$t" ]; then run_doctest "$t"; else echo "missing $t"; failed=$((failed + 1)); failures+=("$t"); fi
 done

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "models.hpp"
-#include "rto/retry.hpp"
+#include "rto/retry/retrier.hpp"
 #include "sim.hpp"
 
 namespace backoff_sim {

@@ -17,15 +17,17 @@ using namespace backoff_sim;
 
 namespace {
 
+// Output goes to stdout; files are written only where asked: the plots only
+// with --svg-dir (make bench passes bench/results).
 struct Common {
   bool csv = false;
-  std::string svg_dir = ".";
+  std::string svg_dir;  // empty: no plots
   std::uint64_t seed = 1;
 };
 
 void add_common(CLI::App* app, Common& c) {
   app->add_flag("--csv", c.csv, "print CSV instead of the table");
-  app->add_option("--svg-dir", c.svg_dir, "directory for the SVG plots ('' = none)")->capture_default_str();
+  app->add_option("--svg-dir", c.svg_dir, "write the SVG plots into this existing directory (default: no plots)");
   app->add_option("--seed", c.seed, "base seed (every trial's seed derives from it)")->capture_default_str();
 }
 

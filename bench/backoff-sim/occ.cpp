@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "models.hpp"
-#include "rto/backoff.hpp"
+#include "rto/retry/backoff.hpp"
 #include "sim.hpp"
 
 namespace backoff_sim {

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "rto/uniform.hpp"
+#include "rto/retry/uniform.hpp"
 
 namespace backoff_sim {
 

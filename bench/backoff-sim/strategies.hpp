@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "rto/backoff.hpp"
-#include "rto/retry_budget.hpp"
+#include "rto/retry/backoff.hpp"
+#include "rto/retry/budget.hpp"
 
 namespace backoff_sim {
 

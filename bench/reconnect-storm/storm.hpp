@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "rto/backoff.hpp"
+#include "rto/retry/backoff.hpp"
 #include "storm_server.hpp"
 
 namespace storm {

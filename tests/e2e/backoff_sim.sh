@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Smoke runs of the three backoff experiments (bench/backoff-sim), small and
-# seeded, checking the qualitative claims of bench/README.md.
+# seeded, checking the qualitative claims of bench/README.md, and that they
+# write files only where asked (--svg-dir).
 # Exit 0 pass, 77 skip (no binary), 1 fail.
 set -u
 BUILD=${BUILD:-build}
@@ -15,6 +16,18 @@ val() {  # val FILE KEY-REGEX COLUMN: the column of the first row whose line mat
   awk -F, -v k="$2" -v c="$3" '$0 ~ k { print $c; exit }' "$1"
 }
 
+# 0. Files only where asked: without --svg-dir, a run writes nothing into the
+#    folder it runs in (the plots go only to a --svg-dir).
+mkdir "$tmp/cwd"
+abs_bin=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+for e in "brooker --clients 5 --trials 2" "ratelimit --workers 20 --jobs 1 --trials 1" "amplification --requests 10"; do
+  # shellcheck disable=SC2086
+  (cd "$tmp/cwd" && "$abs_bin" $e --csv >/dev/null && "$abs_bin" $e >/dev/null) || { echo "FAIL: backoff-sim $e exit"; fail=1; }
+done
+left=$(ls -A "$tmp/cwd")
+[ -z "$left" ] && echo "ok: without --svg-dir no run leaves a file in its folder" \
+  || { echo "FAIL: backoff-sim wrote into the current folder unasked: $left"; fail=1; }
+
 # 1. Brooker: N = 25 and 50, 20 trials.
 "$BIN" brooker --clients 25,50 --trials 20 --csv --svg-dir "$tmp" >"$tmp/b.csv" || { echo "FAIL: brooker exit"; exit 1; }
 head -1 "$tmp/b.csv" | grep -qx 'clients,strategy,calls,completion_ms' || { echo "FAIL: brooker CSV header"; fail=1; }
@@ -27,8 +40,8 @@ awk -v a="$full_t" -v b="$expo_t" 'BEGIN { exit !(b > 3 * a) }' && echo "ok: exp
 awk -v a="$none25" -v b="$none50" 'BEGIN { exit !(b > 3 * a) }' && echo "ok: no backoff: doubling N more than triples the work (~N^2)" || { echo "FAIL: N^2 growth"; fail=1; }
 [ -s "$tmp/brooker-calls.svg" ] || { echo "FAIL: no brooker SVG"; fail=1; }
 # Seeded and deterministic: the same seed gives the same numbers, another seed others.
-"$BIN" brooker --clients 25,50 --trials 20 --csv --svg-dir '' >"$tmp/b2.csv"
-"$BIN" brooker --clients 25,50 --trials 20 --csv --svg-dir '' --seed 2 >"$tmp/b3.csv"
+"$BIN" brooker --clients 25,50 --trials 20 --csv >"$tmp/b2.csv"
+"$BIN" brooker --clients 25,50 --trials 20 --csv --seed 2 >"$tmp/b3.csv"
 cmp -s "$tmp/b.csv" "$tmp/b2.csv" && echo "ok: same seed, same output" || { echo "FAIL: brooker not deterministic"; fail=1; }
 cmp -s "$tmp/b.csv" "$tmp/b3.csv" && { echo "FAIL: the seed changes nothing"; fail=1; } || echo "ok: another seed, other numbers"
 

@@ -32,7 +32,8 @@ bool same_segment(const replay::Segment& a, const replay::Segment& b) {
   for (std::size_t i = 0; sack_same && i < o.sack_count; ++i)
     sack_same = o.sack[i].left == p.sack[i].left && o.sack[i].right == p.sack[i].right;
   return a.src == b.src && a.dst == b.dst && a.payload_len == b.payload_len && a.flow_label == b.flow_label &&
-         a.ip_id == b.ip_id && a.tcp_options_cut == b.tcp_options_cut && a.tcp_options_bad == b.tcp_options_bad &&
+         a.ip_id == b.ip_id && a.ip_checksum == b.ip_checksum && a.ip_ttl == b.ip_ttl && a.vnet == b.vnet &&
+         a.tcp_options_cut == b.tcp_options_cut && a.tcp_options_bad == b.tcp_options_bad &&
          x.seq == y.seq && x.ack == y.ack && x.flags == y.flags && x.window == y.window &&
          x.data_offset == y.data_offset && o.mss == p.mss && o.window_scale == p.window_scale &&
          o.sack_permitted == p.sack_permitted && o.tsval == p.tsval && o.tsecr == p.tsecr && sack_same;

@@ -39,7 +39,21 @@ void check_flows(const replay::Report& r) {
     fuzz::check(f.packets == f.senders[0].packets + f.senders[1].packets + f.capture_duplicates,
                 "a flow's packets are its senders' and its capture duplicates");
     fuzz::check(f.duplicate_frames.size() == f.capture_duplicates, "each capture duplicate is listed");
+    fuzz::check(f.duplicate_of.size() == f.capture_duplicates, "each capture duplicate names the frame it copies");
+    for (std::size_t k = 0; k < f.duplicate_of.size(); ++k)
+      fuzz::check(f.duplicate_of[k] < f.duplicate_frames[k], "a capture duplicate copies an earlier frame");
+    std::uint64_t copy_rows = 0;  // (the timeline is kept, and every profile models the senders)
+    for (const replay::SenderReport& s : f.senders)
+      for (const replay::TimelineEvent& e : s.timeline) copy_rows += e.event == replay::kCaptureCopyEvent ? 1 : 0;
+    fuzz::check(copy_rows == f.capture_duplicates, "each capture duplicate has one timeline row");
     packets += f.packets;
+    // A second server's connection begins with the client's SYN it answers,
+    // the frame its first connection holds too (FlowReport::alongside).
+    if (f.alongside && f.alongside->syn_frame != 0) {
+      fuzz::check(f.first_frame == f.alongside->syn_frame && f.alongside->flow < f.id,
+                  "a shared SYN begins the later of its two connections");
+      --packets;
+    }
     for (const replay::SenderReport& s : f.senders) {
       const std::uint64_t kinds = std::accumulate(s.by_kind.begin(), s.by_kind.end(), std::uint64_t{0});
       fuzz::check(kinds == s.data_segments, "a sender's send kinds add up to its data-bearing segments");
@@ -50,7 +64,8 @@ void check_flows(const replay::Report& r) {
   }
   fuzz::check(r.inputs.size() == 1, "one input entry per file");
   fuzz::check(packets + r.dropped_segments == r.inputs[0].tcp_segments,
-              "every TCP segment is in one flow, a capture duplicate, or dropped by a limit");
+              "every TCP segment is in one flow (a second server's answered SYN in two), a capture duplicate, "
+              "or dropped by a limit");
 }
 
 void check_summary(const nlohmann::json& doc, const replay::Report& r) {

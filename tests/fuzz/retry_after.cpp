@@ -9,7 +9,7 @@
 //    IMF-fixdate (formatted here with std::chrono) it parses to the same
 //    instant; as a Retry-After it asks for the time from now to the date
 //    rounded up to a second, 0 when the date has passed (OWS around it ignored).
-#include <rto/retry_after.hpp>
+#include <rto/retry/retry_after.hpp>
 
 #include <chrono>
 #include <cstdio>

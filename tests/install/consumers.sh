@@ -2,12 +2,17 @@
 # Installs rto into temporary prefixes (`make install PREFIX=...`, and once
 # staged with DESTDIR) and checks the installed tree as its users meet it:
 #   - the files, the soname and its symlinks, the exported symbols of librto.so;
-#   - rto.pc (no language level in Cflags) and the CMake package's version rules;
-#   - four consumers built against the tree and run: a C++23 program through
+#   - the retry library apart: librto_retry.so (its soname, its exports, no
+#     librto needed, no symbol shared with librto.so) and rto-retry.pc;
+#   - rto.pc (no language level in Cflags) and the CMake package's version rules
+#     and components (timer, retry);
+#   - consumers built against the tree and run: a C++23 program through
 #     pkg-config, a C99 program (shared and static), a C99 program that keeps
 #     its estimators inside its own structs and drives a wheel by
-#     rto_wheel_next_deadline_us (shared and static), and a CMake project
-#     using find_package(rto) (the README's TimerWheel example at C++23, and C);
+#     rto_wheel_next_deadline_us (shared and static), a C++23 client of the
+#     retry library alone through pkg-config rto-retry, and a CMake project
+#     using find_package(rto COMPONENTS retry) (the README's TimerWheel example
+#     at C++23, C, and the retry client with rto::retry);
 #   - the README's example is this directory's connection.hpp, verbatim.
 # Exit 0 pass, 77 skip (a tool is missing; with CI=true that is a failure), 1 fail.
 set -u
@@ -38,6 +43,7 @@ fi
 ok "make install PREFIX=$prefix"
 
 for f in include/rto/rto.h include/rto/export.h include/rto/rto.hpp include/rto/timer_wheel.hpp \
+         include/rto/retry/retry.hpp include/rto/retry/export.h lib/librto_retry.a lib/pkgconfig/rto-retry.pc \
          lib/librto.a lib/pkgconfig/rto.pc lib/cmake/rto/rtoConfig.cmake \
          lib/cmake/rto/rtoConfigVersion.cmake bin/pcap-replay bin/netstack; do
   [ -e "$prefix/$f" ] || bad "installed $f"
@@ -103,8 +109,37 @@ internal=$(nm -C "$real" | grep -cE ' t (rto::\(anonymous namespace\)|std::)' ||
 [ "$internal" -gt 0 ] && ! grep -qE 'anonymous namespace|^std::' "$tmp/exports" \
   && ok "$internal internal functions are in the library, local, not exported" || bad "internal symbol visibility"
 
+# ---- librto_retry.so: soname, symlinks, exports, apart from librto ---------------
+rreal=$prefix/lib/librto_retry.so.$version
+[ -f "$rreal" ] && [ ! -L "$rreal" ] && ok "lib/librto_retry.so.$version is the library" || bad "lib/librto_retry.so.$version"
+[ "$(readlink "$prefix/lib/librto_retry.so.$major")" = "librto_retry.so.$version" ] \
+  && [ "$(readlink "$prefix/lib/librto_retry.so")" = "librto_retry.so.$major" ] \
+  && ok "librto_retry.so -> librto_retry.so.$major -> librto_retry.so.$version" || bad "librto_retry.so symlinks"
+rsoname=$(readelf -d "$rreal" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$rsoname" = "librto_retry.so.$major" ] && ok "soname $rsoname" || bad "soname '$rsoname', want librto_retry.so.$major"
+! readelf -d "$rreal" | grep -q 'NEEDED.*librto\.so' && ok "librto_retry.so does not need librto.so" \
+  || bad "librto_retry.so needs librto.so"
+nm -D --defined-only "$rreal" | awk '{ print $3 }' | c++filt >"$tmp/retry-exports"
+rothers=$(grep -vE '(^|[ ])rto::' "$tmp/retry-exports" || true)
+[ -s "$tmp/retry-exports" ] && [ -z "$rothers" ] && ok "librto_retry.so exports only rto::" \
+  || { bad "librto_retry.so exports:"; echo "$rothers" | head; }
+grep -qE '^rto::Backoff::Backoff\(' "$tmp/retry-exports" && grep -qx 'typeinfo for rto::BackoffPolicyError' "$tmp/retry-exports" \
+  && ok "the retry API (rto::Backoff, BackoffPolicyError's typeinfo) is exported by librto_retry.so" || bad "retry API exports"
+shared=$(comm -12 <(sort -u "$tmp/exports") <(sort -u "$tmp/retry-exports"))
+[ -z "$shared" ] && ok "librto.so and librto_retry.so export no symbol in common (the timer holds no retry code)" \
+  || { bad "symbols in both libraries:"; echo "$shared" | head; }
+nm -g --defined-only "$prefix/lib/librto_retry.a" 2>/dev/null | awk '$2 == "T" { print $3 }' | c++filt \
+  | grep -E '^rto::' | sort -u >"$tmp/retry-static-api"
+runexported=$(comm -23 "$tmp/retry-static-api" <(sort -u "$tmp/retry-exports"))
+[ -s "$tmp/retry-static-api" ] && [ -z "$runexported" ] \
+  && ok "all $(wc -l <"$tmp/retry-static-api") public functions of librto_retry.a are exported by librto_retry.so" \
+  || { bad "public functions of librto_retry.a missing from librto_retry.so (RTO_RETRY_API?):"; echo "$runexported" | head; }
+[ "$(pkg-config --modversion rto-retry)" = "$version" ] && ok "rto-retry.pc version $version" || bad "rto-retry.pc version"
+case "$(pkg-config --cflags rto-retry)" in *-std=*) bad "rto-retry.pc Cflags carry a language level";; *) ok "rto-retry.pc Cflags carry no -std";; esac
+case " $(pkg-config --libs rto-retry) " in *" -lrto "*) bad "rto-retry.pc links librto";; *) ok "rto-retry.pc links librto_retry alone";; esac
+
 # ---- installed headers and rto.pc ----------------------------------------------
-ids=$(grep -nE '\bB[0-9]{2}\b|shared case' "$prefix"/include/rto/* || true)
+ids=$(grep -rnE '\bB[0-9]{2}\b|shared case' "$prefix"/include/rto || true)
 [ -z "$ids" ] && ok "installed headers cite no internal test ids" || { bad "internal test ids in headers:"; echo "$ids"; }
 cflags=$(pkg-config --cflags rto)
 case "$cflags" in *-std=*) bad "rto.pc Cflags carry a language level: $cflags";; *) ok "rto.pc Cflags '$cflags' carry no -std";; esac
@@ -119,6 +154,30 @@ if c++ -std=c++23 -Wall -Wextra -Wpedantic -Werror $san_flags "$here/pkgconfig-c
   "$tmp/pc_consumer" >"$tmp/pc.out" 2>&1 && ok "pkg-config consumer runs" || { cat "$tmp/pc.out"; bad "pkg-config consumer run"; }
 else
   cat "$tmp/pc.log"; bad "pkg-config consumer build"
+fi
+
+# ---- retry consumer: C++23, pkg-config rto-retry, librto_retry alone ---------------
+# shellcheck disable=SC2086
+if c++ -std=c++23 -Wall -Wextra -Wpedantic -Werror $san_flags "$here/retry-consumer/main.cpp" \
+     $(pkg-config --cflags --libs rto-retry) -Wl,-rpath,"$prefix/lib" -o "$tmp/retry_consumer" 2>"$tmp/retry.log"; then
+  ok "retry consumer builds at -std=c++23 with pkg-config rto-retry"
+  readelf -d "$tmp/retry_consumer" | grep -q "NEEDED.*\[librto_retry.so.$major\]" \
+    && ! readelf -d "$tmp/retry_consumer" | grep -q 'NEEDED.*\[librto\.so' \
+    && ok "retry consumer links librto_retry.so.$major and not librto.so" || bad "retry consumer's libraries"
+  "$tmp/retry_consumer" >"$tmp/retry.out" 2>&1 && ok "retry consumer runs: $(tail -n 1 "$tmp/retry.out")" \
+    || { cat "$tmp/retry.out"; bad "retry consumer run"; }
+else
+  cat "$tmp/retry.log"; bad "retry consumer build"
+fi
+
+# The retry headers in a program without exceptions (call.hpp says it can be).
+# shellcheck disable=SC2086
+if c++ -std=c++20 -fno-exceptions -Wall -Wextra -Wpedantic -Werror $san_flags "$here/retry-consumer/no_exceptions.cpp" \
+     $(pkg-config --cflags --libs rto-retry) -Wl,-rpath,"$prefix/lib" -o "$tmp/retry_noexc" 2>"$tmp/noexc.log"; then
+  "$tmp/retry_noexc" >"$tmp/noexc.out" 2>&1 && ok "retry(callable) with -fno-exceptions runs: $(cat "$tmp/noexc.out")" \
+    || { cat "$tmp/noexc.out"; bad "retry(callable) with -fno-exceptions"; }
+else
+  cat "$tmp/noexc.log"; bad "retry consumer build with -fno-exceptions"
 fi
 
 # ---- C consumer: C99, shared, then static -----------------------------------------
@@ -164,14 +223,14 @@ else
 fi
 
 # ---- CMake consumer: find_package(rto), C++23 and C ------------------------------
-cmake_build() {  # cmake_build DIR PREFIX_PATH TARGET
-  cmake -S "$here/cmake-consumer" -B "$1" -DCMAKE_PREFIX_PATH="$2" -DRTO_TARGET="$3" \
+cmake_build() {  # cmake_build DIR PREFIX_PATH TARGET RETRY_TARGET
+  cmake -S "$here/cmake-consumer" -B "$1" -DCMAKE_PREFIX_PATH="$2" -DRTO_TARGET="$3" -DRTO_RETRY_TARGET="$4" \
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_CXX_FLAGS="-Wall -Wextra -Wpedantic -Werror $san_flags" \
     -DCMAKE_C_FLAGS="-Wall -Wextra -Wpedantic -Werror $san_flags" \
     -DCMAKE_EXE_LINKER_FLAGS="$san_flags" >"$1.log" 2>&1 && cmake --build "$1" >>"$1.log" 2>&1
 }
-if cmake_build "$tmp/cm" "$prefix" rto::rto; then
-  ok "CMake consumer: find_package(rto 0.2 REQUIRED) and build"
+if cmake_build "$tmp/cm" "$prefix" rto::rto rto::retry; then
+  ok "CMake consumer: find_package(rto 0.2 REQUIRED COMPONENTS retry) and build"
   grep -qx "rto_DIR=$prefix/lib/cmake/rto" "$tmp/cm/found.txt" && grep -qx "rto_VERSION=$version" "$tmp/cm/found.txt" \
     && ok "CMake found the installed package, version $version" || { cat "$tmp/cm/found.txt"; bad "CMake package location/version"; }
   cmd=$(grep -E '"command".*main\.cpp' "$tmp/cm/compile_commands.json" || true)
@@ -182,19 +241,26 @@ if cmake_build "$tmp/cm" "$prefix" rto::rto; then
   "$tmp/cm/connection" >"$tmp/cm.out" 2>&1 && ok "README example (C++23, rto::rto) runs: $(tail -n 1 "$tmp/cm.out")" \
     || { cat "$tmp/cm.out"; bad "README example run"; }
   "$tmp/cm/c_connection" >/dev/null 2>&1 && ok "C program with rto::rto_c runs" || bad "C program with rto::rto_c"
+  readelf -d "$tmp/cm/retry_client" | grep -q "NEEDED.*\[librto_retry.so.$major\]" \
+    && ! readelf -d "$tmp/cm/retry_client" | grep -q 'NEEDED.*\[librto\.so' \
+    && "$tmp/cm/retry_client" >/dev/null 2>&1 && ok "retry client with rto::retry (librto_retry.so.$major alone) runs" \
+    || bad "retry client with rto::retry"
 else
   cat "$tmp/cm.log"; bad "CMake consumer configure/build"
 fi
-if cmake_build "$tmp/cms" "$prefix" rto::rto_static; then
+if cmake_build "$tmp/cms" "$prefix" rto::rto_static rto::retry_static; then
   ! readelf -d "$tmp/cms/connection" | grep -q 'NEEDED.*librto' && "$tmp/cms/connection" >/dev/null 2>&1 \
     && ok "README example with rto::rto_static (librto.a) runs" || bad "rto::rto_static consumer"
+  ! readelf -d "$tmp/cms/retry_client" | grep -q 'NEEDED.*librto' && "$tmp/cms/retry_client" >/dev/null 2>&1 \
+    && ok "retry client with rto::retry_static (librto_retry.a) runs" || bad "rto::retry_static consumer"
 else
   cat "$tmp/cms.log"; bad "CMake consumer with rto::rto_static"
 fi
 
 # ---- the package's version rules ---------------------------------------------------
-probe() {  # probe WANT PREFIX_PATH: 0 when find_package(rto WANT) succeeds
-  cmake -S "$here/version-probe" -B "$tmp/probe-$1" -DWANT="$1" -DCMAKE_PREFIX_PATH="$2" >"$tmp/probe-$1.log" 2>&1
+probe() {  # probe WANT PREFIX_PATH [COMPONENTS]: 0 when find_package(rto WANT [COMPONENTS ...]) succeeds
+  cmake -S "$here/version-probe" -B "$tmp/probe-$1${3:+-$3}" -DWANT="$1" -DCMAKE_PREFIX_PATH="$2" \
+    ${3:+-DCOMPONENTS="$3"} >"$tmp/probe-$1${3:+-$3}.log" 2>&1
 }
 probe "$major.$minor" "$prefix" && ok "find_package(rto $major.$minor) accepts $version" || bad "find_package(rto $major.$minor)"
 probe "$version" "$prefix" && ok "find_package(rto $version) accepts $version" || bad "find_package(rto $version)"
@@ -205,6 +271,14 @@ probe "$((major + 1)).0" "$prefix" && bad "find_package(rto $((major + 1)).0) ac
 if [ "$major" = 0 ] && [ "$minor" -gt 0 ]; then
   probe "0.$((minor - 1))" "$prefix" && bad "find_package(rto 0.$((minor - 1))) accepted $version" \
     || ok "find_package(rto 0.$((minor - 1))) refuses $version (before 1.0 a minor may break)"
+fi
+
+# Components: timer and retry exist, another is refused with its name.
+probe "$major.$minor" "$prefix" "timer;retry" && ok "find_package(rto COMPONENTS timer retry) succeeds" \
+  || bad "find_package(rto COMPONENTS timer retry)"
+if probe "$major.$minor" "$prefix" nosuch; then bad "find_package(rto COMPONENTS nosuch) succeeded"
+else grep -q "no component 'nosuch'" "$tmp/probe-$major.$minor-nosuch.log" \
+  && ok "find_package(rto COMPONENTS nosuch) fails and names the component" || bad "unknown component message"
 fi
 
 # The 64-bit rule, read by CMake in script mode as find_package would read it.

@@ -105,7 +105,10 @@ TEST_CASE("tshark: retransmissions per flow agree with tcp.analysis.{retransmiss
     for (const auto& f : r.flows)
       for (const auto& s : f.senders)
         for (const auto& e : s.timeline)
-          if (e.event != "send" && e.event != "ack" && e.event != "dup-ack" && e.event != "sack") mine[e.frame] = e.event;
+          if (e.event != "send" && e.event != "ack" && e.event != "dup-ack" && e.event != "sack" &&
+              e.event != replay::kCaptureCopyEvent &&                  // not sent again: seen again
+              e.event != replay::to_string(SendKind::tlp_new_data))  // new data: no repeat for tshark either
+            mine[e.frame] = e.event;
     // Everything tshark calls a retransmission, pcap-replay does too.
     for (auto fr : ts_retx) {
       CAPTURE(fr);
@@ -126,9 +129,11 @@ TEST_CASE("tshark: retransmissions per flow agree with tcp.analysis.{retransmiss
 }
 
 namespace {
-/// Frames pcap-replay counts as sent (any retransmission kind) and those it ignored as captured twice.
+/// Frames pcap-replay counts as sent (any retransmission kind) and those it
+/// ignored as captured twice, with the frame each timeline row says it copies.
 struct Retx {
   std::set<std::uint64_t> retx, dups;
+  std::map<std::uint64_t, std::uint64_t> copy_of;
 };
 Retx retransmissions_and_duplicates(const std::string& file) {
   auto r = analyze(file, Profile::rfc6298, true);
@@ -137,7 +142,9 @@ Retx retransmissions_and_duplicates(const std::string& file) {
     out.dups.insert(f.duplicate_frames.begin(), f.duplicate_frames.end());
     for (const auto& s : f.senders)
       for (const auto& e : s.timeline)
-        if (e.event != "send" && e.event != "ack" && e.event != "dup-ack" && e.event != "sack")
+        if (e.event == replay::kCaptureCopyEvent)
+          out.copy_of[e.frame] = e.copy_of;
+        else if (e.event != "send" && e.event != "ack" && e.event != "dup-ack" && e.event != "sack")
           out.retx.insert(e.frame);
   }
   return out;
@@ -162,18 +169,20 @@ TEST_CASE("tshark: a packet captured twice (same IPv4 ID) is a retransmission to
     ++missing;
   }
   CHECK(missing > 10);
-  // Every duplicate has an earlier frame with the same segment and the same
-  // IPv4 ID, per tshark's own decoding.
+  // Every duplicate has a timeline row that names an earlier frame with the
+  // same segment and the same IPv4 ID, per tshark's own decoding.
+  CHECK(mine.copy_of.size() == mine.dups.size());
   for (auto fr : mine.dups) {
     CAPTURE(fr);
     const TsFrame& d = *by_frame.at(fr);
     REQUIRE(d.ip_id);
-    bool original = false;
-    for (const auto& f : frames)
-      if (f.frame < fr && f.srcport == d.srcport && f.seq == d.seq && f.ack == d.ack && f.len == d.len &&
-          f.ip_id == d.ip_id)
-        original = true;
-    CHECK(original);
+    REQUIRE(mine.copy_of.count(fr) == 1);
+    const std::uint64_t of = mine.copy_of.at(fr);
+    CAPTURE(of);
+    REQUIRE(by_frame.count(of) == 1);
+    const TsFrame& f = *by_frame.at(of);
+    CHECK(f.frame < fr);
+    CHECK((f.srcport == d.srcport && f.seq == d.seq && f.ack == d.ack && f.len == d.len && f.ip_id == d.ip_id));
   }
 }
 

@@ -1,6 +1,7 @@
 // FirstSegment (pcap-replay/src/analysis/first_segment.hpp): the compact
 // copy a connection of one segment keeps gives that segment back exactly,
-// every field of Segment and its TCP header, with SACK blocks or without.
+// every field of Segment and its TCP header, with SACK blocks or without
+// (the virtual network is the connection's, given back to it).
 
 #include <doctest/doctest.h>
 
@@ -38,6 +39,10 @@ Segment full_segment() {
   s.payload_len = 1448;
   s.flow_label = 0xabcde;
   s.ip_id = 0;
+  s.ip_checksum = 0xbeef;
+  s.ip_ttl = 63;
+  s.vnet.push(replay::VirtualNetwork::Kind::vlan, 10);
+  s.vnet.push(replay::VirtualNetwork::Kind::vxlan, 5001);
   s.tcp_options_cut = true;
   s.tcp_options_bad = true;
   return s;
@@ -72,6 +77,9 @@ void check_same(const Segment& a, const Segment& b) {
   CHECK(a.payload_len == b.payload_len);
   CHECK(a.flow_label == b.flow_label);
   CHECK(a.ip_id == b.ip_id);
+  CHECK(a.ip_checksum == b.ip_checksum);
+  CHECK(a.ip_ttl == b.ip_ttl);
+  CHECK(a.vnet == b.vnet);
   CHECK(a.tcp_options_cut == b.tcp_options_cut);
   CHECK(a.tcp_options_bad == b.tcp_options_bad);
 }
@@ -83,11 +91,11 @@ TEST_CASE("FirstSegment gives back the segment it kept, sent by either side") {
   SUBCASE("from the server (side 1): src is the connection's server") {
     const replay::FirstSegment f(s, 1);
     CHECK(f.dir() == 1);
-    check_same(f.segment(s.file_index, s.frame, s.time, /*client=*/s.dst, /*server=*/s.src), s);
+    check_same(f.segment(s.file_index, s.frame, s.time, /*client=*/s.dst, /*server=*/s.src, s.vnet), s);
   }
   SUBCASE("from the client (side 0)") {
     const replay::FirstSegment f(s, 0);
-    check_same(f.segment(s.file_index, s.frame, s.time, s.src, s.dst), s);
+    check_same(f.segment(s.file_index, s.frame, s.time, s.src, s.dst, s.vnet), s);
   }
   SUBCASE("no SACK blocks, no options, no IP ID: the defaults come back") {
     Segment plain;
@@ -95,7 +103,7 @@ TEST_CASE("FirstSegment gives back the segment it kept, sent by either side") {
     plain.dst = s.dst;
     plain.tcp.flags = wire::kSyn;
     const replay::FirstSegment f(plain, 0);
-    check_same(f.segment(0, 0, plain.time, plain.src, plain.dst), plain);
+    check_same(f.segment(0, 0, plain.time, plain.src, plain.dst, plain.vnet), plain);
   }
 }
 

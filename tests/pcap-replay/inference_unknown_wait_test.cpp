@@ -17,8 +17,8 @@ replay::TimeoutRecord expiry(std::uint64_t frame, std::int64_t at_ms, unsigned b
   replay::TimeoutRecord t;
   t.frame = frame;
   t.time = replay::CaptureTime{milliseconds{1'700'000'000'000 + at_ms}};
-  t.backoff = backoff;
-  t.waited = milliseconds{waited_ms};
+  t.expiry = backoff;
+  t.wait = replay::Interval::point(milliseconds{waited_ms});
   t.wait_unknown = unknown;
   if (unknown) t.verdict = replay::Verdict::unchecked;
   return t;

@@ -4,12 +4,19 @@
 // and MPLS over Ethernet: the reader finds the innermost TCP segment. Each
 // frame is built here byte by byte; the truth is twofold: the sequence
 // number each frame was built with (1000 + its index) and tshark's reading
-// of the same file, frame by frame (frame.number, tcp.seq_raw, tcp.srcport).
+// of the same file, frame by frame (frame.number, tcp.seq_raw, tcp.srcport);
+// and the virtual network of each frame (VLAN ids, VXLAN/Geneve VNI, NVGRE
+// VSID; none of the path ids) against tshark's vlan.id, vxlan.vni,
+// geneve.vni and gre.key.
 #include "reader_capture_builder.hpp"
 
+#include <array>
 #include <sstream>
 
 #include <replay/decode_frame.hpp>
+#include <replay/wireshark_ref.hpp>
+
+#include "common/command.hpp"
 
 using namespace readertest;
 
@@ -238,4 +245,126 @@ TEST_CASE("tunnels: nesting deeper than kMaxTunnelLayers is not followed") {
   REQUIRE(r.segments.size() == 1);
   CHECK(r.segments[0].frame == 2);
   CHECK(r.stats.non_tcp == 1);
+}
+
+namespace {
+// tshark's VLAN ids, VXLAN VNIs, Geneve VNIs and GRE keys of every TCP frame
+// of `path`, each field's values comma-separated as tshark prints them.
+std::vector<std::array<std::string, 5>> tshark_vnet_fields(const std::string& path, bool& ran) {
+  const std::string cmd = "tshark -n -r '" + path +
+                          "' -Y tcp -T fields -E separator=/t -e vlan.id -e vxlan.vni -e geneve.vni -e gre.key "
+                          "-e ieee8021ad.id 2>/dev/null";
+  std::vector<std::array<std::string, 5>> rows;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ran = p != nullptr;
+  if (p == nullptr) return rows;
+  char line[1024];
+  while (std::fgets(line, sizeof line, p) != nullptr) {
+    std::string l(line);
+    if (!l.empty() && l.back() == '\n') l.pop_back();
+    std::istringstream in(l);
+    std::array<std::string, 5> row;
+    for (auto& f : row) std::getline(in, f, '\t');
+    rows.push_back(row);
+  }
+  ::pclose(p);
+  return rows;
+}
+
+// A list of ids as tshark prints a field ("100,101", "0x000009"), as numbers;
+// VLAN id 0 (a priority tag: no VLAN) left out.
+std::vector<std::uint32_t> ids_of(const std::string& list) {
+  std::vector<std::uint32_t> out;
+  std::string item;
+  std::istringstream in(list);
+  while (std::getline(in, item, ','))
+    if (!item.empty() && std::stoul(item, nullptr, 0) != 0) out.push_back(static_cast<std::uint32_t>(std::stoul(item, nullptr, 0)));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("tunnels: a frame's virtual network: its VLAN ids and VXLAN, Geneve and NVGRE network ids, not path ids") {
+  // (kind, frame, the VirtualNetwork text expected). VLAN ids from ether():
+  // 100, 101, ... per tag; the VXLAN VNI 5001 (0x001389), Geneve VNI 9,
+  // NVGRE key 0x00002A07 (VSID 42, FlowID 7).
+  struct Case {
+    std::string kind;
+    Bytes frame;
+    std::string vnet;
+  };
+  auto inner = [] { return ipv4_tcp(false, 1000, 0, wire::kAck, 0); };
+  auto inner_eth = [&] { return ether(0x0800, inner()); };
+  Bytes priority_tag{0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x81, 0x00, 0xA0, 0x00, 0x08, 0x00};  // PCP 5, VID 0
+  append(priority_tag, inner());
+  Bytes gtp{0x30, 0xFF};
+  put16be(gtp, static_cast<std::uint16_t>(inner().size()));
+  put32be(gtp, 0x1234);  // TEID
+  append(gtp, inner());
+  const std::vector<Case> cases = {
+      {"untagged", ether(0x0800, inner()), ""},
+      {"802.1Q", ether(0x0800, inner(), {0x8100}), "vlan 100"},
+      {"QinQ (802.1ad + 802.1Q)", ether(0x0800, inner(), {0x88A8, 0x8100}), "svlan 100/vlan 101"},
+      {"two 802.1Q tags", ether(0x0800, inner(), {0x8100, 0x8100}), "vlan 100/vlan 101"},
+      {"priority tag (VLAN id 0)", priority_tag, ""},
+      {"VXLAN in a VLAN, a tagged frame inside",
+       ether(0x0800, outer_ipv4(17, udp(54321, 4789, cat(Bytes{0x08, 0, 0, 0, 0x00, 0x13, 0x89, 0},
+                                                        ether(0x0800, inner(), {0x8100})))),
+             {0x8100}),
+       "vlan 100/vxlan 5001/vlan 100"},
+      {"Geneve", ether(0x0800, outer_ipv4(17, udp(54321, 6081, cat(Bytes{0, 0, 0x65, 0x58, 0, 0, 9, 0}, inner_eth())))),
+       "geneve 9"},
+      {"NVGRE", ether(0x0800, outer_ipv4(47, gre(0x2000, 0x6558, {0x00002A07}, inner_eth()))), "nvgre 42"},
+      {"GRE key, IP inside (a tunnel's key, not a network)", ether(0x0800, outer_ipv4(47, gre(0x2000, 0x0800, {77}, inner()))), ""},
+      {"GTP-U (a TEID per direction)", ether(0x0800, outer_ipv4(17, udp(2152, 2152, gtp))), ""},
+      {"MPLS (labels per hop)", ether(0x8847, cat(cat(mpls_label(100, false), mpls_label(200, true)), inner())), ""},
+      {"IPv4 in IPv4 (outer addresses: a route)", ether(0x0800, outer_ipv4(4, inner())), ""},
+  };
+  std::vector<Record> recs;
+  for (std::size_t i = 0; i < cases.size(); ++i) recs.push_back({1, static_cast<std::uint32_t>(i), cases[i].frame});
+  const auto path = write_temp(pcap_file(0xA1B2C3D4, 1, recs), "vnets.pcap");
+  const ReadResult r = read_all(path);
+  REQUIRE(r.segments.size() == cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(cases[i].kind);
+    CHECK(replay::to_string(r.segments[i].vnet) == cases[i].vnet);
+  }
+  if (!have_tshark()) {
+    if (std::getenv("CI")) FAIL("tshark is missing (CI=true)");
+    MESSAGE("tshark is missing: the comparison with it is skipped");
+    return;
+  }
+  // tshark reads the same ids: every VLAN id but 0 (802.1ad service tags in
+  // ieee8021ad.id), the VNIs, and for NVGRE the key whose upper 24 bits are
+  // the VSID.
+  bool ran = false;
+  const auto rows = tshark_vnet_fields(path, ran);
+  REQUIRE(ran);
+  REQUIRE(rows.size() == r.segments.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CAPTURE(cases[i].kind);
+    const replay::VirtualNetwork& v = r.segments[i].vnet;
+    std::vector<std::uint32_t> vlans, svlans, vxlan, geneve, nvgre;
+    for (std::size_t k = 0; k < v.count; ++k) {
+      switch (v.kind(k)) {
+        case replay::VirtualNetwork::Kind::vlan: vlans.push_back(v.id(k)); break;
+        case replay::VirtualNetwork::Kind::svlan: svlans.push_back(v.id(k)); break;
+        case replay::VirtualNetwork::Kind::vxlan: vxlan.push_back(v.id(k)); break;
+        case replay::VirtualNetwork::Kind::geneve: geneve.push_back(v.id(k)); break;
+        case replay::VirtualNetwork::Kind::nvgre: nvgre.push_back(v.id(k)); break;
+      }
+    }
+    CHECK(vlans == ids_of(rows[i][0]));
+    CHECK(svlans == ids_of(rows[i][4]));
+    CHECK(vxlan == ids_of(rows[i][1]));
+    CHECK(geneve == ids_of(rows[i][2]));
+    if (!nvgre.empty()) CHECK(std::vector<std::uint32_t>{(nvgre.front() << 8) | 7} == ids_of(rows[i][3]));
+    // The display filter the report names for this virtual network selects
+    // this frame in Wireshark (so its fields are Wireshark's own).
+    const std::string filter = replay::vnet_filter(v);
+    CAPTURE(filter);
+    const auto shown = testcommon::run_command("tshark -n -r '" + path + "' -Y 'frame.number == " +
+                                               std::to_string(i + 1) + " && (" + filter +
+                                               ")' -T fields -e frame.number 2>/dev/null");
+    CHECK(shown.output == std::to_string(i + 1) + "\n");
+  }
 }

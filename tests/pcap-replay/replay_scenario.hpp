@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <optional>
@@ -21,9 +22,22 @@
 #include <wire/tcp.hpp>
 
 #include <replay/analyzer.hpp>
+#include <replay/report_text.hpp>
+#include <replay/inferred_text.hpp>
+#include <replay/judgement_text.hpp>
 #include "common/command.hpp"
 #include "common/paths.hpp"
 #include "common/pcap_file.hpp"
+
+namespace doctest {
+/// Intervals in failure messages: "[204000, 212700] us".
+template <>
+struct StringMaker<replay::Interval> {
+  static String convert(const replay::Interval& i) {
+    return ("[" + std::to_string(i.lo.count()) + ", " + std::to_string(i.hi.count()) + "] us").c_str();
+  }
+};
+}  // namespace doctest
 
 namespace replaytest {
 
@@ -159,10 +173,16 @@ inline replay::Report analyze(const std::string& file, std::string_view p, bool 
   return analyze(std::vector<std::string>{file}, p, timeline);
 }
 
-/// Writes the scenario to a temp pcap, analyses it, deletes the file.
+/// Writes the scenario to a temp pcap, analyses it, deletes the file. With
+/// REPLAY_TEST_DUMP set in the environment, prints the text report on
+/// standard error (to read what a failing case saw).
 inline replay::Report analyze(const Scenario& sc, const std::string& name, std::string_view p, bool timeline = false) {
   const std::string path = sc.write(name);
   replay::Report r = analyze(path, p, timeline);
+  if (std::getenv("REPLAY_TEST_DUMP")) {
+    std::cerr << "== " << name << " (" << p << ")\n";
+    replay::write_text_report(std::cerr, r);
+  }
   std::error_code ec;
   std::filesystem::remove(path, ec);
   return r;
@@ -181,13 +201,34 @@ inline std::size_t musts(const replay::SenderReport& s) {
   return n;
 }
 
-/// Findings of rule `id` in a sender.
-inline std::vector<replay::Finding> findings(const replay::SenderReport& s, const std::string& id) {
-  std::vector<replay::Finding> out;
+/// The sender's log less the note that the capture ends in the timer's
+/// backoff (Topic::open_at_end): what the capture shows judged.
+inline std::vector<replay::Judgement> judged(const replay::SenderReport& s) {
+  std::vector<replay::Judgement> out;
+  for (const auto& f : s.findings)
+    if (f.topic != replay::Topic::open_at_end) out.push_back(f);
+  return out;
+}
+
+/// Judgements of rule `id` in a sender's log (broken, cannot tell, notes).
+inline std::vector<replay::Judgement> findings(const replay::SenderReport& s, const std::string& id) {
+  std::vector<replay::Judgement> out;
   for (const auto& f : s.findings)
     if (replay::to_string(f.rule) == id) out.push_back(f);
   return out;
 }
+
+/// The words of judgement `j` (the report's message) under profile `p`.
+inline std::string message(const replay::Judgement& j, std::string_view p = "rfc6298") {
+  return replay::describe(j, replay::Options::for_profile(p));
+}
+
+/// Microseconds, for comparing an interval's ends: us(t.wait.lo) == 204'000.
+inline std::int64_t us(std::chrono::microseconds d) { return d.count(); }
+/// A wait the capture pins to a point (the arm was a transmission of the
+/// sender's, captured at the sender): its value in microseconds, or -1 when
+/// it is an interval.
+inline std::int64_t point_us(const replay::Interval& i) { return i.lo == i.hi ? i.lo.count() : -1; }
 
 /// Runs a command and returns its standard output ("" if it cannot run).
 inline std::string run(const std::string& cmd) { return testcommon::run_command(cmd).output; }

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <sstream>
 
 #include "replay_scenario.hpp"
@@ -63,15 +64,15 @@ TEST_CASE("output: timeline CSV columns, times and one row per event") {
   std::istringstream in(os.str());
   std::string header, line;
   std::getline(in, header);
-  CHECK(header == "flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,srtt_us,rttvar_us,rto_us,backoff");
+  CHECK(header == "flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,srtt_us,rttvar_us,rto_us,backoff,copy_of");
   std::vector<std::string> rows;
   while (std::getline(in, line)) rows.push_back(line);
   // Client: SYN (send), SYN-ACK (ack, sample 100 ms), data (send), ACK (sample).
   // Server: SYN-ACK (send), client ACK of it (ack, sample 10 us).
   REQUIRE(rows.size() == 6);
-  CHECK(rows[0] == "1,c2s,1,1700000000.000000000,0.000000000,send,0,,,,,1000000,0");
+  CHECK(rows[0] == "1,c2s,1,1700000000.000000000,0.000000000,send,0,,,,,1000000,0,");
   // After the first sample R = 100 ms: SRTT 100000, RTTVAR 50000, RTO max(1 s, 300 ms) (2.2, 2.4).
-  CHECK(rows[1] == "1,c2s,2,1700000000.100000000,0.100000000,ack,1,100000,karn,100000,50000,1000000,0");
+  CHECK(rows[1] == "1,c2s,2,1700000000.100000000,0.100000000,ack,1,100000,karn,100000,50000,1000000,0,");
 }
 
 TEST_CASE("output: text report names the flow, timeouts, findings by rule and ends with the summary") {
@@ -262,4 +263,35 @@ TEST_CASE("flows: a SYN after a long idle gap (over 300 s) opens a new connectio
   REQUIRE(r.flows.size() == 2);
   CHECK(r.flows[1].first_frame == 6);
   CHECK(client(r).timeouts.empty());
+}
+
+TEST_CASE("output: every key of a sender, an expiry and a finding is documented in SCHEMA.md") {
+  // The document a user reads must name what the JSON holds: each key the
+  // report writes appears as "key": in pcap-replay/SCHEMA.md.
+  std::ifstream in(testcommon::repo_root() / "pcap-replay" / "SCHEMA.md");
+  REQUIRE(in);
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto documented = [&](const nlohmann::json& o) {
+    for (const auto& [k, v] : o.items()) {
+      CAPTURE(k);
+      CHECK(doc.find("\"" + k + "\":") != std::string::npos);
+    }
+  };
+  // rto-min-route (linux): an expiry, a setting note with its setting object.
+  auto r = analyze("tests/captures/lab/rto-min-route.pcap", Profile::linux_kernel);
+  const nlohmann::json j = replay::to_json(r);
+  const auto& s = j["flows"][0];
+  documented(s);
+  REQUIRE(!s["timeouts"].empty());
+  documented(s["timeouts"][0]);
+  REQUIRE(!s["findings"].empty());
+  bool setting = false;
+  for (const auto& f : s["findings"]) {
+    documented(f);
+    if (f["setting"].is_object()) {
+      documented(f["setting"]);
+      setting = true;
+    }
+  }
+  CHECK(setting);
 }

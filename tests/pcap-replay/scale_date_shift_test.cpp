@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <replay/analyzer.hpp>
+#include <replay/judgement_text.hpp>
 #include "replay_scenario.hpp"
 
 namespace {
@@ -34,12 +35,13 @@ std::string digest(const replay::Report& r) {
         << (s.srtt ? s.srtt->count() : -1) << " rttvar " << (s.rttvar ? s.rttvar->count() : -1) << " rto "
         << s.rto.count() << " backoff " << s.backoff << " hz " << s.inferred.tsval_hz.value_or(0) << "\n";
       for (const auto& t : s.timeouts)
-        o << "  timeout " << t.frame << " " << t.waited.count() << " " << t.predicted.count() << " "
-          << t.earliest.count() << "-" << t.latest.count() << " " << replay::to_string(t.verdict) << " "
+        o << "  timeout " << t.frame << " " << t.wait.lo.count() << "-" << t.wait.hi.count() << " "
+          << t.predicted.lo.count() << "-" << t.predicted.hi.count() << " " << t.accepted.lo.count() << "-"
+          << t.accepted.hi.count() << " " << replay::to_string(t.verdict) << " "
           << replay::to_string(t.clock) << " " << t.rules.size() << "\n";
       for (const auto& x : s.findings)
         o << "  finding " << static_cast<int>(x.rule) << " " << static_cast<int>(x.level) << " " << x.frame << " "
-          << x.message << "\n";
+          << replay::describe(x, r.options) << "\n";
     }
   }
   return o.str();

@@ -148,7 +148,9 @@ struct RetransmitRecord {
 struct RttRecord {
   rto::Instant time;
   std::chrono::microseconds sample{0};
-  std::chrono::microseconds rto{0};  ///< RTO right after the sample
+  std::chrono::microseconds rto{0};     ///< RTO right after the sample
+  std::chrono::microseconds srtt{0};    ///< SRTT right after the sample (RFC 6298 2.2 / 2.3)
+  std::chrono::microseconds rttvar{0};  ///< RTTVAR right after the sample (Linux profile: mdev / 4, tcpi_rttvar)
 };
 
 /// Counters of a TcpSender.

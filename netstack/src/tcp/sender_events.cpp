@@ -133,7 +133,10 @@ void TcpSender::Impl::take_sample(microseconds r, rto::Instant now) {
   if (!est.on_rtt_sample(r, seq32(una), seq32(max))) return;  // 2.2 / 2.3
   timer.on_rtt_sample(est.rto());  // the note after 5.7: a sample ends the backoff
   ++stats.rtt_samples;
-  if (log_rtt) stats.rtt_log.push_back(RttRecord{now, r, timer.rto()});
+  if (log_rtt) {
+    stats.rtt_log.push_back(RttRecord{now, r, timer.rto(), est.srtt().value_or(microseconds{0}),
+                                      est.rttvar().value_or(microseconds{0})});
+  }
 }
 
 void TcpSender::Impl::on_synchronized_segment(const wire::TcpHeader& h, std::span<const std::uint8_t> payload,

@@ -28,7 +28,8 @@ enum class FrameKind {
 /// The outcome of decode_frame.
 struct FrameDecode {
   FrameKind kind = FrameKind::kMalformed;
-  /// For kTcp: src, dst, tcp, payload_len, flow_label, tcp_options_cut/bad set;
+  /// For kTcp: src, dst, tcp, payload_len, flow_label, ip_id, ip_checksum,
+  /// ip_ttl, vnet, tcp_options_cut/bad set;
   /// file_index, frame and time are left for the caller.
   Segment segment;
   wire::Error error;  ///< for kMalformed: the field at fault
@@ -48,8 +49,9 @@ struct FrameIssue {
 };
 
 /// decode_frame into caller-owned storage: for kTcp, `out`'s src, dst, tcp,
-/// payload_len, flow_label, ip_id, tcp_options_cut and tcp_options_bad are
-/// all written (file_index, frame and time are the caller's); for any other
+/// payload_len, flow_label, ip_id, ip_checksum, ip_ttl, vnet (the VLAN tags
+/// and tunnel ids VirtualNetwork keeps, outermost first), tcp_options_cut
+/// and tcp_options_bad are all written (file_index, frame and time are the caller's); for any other
 /// kind `out` is unspecified.
 FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& out,
                             FrameIssue& issue);

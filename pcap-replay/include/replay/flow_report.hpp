@@ -15,19 +15,21 @@
 #include "lockstep.hpp"
 #include "options.hpp"
 #include "rtt_stats.hpp"
+#include "judgement.hpp"
 #include "rules.hpp"
 #include "segment.hpp"
 
 namespace replay {
 
-/// How a data-bearing segment (SYN and FIN count as one byte) was sent.
+/// How a segment that occupies sequence space was sent (SYN and FIN count as
+/// one byte), or what else a probe of the sender was.
 enum class SendKind : std::uint8_t {
   first,                 ///< first transmission of new sequence space
   timeout,               ///< RTO expiry retransmission (5.4-5.6)
   syn_timeout,           ///< SYN or SYN-ACK retransmitted on its timer
   fast,                  ///< fast retransmit (3 dup ACKs, SACK or RACK evidence, ACK-triggered)
-  tlp,                   ///< Linux tail-loss probe (RFC 8985): highest segment, ~2 SRTT after the last ACK
-  slow_start_after_rto,  ///< rest of the window resent after an RTO, ACK-clocked (not a timer expiry)
+  tlp,                   ///< tail-loss probe (RFC 8985 7.3) resending the highest segment, ~2 SRTT after the last ACK
+  slow_start_after_rto,  ///< rest of the window resent after an RTO, ACK-clocked or in its burst (not an expiry)
   spurious,              ///< retransmission of data the peer had already acknowledged
   /// a retransmission (its sequence range was sent before) whose cause the
   /// capture cannot show: nothing from the peer has been seen (one-direction
@@ -40,34 +42,37 @@ enum class SendKind : std::uint8_t {
   /// highest), or an old copy delayed in the network (its TSval is older than
   /// what the sender had already sent). As tshark's tcp.analysis.out_of_order.
   out_of_order,
+  /// a SYN-ACK sent again in reply to the peer's duplicate SYN (Linux
+  /// tcp_check_req): an answer, not its timer's expiry.
+  syn_reply,
+  /// new data sent by the loss-probe timer (RFC 8985 7.3: a probe sends new
+  /// data when it can): a first transmission that re-arms the RTO.
+  tlp_new_data,
+  /// a keep-alive (RFC 9293 3.8.4): one byte or none just below SND.UNA with
+  /// nothing outstanding and a window open. Not a retransmission.
+  keepalive,
+  /// a zero-window probe (RFC 9293 3.8.6.1): into a zero window. Not a retransmission.
+  zero_window_probe,
 };
-inline constexpr std::size_t kSendKinds = 9;
+inline constexpr std::size_t kSendKinds = 13;
+/// Whether a segment of kind `k` is a retransmission by the sender (every
+/// kind but first, out_of_order, tlp_new_data, keepalive and zero_window_probe).
+bool is_retransmission(SendKind k);
 
-/// "send", "rto", "syn-rto", "fast-retx", "tlp", "slow-start-retx", "spurious-retx", "unclassified", "out-of-order".
+/// "send", "rto", "syn-rto", "fast-retx", "tlp", "slow-start-retx", "spurious-retx", "unclassified",
+/// "out-of-order", "syn-reply", "tlp-new", "keepalive", "zero-window-probe".
 std::string_view to_string(SendKind k);
 
-/// What (re)armed the retransmission timer an expiry is counted from.
-enum class ArmCause : std::uint8_t {
-  send,             ///< data sent with nothing outstanding (5.1)
-  ack,              ///< an ACK of new data (5.3)
-  sack,             ///< a SACK that gave an RTT sample (Linux tcp_rearm_rto)
-  timeout,          ///< the previous expiry (5.6)
-  probe,            ///< a tail-loss probe (Linux tcp_send_loss_probe re-arms a full RTO)
-  head_retransmit,  ///< a retransmission of the head segment (Linux tcp_xmit_retransmit_queue)
-  head_send,        ///< the head segment's last transmission (Linux tcp_rearm_rto with a probe pending)
-  syn_send,         ///< the previous transmission of the SYN
-};
-/// "send", "ack", "sack", "timeout", "tlp", "retransmit", "oldest-send", "syn-send".
-std::string_view to_string(ArmCause c);
 
 /// The verdict on one expiry's timing.
 enum class Verdict : std::uint8_t {
   ok,         ///< inside the accepted window
   early,      ///< before it (a finding says which rule)
   late,       ///< after it (never a departure)
-  unchecked,  ///< nothing from the peer seen: not judged
+  unchecked,  ///< nothing from the peer seen, or the wait is unknown: not judged
+  cannot_tell,  ///< the readings (or the wait interval) hold both a compliant and a departing value
 };
-/// "ok", "early", "late", "unchecked".
+/// "ok", "early", "late", "unchecked", "cannot-tell".
 std::string_view to_string(Verdict v);
 
 /// Which clock an expiry's backoff was judged on.
@@ -84,12 +89,20 @@ enum class SampleKind : std::uint8_t {
   ts_echo,  ///< TSecr of a retransmitted segment (RFC 7323 section 4), 1 ms resolution
 };
 
+/// The timeline event of a packet of this sender captured again: a copy
+/// of an earlier frame (FlowReport::duplicate_frames), not a transmission.
+/// Its row names the copied frame (TimelineEvent::copy_of) and carries the
+/// estimator state of the row before it (a copy changes nothing).
+inline constexpr std::string_view kCaptureCopyEvent = "capture-copy";
+
 /// One event of a sender's timeline (for `timeline --csv`), with the
 /// estimator state after it.
 struct TimelineEvent {
   std::uint64_t frame = 0;  ///< Wireshark frame number
   CaptureTime time{};       ///< capture timestamp
-  std::string_view event;  ///< SendKind name, "ack", "dup-ack"
+  /// SendKind name (a segment the sender sent), "ack", "dup-ack", "sack"
+  /// (the peer's, as the sender saw it), or kCaptureCopyEvent.
+  std::string_view event;
   std::uint32_t rel_seq = 0;  ///< relative SEQ (send) or ACK (ack)
   std::optional<std::chrono::microseconds> sample;  ///< the RTT sample the event gave, if any
   std::optional<SampleKind> sample_kind;
@@ -104,54 +117,90 @@ struct TimelineEvent {
   /// sender's ISN as rel_seq, [left, right); the first sack_count are valid.
   std::array<std::pair<std::uint32_t, std::uint32_t>, 4> sack{};
   std::uint8_t sack_count = 0;
+  /// kCaptureCopyEvent: the frame of the datagram's first capture, which
+  /// this frame copies (0 for every other event).
+  std::uint64_t copy_of = 0;
 };
 
-/// One retransmission timeout (data or SYN) and its check.
+/// One retransmission-timer expiry (data or SYN) and the judgement of its wait.
 struct TimeoutRecord {
   std::uint64_t frame = 0;     ///< Wireshark frame number of the retransmission
   CaptureTime time{};          ///< its capture timestamp
   std::uint32_t rel_seq = 0;   ///< relative SEQ retransmitted
   bool syn = false;            ///< a SYN or SYN-ACK
-  unsigned backoff = 0;                 ///< k: the expiry number in its chain (1 = first)
-  std::chrono::microseconds waited{0};  ///< observed: time since the timer was (re)armed
+  /// k: the expiry's position in its chain (1 = first): the expiries since
+  /// the last valid RTT sample (5.5's backoff lasts until one, section 3).
+  unsigned expiry = 0;
+  /// The observed wait since what armed the timer (`armed_by`): an interval,
+  /// because the capture may not show when the sender armed it (an ACK it
+  /// received after the capture saw it; Linux's deadline from the head's
+  /// send time). From the second expiry of a chain on, the wait since the
+  /// previous expiry.
+  Interval wait{};
   /// The capture clock stepped back between the arm and the expiry (a step
-  /// larger than limits::kClockReorderMax): `waited` is unknown (not shown),
-  /// the verdict is unchecked and an INFO finding at the frame says why.
+  /// larger than limits::kClockReorderMax): `wait` is unknown (not shown),
+  /// the verdict is unchecked and an INFO judgement at the frame says why.
   bool wait_unknown = false;
-  std::chrono::microseconds predicted{0};  ///< the profile's RTO at that moment (with backoff)
-  std::chrono::microseconds earliest{0};   ///< accepted window, as a wait from the same arm time
-  std::chrono::microseconds latest{0};
-  ArmCause armed_by = ArmCause::send;  ///< what armed the timer `waited` counts from
+  Basis basis = Basis::profile_rto;  ///< what `predicted` rests on
+  /// The wait predicted before this expiry was compared: the profile's RTO
+  /// with the backoff so far (Basis::profile_rto), or from the second expiry
+  /// on the chain's own RTO doubled (Basis::doubling), fitted to its earlier
+  /// waits.
+  Interval predicted{};
+  Interval accepted{};  ///< predicted with the timer's lateness and the tolerance
+  /// Where the departure the check exists to catch would fall: a wait that
+  /// did not double (5.5), or one that fired before the RTO (5.3/5.6).
+  std::optional<Interval> alternative;
+  ArmCause armed_by = ArmCause::send;  ///< what armed the timer the wait counts from
   Verdict verdict = Verdict::ok;
-  ClockUsed clock = ClockUsed::capture;  ///< the clock the backoff was judged on
-  /// true: `predicted` is the 5.5 expectation from the observed previous
-  /// interval of the chain, min(2 x it, max RTO) (1 x for linear SYN timeouts
-  /// or at the max RTO), because this or an earlier expiry of the chain
-  /// departed (reported once; the rest of the chain is judged by its
-  /// doubling, 5.5); `earliest`/`latest` are then that check's window.
-  bool relative = false;
-  std::vector<RuleId> rules;  ///< the findings raised at this expiry (e.g. {2.4}), if any
+  ClockUsed clock = ClockUsed::capture;  ///< the clock the wait was read on
+  /// The readings of the capture considered for this expiry (an expiry or a
+  /// tail-loss probe; the timer's lateness) and whether each keeps the rules.
+  std::vector<ReadingResult> readings;
+  std::vector<RuleId> rules;  ///< the rules judged broken or undecided at this expiry (e.g. {2.4})
 };
 
-/// What the sender's stack does, inferred from its own timeouts and probes
-/// (its own waits, as the model under the judged profile classified them). Each optional is unset when the capture does not
-/// show it; `evidence` lists the frames it was read from.
+/// Where the sender's stack floors its RTO, as its first expiries show it.
+enum class RtoFloor : std::uint8_t {
+  unknown,   ///< no data expiry after a sample
+  sum,       ///< RTO >= 1 s: a floor on the sum (RFC 6298 2.4)
+  variance,  ///< below 1 s: a floor on the variance term (Linux rto_min), or none
+};
+/// "unknown", "sum", "variance".
+std::string_view to_string(RtoFloor f);
+
+/// What the sender did with 5.7 after a SYN timeout, as far as the wire shows.
+enum class Seen57 : std::uint8_t {
+  unknown,      ///< no SYN timeout, or nothing to see it by
+  kept_3s,      ///< its first data expiry waited 3 s or more
+  not_kept,     ///< it fired before 3 s (a 5.7 judgement)
+  not_visible,  ///< the next sample came first (or the capture ended)
+};
+/// "unknown", "3 s", "kept the sample's RTO", "not visible".
+std::string_view to_string(Seen57 s);
+
+/// What the sender's stack does, read from its own expiries and probes (as
+/// the engine under the judged profile classified them). A setting is read
+/// only from evidence the later frames do not refute (a cap from a plateau
+/// of at least two expiries, a constant lateness from a chain it explains).
+/// Each optional is unset when the capture does not show it; `evidence`
+/// lists the frames it was read from. report/ words it (inferred_text.hpp).
 struct InferredSettings {
   std::optional<std::chrono::microseconds> initial_rto;  ///< first SYN wait, or first data wait with no sample yet
   std::vector<std::chrono::microseconds> syn_waits;      ///< the SYN timer's waits, in order
   std::optional<unsigned> syn_linear;   ///< SYN expiries that kept the RTO before doubling
-  /// "variance" (RTO = SRTT + ~rto_min: Linux), "sum" (RTO >= 1 s: RFC 6298), or empty.
-  std::string floor;
+  RtoFloor floor = RtoFloor::unknown;
   std::optional<std::chrono::microseconds> min_first_wait;  ///< shortest first-expiry wait with samples
-  std::optional<std::chrono::microseconds> plateau;  ///< the wait the backoff stopped growing at (a cap reached)
-  std::optional<std::chrono::microseconds> additive;  ///< constant term fitted to a chain: waits = RTO x 2^k + it
+  std::optional<std::chrono::microseconds> plateau;  ///< the cap the backoff was held at (a plateau of expiries)
+  std::optional<std::chrono::microseconds> additive;  ///< a constant lateness the chains show: waits = RTO x 2^k + it
   std::optional<std::chrono::microseconds> lateness;  ///< largest observed wait beyond the prediction (within the window)
   std::uint64_t probes = 0;        ///< tail-loss probes sent (the sender's `tlp` count)
   unsigned linear_data = 0;        ///< data expiries that kept the RTO (thin-stream linear timeouts?)
   std::optional<double> tsval_hz;  ///< the TSval clock's rate
-  std::string fallback_57;         ///< what the sender did after a SYN timeout: "3 s", "kept the sample's RTO", ""
-  std::vector<std::uint64_t> evidence;  ///< frames the settings were read from
-  std::string summary;             ///< one line: "behaves like Linux 6.x defaults: ..."
+  Seen57 fallback_57 = Seen57::unknown;
+  std::vector<std::string_view> settings;  ///< the documented settings its judgements relied on
+  std::vector<std::string_view> ties;      ///< other profiles that fit as well (--profile auto)
+  std::vector<std::uint64_t> evidence;     ///< frames the settings were read from
 };
 
 /// One sender (one direction of one connection).
@@ -185,10 +234,35 @@ struct SenderReport {
   std::chrono::microseconds rto{0};  ///< replayed RTO at the end, with backoff
   unsigned backoff = 0;              ///< replayed backoff count at the end
   std::vector<TimeoutRecord> timeouts;  ///< every timer expiry (data and SYN), capture order
-  std::vector<Finding> findings;        ///< departures and notes, capture order
+  /// The judgement log: every rule broken or undecided, and every note. The
+  /// analysis appends each once settled (a chain's when it ends) and never
+  /// edits one; when the sender is finished the log is ordered by frame
+  /// (stable), the order the reports show.
+  std::vector<Judgement> findings;
   std::vector<TimelineEvent> timeline;  ///< filled when Analyzer was asked to keep it
 
-  std::uint64_t retransmissions() const;  ///< every kind but `first`
+  std::uint64_t retransmissions() const;  ///< segments of the kinds is_retransmission() names
+};
+
+/// A connection opened on a 4-tuple while another connection of that
+/// 4-tuple went on (analysis/flow_table.hpp): another host behind one of the
+/// addresses. A SYN-ACK with another ISN than the earlier SYN-ACK answering
+/// the same SYN is another server's answer, not a retransmission of it; a SYN
+/// with another ISN from another TSval clock is another client's.
+struct AlongsideOf {
+  std::size_t flow = 0;         ///< the connection that went on (FlowReport::id)
+  bool server = true;           ///< the new host is the server (a SYN-ACK), else the client (a SYN)
+  std::uint32_t isn = 0;        ///< the ISN of this connection's SYN or SYN-ACK
+  std::uint32_t other_isn = 0;  ///< that side's ISN in `flow`
+  /// For a server: the frame of the client's SYN it answers, which begins
+  /// this connection too (the one frame in both; 0: not kept, this
+  /// connection begins with the SYN-ACK).
+  std::uint64_t syn_frame = 0;
+  /// Its TSval cannot come from the clock of that side in `flow`
+  /// (limits::kMaxTsvalHz): true, another host; false: it could be the
+  /// same host answering anew (a SYN cookie, a request it forgot);
+  /// nullopt: no TSval to tell.
+  std::optional<bool> another_clock;
 };
 
 /// One connection (4-tuple, split on reuse), both directions.
@@ -204,11 +278,26 @@ struct FlowReport {
   bool saw_syn = false, saw_fin = false, saw_rst = false;  ///< flags seen on the connection
   /// SEQ of the SYN (without ACK) that is the connection's first segment, when it is one.
   std::optional<std::uint32_t> syn_isn;
-  /// Packets captured twice, ignored: every header field and the IPv4 ID equal
-  /// within 10 ms; without a usable ID (IPv6, ID 0) a data segment within
-  /// 0.2 ms with no peer segment between. See Analyzer::add().
+  /// Copies of its packets captured again (on another interface, VLAN or
+  /// capture point), ignored: the rule and its windows are stated once in
+  /// thresholds.hpp ("one datagram captured more than once"). A copy seen on
+  /// another virtual network counts here, where its datagram was first seen.
   std::uint64_t capture_duplicates = 0;
-  std::vector<std::uint64_t> duplicate_frames;  ///< their frame numbers
+  std::vector<std::uint64_t> duplicate_frames;  ///< their frame numbers, capture order
+  /// duplicate_of[i]: the frame duplicate_frames[i] copies (the datagram's
+  /// first capture; a third capture names the first too).
+  std::vector<std::uint64_t> duplicate_of;
+  /// The virtual networks (VLAN ids, VNIs: VirtualNetwork) its packets were
+  /// seen on, its first segment's first (an empty one: untagged); empty when
+  /// none was ever tagged. Two when each direction has its own, or when
+  /// copies were seen on another.
+  std::vector<VirtualNetwork> vnets;
+  /// Another connection of its 4-tuple on another virtual network was open
+  /// at the same time: Wireshark, which keys conversations by addresses and
+  /// ports, merges their frames; its display filter names the network.
+  bool vnet_apart = false;
+  /// Opened while another connection of its 4-tuple went on (another host).
+  std::optional<AlongsideOf> alongside;
   std::array<SenderReport, 2> senders;  ///< [0] client -> server, [1] server -> client
 };
 

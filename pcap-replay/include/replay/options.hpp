@@ -67,9 +67,6 @@ struct Options {
 
   /// Tolerance around a predicted duration: granularity + slack_percent of it.
   std::chrono::microseconds tolerance(std::chrono::microseconds predicted) const;
-  /// Largest lateness allowed after a predicted expiry: the Linux timer-wheel
-  /// bucket of `rto` for a profile with Lateness::linux_wheel, else 0.
-  std::chrono::microseconds lateness(std::chrono::microseconds rto) const;
 };
 
 }  // namespace replay

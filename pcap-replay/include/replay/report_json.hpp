@@ -27,8 +27,8 @@ nlohmann::json to_json(const Report& r, const ReportView& view = {});
 /// `view` shows (the caller decides whether `view` shows `f`); `stream` is
 /// its tcp.stream (StreamNumbers, StreamCounter), times since `origin`
 /// (Report::first_time).
-void append_flow_json(nlohmann::json& entries, const FlowReport& f, std::optional<std::uint64_t> stream,
-                      CaptureTime origin, const ReportView& view = {});
+void append_flow_json(nlohmann::json& entries, const FlowReport& f, const Options& options,
+                      std::optional<std::uint64_t> stream, CaptureTime origin, const ReportView& view = {});
 
 /// The top-level keys of a report document (to_json, flows_to_json) that
 /// dump_document() writes first, in this order: those known before any input

@@ -34,7 +34,8 @@ void write_text_heading(std::ostream& os, const Options& o);
 /// whether `view` shows it: ReportView::shows): `stream` is its tcp.stream
 /// (StreamNumbers, StreamCounter), times ("at (s)") are seconds since
 /// `origin` (Report::first_time); its senders as `view` shows them.
-void write_text_flow(std::ostream& os, const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin,
+void write_text_flow(std::ostream& os, const FlowReport& f, const Options& options, std::optional<std::uint64_t> stream,
+                     CaptureTime origin,
                      const ReportView& view = {});
 
 /// The end of write_text_report: the empty-input note, write_input_problems,

@@ -1,6 +1,6 @@
 #pragma once
 // The RFC 6298 rules pcap-replay checks: id, section, level and a short
-// statement. A Finding is one departure (or note) at one frame.
+// statement. A Judgement (judgement.hpp) is one verdict (or note) at one frame.
 
 #include <cstddef>
 #include <cstdint>
@@ -54,14 +54,5 @@ std::span<const Rule> all_rules();
 const Rule& rule(std::string_view id);
 /// The rule of `r`.
 const Rule& rule(RuleId r);
-
-/// One departure from a rule (or an INFO note) at one frame of one file.
-struct Finding {
-  RuleId rule = RuleId::late;
-  Level level = Level::info;
-  std::uint64_t frame = 0;  ///< Wireshark frame number of the segment concerned
-  CaptureTime time{};
-  std::string message;    ///< one sentence with the numbers (ms)
-};
 
 }  // namespace replay

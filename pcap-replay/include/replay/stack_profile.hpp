@@ -27,10 +27,16 @@ enum class Fallback57 {
   only_without_handshake_sample,  ///< Linux tcp_init_metrics: 3 s only if the handshake gave no sample.
 };
 
-/// How late a stack's timers fire (never early).
+/// How late a stack's retransmission timer fires after its RTO (never early):
+/// the lateness model the backoff check allows (analysis/engine/lateness.hpp).
 enum class Lateness {
-  none,         ///< fires on time (within the tolerance)
-  linux_wheel,  ///< Linux timer wheel: up to one bucket late (4 ms under 252 ms, 32 ms under 2.016 s, ...)
+  /// A stack the profile does not name (RFC 6298 as written): proportionally
+  /// late by up to --slack, or late by a constant that the chain's own waits
+  /// show (read only once they pin it).
+  inferred,
+  proportional,  ///< up to --slack of the RTO late
+  linux_wheel,   ///< Linux timer wheel: up to one bucket late (at most 8/63 of the timeout, plus a jiffy)
+  additive,      ///< `additive` late on every arm (FreeBSD's and Darwin's retransmit slop), plus its tick
 };
 
 /// A documented setting of a stack that changes its timer: a departure from
@@ -42,6 +48,7 @@ struct Tunable {
     thin_linear,   ///< up to `count` data expiries of a thin stream keep the RTO (no doubling)
     syn_linear,    ///< the number of linear SYN expiries may be anything up to `count`
     initial_rto,   ///< the initial RTO may be anywhere in [lo, hi]
+    min_rto,       ///< the RTO's minimum (the profile's floor) may be anywhere in [lo, hi]
   };
   Kind kind;
   std::string_view name;  ///< the setting as its users know it, e.g. "net.ipv4.tcp_rto_max_ms"
@@ -55,8 +62,15 @@ struct ProbeRule {
   /// PTO = 2 SRTT + this when one segment is in flight (Linux: TCP_RTO_MIN,
   /// 200 ms; RFC 8985: WCDelAckT).
   std::chrono::microseconds single_segment_allowance{200'000};
-  /// PTO = 2 SRTT + this otherwise (Linux: TCP_TIMEOUT_MIN, 2 jiffies).
+  /// PTO = 2 SRTT + this otherwise (Linux 6.x: TCP_TIMEOUT_MIN_US, 2 ms;
+  /// before, 2 jiffies). The sum is rounded up to the profile's tick.
   std::chrono::microseconds allowance{8'000};
+  /// The stack's own probe timer is known exactly (Linux
+  /// tcp_schedule_loss_probe): the allowances above, not anything from the
+  /// bare 2 SRTT on (RFC 8985 7.2 leaves WCDelAckT to the stack), and the
+  /// timer re-armed at every transmission of new data (tcp_write_xmit), so
+  /// a probe comes a PTO after the later of the last ACK and the last send.
+  bool exact = false;
 };
 
 /// One stack's timer behaviour.
@@ -67,12 +81,20 @@ struct StackProfile {
   rto::Config config;        ///< estimator parameters (initial, floor, cap, G, tick, SYN linear, 5.7 RTO)
   FloorMode floor = FloorMode::on_sum;
   Fallback57 fallback_57 = Fallback57::rfc;
-  Lateness lateness = Lateness::none;
-  /// Added to every data RTO when the timer is armed (FreeBSD and Darwin
-  /// tcp_rexmit_slop, 200 ms): the waits are RTO x 2^k + slop. Not to the
-  /// SYN schedule (Darwin's SYNs go out 1 s apart exactly).
+  Lateness lateness = Lateness::inferred;
+  /// Lateness::additive: added to every data RTO when the timer is armed
+  /// (FreeBSD and Darwin tcp_rexmit_slop, 200 ms): the waits are RTO x 2^k +
+  /// slop. Not to the SYN schedule (Darwin's SYNs go out 1 s apart exactly).
   std::chrono::microseconds additive{0};
   ProbeRule probe;
+  /// The stack's maximum RTO is config.max_rto exactly (Linux's 120 s,
+  /// FreeBSD's and Darwin's 64 s). Otherwise config.max_rto is the least cap
+  /// allowed (RFC 6298 2.5's 60 s): any cap from it on, or none, fits.
+  bool cap_known = false;
+  /// The stack takes an RTT sample from newly SACKed, never retransmitted
+  /// data, duplicate ACKs included (Linux tcp_ack_update_rtt's sack_rtt).
+  /// RFC 6298 and RFC 7323 sample only ACKs that advance SND.UNA.
+  bool sack_rtt_samples = false;
   /// Linux tcp_rearm_rto: with a loss-probe or RACK timer pending, the RTO
   /// deadline is the head segment's last transmission + RTO, and an ACK or
   /// SACK that yields an RTT sample re-arms it; a probe and a retransmission

@@ -77,52 +77,72 @@ inline constexpr std::uint32_t kOldTsvalTicks = 2;
 /// tcp.analysis.out_of_order), not a retransmission.
 inline constexpr microseconds kReorderWindowFloor{3'000};
 
-/// The same datagram captured twice (two VLANs of a tap, a mirror port):
-/// same non-zero IPv4 ID, same TCP header and TSval, at most this far apart
-/// in capture time (either order). TTL and link-layer tags may differ.
-inline constexpr microseconds kSameIdWindow{10'000};
-/// Without an IPv4 ID to compare (IPv6, ID 0): a data-bearing copy at most
-/// this far apart and no segment from the peer between. A fast retransmit on
-/// a 0.1 ms path comes ~0.1 ms after the original, inside one TSval tick.
+// ---- one datagram captured more than once (analysis/capture_copy.hpp) ---
+// A segment is a copy of another (one datagram seen twice: two interfaces,
+// the VLANs of a tap, a mirror port, a router's way in and out, a host's
+// capture inside and outside a tunnel), not a retransmission, when both have
+// the same addresses, ports, TCP header (SEQ, ACK, flags, window, payload
+// length, TSval and TSecr, SACK blocks) and TCP checksum; when both are IPv4,
+// the same ID and, at the same TTL, the same IPv4 header checksum (a router
+// between two capture points lowers the TTL and rewrites the checksum; at
+// one TTL another checksum is another header, e.g. a retransmission without
+// ECT, RFC 3168 6.1.5); and when they are within the window of what proves
+// them one datagram (either order: capture points timestamp independently).
+// Different IDs are always two datagrams. The virtual network may differ:
+// the copy on VLAN 20 of a packet first seen on VLAN 10 is a copy.
+
+/// A non-zero IPv4 ID from a sender that numbers its datagrams (no two of
+/// its segments in a row in the connection carried the same ID) names one
+/// datagram: a resend gets a new ID however soon, so the window only bounds
+/// how far apart two capture points may timestamp it (a mirror's queue,
+/// interfaces buffered apart before they were merged into one file: copies
+/// 50 ms apart are seen, arkime's wireshark-retrans.pcap), counted from the
+/// datagram's latest capture. Some stacks reuse the ID for a resend, which
+/// shows only once they do it twice in a row (zeek's pppoe-over-qinq.pcap:
+/// FINs resent with one ID; before that, a segment resent with its ID 182 ms
+/// after the original): half the 200 ms RTO floor of the fastest stacks
+/// (Linux's rto_min) keeps such a resend out.
+inline constexpr microseconds kSameIdWindow{100'000};
+/// Without an ID that names the datagram (IPv6, ID 0 as many stacks send
+/// with DF, a sender seen repeating its IDs): a segment that occupies
+/// sequence space (identical pure ACKs are real duplicate ACKs), nothing
+/// from the peer between the two (so no ACK triggered a resend), and the
+/// same TSval. Only a timer could have resent it, within one tick of the
+/// sender's TSval clock; at 1 kHz (Linux, FreeBSD, Darwin, Windows) a resend
+/// 1 ms later carries another TSval, and no stack whose clock is 100 Hz or
+/// slower fires a timer this soon.
+inline constexpr microseconds kSameTsvalWindow{10'000};
+/// As above, without a TSval either: only a near-simultaneous copy. On a
+/// 0.1 ms path a fast retransmit comes ~0.1 ms after the original (but
+/// after a duplicate ACK from the peer, which rules it out).
 inline constexpr microseconds kNoIdWindow{200};
 
-// ---- judging an expiry ---------------------------------------------------
+// ---- connection identity (analysis/flow_table.hpp) ---------------------
 
-/// A doubling check never accepts less than this factor times the previous
-/// wait (x 4/5 = 1.25), whatever the slack: no tolerance can hide a missing
-/// factor of two (5.5).
-inline constexpr std::int64_t kDoublingFloorNum = 5, kDoublingFloorDen = 4;
+/// A side's first segment on a 4-tuple joins the conversation whose other
+/// side was seen on another virtual network (a capture where each direction
+/// has its own VLAN, or one is untagged: a tap's two ports, a router's two
+/// sides) only when it acknowledges what that side sent there: its ACK at
+/// most the end of the peer's highest segment seen and no more than this
+/// behind it (16 MiB: more than the data in flight of any window seen);
+/// else it is another conversation on its own virtual network.
+inline constexpr std::uint32_t kJoinAckSlack = 1u << 24;
+/// RFC 7323 5.4: a TSval clock ticks between once a millisecond and once a
+/// second. A SYN-ACK that follows another of the same 4-tuple with a TSval
+/// lower, or higher by more than this rate times the time between them plus
+/// one tick, comes from another clock: another host behind the address.
+inline constexpr std::uint32_t kMaxTsvalHz = 1000;
+
+// ---- judging an expiry ---------------------------------------------------
 
 /// RFC 6298 2.4's floor: a first expiry at least this long (within the
 /// tolerance) reads as a floor on the sum; a shorter one as a floor on the
 /// variance term (Linux rto_min) or none.
 inline constexpr microseconds kRfcMinRto{1'000'000};
 
-/// The smallest maximum RTO RFC 6298 2.5 allows. A chain that had doubled
-/// and then waits about as long as the previous expiry (it stopped growing)
-/// below this has a cap under 60 s (2.5); one that grows, but by less than
-/// the doubling, breaks 5.5.
-inline constexpr microseconds kRfcMinMaxRto{60'000'000};
-
-/// An expiry later than this factor (x 3/2) of its prediction plus the
-/// tolerance gets an INFO "late" note (a sender may wait longer: not a
-/// departure).
-inline constexpr std::int64_t kLateFactorNum = 3, kLateFactorDen = 2;
-
-/// Where doubling is expected only from this growth factor of the expected
-/// over the previous wait (x 3/2) is the kDoublingFloor applied (a capped
-/// wait expects less).
+/// A chain's waits "grew" (inference: no plateau, no cap read from them)
+/// where one is at least this factor (x 3/2) of the previous.
 inline constexpr std::int64_t kDoublingExpectedNum = 3, kDoublingExpectedDen = 2;
-
-/// A loss probe that resent the lone outstanding segment was the first RTO
-/// expiry after all when the next expiry came at least this factor (x 3/2)
-/// of its wait after it: a probe re-arms a full RTO (about 1 x), an expiry
-/// doubles (2 x).
-inline constexpr std::int64_t kProbeWasRtoNum = 3, kProbeWasRtoDen = 2;
-
-/// Linux's timer wheel fires up to one bucket, 1/8 of the timeout, late
-/// (kernel/time/timer.c): lower bounds are divided by 9/8.
-inline constexpr std::int64_t kWheelLateNum = 9, kWheelLateDen = 8;
 
 // ---- reading a sender's settings (inference.hpp) -------------------------
 
@@ -131,9 +151,6 @@ inline constexpr std::int64_t kWheelLateNum = 9, kWheelLateDen = 8;
 inline constexpr unsigned kSameWaitPercent = 10;
 /// See kSameWaitPercent: the absolute part (timer ticks and wheel buckets).
 inline constexpr microseconds kSameWaitTicks{4'000};
-/// An additive term is read from a chain when 2 w[i] - w[i+1] agrees within
-/// this over the chain and is at least this large.
-inline constexpr microseconds kAdditiveAgreement{20'000};
 
 // ---- the sender's TSval clock -------------------------------------------
 

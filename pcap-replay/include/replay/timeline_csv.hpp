@@ -9,8 +9,9 @@
 namespace replay {
 
 /// Columns: flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,
-/// srtt_us,rttvar_us,rto_us,backoff. `time` = capture timestamp (s since the
-/// epoch), `rel_time` = s since the first frame. Empty cell = no value.
+/// srtt_us,rttvar_us,rto_us,backoff,copy_of. `time` = capture timestamp (s
+/// since the epoch), `rel_time` = s since the first frame, `copy_of` = the
+/// frame a `capture-copy` row copies (kCaptureCopyEvent). Empty cell = no value.
 /// Rows by flow, then direction (c2s first), then capture order.
 /// Needs a Report made with keep_timeline.
 void write_timeline_csv(std::ostream& os, const Report& r);

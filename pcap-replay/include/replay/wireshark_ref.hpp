@@ -21,7 +21,13 @@ namespace replay {
 /// SYN of the previous connection on its address pair (a SYN re-sent after
 /// an RST or FIN: a new connection here) has that connection's index, as in
 /// Wireshark, which starts a new stream only on a SYN with another ISN
-/// (packet-tcp.c). Unknown (nullopt) under a BPF filter (-f): Wireshark
+/// (packet-tcp.c). Connections on other virtual networks (VLANs, VNIs) are
+/// counted as Wireshark counts them by default, by addresses and ports only:
+/// the same 4-tuple on VLAN 10 and VLAN 20 is one conversation to it, and
+/// two connections here. A connection opened beside another of its 4-tuple
+/// by a second server's SYN-ACK (FlowReport::alongside) has that one's
+/// index, as in Wireshark (it flags the SYN-ACK "reused ports" and keeps the
+/// stream). Unknown (nullopt) under a BPF filter (-f): Wireshark
 /// numbers the connections the filter hides too, and they are not read.
 /// Computed once for all connections (O(n log n)).
 class StreamNumbers {
@@ -63,7 +69,17 @@ std::string frame_filter(std::uint64_t frame);
 /// The Wireshark display filter for connection `f`: "tcp.stream == 3" when
 /// `stream` (its StreamNumbers::of) is known, else the address pair
 /// "ip.addr == A && tcp.port == P && ip.addr == B && tcp.port == Q"
-/// (ipv6.addr for IPv6).
+/// (ipv6.addr for IPv6). When another connection of its 4-tuple was open on
+/// another virtual network (FlowReport::vnet_apart), which Wireshark merges
+/// into one stream by default, the stream's filter also names its virtual
+/// networks: "tcp.stream == 3 && (vlan.id == 10)".
 std::string stream_filter(const FlowReport& f, std::optional<std::uint64_t> stream);
+
+/// The display filter of one virtual network: "vlan.id == 10", stacked tags
+/// by layer ("vlan.id#1 == 100 && vlan.id#2 == 200"), an 802.1ad service tag
+/// "ieee8021ad.id == 100", "vxlan.vni == 5001",
+/// "geneve.vni == 9", NVGRE's VSID in "gre.key & 0xffffff00 == 0x2a00";
+/// none: "!(vlan.id > 0) && !ieee8021ad && !vxlan && !geneve".
+std::string vnet_filter(const VirtualNetwork& v);
 
 }  // namespace replay

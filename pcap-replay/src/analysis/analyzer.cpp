@@ -9,13 +9,11 @@
 #include <tuple>
 #include <utility>
 #include <variant>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/inlined_vector.h>
 #include <fmt/format.h>
 
+#include "analysis/capture_copy.hpp"
 #include "analysis/first_segment.hpp"
 #include "analysis/flow_table.hpp"
 #include "analysis/stable_queue.hpp"
@@ -27,93 +25,6 @@
 namespace replay {
 
 namespace {
-// A segment seen recently in one direction, for capture-duplicate detection:
-// the header fields same_header() compares, not the whole Segment, packed
-// into 48 bytes (a ring of them is written per segment, mostly to lines not
-// in cache). Its SACK blocks, when it has any, are in its ring's `sack`.
-struct Recent {
-  std::uint32_t seq, ack, payload_len;
-  std::uint32_t tsval, tsecr;  // valid when has_tsval / has_tsecr
-  std::uint16_t window;
-  std::uint16_t ip_id;  // valid when has_ip_id
-  std::uint8_t flags, sack_count;
-  bool has_tsval, has_tsecr, has_ip_id;
-  CaptureTime time;
-  std::uint64_t peer_count;  // segments of the other direction seen before it
-
-  Recent(const Segment& s, std::uint64_t peers)
-      : seq(s.tcp.seq), ack(s.tcp.ack), payload_len(s.payload_len), tsval(s.tcp.options.tsval.value_or(0)),
-        tsecr(s.tcp.options.tsecr.value_or(0)), window(s.tcp.window), ip_id(s.ip_id.value_or(0)),
-        flags(s.tcp.flags), sack_count(s.tcp.options.sack_count), has_tsval(s.tcp.options.tsval.has_value()),
-        has_tsecr(s.tcp.options.tsecr.has_value()), has_ip_id(s.ip_id.has_value()), time(s.time),
-        peer_count(peers) {}
-  std::optional<std::uint32_t> tsval_opt() const { return has_tsval ? std::optional(tsval) : std::nullopt; }
-  std::optional<std::uint32_t> tsecr_opt() const { return has_tsecr ? std::optional(tsecr) : std::nullopt; }
-};
-static_assert(sizeof(Recent) <= 48);
-
-// How many recent segments per direction are compared with each new one.
-constexpr std::size_t kRecentKept = 8;
-static_assert(kRecentKept < 32 && kRecentKept % 4 == 0,
-              "RecentRing::matching(): one bit per kept segment in 32 bits, four digests per compare");
-
-// A 32-bit digest of the header fields same_header() compares first (equal
-// fields give equal digests): the ring compares digests, one cache line
-// for all of them, before it reads any kept segment.
-std::uint32_t header_digest(const Segment& s) {
-  const auto rotl = [](std::uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
-  const wire::TcpOptions& o = s.tcp.options;
-  std::uint32_t h = s.tcp.seq ^ rotl(s.tcp.ack, 7) ^ rotl(s.payload_len, 13) ^ rotl(s.tcp.window, 21) ^
-                    (std::uint32_t{s.tcp.flags} << 24) ^ o.sack_count;
-  if (o.tsval) h ^= rotl(*o.tsval, 17) ^ 0x9e3779b9u;
-  return h;
-}
-
-// The last kRecentKept segments of one direction, oldest first (a ring that
-// allocates only as it fills), with their header digests.
-struct RecentRing {
-  using SackBlocks = std::array<wire::SackBlock, 4>;
-  std::vector<Recent> items;
-  std::array<std::uint32_t, kRecentKept> digest{};  // digest[i]: header_digest of items[i]
-  // sack[i]: the SACK blocks of items[i] (its first sack_count valid), made
-  // at the first segment with any: most segments have none.
-  std::unique_ptr<std::array<SackBlocks, kRecentKept>> sack;
-  std::size_t next = 0;  // the slot the next segment replaces once full
-  void push(const Segment& s, std::uint64_t peers, std::uint32_t d) {
-    std::size_t slot = next;
-    if (items.size() < kRecentKept) {
-      slot = items.size();
-      items.emplace_back(s, peers);
-    } else {
-      items[next] = Recent(s, peers);
-      next = (next + 1) % kRecentKept;
-    }
-    digest[slot] = d;
-    if (s.tcp.options.sack_count > 0) {
-      if (!sack) sack = std::make_unique<std::array<SackBlocks, kRecentKept>>();
-      (*sack)[slot] = s.tcp.options.sack;
-    }
-  }
-  void push(const Segment& s, std::uint64_t peers) { push(s, peers, header_digest(s)); }
-  // Bit i set: items[i] exists and its digest is `d`.
-  std::uint32_t matching(std::uint32_t d) const {
-    std::uint32_t m = 0;
-#if defined(__SSE2__)
-    // Four digests per compare; the sign bit of each lane is its match.
-    const __m128i key = _mm_set1_epi32(static_cast<int>(d));
-    for (std::size_t i = 0; i < kRecentKept; i += 4) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(digest.data() + i));
-      m |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, key)))) << i;
-    }
-#else
-    for (std::size_t i = 0; i < kRecentKept; ++i) m |= static_cast<std::uint32_t>(digest[i] == d) << i;
-#endif
-    return m & ((std::uint32_t{1} << items.size()) - 1);
-  }
-  // The SACK blocks of items[i] (sack_count > 0 only).
-  const SackBlocks& sack_of(std::size_t i) const { return (*sack)[i]; }
-};
-
 // One reading of a connection: its senders modelled against one profile.
 // A direction's model is created when that side first sends (or when the
 // connection is finished, or its unheard segments reach
@@ -124,6 +35,14 @@ struct Candidate {
   // is kept at the end); with one profile the models write the FlowReport's.
   std::unique_ptr<std::array<SenderReport, 2>> own;
   std::unique_ptr<SenderModel> model[2];
+};
+
+// A copy of one side's packet (RecentRing::take_copy), as its timeline
+// row will show it once the connection is finished.
+struct CopySeen {
+  std::uint64_t frame, of;  // the copy, and the frame of the datagram's first capture
+  CaptureTime time;          // on the model's clock (restored with the rest of the timeline)
+  std::uint32_t seq, len;    // its SEQ (absolute) and the sequence space it covers
 };
 
 // What a connection holds while it can still receive segments; freed when
@@ -150,13 +69,19 @@ struct Live {
   // them later gives it the same state as hearing them at once.
   std::array<std::vector<Segment>, 2> unheard;
   std::array<RecentRing, 2> recent;     // last segments per direction (capture duplicates)
+  // The client's latest SYN while it has sent nothing else (the handshake):
+  // the SYN a second server's SYN-ACK answers (Impl::answered_syn).
+  std::unique_ptr<Segment> client_syn;
   std::optional<double> first_rate;
   // The senders' reports the single-profile models write, created with the
   // connection's first model (or when it is finished).
   std::unique_ptr<std::array<SenderReport, 2>> senders;
   // Segments dropped as the same packet captured twice (FlowReport's).
   std::uint64_t capture_duplicates = 0;
-  std::vector<std::uint64_t> duplicate_frames;
+  std::vector<std::uint64_t> duplicate_frames, duplicate_of;
+  // With the timeline kept: each side's copies, for their rows
+  // (merge_copy_rows), in capture order.
+  std::array<std::vector<CopySeen>, 2> copies_seen;
 };
 
 // A connection's own fields (FlowReport's, without the file name and the
@@ -173,6 +98,17 @@ struct FlowHead {
   std::uint64_t packets = 0, first_frame = 0, last_frame = 0;
   CaptureTime first_time{}, last_time{};
 };
+
+// Live::client_syn after the client's segment `s`.
+void keep_client_syn(Live& live, const Segment& s) {
+  if (!s.tcp.has(wire::kSyn) || s.tcp.has(wire::kAck)) {
+    live.client_syn.reset();
+  } else if (live.client_syn) {
+    *live.client_syn = s;
+  } else {
+    live.client_syn = std::make_unique<Segment>(s);
+  }
+}
 
 // What every segment kept (not a capture duplicate) tells its connection.
 void note_segment(FlowHead& f, const Segment& s) {
@@ -204,7 +140,9 @@ struct Connection {
     return p ? p->get() : nullptr;
   }
 };
-static_assert(sizeof(Connection) <= 136, "a connection record is kept for every open connection (issue 9: 2 M in 1 GB)");
+// 144: the FlowSlot's ISN of each side (8 bytes more than one ISN) is what
+// tells a new connection or another host on a 4-tuple from a retransmission.
+static_assert(sizeof(Connection) <= 144, "a connection record is kept for every open connection (issue 9: 2 M in 1 GB)");
 
 // The senders' reports of a connection between `client` and `server`, empty.
 std::unique_ptr<std::array<SenderReport, 2>> new_senders(const Endpoint& client, const Endpoint& server) {
@@ -216,51 +154,40 @@ std::unique_ptr<std::array<SenderReport, 2>> new_senders(const Endpoint& client,
   return a;
 }
 
-// Windows for "the same packet captured twice". With the same non-zero IPv4
-// ID the packet is the same datagram; the window only bounds how far apart
-// two capture points may see it (a mirror port, a capture on both sides of a
-// bridge: microseconds to a few milliseconds). Without an ID to compare
-// (IPv6, or ID 0 as stacks send with DF set) only a near-simultaneous copy
-// counts: on a 0.1 ms path a fast retransmit comes ~0.1 ms after the
-// original, inside one 1 ms TSval tick, so the fallback window is 0.2 ms and
-// no segment from the peer (a duplicate ACK) may lie between the two copies.
-using limits::kNoIdWindow;
-using limits::kSameIdWindow;
-
-bool same_header(const Recent& a, const wire::SackBlock* a_sack, const Segment& b) {
-  if (a.seq != b.tcp.seq || a.ack != b.tcp.ack || a.flags != b.tcp.flags || a.window != b.tcp.window ||
-      a.payload_len != b.payload_len || a.tsval_opt() != b.tcp.options.tsval ||
-      a.tsecr_opt() != b.tcp.options.tsecr || a.sack_count != b.tcp.options.sack_count)
-    return false;
-  for (std::uint8_t i = 0; i < a.sack_count && i < b.tcp.options.sack.size(); ++i)
-    if (a_sack[i].left != b.tcp.options.sack[i].left || a_sack[i].right != b.tcp.options.sack[i].right)
-      return false;
-  return true;
-}
-
-// The same packet captured twice (a capture taken on two interfaces, or a
-// switch mirroring both ways), not a retransmission: every header field
-// matches, including the IPv4 ID. Different IDs prove the sender sent the
-// segment again (a retransmission, however soon). With the same non-zero ID:
-// one datagram, also for pure ACKs (a real duplicate ACK is a new datagram).
-// Without a usable ID (IPv6, ID 0) only segments that occupy sequence space
-// (identical pure ACKs are real duplicate ACKs), within kNoIdWindow, with no
-// segment from the peer in between.
-bool capture_duplicate(const RecentRing& ring, std::size_t i, const Segment& b, std::uint64_t peer_count) {
-  const Recent& a = ring.items[i];
-  if (!same_header(a, a.sack_count > 0 ? ring.sack_of(i).data() : nullptr, b)) return false;
-  // Either order: two capture interfaces may timestamp the copies out of order.
-  const auto apart = b.time < a.time ? a.time - b.time : b.time - a.time;
-  if (a.has_ip_id && b.ip_id && (a.ip_id != 0 || *b.ip_id != 0)) {
-    return a.ip_id == *b.ip_id && apart <= kSameIdWindow;
+// Side `dir`'s timeline with a row for each of its copies (capture order),
+// before the first row of a later frame: event kCaptureCopyEvent, the frame
+// it copies, its SEQ relative as `model` numbers the side's, and the
+// estimator state of the row before it (a copy changes nothing; before any
+// row, the RTO of 2.1, `initial_rto`).
+void merge_copy_rows(std::vector<TimelineEvent>& timeline, const std::vector<CopySeen>& copies,
+                     const SenderModel& model, std::chrono::microseconds initial_rto) {
+  if (copies.empty()) return;
+  std::vector<TimelineEvent> merged;
+  merged.reserve(timeline.size() + copies.size());
+  std::size_t i = 0;
+  for (const CopySeen& c : copies) {
+    while (i < timeline.size() && timeline[i].frame < c.frame) merged.push_back(std::move(timeline[i++]));
+    TimelineEvent e;
+    e.frame = c.frame;
+    e.time = c.time;
+    e.event = kCaptureCopyEvent;
+    e.rel_seq = model.rel(c.seq);
+    e.len = c.len;
+    e.copy_of = c.of;
+    e.rto = initial_rto;
+    if (!merged.empty()) {
+      const TimelineEvent& before = merged.back();
+      e.srtt = before.srtt;
+      e.rttvar = before.rttvar;
+      e.rto = before.rto;
+      e.backoff = before.backoff;
+    }
+    merged.push_back(e);
   }
-  if (b.payload_len == 0 && !b.tcp.has(wire::kSyn) && !b.tcp.has(wire::kFin)) return false;
-  // The same TSval (same_header compared it) stands in for the ID: a
-  // retransmission within kSameIdWindow with nothing from the peer between
-  // would carry a later TSval.
-  const bool same_tsval = a.has_tsval;
-  return apart <= (same_tsval ? kSameIdWindow : kNoIdWindow) && a.peer_count == peer_count;
+  for (; i < timeline.size(); ++i) merged.push_back(std::move(timeline[i]));
+  timeline = std::move(merged);
 }
+
 }  // namespace
 
 struct Analyzer::Impl final : FlowStore {
@@ -301,6 +228,36 @@ struct Analyzer::Impl final : FlowStore {
     const FlowHead& h = conns[index - base].head;
     return FlowEnds{h.file_index, &h.client, &h.server};
   }
+  SeqSpan sent(std::size_t index, int side) override;
+  std::optional<std::pair<CaptureTime, std::uint32_t>> last_tsval(std::size_t index, int side) override;
+  // The virtual networks segments were seen on, interned (FlowTable's
+  // VnetId): vnets[id]; id 0 is none. A capture holds a few.
+  std::vector<VirtualNetwork> vnets{VirtualNetwork{}};
+  absl::flat_hash_map<VirtualNetwork, VnetId> vnet_ids;
+  VnetId last_vnet_id = 0;  // the previous segment's (consecutive segments mostly share one)
+  VnetId vnet_of(const VirtualNetwork& v) {
+    if (v.empty()) return 0;
+    if (vnets[last_vnet_id] == v) return last_vnet_id;
+    auto [it, made] = vnet_ids.try_emplace(v, static_cast<VnetId>(vnets.size()));
+    if (made) vnets.push_back(v);
+    return last_vnet_id = it->second;
+  }
+  // The connections opened alongside another of their 4-tuple that went on
+  // (FlowMatch::alongside), by index: what their report says of it.
+  absl::flat_hash_map<std::size_t, AlongsideOf> alongside;
+  // The side (dir 0: client) of connection `c` that the table calls `side`
+  // (0: the lower endpoint).
+  static int dir_of_side(const Connection& c, int side) {
+    return (side == 0) == (c.head.client <= c.head.server) ? 0 : 1;
+  }
+  // `s` is a copy of a packet of another connection of its 4-tuple, on
+  // another virtual network (FlowMatch::other_vnet): counted there, and its
+  // virtual network becomes one of that connection's.
+  bool copy_elsewhere(const Segment& s, VnetId vnet);
+  /// Counts `s`, sent by side `dir` of live connection `c`, as a copy of
+  /// frame `of` (its datagram's first capture): a packet of the connection,
+  /// not a segment its senders sent.
+  void count_copy(Connection& c, const Segment& s, int dir, std::uint64_t of);
   FlowSlot& slot(std::size_t index) override { return at(index).slot; }
   bool gap_known(std::size_t file, CaptureTime a, CaptureTime b) const override {
     return file >= clocks.size() || !clocks[file] || !clocks[file]->spans(a, b);
@@ -328,7 +285,10 @@ struct Analyzer::Impl final : FlowStore {
     if (!clocks[file]) clocks[file] = std::make_unique<ClockSteps>();
     return *clocks[file];
   }
-  std::size_t open_connection(const Segment& s);
+  /// A new connection, whose first segment is `s` on `vnet`, placed by the
+  /// table as `where` says for `opener` (`s` itself, or the second server's
+  /// SYN-ACK when `s` is the SYN it answers).
+  std::size_t open_connection(const Segment& s, VnetId vnet, const FlowMatch& where, const Segment& opener);
   // Connections that could not resume when they got a segment
   // (FlowSlot::cannot_resume), with that segment's time, in capture order:
   // each is finished once the capture is more than the idle split past its
@@ -371,6 +331,12 @@ struct Analyzer::Impl final : FlowStore {
   /// kept for its models as defer_first_send() left it), else a new one.
   void make_live(Connection& c);
   void add_model(const Segment& s);  // `s` on the model's clock
+  /// `s` is connection `idx`'s (after the table placed it); `shared`: it is
+  /// also another connection's (the SYN a second server answered).
+  void add_to(std::size_t idx, const Segment& s, bool shared);
+  /// The client's SYN (in connection `other`) that `synack`, another
+  /// server's, answers (SEQ + 1 = its ACK), if still kept.
+  std::optional<Segment> answered_syn(std::size_t other, const Segment& synack);
   void restore_capture_times(FlowReport& f) const;
   // The flow sink (set_flow_sink), the origin it is given, and the next
   // connection (index into conns) it has not had yet.
@@ -401,14 +367,18 @@ std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, std::int6
   for (const auto& f : s.findings) {
     if (f.level == Level::must) ++must;
     else if (f.level == Level::should) ++should;
-    else if (f.rule == RuleId::stack_setting || f.rule == RuleId::ambiguous) ++notes;
+    else if (f.outcome == Outcome::cannot_tell || f.topic == Topic::setting) ++notes;
   }
   std::uint64_t off = 0;
   std::int64_t err = 0;
   for (const auto& t : s.timeouts) {
     if (t.verdict != Verdict::ok && t.verdict != Verdict::unchecked) ++off;
-    const auto d = t.waited - t.predicted;
-    err += (d.count() < 0 ? -d.count() : d.count()) / 1000;
+    // How far the wait lies from the prediction (0 when they meet), in ms.
+    if (t.wait_unknown || !t.predicted.bounded()) continue;
+    const auto d = t.wait.hi < t.predicted.lo ? t.predicted.lo - t.wait.hi
+                   : t.wait.lo > t.predicted.hi ? t.wait.lo - t.predicted.hi
+                                                : std::chrono::microseconds{0};
+    err += d.count() / 1000;
   }
   return {must, should, notes, off, err};
 }
@@ -428,11 +398,13 @@ void Analyzer::add_file(std::size_t file_index, const std::string& name) {
   files[file_index] = name;
 }
 
-std::size_t Analyzer::Impl::open_connection(const Segment& s) {
+std::size_t Analyzer::Impl::open_connection(const Segment& s, VnetId vnet, const FlowMatch& where,
+                                            const Segment& opener) {
   Impl& m = *this;
   Connection c;
   FlowHead& f = c.head;
   f.file_index = static_cast<std::uint32_t>(s.file_index);
+  c.slot.vnet = vnet;  // (the table's open() sets it again)
   // The client sent the SYN; a lone SYN-ACK names it as destination.
   const bool synack = s.tcp.has(wire::kSyn) && s.tcp.has(wire::kAck);
   f.client = synack ? s.dst : s.src;
@@ -445,7 +417,105 @@ std::size_t Analyzer::Impl::open_connection(const Segment& s) {
   }
   const std::size_t idx = m.total();
   m.conns.push_back(std::move(c));
+  if (where.is(FlowMatch::Place::alongside)) {
+    // Another host behind one of the addresses began it while the other
+    // connection goes on: the report says which, with the two ISNs and
+    // whether the TSval shows another clock.
+    const std::size_t other = where.connection;
+    const int side = opener.src <= opener.dst ? 0 : 1;  // the table's side of the new host
+    AlongsideOf a;
+    a.flow = other + 1;
+    a.server = opener.tcp.has(wire::kAck);
+    a.isn = opener.tcp.seq;
+    a.other_isn = m.at(other).slot.isn[side];
+    if (opener.tcp.options.tsval)
+      if (const auto last = last_tsval(other, side))
+        a.another_clock = another_tsval_clock(last->first, last->second, opener.time, *opener.tcp.options.tsval);
+    m.alongside[idx] = a;
+  }
   return idx;
+}
+
+SeqSpan Analyzer::Impl::sent(std::size_t index, int side) {
+  const Connection& c = at(index);
+  const int dir = dir_of_side(c, side);
+  SeqSpan span;
+  if (const FirstSegment* first = c.first()) {
+    if (first->dir() == dir) {
+      const Segment s = first->segment(c.head.file_index, c.head.first_frame, c.head.first_time, c.head.client,
+                                       c.head.server, vnets[c.slot.vnet]);
+      span.add(s.tcp.seq, RecentSegment(s, 0).end());
+    }
+  } else if (const Live* live = c.live()) {
+    for (const RecentSegment& r : live->recent[dir].items) span.add(r.seq, r.end());
+  }
+  // A SYN's ISN is where what the side sent begins.
+  const FlowSlot& f = c.slot;
+  if (span.known && (f.isn_from_syn & (1u << side))) span.add(f.isn[side], f.isn[side] + 1);
+  return span;
+}
+
+std::optional<std::pair<CaptureTime, std::uint32_t>> Analyzer::Impl::last_tsval(std::size_t index, int side) {
+  const Connection& c = at(index);
+  const int dir = dir_of_side(c, side);
+  std::optional<std::pair<CaptureTime, std::uint32_t>> out;
+  if (const FirstSegment* first = c.first()) {
+    if (first->dir() == dir) {
+      const Segment s = first->segment(c.head.file_index, c.head.first_frame, c.head.first_time, c.head.client,
+                                       c.head.server, vnets[c.slot.vnet]);
+      if (s.tcp.options.tsval) out.emplace(s.time, *s.tcp.options.tsval);
+    }
+  } else if (const Live* live = c.live()) {
+    for (const RecentSegment& r : live->recent[dir].items)
+      if (r.has_tsval() && (!out || r.time > out->first)) out.emplace(r.time, r.tsval);
+  }
+  return out;
+}
+
+bool Analyzer::Impl::copy_elsewhere(const Segment& s, VnetId vnet) {
+  const std::uint32_t digest = header_digest(s);
+  for (const std::size_t other : table.connections(s)) {
+    Connection& c = at(other);
+    if (!c.open()) continue;
+    const int dir = s.src == c.head.client ? 0 : 1;
+    std::optional<std::uint64_t> of;  // the frame it copies
+    if (const FirstSegment* first = c.first()) {
+      // Its one segment so far: nothing from the peer came before it.
+      const Segment a = first->segment(c.head.file_index, c.head.first_frame, c.head.first_time, c.head.client,
+                                       c.head.server, vnets[c.slot.vnet]);
+      if (first->dir() == dir && capture_copy(RecentSegment(a, 0), a.tcp.options.sack.data(), s, 0, false))
+        of = c.head.first_frame;
+    } else {
+      Live& live = *c.live();
+      of = live.recent[dir].take_copy(s, live.seen[1 - dir], digest);
+    }
+    if (!of) continue;
+    // Counted where the datagram was first seen (as a copy in the same
+    // virtual network is), and its virtual network is now one of that
+    // connection's: its next segments there are that connection's too.
+    const bool was_first = c.first() != nullptr;
+    make_live(c);
+    Live& live = *c.live();
+    if (was_first) live.recent[dir].take_copy(s, 0, digest);  // its one kept segment: the latest capture now `s`'s
+    ++c.head.packets;
+    count_copy(c, s, dir, *of);
+    table.add_vnet(other, vnet);
+    return true;
+  }
+  return false;
+}
+
+void Analyzer::Impl::count_copy(Connection& c, const Segment& s, int dir, std::uint64_t of) {
+  Live& live = *c.live();
+  ++live.capture_duplicates;
+  live.duplicate_frames.push_back(s.frame);
+  live.duplicate_of.push_back(of);
+  if (keep_timeline && !live.candidates.empty()) {  // a timeline to show it in
+    const std::uint32_t len = s.payload_len + (s.tcp.has(wire::kSyn) ? 1u : 0u) + (s.tcp.has(wire::kFin) ? 1u : 0u);
+    live.copies_seen[dir].push_back(CopySeen{s.frame, of, s.time, s.tcp.seq, len});
+  }
+  c.head.last_frame = s.frame;
+  c.head.last_time = s.time;
 }
 
 void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
@@ -490,10 +560,11 @@ void Analyzer::Impl::make_live(Connection& c) {
   const FlowHead& h = c.head;
   // The first segment again (it has been the only one: the FlowHead's first
   // frame and time).
-  const Segment s = f.segment(h.file_index, h.first_frame, h.first_time, h.client, h.server);
+  const Segment s = f.segment(h.file_index, h.first_frame, h.first_time, h.client, h.server, vnets[c.slot.vnet]);
   const int dir = f.dir();
   ++live.seen[dir];
   live.recent[dir].push(s, 0);  // nothing from the peer came before it
+  if (dir == 0) keep_client_syn(live, s);
   if (f.defer) {
     hold_for_peer(live, s, dir);  // no model exists yet: kept
     live.deferred = static_cast<std::int8_t>(dir);
@@ -554,11 +625,23 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
         ties.push_back(candidates[i].options->profile->name);
     if (candidates[best].own) senders[d] = std::move((*candidates[best].own)[d]);
     infer_settings(senders[d], *candidates[best].options, ties);
+    merge_copy_rows(senders[d].timeline, live.copies_seen[d], *candidates[best].model[d],
+                    candidates[best].options->config.initial_rto);
   }
-  table.retire(idx);
   // The report: the connection's fields, its file's name, the senders.
   auto made = std::make_unique<FlowReport>();
   FlowReport& f = *made;
+  // What the table knows of it, before it leaves the table: the virtual
+  // networks (listed when any is one), and whether another connection of its
+  // 4-tuple was on another; and what it was opened beside.
+  if (const std::vector<VnetId> ids = table.vnets(idx); ids.size() > 1 || ids.front() != 0)
+    for (const VnetId id : ids) f.vnets.push_back(vnets[id]);
+  f.vnet_apart = table.vnet_apart(idx);
+  if (const auto a = alongside.find(idx); a != alongside.end()) {
+    f.alongside = a->second;
+    alongside.erase(a);
+  }
+  table.retire(idx);
   const FlowHead& h = c.head;
   f.id = idx + 1;
   f.file_index = h.file_index;
@@ -576,6 +659,7 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
   if (h.has_syn_isn) f.syn_isn = h.syn_isn;
   f.capture_duplicates = live.capture_duplicates;
   f.duplicate_frames = std::move(live.duplicate_frames);
+  f.duplicate_of = std::move(live.duplicate_of);
   f.senders = std::move(senders);
   c.state = std::move(made);  // the Live (its models) goes
   restore_capture_times(f);  // the frames' own times again, before the flow sink sees it
@@ -604,7 +688,7 @@ void Analyzer::Impl::restore_capture_times(FlowReport& f) const {
   f.first_time = c.capture_time(f.first_time);
   f.last_time = c.capture_time(f.last_time);
   for (SenderReport& s : f.senders) {
-    for (Finding& x : s.findings) x.time = c.capture_time(x.time);
+    for (Judgement& x : s.findings) x.time = c.capture_time(x.time);
     for (TimeoutRecord& t : s.timeouts) t.time = c.capture_time(t.time);
     for (TimelineEvent& e : s.timeline) e.time = c.capture_time(e.time);
   }
@@ -643,9 +727,14 @@ void Analyzer::Impl::add_model(const Segment& s) {
   }
   m.finish_quiet(s.time);
   std::size_t idx;
-  if (const auto found = m.table.lookup(s)) {
-    idx = *found;
+  const VnetId vnet = m.vnet_of(s.vnet);
+  const FlowMatch where = m.table.lookup(s, vnet);
+  if (where.is(FlowMatch::Place::belongs)) {
+    idx = where.connection;
   } else {
+    // A packet first seen on another virtual network (the copy on VLAN 20
+    // of a segment seen on VLAN 10) opens nothing: it is a copy there.
+    if (where.is(FlowMatch::Place::other_vnet) && m.copy_elsewhere(s, vnet)) return;
     if (m.total() >= m.options.max_flows) {
       if (m.report.dropped_segments++ == 0)
         m.report.limit_hits.push_back(fmt::format(
@@ -655,11 +744,43 @@ void Analyzer::Impl::add_model(const Segment& s) {
             m.total() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows));
       return;
     }
-    if (const auto old = m.table.find(s))  // split: the old one is done
-      m.finish_connection(m.at(*old), *old);
-    idx = m.open_connection(s);
-    m.table.open(s, idx);
+    if (where.is(FlowMatch::Place::replaces))  // split: the old one is done
+      m.finish_connection(m.at(where.connection), where.connection);
+    // Another server's SYN-ACK: its connection begins with the client's SYN
+    // it answers (the same frame as in the other connection, not counted
+    // again for lockstep), so that its SYN-ACKs are timed as a server's.
+    std::optional<Segment> syn;
+    if (where.is(FlowMatch::Place::alongside) && s.tcp.has(wire::kSyn) && s.tcp.has(wire::kAck))
+      syn = m.answered_syn(where.connection, s);
+    idx = m.open_connection(syn ? *syn : s, vnet, where, s);
+    m.table.open(s, vnet, idx, where);
+    if (syn) {
+      m.alongside[idx].syn_frame = syn->frame;
+      m.add_to(idx, *syn, /*shared=*/true);
+    }
   }
+  m.add_to(idx, s, /*shared=*/false);
+}
+
+std::optional<Segment> Analyzer::Impl::answered_syn(std::size_t other, const Segment& synack) {
+  Connection& c = at(other);
+  if (!c.open()) return std::nullopt;
+  const int dir = synack.dst == c.head.client ? 0 : 1;  // the SYN's side
+  const VirtualNetwork& vnet = vnets[c.slot.vnet];
+  if (const FirstSegment* first = c.first()) {
+    Segment a = first->segment(c.head.file_index, c.head.first_frame, c.head.first_time, c.head.client,
+                               c.head.server, vnet);
+    if (first->dir() == dir && a.tcp.has(wire::kSyn) && !a.tcp.has(wire::kAck) && a.tcp.seq + 1 == synack.tcp.ack)
+      return a;
+    return std::nullopt;
+  }
+  const Live& live = *c.live();
+  if (dir == 0 && live.client_syn && live.client_syn->tcp.seq + 1 == synack.tcp.ack) return *live.client_syn;
+  return std::nullopt;
+}
+
+void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
+  Impl& m = *this;
   if (m.at(idx).slot.cannot_resume()) m.quiet.emplace_back(m.at(idx).slot.last_time, idx);
   Connection& c = m.at(idx);
   FlowHead& f = c.head;
@@ -677,7 +798,7 @@ void Analyzer::Impl::add_model(const Segment& s) {
   if (!c.open() && (defer || !models)) {  // its first segment: kept as a FirstSegment
     ++f.packets;
     note_segment(f, s);
-    m.attempts.add(s, idx, f.client, f.server, c.attempt);
+    if (!shared) m.attempts.add(s, idx, f.client, f.server, c.attempt);
     m.keep_first(c, s, dir, defer);
     return;
   }
@@ -688,20 +809,14 @@ void Analyzer::Impl::add_model(const Segment& s) {
   ++live.seen[dir];
   RecentRing& ring = live.recent[dir];
   const std::uint32_t digest = header_digest(s);
-  // The kept segments whose digest matches, compared in index order (one
-  // vector compare for all the digests; a match is then compared in full).
-  for (std::uint32_t match = ring.matching(digest); match != 0; match &= match - 1) {
-    if (capture_duplicate(ring, static_cast<std::size_t>(std::countr_zero(match)), s, peer_count)) {
-      ++live.capture_duplicates;
-      live.duplicate_frames.push_back(s.frame);
-      f.last_frame = s.frame;
-      f.last_time = s.time;
-      return;
-    }
+  if (const std::optional<std::uint64_t> of = ring.take_copy(s, peer_count, digest)) {
+    m.count_copy(c, s, dir, *of);
+    return;
   }
   ring.push(s, peer_count, digest);
+  if (dir == 0) keep_client_syn(live, s);
   note_segment(f, s);
-  m.attempts.add(s, idx, f.client, f.server, c.attempt);
+  if (!shared) m.attempts.add(s, idx, f.client, f.server, c.attempt);
   // In the order of the models' shared effects (host clock, host activity):
   // per candidate the peer's model, then the sender's.
   if (live.candidates.empty()) return;  // connections only (flows): no sender model

@@ -7,13 +7,15 @@ namespace replay {
 
 // Every field of Segment and wire::TcpHeader is kept here or by the caller;
 // a field added to either must be added to FirstSegment too.
-static_assert(sizeof(Segment) == 168 && sizeof(wire::TcpHeader) == 80 && sizeof(wire::TcpOptions) == 60,
+static_assert(sizeof(Segment) == 200 && sizeof(wire::TcpHeader) == 80 && sizeof(wire::TcpOptions) == 60,
               "Segment or TcpHeader changed: keep FirstSegment in step with it");
 static_assert(sizeof(FirstSegment) <= 88, "FirstSegment grew past a 96-byte heap block");
 
 FirstSegment::FirstSegment(const Segment& s, int dir)
-    : src_port_(s.tcp.src_port),
+    : ip_ttl_(s.ip_ttl),
+      src_port_(s.tcp.src_port),
       dst_port_(s.tcp.dst_port),
+      ip_checksum_(s.ip_checksum),
       seq_(s.tcp.seq),
       ack_(s.tcp.ack),
       data_offset_(s.tcp.data_offset),
@@ -43,7 +45,7 @@ FirstSegment::FirstSegment(const Segment& s, int dir)
 }
 
 Segment FirstSegment::segment(std::size_t file_index, std::uint64_t frame, CaptureTime time, const Endpoint& client,
-                              const Endpoint& server) const {
+                              const Endpoint& server, const VirtualNetwork& vnet) const {
   Segment s;
   s.file_index = file_index;
   s.frame = frame;
@@ -70,6 +72,9 @@ Segment FirstSegment::segment(std::size_t file_index, std::uint64_t frame, Captu
   s.payload_len = payload_len_;
   s.flow_label = flow_label_;
   s.ip_id = ip_id_;
+  s.ip_checksum = ip_checksum_;
+  s.ip_ttl = ip_ttl_;
+  s.vnet = vnet;
   s.tcp_options_cut = tcp_options_cut_;
   s.tcp_options_bad = tcp_options_bad_;
   return s;

@@ -20,9 +20,10 @@ class FirstSegment {
   /// Keeps `s`, sent by side `dir` of its connection (0: the client).
   FirstSegment(const Segment& s, int dir);
   /// `s` again, exactly, given what the connection kept of it: its file,
-  /// frame and time, and the connection's client and server.
+  /// frame and time, the connection's client and server, and its virtual
+  /// network (the connection's own: that of its first segment).
   Segment segment(std::size_t file_index, std::uint64_t frame, CaptureTime time, const Endpoint& client,
-                  const Endpoint& server) const;
+                  const Endpoint& server, const VirtualNetwork& vnet) const;
   /// The side that sent it (0: the client).
   int dir() const { return dir_; }
 
@@ -34,8 +35,11 @@ class FirstSegment {
   void set_first_rate(std::optional<double> hz);
 
  private:
+  // (The IP fields in what would be padding: after `defer`, after the ports.)
+  std::uint8_t ip_ttl_;
   // wire::TcpHeader but its SACK blocks.
   std::uint16_t src_port_, dst_port_;
+  std::uint16_t ip_checksum_;
   std::uint32_t seq_, ack_;
   std::uint8_t data_offset_, flags_;
   std::uint16_t window_, checksum_, urgent_;

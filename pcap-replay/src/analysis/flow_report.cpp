@@ -15,22 +15,25 @@ std::string_view to_string(SendKind k) {
     case SendKind::spurious: return "spurious-retx";
     case SendKind::unclassified: return "unclassified";
     case SendKind::out_of_order: return "out-of-order";
+    case SendKind::syn_reply: return "syn-reply";
+    case SendKind::tlp_new_data: return "tlp-new";
+    case SendKind::keepalive: return "keepalive";
+    case SendKind::zero_window_probe: return "zero-window-probe";
   }
   return "send";
 }
 
-std::string_view to_string(ArmCause c) {
-  switch (c) {
-    case ArmCause::send: return "send";
-    case ArmCause::ack: return "ack";
-    case ArmCause::sack: return "sack";
-    case ArmCause::timeout: return "timeout";
-    case ArmCause::probe: return "tlp";
-    case ArmCause::head_retransmit: return "retransmit";
-    case ArmCause::head_send: return "oldest-send";
-    case ArmCause::syn_send: return "syn-send";
+bool is_retransmission(SendKind k) {
+  switch (k) {
+    case SendKind::first:
+    case SendKind::out_of_order:
+    case SendKind::tlp_new_data:
+    case SendKind::keepalive:
+    case SendKind::zero_window_probe:
+      return false;
+    default:
+      return true;
   }
-  return "send";
 }
 
 std::string_view to_string(Verdict v) {
@@ -39,6 +42,7 @@ std::string_view to_string(Verdict v) {
     case Verdict::early: return "early";
     case Verdict::late: return "late";
     case Verdict::unchecked: return "unchecked";
+    case Verdict::cannot_tell: return "cannot-tell";
   }
   return "ok";
 }
@@ -47,8 +51,8 @@ std::string_view to_string(ClockUsed c) { return c == ClockUsed::tsval ? "tsval"
 
 std::uint64_t SenderReport::retransmissions() const {
   std::uint64_t n = 0;
-  for (std::size_t i = 1; i < kSendKinds; ++i)
-    if (static_cast<SendKind>(i) != SendKind::out_of_order) n += by_kind[i];
+  for (std::size_t i = 0; i < kSendKinds; ++i)
+    if (is_retransmission(static_cast<SendKind>(i))) n += by_kind[i];
   return n;
 }
 

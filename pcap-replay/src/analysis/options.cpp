@@ -37,15 +37,4 @@ std::chrono::microseconds Options::tolerance(std::chrono::microseconds predicted
   return granularity + predicted * slack_percent / 100;
 }
 
-std::chrono::microseconds Options::lateness(std::chrono::microseconds rto) const {
-  using std::chrono::milliseconds;
-  if (profile->lateness != Lateness::linux_wheel) return std::chrono::microseconds{0};
-  // Linux timer wheel (kernel/time/timer.c, HZ=250): level granularity 1, 8,
-  // 64, 512 jiffies for timeouts below 63, 504, 4032, 32256 jiffies.
-  if (rto < milliseconds{252}) return milliseconds{4};
-  if (rto < milliseconds{2016}) return milliseconds{32};
-  if (rto < milliseconds{16128}) return milliseconds{256};
-  return milliseconds{2048};
-}
-
 }  // namespace replay

@@ -10,11 +10,11 @@ std::string describe_thresholds() {
                 "no timer fires within %.0f ms of what armed it; a response to the peer shows up within "
                 "%.0f ms (captured away from the sender: plus 1 + %lld/%lld capture-to-sender round trips); a repeat within 1/%lld of the previous "
                 "expiry's wait with no ACK between is part of its go-back-N burst; a TSval %u ticks older than "
-                "the newest sent is an old copy in the network; a doubling is never accepted below %lld/%lld x "
-                "the previous wait",
+                "the newest sent is an old copy in the network; a later expiry of a chain is predicted as the "
+                "doubling of the RTO its earlier waits show, under the timer's lateness",
                 kMinTimerWait.count() / 1000.0, kAckClockMin.count() / 1000.0,
                 static_cast<long long>(kAckClockBandNum), static_cast<long long>(kAckClockBandDen), static_cast<long long>(kBurstFractionDen / kBurstFractionNum),
-                kOldTsvalTicks, static_cast<long long>(kDoublingFloorNum), static_cast<long long>(kDoublingFloorDen));
+                kOldTsvalTicks);
   return buf;
 }
 

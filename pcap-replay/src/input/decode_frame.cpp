@@ -20,7 +20,8 @@ namespace replay {
 FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& s,
                             FrameIssue& issue) {
   issue.warning.reset();
-  auto link = decode_link(dlt, captured);
+  s.vnet = VirtualNetwork{};
+  auto link = decode_link(dlt, captured, &s.vnet);
   if (!wire::ok(link)) {
     issue.error = wire::error(link);
     return FrameKind::kMalformed;
@@ -70,6 +71,7 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
         return FrameKind::kMalformed;
       }
       Decap inner = wire::value(dec);
+      if (inner.vnet_kind) s.vnet.push(*inner.vnet_kind, inner.vnet_id);
       // Ethernet and MPLS layers inside the tunnel, down to an IP packet.
       while (inner.kind == Inner::kEthernet || inner.kind == Inner::kMpls) {
         if (++layer >= kMaxTunnelLayers) return FrameKind::kNotTcp;
@@ -82,7 +84,7 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
           inner = wire::value(m);
           continue;
         }
-        auto eth = decode_link(kDltEthernet, inner.bytes);
+        auto eth = decode_link(kDltEthernet, inner.bytes, &s.vnet);
         if (!wire::ok(eth)) {
           issue.error = wire::error(eth);
           return FrameKind::kMalformed;
@@ -127,6 +129,8 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
     s.payload_len = l4_len - static_cast<std::uint32_t>(th.header_len());
     s.flow_label = pk.flow_label;
     s.ip_id = pk.v4 ? std::optional<std::uint16_t>(pk.v4->id) : std::nullopt;
+    s.ip_checksum = pk.v4 ? pk.v4->checksum : 0;
+    s.ip_ttl = pk.v4 ? pk.v4->ttl : pk.v6 ? pk.v6->hop_limit : 0;
     s.tcp_options_bad = tol.option_error.has_value();
     s.tcp_options_cut = tol.options_cut;
     // One warning per frame: the IP length first, then a bad option, then a cut.

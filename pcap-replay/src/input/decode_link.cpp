@@ -48,11 +48,17 @@ LinkPayload by_version(std::span<const std::uint8_t> frame, std::size_t off, std
 
 // Dispatch on an ethertype at frame[off-2..off); used after Ethernet and the
 // SLL headers (which carry the same protocol values, VLAN tags included).
-wire::Result<LinkPayload> by_ethertype(std::span<const std::uint8_t> frame, std::uint16_t type, std::size_t off) {
+wire::Result<LinkPayload> by_ethertype(std::span<const std::uint8_t> frame, std::uint16_t type, std::size_t off,
+                                       VirtualNetwork* vnet) {
   for (int tags = 0; type == kEthVlan || type == kEthQinQ || type == kEthQinQOld; ++tags) {
     if (tags > 8) return wire::Error{"vlan", "more than 8 stacked VLAN tags"};
     if (off + 4 > frame.size()) return short_frame("vlan", "an 802.1Q tag", off + 4, frame.size());
-    type = wire::load_be16(&frame[off + 2]);  // TCI (2 bytes), then the inner type
+    // TCI: priority (3 bits), DEI (1), VLAN id (12); then the inner type.
+    // VLAN id 0 is a priority tag only (802.1Q: the frame is on the port's
+    // own VLAN, as an untagged one): not a network of its own.
+    const std::uint16_t vid = wire::load_be16(&frame[off]) & 0x0FFFu;
+    if (vnet && vid != 0) vnet->push(type == kEthQinQ ? VirtualNetwork::Kind::svlan : VirtualNetwork::Kind::vlan, vid);
+    type = wire::load_be16(&frame[off + 2]);
     off += 4;
   }
   switch (type) {
@@ -113,20 +119,20 @@ bool link_type_supported(int dlt) {
   }
 }
 
-wire::Result<LinkPayload> decode_link(int dlt, std::span<const std::uint8_t> frame) {
+wire::Result<LinkPayload> decode_link(int dlt, std::span<const std::uint8_t> frame, VirtualNetwork* vnet) {
   switch (dlt) {
     case kDltEn10mb:
       if (frame.size() < 14) return short_frame("eth", "an Ethernet header", 14, frame.size());
-      return by_ethertype(frame, wire::load_be16(&frame[12]), 14);
+      return by_ethertype(frame, wire::load_be16(&frame[12]), 14, vnet);
     case kDltLinuxSll:
       // packet type (2), ARPHRD (2), address length (2), address (8), protocol (2).
       if (frame.size() < 16) return short_frame("sll", "a Linux cooked (SLL) header", 16, frame.size());
-      return by_ethertype(frame, wire::load_be16(&frame[14]), 16);
+      return by_ethertype(frame, wire::load_be16(&frame[14]), 16, vnet);
     case kDltLinuxSll2:
       // protocol (2), reserved (2), ifindex (4), ARPHRD (2), packet type (1),
       // address length (1), address (8).
       if (frame.size() < 20) return short_frame("sll", "a Linux cooked v2 (SLL2) header", 20, frame.size());
-      return by_ethertype(frame, wire::load_be16(&frame[0]), 20);
+      return by_ethertype(frame, wire::load_be16(&frame[0]), 20, vnet);
     case kDltRaw12: case kDltRaw14: case kDltRaw101:
       return by_version(frame, 0, 0);
     case kDltIpv4: return LinkPayload{NetProto::kIpv4, 0, 4, std::nullopt};

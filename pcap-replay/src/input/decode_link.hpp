@@ -10,6 +10,8 @@
 
 #include <wire/error.hpp>
 
+#include <replay/segment.hpp>
+
 namespace replay {
 
 /// The network-layer protocol a frame carries.
@@ -40,6 +42,7 @@ bool link_type_supported(int dlt);
 ///    AF_INET 2, AF_INET6 10 (Linux), 24 (NetBSD/OpenBSD), 28 (FreeBSD), 30 (macOS).
 /// Errors (field): "eth", "vlan", "pppoes", "mpls", "sll", "null" for a
 /// frame shorter than its link header; "frame.linktype" for an unsupported type.
-wire::Result<LinkPayload> decode_link(int dlt, std::span<const std::uint8_t> frame);
+/// The id of each VLAN tag, outermost first, is appended to `vnet` when given.
+wire::Result<LinkPayload> decode_link(int dlt, std::span<const std::uint8_t> frame, VirtualNetwork* vnet = nullptr);
 
 }  // namespace replay

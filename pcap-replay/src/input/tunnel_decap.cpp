@@ -53,6 +53,7 @@ wire::Result<Decap> gre(std::span<const std::uint8_t> b) {
   if (version > 1 || (flags & kGreR) != 0) return Decap{};  // RFC 1701 routing: not followed
   std::size_t len = 4;
   if ((flags & kGreC) != 0) len += 4;
+  const std::size_t key_at = len;  // the key follows the checksum word, when present
   if ((flags & kGreK) != 0) len += 4;
   if ((flags & kGreS) != 0) len += 4;
   if (version == 1 && (flags & kGreA) != 0) len += 4;
@@ -74,13 +75,25 @@ wire::Result<Decap> gre(std::span<const std::uint8_t> b) {
     if (frame_type == 2) return Decap{Inner::kIp, rest.subspan(hl)};
     return Decap{};
   }
-  return by_ethertype(type, rest);
+  Decap d = by_ethertype(type, rest);
+  // NVGRE (RFC 7637): Ethernet in GRE with a key whose upper 24 bits are the
+  // virtual subnet (VSID), the lower 8 a per-flow entropy byte (FlowID, not
+  // the network). The key of a GRE tunnel carrying IP names the tunnel, not
+  // a network (VirtualNetwork), and is not kept.
+  if (type == kEthBridge && (flags & kGreK) != 0) {
+    d.vnet_kind = VirtualNetwork::Kind::nvgre;
+    d.vnet_id = wire::load_be32(&b[key_at]) >> 8;
+  }
+  return d;
 }
 
 wire::Result<Decap> vxlan(std::span<const std::uint8_t> b) {
   if (b.size() < 8) return cut("vxlan", "a VXLAN header", 8, b.size());
   if ((b[0] & 0x08) == 0) return Decap{};  // the I flag (valid VNI) must be set
-  return Decap{Inner::kEthernet, b.subspan(8)};
+  Decap d{Inner::kEthernet, b.subspan(8)};
+  d.vnet_kind = VirtualNetwork::Kind::vxlan;  // the VNI: bytes 4-6 (RFC 7348 5)
+  d.vnet_id = wire::load_be32(&b[4]) >> 8;
+  return d;
 }
 
 wire::Result<Decap> geneve(std::span<const std::uint8_t> b) {
@@ -88,7 +101,10 @@ wire::Result<Decap> geneve(std::span<const std::uint8_t> b) {
   if ((b[0] >> 6) != 0) return Decap{};  // version 0 only
   const std::size_t len = 8 + std::size_t{b[0] & 0x3Fu} * 4;
   if (b.size() < len) return cut("geneve", "a Geneve header with its options", len, b.size());
-  return by_ethertype(wire::load_be16(&b[2]), b.subspan(len));
+  Decap d = by_ethertype(wire::load_be16(&b[2]), b.subspan(len));
+  d.vnet_kind = VirtualNetwork::Kind::geneve;  // the VNI: bytes 4-6 (RFC 8926 3.4)
+  d.vnet_id = wire::load_be32(&b[4]) >> 8;
+  return d;
 }
 
 wire::Result<Decap> gtpu(std::span<const std::uint8_t> b) {

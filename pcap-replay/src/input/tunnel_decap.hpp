@@ -17,7 +17,11 @@
 #include <cstdint>
 #include <span>
 
+#include <optional>
+
 #include <wire/error.hpp>
+
+#include <replay/segment.hpp>
 
 namespace replay {
 
@@ -31,8 +35,14 @@ enum class Inner : std::uint8_t {
 
 /// The layer inside a tunnel header.
 struct Decap {
+  Decap() = default;
+  Decap(Inner k, std::span<const std::uint8_t> b) : kind(k), bytes(b) {}
   Inner kind = Inner::kNone;
   std::span<const std::uint8_t> bytes;  ///< the enclosed packet (as far as captured)
+  /// The virtual network the tunnel header names (VirtualNetwork says which
+  /// ids count): VXLAN's and Geneve's VNI, NVGRE's VSID; nullopt for the others.
+  std::optional<VirtualNetwork::Kind> vnet_kind;
+  std::uint32_t vnet_id = 0;  ///< the id when vnet_kind is set (24 bits)
 };
 
 /// UDP destination ports of the UDP tunnels (IANA).

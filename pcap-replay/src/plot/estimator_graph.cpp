@@ -32,7 +32,8 @@ bool draw_estimator(std::string& out, std::vector<std::string>& notes, const Sen
     if (e.srtt) widen(ms(*e.srtt));
     if (e.rttvar) widen(ms(*e.rttvar));
   }
-  for (const auto& t : s.timeouts) widen(ms(t.waited));
+  for (const auto& t : s.timeouts)
+    if (!t.wait_unknown) widen(ms(t.wait.lo));
   if (!std::isfinite(lo)) lo = hi > 0 ? hi : 1;
   const bool log = svg::use_log_scale(lo, hi);
   const svg::Range r = log ? svg::padded(lo, hi, true) : svg::padded(0, hi, false, 0.06, 0);
@@ -92,11 +93,12 @@ bool draw_estimator(std::string& out, std::vector<std::string>& notes, const Sen
     notes.push_back(fmt::format("estimator steps: 1 in {} drawn, every backoff change kept ({} of {})", stride, drawn,
                                 s.timeline.size()));
   for (const auto& t : s.timeouts)
+    if (!t.wait_unknown)
     fmt::format_to(o,
                    "<circle class=\"wait\" data-frame=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\">"
                    "<title>frame {}: waited {:.1f} ms (predicted {:.1f} ms)</title></circle>\n",
-                   t.frame, num(X(t.time)), num(val.map(ms(t.waited))), colour::kWait, t.frame, ms(t.waited),
-                   ms(t.predicted));
+                   t.frame, num(X(t.time)), num(val.map(ms(t.wait.lo))), colour::kWait, t.frame, ms(t.wait.lo),
+                   ms(t.predicted.lo));
   out += "</g>\n";
   return log;
 }

@@ -82,16 +82,16 @@ std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bo
   widen(f.last_time);
   for (const auto& e : s.timeline) widen(e.time);
   for (const auto& t : s.timeouts) {
-    const CaptureTime arm = t.time - std::chrono::duration_cast<std::chrono::nanoseconds>(t.waited);
+    const CaptureTime arm = t.time - std::chrono::duration_cast<std::chrono::nanoseconds>(t.wait.lo);
     widen(arm);
-    widen(arm + t.latest);
+    if (t.accepted.bounded()) widen(arm + std::chrono::duration_cast<std::chrono::nanoseconds>(t.accepted.hi));
   }
   const svg::Range tr = svg::padded(t0, t1, false, 0.01, 0);
   const svg::Axis time{tr.lo, tr.hi, kSeqBox.left, kSeqBox.right, false};
 
   std::string body;
   std::vector<std::string> notes;
-  draw_time_sequence(body, notes, s, origin, time, kSeqBox);
+  draw_time_sequence(body, notes, s, r.options, origin, time, kSeqBox);
   const bool log = draw_estimator(body, notes, s, origin, time, kEstBox);
 
   std::string out;

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <replay/judgement_text.hpp>
 #include <replay/thresholds.hpp>
 
 namespace replay {
@@ -30,8 +31,6 @@ constexpr std::array<KindStyle, kSendKinds> kStyles{{
     {"#a0a0a0", "unclassified repeat"},
     {"#b5b800", "out of order (not a retx)"},
 }};
-
-double ms(std::chrono::microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 
 bool from_peer(std::string_view event) { return event == "ack" || event == "dup-ack" || event == "sack"; }
 
@@ -63,7 +62,7 @@ double seconds_since(CaptureTime t, CaptureTime origin) {
 }
 
 void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const SenderReport& s,
-                        CaptureTime origin, const svg::Axis& time, const svg::Box& box) {
+                        const Options& options, CaptureTime origin, const svg::Axis& time, const svg::Box& box) {
   auto o = std::back_inserter(out);
   // The sequence range: every transmission's bytes, every ACK and SACK edge.
   double lo = 0, hi = 0;
@@ -76,6 +75,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::array<std::size_t, kSendKinds> per_kind{};
   std::size_t acks = 0, sacks = 0;
   for (const auto& e : s.timeline) {
+    if (e.event == kCaptureCopyEvent) continue;  // the packet drawn once, at its first capture
     if (from_peer(e.event)) {
       ++acks;
       widen(e.rel_seq);
@@ -139,7 +139,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::string repeats;
   std::unordered_map<std::uint64_t, double> frame_y;  // for the finding markers
   for (const auto& e : s.timeline) {
-    if (from_peer(e.event)) continue;
+    if (from_peer(e.event) || e.event == kCaptureCopyEvent) continue;
     const SendKind k = kind_of(e.event);
     const std::size_t ki = static_cast<std::size_t>(k);
     const double y0 = seq.map(e.rel_seq), y1 = seq.map(static_cast<double>(e.rel_seq) + e.len);
@@ -174,12 +174,15 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   // dotted line joining each expiry to its retransmission.
   std::size_t row = 0;
   for (const auto& t : s.timeouts) {
-    const CaptureTime arm = t.time - std::chrono::duration_cast<std::chrono::nanoseconds>(t.waited);
+    // The latest reading of the arm (the wait's lower end).
+    const CaptureTime arm = t.time - std::chrono::duration_cast<std::chrono::nanoseconds>(t.wait.lo);
     const double y_seq = seq.map(t.rel_seq);
     const double y = std::max(box.top + 8, y_seq - 12 - 14.0 * static_cast<double>(row++ % 2));
     fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n",
                    num(X(t.time)), num(y), num(X(t.time)), num(y_seq), colour::kExpiry);
-    const double xa = X(arm), xp = X(arm + t.predicted), xe = X(arm + t.earliest), xl = X(arm + t.latest);
+    const auto at = [&](std::chrono::microseconds d) { return X(arm + std::chrono::duration_cast<std::chrono::nanoseconds>(d)); };
+    const double xa = X(arm), xp = at(t.predicted.lo), xe = at(t.accepted.lo),
+                 xl = t.accepted.bounded() ? at(t.accepted.hi) : at(t.accepted.lo);
     const double xt = X(t.time);
     fmt::format_to(o,
                    "<rect class=\"window\" data-frame=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"12\" fill=\"{}\" "
@@ -196,12 +199,12 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
     fmt::format_to(o,
                    "<path class=\"expiry\" data-kind=\"{}\" data-frame=\"{}\" data-verdict=\"{}\" "
                    "d=\"M{} {}l6 6l-6 6l-6 -6z\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"0.8\">"
-                   "<title>frame {}: timer expiry {} of its chain at {:.6f} s, waited {:.1f} ms since {} "
-                   "(predicted {:.1f} ms, accepted [{:.1f}, {:.1f}]{}): {}</title></path>\n",
+                   "<title>frame {}: timer expiry {} of its chain at {:.6f} s, waited {} ms since {} "
+                   "(predicted {} ms, accepted {} ms{}): {}</title></path>\n",
                    t.syn ? "syn-rto" : "rto", t.frame, to_string(t.verdict), num(xt), num(y - 6), colour::kExpiry,
-                   t.frame, t.backoff, seconds_since(t.time, origin), ms(t.waited), to_string(t.armed_by),
-                   ms(t.predicted), ms(t.earliest), ms(t.latest), t.relative ? ", from the previous expiry's wait" : "",
-                   to_string(t.verdict));
+                   t.frame, t.expiry, seconds_since(t.time, origin), interval_text(t.wait), to_string(t.armed_by),
+                   interval_text(t.predicted), interval_text(t.accepted),
+                   t.basis == Basis::doubling ? ", from the chain's earlier waits" : "", to_string(t.verdict));
   }
 
   // Findings: a ring at the frame's transmission, a label with level, rule
@@ -224,7 +227,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
                    "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"0.8\"/>"
                    "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-size=\"11\" font-weight=\"bold\" fill=\"{}\" "
                    "stroke=\"#ffffff\" stroke-width=\"3\" paint-order=\"stroke\">{}</text></g>\n",
-                   to_string(f.level), svg::escape(to_string(f.rule)), f.frame, svg::escape(f.message), num(x), num(y),
+                   to_string(f.level), svg::escape(to_string(f.rule)), f.frame, svg::escape(describe(f, options)), num(x), num(y),
                    level_colour(f.level), num(x), num(ly > y ? y + 7 : y - 7), num(x), num(ly > y ? ly - 10 : ly + 2), level_colour(f.level),
                    num(right ? x - 4 : x + 4), num(ly), right ? "end" : "start", level_colour(f.level), svg::escape(label));
   }

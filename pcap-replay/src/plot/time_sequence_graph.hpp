@@ -45,7 +45,7 @@ std::string_view level_colour(Level l);
 /// `out` and, when a series was decimated (limits::kPlotMaxPoints), one
 /// sentence per series to `notes` ("ACKs: 1 in 3 drawn (2000 of 5999)").
 void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const SenderReport& s,
-                        CaptureTime origin, const svg::Axis& time, const svg::Box& box);
+                        const Options& options, CaptureTime origin, const svg::Axis& time, const svg::Box& box);
 
 /// Seconds from origin to t.
 double seconds_since(CaptureTime t, CaptureTime origin);

@@ -44,11 +44,11 @@ void CheckStream::flow(FlowReport& f, CaptureTime origin) {
   if (!view_.shows(f, stream)) return;
   if (!json_) {
     begin_text();
-    write_text_flow(os_, f, stream, origin, view_);
+    write_text_flow(os_, f, options_, stream, origin, view_);
     return;
   }
   nlohmann::json entries = nlohmann::json::array();
-  append_flow_json(entries, f, stream, origin, view_);
+  append_flow_json(entries, f, options_, stream, origin, view_);
   if (entries.empty()) return;
   begin_json();
   for (const auto& e : entries) doc_.entry(e);

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <replay/inferred_text.hpp>
+#include <replay/judgement_text.hpp>
 #include <replay/report_text.hpp>
 #include <replay/sender_graph.hpp>
 #include <replay/svg_plot.hpp>
@@ -24,7 +26,7 @@ double ms(std::chrono::microseconds d) { return static_cast<double>(d.count()) /
 double rel_s(const Report& r, CaptureTime t) { return seconds_since(t, r.first_time); }
 
 std::size_t count_level(const SenderReport& s, Level l) {
-  return static_cast<std::size_t>(std::count_if(s.findings.begin(), s.findings.end(), [&](const Finding& f) { return f.level == l; }));
+  return static_cast<std::size_t>(std::count_if(s.findings.begin(), s.findings.end(), [&](const Judgement& f) { return f.level == l; }));
 }
 
 std::string anchor(const FlowReport& f, std::size_t dir) { return fmt::format("flow-{}-{}", f.id, dir == 0 ? "c2s" : "s2c"); }
@@ -158,7 +160,7 @@ void write_findings(std::ostream& os, const Report& r, const Anchors& anchors) {
             "<tr><td class=\"n\" data-v=\"{}\">{}</td><td>{}</td><td class=\"{}\" data-v=\"{}\">{}</td><td>{}</td>"
             "<td class=\"n\">{}</td><td class=\"n\">{:.6f}</td><td>{}</td></tr>\n",
             f.id, flow_link(anchors, f, d), escape(to_string(f.senders[d].src)), lvl, static_cast<int>(x.level), lvl,
-            escape(to_string(x.rule)), x.frame, rel_s(r, x.time), escape(x.message));
+            escape(to_string(x.rule)), x.frame, rel_s(r, x.time), escape(describe(x, r.options)));
       }
   os << "</tbody></table></div>\n";
 }
@@ -172,10 +174,10 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
                     should, s.timeouts.size(), s.timeouts.size() == 1 ? "y" : "ies", s.retransmissions());
   os << fmt::format("<p>{}, frames {}-{}; {} packets, {} data-bearing segments, {} payload bytes; profile {}.</p>\n",
                     escape(f.file), f.first_frame, f.last_frame, s.packets, s.data_segments, s.bytes, escape(s.profile));
-  if (!s.inferred.summary.empty()) os << "<p>" << escape(s.inferred.summary) << "</p>\n";
+  os << "<p>" << escape(summarize(s, r.options)) << "</p>\n";
   std::string kinds;
   for (std::size_t k = 1; k < kSendKinds; ++k)
-    if (s.by_kind[k]) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", s.by_kind[k], to_string(static_cast<SendKind>(k)));
+    if (s.by_kind[k] && is_retransmission(static_cast<SendKind>(k))) kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", s.by_kind[k], to_string(static_cast<SendKind>(k)));
   os << "<p>retransmissions: " << (kinds.empty() ? std::string("none") : escape(kinds)) << "</p>\n";
   if (!s.timeouts.empty()) {
     os << "<table class=\"sortable\"><thead><tr><th>frame</th><th>at (s)</th><th>seq</th><th>n</th><th>waited (ms)</th>"
@@ -185,10 +187,11 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
       for (auto id : t.rules) rules += (rules.empty() ? "" : ", ") + std::string(to_string(id));
       os << fmt::format(
           "<tr><td class=\"n\">{}</td><td class=\"n\">{:.3f}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-          "<td class=\"n\">{:.1f}</td><td class=\"n\">{:.1f}{}</td><td class=\"n\" data-v=\"{:.1f}\">[{:.1f}, {:.1f}]</td>"
+          "<td class=\"n\" data-v=\"{:.1f}\">{}</td><td class=\"n\">{}{}</td><td class=\"n\" data-v=\"{:.1f}\">{}</td>"
           "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-          t.frame, rel_s(r, t.time), t.rel_seq, t.backoff, ms(t.waited), ms(t.predicted), t.relative ? "*" : "",
-          ms(t.earliest), ms(t.earliest), ms(t.latest), to_string(t.armed_by), to_string(t.verdict), escape(rules));
+          t.frame, rel_s(r, t.time), t.rel_seq, t.expiry, ms(t.wait.lo), t.wait_unknown ? std::string("?") : escape(interval_text(t.wait)),
+          escape(interval_text(t.predicted)), t.basis == Basis::doubling ? "*" : "", ms(t.accepted.lo),
+          t.wait_unknown ? std::string("-") : escape(interval_text(t.accepted)), to_string(t.armed_by), to_string(t.verdict), escape(rules));
     }
     os << "</tbody></table>\n<p style=\"font-size:.8em\">* predicted from the previous expiry's wait (the 5.5 "
           "doubling), once the chain departed from the profile's RTO.</p>\n";

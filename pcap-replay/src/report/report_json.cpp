@@ -1,6 +1,8 @@
 #include <replay/report_json.hpp>
 
 #include <replay/analyzer.hpp>
+#include <replay/inferred_text.hpp>
+#include <replay/judgement_text.hpp>
 #include "report/lockstep_report.hpp"
 #include <replay/wireshark_ref.hpp>
 
@@ -54,6 +56,26 @@ json inputs_json(const Report& r) {
 }
 json stream_json(const std::optional<std::uint64_t>& n) { return n ? json(*n) : json(nullptr); }
 
+// FlowReport::vnets: "vlan 10", "vxlan 5001/vlan 7"; "none" for untagged
+// beside a tagged one.
+json vnets_json(const FlowReport& f) {
+  json a = json::array();
+  for (const VirtualNetwork& v : f.vnets) a.push_back(v.empty() ? std::string("none") : to_string(v));
+  return a;
+}
+
+// FlowReport::alongside, or null.
+json alongside_json(const FlowReport& f) {
+  if (!f.alongside) return nullptr;
+  const AlongsideOf& a = *f.alongside;
+  return {{"flow", a.flow},
+          {"host", a.server ? "server" : "client"},
+          {"isn", a.isn},
+          {"other_isn", a.other_isn},
+          {"syn_frame", a.syn_frame ? json(a.syn_frame) : json(nullptr)},
+          {"another_clock", a.another_clock ? json(*a.another_clock) : json(nullptr)}};
+}
+
 json selection_json(const ReportView& v) {
   return {{"flow", v.flow ? json(*v.flow) : json(nullptr)},
           {"stream", v.stream ? json(*v.stream) : json(nullptr)},
@@ -69,6 +91,52 @@ json rtt_json(const RttStats& s) {
           {"stdev_ms", opt(s.stdev_ms())}};
 }
 
+json interval_json(const Interval& i) { return json::array({ms(i.lo), i.bounded() ? json(ms(i.hi)) : json(nullptr)}); }
+
+json readings_json(const std::vector<ReadingResult>& rs) {
+  json a = json::array();
+  for (const ReadingResult& r : rs) a.push_back({{"reading", to_string(r.reading)}, {"keeps", r.keeps}});
+  return a;
+}
+
+// A judgement's fields, and its words ("message").
+template <class Rel>
+json judgement_json(const Judgement& x, const Options& options, const Rel& rel) {
+  json j{{"rule", to_string(x.rule)},
+         {"level", to_string(x.level)},
+         {"outcome", to_string(x.outcome)},
+         {"topic", to_string(x.topic)},
+         {"basis", to_string(x.basis)},
+         {"frame", x.frame},
+         {"time", to_seconds(x.time)},
+         {"rel_time", rel(x.time)},
+         {"syn", x.syn},
+         {"expiry", x.expiry},
+         {"armed_by", to_string(x.armed_by)},
+         {"readings", readings_json(x.readings)},
+         {"evidence_frames", x.evidence},
+         {"message", describe(x, options)},
+         {"display_filter", frame_filter(x.frame)}};
+  const auto opt = [](const std::optional<Interval>& i) { return i ? interval_json(*i) : json(nullptr); };
+  j["wait_ms"] = opt(x.waited);
+  j["prev_wait_ms"] = opt(x.prev_waited);
+  j["predicted_ms"] = opt(x.predicted);
+  j["accepted_ms"] = opt(x.accepted);
+  j["alternative_ms"] = opt(x.alternative);
+  j["setting"] = x.setting.kind == SettingUse::Kind::none
+                     ? json(nullptr)
+                     : json{{"kind", to_string(x.setting.kind)},
+                            {"name", x.setting.name.empty() ? json(nullptr) : json(std::string(x.setting.name))},
+                            {"value_ms", interval_json(x.setting.value)},
+                            {"count", x.setting.count}};
+  if (x.rule == RuleId::rfc6298_5_4) {
+    j["rel_seq"] = x.rel_seq;
+    j["rel_una"] = x.rel_una;
+  }
+  j["other_frame"] = x.other_frame ? json(x.other_frame) : json(nullptr);
+  return j;
+}
+
 json rule_ids(const std::vector<RuleId>& rules) {
   json a = json::array();
   for (RuleId r : rules) a.push_back(std::string(to_string(r)));
@@ -79,11 +147,10 @@ json inferred_json(const InferredSettings& in) {
   const auto opt = [](const std::optional<std::chrono::microseconds>& d) { return d ? json(ms(*d)) : json(nullptr); };
   json syn = json::array();
   for (auto w : in.syn_waits) syn.push_back(ms(w));
-  return {{"summary", in.summary},
-          {"initial_rto_ms", opt(in.initial_rto)},
+  return {{"initial_rto_ms", opt(in.initial_rto)},
           {"syn_waits_ms", syn},
           {"syn_linear_timeouts", in.syn_linear ? json(*in.syn_linear) : json(nullptr)},
-          {"rto_floor", in.floor.empty() ? json(nullptr) : json(in.floor)},
+          {"rto_floor", in.floor == RtoFloor::unknown ? json(nullptr) : json(to_string(in.floor))},
           {"first_rto_ms", opt(in.min_first_wait)},
           {"cap_reached_ms", opt(in.plateau)},
           {"additive_ms", opt(in.additive)},
@@ -91,7 +158,8 @@ json inferred_json(const InferredSettings& in) {
           {"loss_probes", in.probes},
           {"linear_data_timeouts", in.linear_data},
           {"tsval_hz", in.tsval_hz ? json(*in.tsval_hz) : json(nullptr)},
-          {"fallback_57", in.fallback_57.empty() ? json(nullptr) : json(in.fallback_57)},
+          {"fallback_57", in.fallback_57 == Seen57::unknown ? json(nullptr) : json(to_string(in.fallback_57))},
+          {"settings", json(std::vector<std::string>(in.settings.begin(), in.settings.end()))},
           {"evidence_frames", in.evidence}};
 }
 }  // namespace
@@ -116,7 +184,8 @@ bool shows_sender(const FlowReport& f, std::size_t dir, const ReportView& view) 
   return f.senders[dir].data_segments != 0 && view.shows(f.senders[dir]);
 }
 
-json sender_json(const FlowReport& f, std::size_t dir, std::optional<std::uint64_t> stream, CaptureTime origin) {
+json sender_json(const FlowReport& f, const Options& options, std::size_t dir, std::optional<std::uint64_t> stream,
+                 CaptureTime origin) {
   const auto rel = [&](CaptureTime t) { return seconds_between(t, origin); };
   const SenderReport& s = f.senders[dir];
   json jf;
@@ -136,6 +205,8 @@ json sender_json(const FlowReport& f, std::size_t dir, std::optional<std::uint64
   jf["sack"] = s.sack;
   jf["peer_seen"] = s.peer_seen;
   jf["capture_duplicates"] = f.capture_duplicates;
+  jf["virtual_networks"] = vnets_json(f);
+  jf["alongside"] = alongside_json(f);
   jf["rtt_samples"] = {{"karn", s.samples_seq},
                        {"ts_echo", s.samples_ts},
                        {"ambiguous_acks", s.ambiguous_acks},
@@ -144,56 +215,63 @@ json sender_json(const FlowReport& f, std::size_t dir, std::optional<std::uint64
   jf["final"] = {{"srtt_ms", opt_ms(s.srtt)}, {"rttvar_ms", opt_ms(s.rttvar)}, {"rto_ms", ms(s.rto)},
                  {"backoff", s.backoff}};
   json kinds = json::object();
-  for (std::size_t k = 1; k < kSendKinds; ++k) kinds[std::string(to_string(static_cast<SendKind>(k)))] = s.by_kind[k];
+  for (std::size_t k = 0; k < kSendKinds; ++k)
+    if (is_retransmission(static_cast<SendKind>(k)) || static_cast<SendKind>(k) == SendKind::out_of_order)
+      kinds[std::string(to_string(static_cast<SendKind>(k)))] = s.by_kind[k];
   jf["retransmissions"] = kinds;
+  jf["new_data_probes"] = s.by_kind[static_cast<std::size_t>(SendKind::tlp_new_data)];
   jf["keepalives"] = s.keepalives;
   jf["zero_window_probes"] = s.zero_window_probes;
   json touts = json::array();
-  for (const auto& t : s.timeouts)
-    touts.push_back({{"frame", t.frame},
-                     {"time", to_seconds(t.time)},
-                     {"rel_time", rel(t.time)},
-                     {"seq", t.rel_seq},
-                     {"syn", t.syn},
-                     {"backoff", t.backoff},
-                     {"observed_rto_ms", t.wait_unknown ? json(nullptr) : json(ms(t.waited))},
-                     {"predicted_rto_ms", ms(t.predicted)},
-                     {"accepted_ms", {ms(t.earliest), ms(t.latest)}},
-                     {"armed_by", to_string(t.armed_by)},
-                     {"verdict", to_string(t.verdict)},
-                     {"clock", to_string(t.clock)},
-                     {"relative", t.relative},
-                     {"rules", rule_ids(t.rules)},
-                     {"display_filter", frame_filter(t.frame)}});
+  for (const auto& t : s.timeouts) {
+    json jt{{"frame", t.frame},
+            {"time", to_seconds(t.time)},
+            {"rel_time", rel(t.time)},
+            {"seq", t.rel_seq},
+            {"syn", t.syn},
+            {"expiry", t.expiry},
+            {"wait_ms", t.wait_unknown ? json(nullptr) : interval_json(t.wait)},
+            {"basis", to_string(t.basis)},
+            {"predicted_ms", interval_json(t.predicted)},
+            {"accepted_ms", interval_json(t.accepted)},
+            {"alternative_ms", t.alternative ? interval_json(*t.alternative) : json(nullptr)},
+            {"armed_by", to_string(t.armed_by)},
+            {"verdict", to_string(t.verdict)},
+            {"clock", to_string(t.clock)},
+            {"readings", readings_json(t.readings)},
+            {"rules", rule_ids(t.rules)},
+            {"display_filter", frame_filter(t.frame)}};
+    // Schema 1's names, kept for its readers: the wait's latest reading, the
+    // prediction's low end, the expiry number, the doubling basis.
+    jt["observed_rto_ms"] = t.wait_unknown ? json(nullptr) : json(ms(t.wait.lo));
+    jt["predicted_rto_ms"] = ms(t.predicted.lo);
+    jt["backoff"] = t.expiry;
+    jt["relative"] = t.basis == Basis::doubling;
+    touts.push_back(std::move(jt));
+  }
   jf["timeouts"] = touts;
   json finds = json::array();
-  for (const auto& x : s.findings)
-    finds.push_back({{"rule", to_string(x.rule)},
-                     {"level", to_string(x.level)},
-                     {"frame", x.frame},
-                     {"time", to_seconds(x.time)},
-                     {"rel_time", rel(x.time)},
-                     {"message", x.message},
-                     {"display_filter", frame_filter(x.frame)}});
+  for (const auto& x : s.findings) finds.push_back(judgement_json(x, options, rel));
   jf["findings"] = finds;
   jf["profile"] = s.profile;
   jf["inferred"] = inferred_json(s.inferred);
+  jf["inferred"]["summary"] = summarize(s, options);
   return jf;
 }
 
 }  // namespace
 
-void append_flow_json(json& entries, const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin,
-                      const ReportView& view) {
+void append_flow_json(json& entries, const FlowReport& f, const Options& options, std::optional<std::uint64_t> stream,
+                      CaptureTime origin, const ReportView& view) {
   for (std::size_t dir = 0; dir < 2; ++dir)
-    if (shows_sender(f, dir, view)) entries.push_back(sender_json(f, dir, stream, origin));
+    if (shows_sender(f, dir, view)) entries.push_back(sender_json(f, options, dir, stream, origin));
 }
 
 json to_json(const Report& r, const ReportView& view) {
   const Options& o = r.options;
   json doc;
   doc["tool"] = "pcap-replay";
-  doc["schema_version"] = 1;
+  doc["schema_version"] = 2;
   doc["kind"] = "check";
   doc["profile"] = o.auto_profile ? std::string("auto") : std::string(o.profile->name);
   doc["tolerance"] = {{"granularity_ms", ms(o.granularity)},
@@ -216,7 +294,7 @@ json to_json(const Report& r, const ReportView& view) {
   json flows = json::array();
   for (const auto& f : r.flows) {
     const auto stream = streams.of(f);
-    if (view.shows(f, stream)) append_flow_json(flows, f, stream, r.first_time, view);
+    if (view.shows(f, stream)) append_flow_json(flows, f, r.options, stream, r.first_time, view);
   }
   doc["flows"] = flows;
   doc["lockstep"] = lockstep_json(r);
@@ -273,13 +351,15 @@ json flow_list_entry(const FlowReport& f, std::optional<std::uint64_t> stream, C
           {"fin", f.saw_fin},
           {"rst", f.saw_rst},
           {"capture_duplicates", f.capture_duplicates},
+          {"virtual_networks", vnets_json(f)},
+          {"alongside", alongside_json(f)},
           {"senders", senders}};
 }
 
 json flows_to_json(const Report& r, const ReportView& view) {
   json doc;
   doc["tool"] = "pcap-replay";
-  doc["schema_version"] = 1;
+  doc["schema_version"] = 2;
   doc["kind"] = "flows";
   put_input_fields(doc, r, view);
   const StreamNumbers streams(r);

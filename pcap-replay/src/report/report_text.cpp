@@ -7,6 +7,8 @@
 #include <map>
 
 #include <replay/analyzer.hpp>
+#include <replay/inferred_text.hpp>
+#include <replay/judgement_text.hpp>
 #include "report/lockstep_report.hpp"
 #include <replay/wireshark_ref.hpp>
 
@@ -49,7 +51,7 @@ void write_text_report(std::ostream& os, const Report& r, const ReportView& view
   const StreamNumbers streams(r);
   for (const auto& f : r.flows) {
     const auto stream = streams.of(f);
-    if (view.shows(f, stream)) write_text_flow(os, f, stream, r.first_time, view);
+    if (view.shows(f, stream)) write_text_flow(os, f, r.options, stream, r.first_time, view);
   }
   write_text_ending(os, r);
 }
@@ -74,8 +76,8 @@ void write_text_heading(std::ostream& os, const Options& o) {
   os << "  model: " << limits::describe_thresholds() << "\n";
 }
 
-void write_text_flow(std::ostream& os, const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin,
-                     const ReportView& view) {
+void write_text_flow(std::ostream& os, const FlowReport& f, const Options& options, std::optional<std::uint64_t> stream,
+                     CaptureTime origin, const ReportView& view) {
   {
     os << fmt::format("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n", f.id,
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
@@ -84,16 +86,41 @@ void write_text_flow(std::ostream& os, const FlowReport& f, std::optional<std::u
                       stream ? fmt::format("tcp.stream {}", *stream)
                              : std::string("tcp.stream not known under -f (it counts the connections the filter hides)"),
                       stream_filter(f, stream));
+    if (!f.vnets.empty()) {
+      std::string names;
+      for (const VirtualNetwork& v : f.vnets) names += (names.empty() ? "" : ", ") + (v.empty() ? "none" : to_string(v));
+      os << fmt::format("  virtual network{}: {}{}\n", f.vnets.size() > 1 ? "s" : "", names,
+                        f.vnet_apart ? " (its 4-tuple had another connection on another one at the same time: "
+                                       "Wireshark merges them by default)"
+                                     : "");
+    }
+    if (f.alongside) {
+      const AlongsideOf& a = *f.alongside;
+      const Endpoint& host = a.server ? f.server : f.client;
+      const char* clock = !a.another_clock ? "no TSval tells whose clock it is"
+                          : *a.another_clock ? "its TSval comes from another clock: another host"
+                                             : "its TSval fits that clock: the same host anew, or another in step";
+      os << fmt::format("  another {} endpoint at {}, beside flow {} (which goes on): its {} has ISN {} where flow "
+                        "{}'s has {}{}; {}. Not a retransmission of flow {}'s {}; the segments in its sequence "
+                        "space are here\n",
+                        a.server ? "server" : "client", to_string(host), a.flow, a.server ? "SYN-ACK" : "SYN", a.isn,
+                        a.flow, a.other_isn,
+                        a.syn_frame ? fmt::format(", answering the client's SYN of frame {} (in both flows)", a.syn_frame)
+                                    : std::string(),
+                        clock, a.flow, a.server ? "SYN-ACK" : "SYN");
+    }
     if (f.capture_duplicates)
     {
       std::string frames;
       for (std::size_t i = 0; i < f.duplicate_frames.size() && i < 5; ++i)
         frames += (i ? ", " : "") + std::to_string(f.duplicate_frames[i]);
       if (f.duplicate_frames.size() > 5) frames += ", ...";
-      os << fmt::format("  {} packet(s) captured twice, ignored (frames {}): same headers and IPv4 ID within "
-                        "{:.0f} ms (either order; TTL and tags may differ), or, without an ID, within {:.1f} ms "
-                        "with nothing from the peer between\n",
-                        f.capture_duplicates, frames, ms(limits::kSameIdWindow), ms(limits::kNoIdWindow));
+      os << fmt::format("  {} packet(s) captured again, ignored (frames {}): the same TCP header and checksum and "
+                        "IPv4 ID (its header checksum too at one TTL; VLAN and tunnel may differ), within {:.0f} ms "
+                        "of its latest capture (either order); without an ID that names the datagram, a segment with data, nothing from "
+                        "the peer between, within {:.0f} ms with the same TSval, {:.1f} ms without one\n",
+                        f.capture_duplicates, frames, ms(limits::kSameIdWindow), ms(limits::kSameTsvalWindow),
+                        ms(limits::kNoIdWindow));
     }
     for (const auto& s : f.senders) {
       if (s.data_segments == 0 || !view.shows(s)) continue;
@@ -118,25 +145,27 @@ void write_text_flow(std::ostream& os, const FlowReport& f, std::optional<std::u
         if (st->samples)
           os << fmt::format("    RTT ({}): min {:.3f} ms, avg {:.3f} ms, max {:.3f} ms, stdev {:.3f} ms\n", what,
                             ms(st->min), *st->mean_ms(), ms(st->max), *st->stdev_ms());
-      os << fmt::format("    {}\n", s.inferred.summary);
+      os << fmt::format("    {}\n", summarize(s, options));
       os << fmt::format("    replayed estimator ({}) at the end: SRTT {}, RTTVAR {}, RTO {:.3f} ms, backoff {}\n",
                         s.profile, opt_ms(s.srtt), opt_ms(s.rttvar), ms(s.rto), s.backoff);
       os << "    retransmissions:";
       std::string kinds;
       for (std::size_t k = 1; k < kSendKinds; ++k) {
-        if (s.by_kind[k] == 0) continue;
-        kinds += fmt::format("{}{} {}", kinds.empty() ? " " : ", ", s.by_kind[k], to_string(static_cast<SendKind>(k)));
+        const auto kind = static_cast<SendKind>(k);
+        if (s.by_kind[k] == 0 || !(is_retransmission(kind) || kind == SendKind::out_of_order)) continue;
+        kinds += fmt::format("{}{} {}", kinds.empty() ? " " : ", ", s.by_kind[k], to_string(kind));
       }
       os << (kinds.empty() ? " none" : kinds);
+      if (const auto n = s.by_kind[static_cast<std::size_t>(SendKind::tlp_new_data)])
+        os << fmt::format("; {} loss probe(s) with new data", n);
       if (s.keepalives) os << fmt::format("; {} keep-alive(s)", s.keepalives);
       if (s.zero_window_probes) os << fmt::format("; {} zero-window probe(s)", s.zero_window_probes);
       os << "\n";
       if (!s.timeouts.empty()) {
-        os << fmt::format("    timer expiries (times in ms; n = expiry number in its chain since the last ACK of "
-                          "new data):\n");
-        os << fmt::format("      {:>8} {:>9} {:>11} {:>3} {:>9} {:>10} {:>19}  {:<11} {}\n", "frame", "at (s)", "seq",
-                          "n", "waited", "predicted", "accepted", "armed by", "verdict");
-        bool any_relative = false;
+        os << "    timer expiries (times in ms; n = the expiry's number in its chain, since the last valid RTT sample):\n";
+        os << fmt::format("      {:>8} {:>9} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n", "frame", "at (s)", "seq",
+                          "n", "waited", "predicted", "accepted", "departure at", "armed by", "verdict");
+        bool any_doubling = false;
         for (const auto& t : s.timeouts) {
           std::string verdict(to_string(t.verdict));
           if (t.clock == ClockUsed::tsval) verdict += " (sender's TSval clock)";
@@ -144,22 +173,23 @@ void write_text_flow(std::ostream& os, const FlowReport& f, std::optional<std::u
             const Rule& ru = rule(t.rules[i]);
             verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(ru.level), ru.id);
           }
-          any_relative = any_relative || t.relative;
+          any_doubling = any_doubling || t.basis == Basis::doubling;
           if (t.wait_unknown) verdict += " (the capture clock stepped back: wait unknown)";
-          os << fmt::format("      {:>8} {:>9.3f} {:>11} {:>3} {:>9} {:>10} {:>19}  {:<11} {}\n", t.frame,
-                            rel_s(origin, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq), t.backoff,
-                            t.wait_unknown ? std::string("?") : fmt::format("{:.1f}", ms(t.waited)),
-                            fmt::format("{:.1f}{}", ms(t.predicted), t.relative ? "*" : " "),
-                            t.wait_unknown ? std::string("-")
-                                           : fmt::format("[{:.1f}, {:.1f}]", ms(t.earliest), ms(t.latest)),
-                            to_string(t.armed_by), verdict);
+          os << fmt::format("      {:>8} {:>9.3f} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n", t.frame,
+                            rel_s(origin, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq), t.expiry,
+                            t.wait_unknown ? std::string("?") : interval_text(t.wait),
+                            interval_text(t.predicted) + (t.basis == Basis::doubling ? "*" : " "),
+                            t.wait_unknown ? std::string("-") : interval_text(t.accepted),
+                            t.alternative ? interval_text(*t.alternative) : std::string("-"), to_string(t.armed_by),
+                            verdict);
         }
-        os << "      waited: since the event in 'armed by'; accepted: predicted +/- the tolerance; verdict: early or "
-              "late = outside it, followed by the finding it raised\n";
-        if (any_relative)
-          os << "      * = predicted from the previous expiry (the 5.5 doubling: 2 x its wait, counted from the last "
-                "timer restart of any kind, a tail-loss probe included): once a chain departs from the profile's "
-                "RTO, its later expiries are judged by their backoff alone\n";
+        os << "      waited: since the event in 'armed by' (an interval where the capture cannot tell when the "
+              "sender armed its timer); predicted: the RTO, made before the wait was compared; accepted: the "
+              "predicted RTO with the timer's lateness and the tolerance; departure at: where the wait of the "
+              "departure the check exists to catch would fall (not doubled; the RTO without the floor)\n";
+        if (any_doubling)
+          os << "      * = predicted from the chain's earlier waits (the 5.5 doubling of the RTO they show, under "
+                "the timer's lateness); the chain's first expiry is predicted from the profile's RTO\n";
       }
       if (s.findings.empty()) {
         os << "    findings: none\n";
@@ -167,15 +197,15 @@ void write_text_flow(std::ostream& os, const FlowReport& f, std::optional<std::u
         os << "    findings:\n";
         for (const auto& ru : all_rules()) {
           for (Level lv : {Level::must, Level::should, Level::may, Level::info}) {
-            std::vector<const Finding*> these;
+            std::vector<const Judgement*> these;
             for (const auto& x : s.findings)
               if (x.rule == ru.rule && x.level == lv) these.push_back(&x);
             if (these.empty()) continue;
             const bool note = lv == Level::info && ru.level != Level::info;
             os << fmt::format("      [{} {}] {} ({} time(s)): {}{}\n", to_string(lv), ru.id, ru.section, these.size(),
                               ru.statement, note ? " (a note, not a departure)" : "");
-            for (const Finding* x : these)
-              os << fmt::format("        frame {} at {:.3f} s: {}  [{}]\n", x->frame, rel_s(origin, x->time), x->message,
+            for (const Judgement* x : these)
+              os << fmt::format("        frame {} at {:.3f} s: {}  [{}]\n", x->frame, rel_s(origin, x->time), describe(*x, options),
                                 frame_filter(x->frame));
           }
         }
@@ -231,6 +261,8 @@ void write_flow_list_line(std::ostream& os, const FlowReport& f, std::optional<s
   if (f.saw_syn) flags += " SYN";
   if (f.saw_fin) flags += " FIN";
   if (f.saw_rst) flags += " RST";
+  for (const VirtualNetwork& v : f.vnets) flags += " [" + (v.empty() ? std::string("none") : to_string(v)) + "]";
+  if (f.alongside) flags += fmt::format(" (beside flow {})", f.alongside->flow);
   os << fmt::format("{:>4} {:>6}  {:<46} {:>8} {:>17} {:>9.3f}s  {}{}\n", f.id,
                     stream ? std::to_string(*stream) : std::string("-"), to_string(f.client) + " -> " + to_string(f.server),
                     f.packets, fmt::format("{}-{}", f.first_frame, f.last_frame),

@@ -5,7 +5,7 @@
 namespace replay {
 
 void write_timeline_header(std::ostream& os) {
-  os << "flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,srtt_us,rttvar_us,rto_us,backoff\n";
+  os << "flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,srtt_us,rttvar_us,rto_us,backoff,copy_of\n";
 }
 
 void write_timeline_rows(std::ostream& os, const FlowReport& f, CaptureTime origin) {
@@ -14,10 +14,11 @@ void write_timeline_rows(std::ostream& os, const FlowReport& f, CaptureTime orig
   };
   for (std::size_t dir = 0; dir < 2; ++dir)
     for (const auto& e : f.senders[dir].timeline) {
-      os << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, dir == 0 ? "c2s" : "s2c", e.frame,
+      os << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, dir == 0 ? "c2s" : "s2c", e.frame,
                         format_epoch(e.time), format_rel(e.time, origin), e.event, e.rel_seq, us(e.sample),
                         e.sample_kind ? (*e.sample_kind == SampleKind::seq ? "karn" : "ts_echo") : "", us(e.srtt),
-                        us(e.rttvar), e.rto.count(), e.backoff);
+                        us(e.rttvar), e.rto.count(), e.backoff,
+                        e.copy_of != 0 ? std::to_string(e.copy_of) : std::string());
     }
 }
 

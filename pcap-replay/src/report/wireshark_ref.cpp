@@ -48,7 +48,37 @@ std::optional<std::uint64_t> StreamNumbers::of(const FlowReport& f) const {
 
 std::string frame_filter(std::uint64_t frame) { return fmt::format("frame.number == {}", frame); }
 
+std::string vnet_filter(const VirtualNetwork& v) {
+  // None: no VLAN id but 0 (a priority tag), no service tag, no VNI.
+  if (v.empty()) return "!(vlan.id > 0) && !ieee8021ad && !vxlan && !geneve";
+  std::size_t vlans = 0;
+  for (std::size_t i = 0; i < v.count; ++i) vlans += v.kind(i) == VirtualNetwork::Kind::vlan ? 1 : 0;
+  std::string out;
+  std::size_t vlan_layer = 0;
+  for (std::size_t i = 0; i < v.count; ++i) {
+    if (i > 0) out += " && ";
+    switch (v.kind(i)) {
+      case VirtualNetwork::Kind::vlan:
+        // Stacked tags by their layer ("vlan.id#2": the second tag from the outside).
+        ++vlan_layer;
+        out += vlans > 1 ? fmt::format("vlan.id#{} == {}", vlan_layer, v.id(i)) : fmt::format("vlan.id == {}", v.id(i));
+        break;
+      case VirtualNetwork::Kind::svlan: out += fmt::format("ieee8021ad.id == {}", v.id(i)); break;
+      case VirtualNetwork::Kind::vxlan: out += fmt::format("vxlan.vni == {}", v.id(i)); break;
+      case VirtualNetwork::Kind::geneve: out += fmt::format("geneve.vni == {}", v.id(i)); break;
+      case VirtualNetwork::Kind::nvgre: out += fmt::format("gre.key & 0xffffff00 == 0x{:x}", v.id(i) << 8); break;
+    }
+  }
+  return out;
+}
+
 std::string stream_filter(const FlowReport& f, std::optional<std::uint64_t> stream) {
+  if (stream && f.vnet_apart && !f.vnets.empty()) {
+    // Wireshark's stream holds the frames of every virtual network: keep this one's.
+    std::string nets;
+    for (const VirtualNetwork& v : f.vnets) nets += (nets.empty() ? "" : " || ") + vnet_filter(v);
+    return fmt::format("tcp.stream == {} && ({})", *stream, nets);
+  }
   if (stream) return fmt::format("tcp.stream == {}", *stream);
   const char* ip = f.client.address.is_v6() ? "ipv6.addr" : "ip.addr";
   return fmt::format("{0} == {1} && tcp.port == {2} && {0} == {3} && tcp.port == {4}", ip, address_text(f.client),

@@ -9,7 +9,12 @@
 #   lab_start PORTS          # nstat before, tcpdump at the sender's veth, tcp_info sampler
 #   lab_event NAME [JSON-FIELDS]
 #   lab_wait_tcpinfo FIELD MIN TIMEOUT_S [PORTS]   # until max(FIELD) >= MIN
-#   lab_finish               # stop capture/sampler, nstat after, write outputs
+#   lab_finish               # stop capture/sampler/labeller, nstat after, write outputs
+#
+# Every run is traced by labels.py (bpftrace on the kernel's tcp tracepoints):
+# NAME.labels.csv names the kernel's reason for each segment sent again, at
+# its frame. CAPTURE_ADDR (default the sender's) is the host on whose
+# interface tcpdump listens.
 #
 # Every scenario sets EXPECT_* (the numbers the scenario is designed to give);
 # lab_finish fails if the kernel's counters disagree, so a committed capture
@@ -29,6 +34,7 @@ PIDS=()
 PY=$(python3 -c 'import sys; print(sys.executable)')
 LAB_SAMPLER_PID=
 LAB_TCPDUMP_PID=
+LAB_TRACER_PID=
 
 lab_now() { date +%s.%N | cut -c1-17; }
 lab_log() { echo "[$(date -u +%T.%3N)] $SCENARIO: $*" >&2; }
@@ -49,7 +55,7 @@ lab_cleanup() {
 lab_init() {
   SCENARIO=$1
   [ "$(id -u)" -eq 0 ] || { echo "$SCENARIO: needs root (network namespaces, nft)" >&2; exit 77; }
-  for t in ip nft tcpdump python3 nstat tshark; do
+  for t in ip nft tcpdump python3 nstat tshark bpftrace; do
     command -v "$t" >/dev/null || { echo "$SCENARIO: missing tool: $t" >&2; exit 77; }
   done
   SND=lab-$$-s
@@ -64,6 +70,7 @@ lab_init() {
   mkdir -p "$OUTDIR"
   SENDER=${SENDER:-$SADDR}
   NOTES=${NOTES:-}
+  CAPTURE_ADDR=${CAPTURE_ADDR:-$SADDR}
 }
 
 # Runs a command in the sender / receiver namespace. For a background job use
@@ -90,13 +97,6 @@ lab_topology() {
   ip -n "$RCV" link set veth-r gso_max_segs 1 2>/dev/null || true
   ip -n "$SND" link set veth-s up
   ip -n "$RCV" link set veth-r up
-  # The receiver ACKs every segment at once (route option quickack): with a
-  # veth RTT of ~0.05 ms the sender's TLP timeout (2*srtt + 2 ms) is shorter
-  # than a delayed ACK (>= 40 ms), and delayed ACKs would make spurious
-  # probes at random. LAB_RCV_QUICKACK=0 keeps delayed ACKs.
-  if [ "${LAB_RCV_QUICKACK:-1}" = 1 ]; then
-    ip -n "$RCV" route change 198.18.0.0/24 dev veth-r proto kernel scope link src $RADDR quickack 1
-  fi
   # Same congestion control as the shared reference traces (the host default
   # is bbr). A non-init namespace may not make cubic its default (EPERM), so
   # peer.py sets it per socket (TCP_CONGESTION) from LAB_CC.
@@ -108,17 +108,32 @@ table inet lab {
 }
 NFT
   NFT_NS=$RCV; NFT_TABLE="inet lab"
-  if [ "${LAB_MIDDLE:-0}" = 1 ]; then lab_middle; fi
+  case ${LAB_MIDDLE:-0} in
+    1) lab_middle bridge ;;
+    relay) lab_middle relay ;;
+  esac
+  # The receiver ACKs every segment at once (route option quickack): with a
+  # veth RTT of ~0.05 ms the sender's TLP timeout (2*srtt + 2 ms) is shorter
+  # than a delayed ACK (>= 40 ms), and delayed ACKs would make spurious
+  # probes at random. LAB_RCV_QUICKACK=0 keeps delayed ACKs.
+  if [ "${LAB_RCV_QUICKACK:-1}" = 1 ]; then
+    ip -n "$RCV" route change 198.18.0.0/24 dev veth-r proto kernel scope link src $RADDR quickack 1
+  fi
 }
 
-# lab_middle: puts a bridge in a third namespace lab-PID-m between the two
-# ends (sender veth-s <-> veth-ms [br0] veth-mr <-> veth-r receiver) and
-# moves the drop rules there (table bridge lab, chain mid). A drop in the
-# middle is invisible to both TCP stacks; a drop in a namespace's own OUTPUT
-# hook is not: the send then fails with EPERM, and e.g. a listener whose
-# SYN-ACK retransmission fails drops the request socket (reqsk_timer_handler),
-# so the client's later segments get RSTs.
+# lab_middle bridge|relay: a third namespace lab-PID-m between the two ends
+# (sender veth-s <-> veth-ms [middle] veth-mr <-> veth-r receiver).
+#   bridge: a bridge br0; the drop rules move there (table bridge lab, chain
+#     mid). A drop in the middle is invisible to both TCP stacks; a drop in a
+#     namespace's own OUTPUT hook is not: the send then fails with EPERM, and
+#     e.g. a listener whose SYN-ACK retransmission fails drops the request
+#     socket (reqsk_timer_handler), so the client's later segments get RSTs.
+#   relay: relay.py forwards the frames (AF_PACKET) and can hold the
+#     receiver's frames and release them later (lab_relay_spike): a delay
+#     spike. Drop rules stay in the receiver.
 lab_middle() {
+  local mode=${1:-bridge}
+  LAB_MIDDLE_MODE=$mode
   MID=lab-$$-m
   ip netns add "$MID"
   ip -n "$SND" link del veth-s
@@ -126,24 +141,46 @@ lab_middle() {
   ip link add veth-r netns "$RCV" type veth peer name veth-mr netns "$MID"
   ip -n "$SND" addr add $SADDR/24 dev veth-s
   ip -n "$RCV" addr add $RADDR/24 dev veth-r
-  ip -n "$MID" link add br0 type bridge
+  [ "$mode" = bridge ] && ip -n "$MID" link add br0 type bridge
   for d in veth-ms veth-mr; do
     ip -n "$MID" link set $d gso_max_segs 1 2>/dev/null || true
-    ip -n "$MID" link set $d master br0
+    if [ "$mode" = bridge ]; then ip -n "$MID" link set $d master br0; else ip -n "$MID" link set $d promisc on; fi
     ip -n "$MID" link set $d up
   done
-  ip -n "$MID" link set br0 up
   ip -n "$SND" link set veth-s gso_max_segs 1 2>/dev/null || true
   ip -n "$RCV" link set veth-r gso_max_segs 1 2>/dev/null || true
   ip -n "$SND" link set veth-s up
   ip -n "$RCV" link set veth-r up
-  ip netns exec "$MID" nft -f - <<NFT
+  if [ "$mode" = bridge ]; then
+    ip -n "$MID" link set br0 up
+    ip netns exec "$MID" nft -f - <<NFT
 table bridge lab {
   chain mid { type filter hook forward priority 0; policy accept; }
 }
 NFT
-  NFT_NS=$MID; NFT_TABLE="bridge lab"
+    NFT_NS=$MID; NFT_TABLE="bridge lab"
+  else
+    ip netns exec "$MID" "$PY" "$LAB_DIR/relay.py" --a veth-ms --b veth-mr --ready "$WORK/relay.ready" \
+        --log "$WORK/relay.log" &
+    LAB_RELAY_PID=$!; PIDS+=($!)
+    lab_wait_file "$WORK/relay.ready" 10
+  fi
   for _ in $(seq 100); do ip netns exec "$SND" ping -c1 -W0.2 $RADDR >/dev/null 2>&1 && break; sleep 0.05; done
+}
+
+# lab_relay_spike SECONDS: the relay holds every frame from the receiver (its
+# ACKs) for SECONDS, then sends what it held, in order, and forwards again.
+# The event has the relay's own times (hold, release, frames held).
+lab_relay_spike() {
+  kill -USR1 "$LAB_RELAY_PID"
+  sleep "$1"
+  kill -USR2 "$LAB_RELAY_PID"
+  sleep 0.1
+  local h r n
+  h=$(awk '$2 == "hold" {t=$1} END {print t}' "$WORK/relay.log")
+  read -r r n < <(awk '$2 == "release" {t=$1; n=$3} END {print t, n}' "$WORK/relay.log")
+  echo "{\"t_wall\": ${h:-0}, \"event\": \"relay_hold\", \"direction\": \"receiver->sender\", \"seconds\": $1, \"released_at\": ${r:-null}, \"frames_held\": ${n:-0}}" >>"$WORK/events.jsonl"
+  lab_log "relay held the receiver's frames from $h to ${r:-?} (${n:-0} frames)"
 }
 
 lab_sysctl() {
@@ -217,16 +254,29 @@ lab_start() {
   PORTS=$1
   local iface=${2:-veth-s} filter="" p
   for p in ${PORTS//,/ }; do filter="${filter:+$filter or }tcp port $p"; done
+  # The kernel's labels: bpftrace over both namespaces' sockets (attaching
+  # takes a few seconds: it reads the kernel's BTF).
+  "$PY" "$LAB_DIR/labels.py" trace --ns "$SND" --ns "$RCV" --out "$WORK/labels.raw" \
+      --ready "$WORK/labels.ready" 2>"$WORK/labels.trace.err" &
+  LAB_TRACER_PID=$!; PIDS+=($!)
+  for _ in $(seq 1200); do
+    [ -e "$WORK/labels.ready" ] && break
+    kill -0 "$LAB_TRACER_PID" 2>/dev/null || { cat "$WORK/labels.trace.err" >&2; return 1; }
+    sleep 0.1
+  done
+  [ -e "$WORK/labels.ready" ] || { lab_log "bpftrace did not attach"; return 1; }
   lab_nstat "$SND" "$WORK/nstat.snd.before"
   lab_nstat "$RCV" "$WORK/nstat.rcv.before"
-  $SNDX tcpdump -i "$iface" ${LAB_TCPDUMP_OPTS:-} -s "$SNAPLEN" -U -w "$WORK/cap.pcap" "$filter" 2>"$WORK/tcpdump.err" &
+  local ns=$SND
+  [ "$CAPTURE_ADDR" = "$RADDR" ] && ns=$RCV
+  ip netns exec "$ns" tcpdump -i "$iface" ${LAB_TCPDUMP_OPTS:-} -s "$SNAPLEN" --immediate-mode -U -w "$WORK/cap.pcap" "$filter" 2>"$WORK/tcpdump.err" &
   LAB_TCPDUMP_PID=$!; PIDS+=($!)
   for _ in $(seq 200); do grep -q "listening on" "$WORK/tcpdump.err" 2>/dev/null && break; sleep 0.02; done
   $SNDX "$PY" "$LAB_DIR/tcpinfo.py" sample --ports "$PORTS" --out "$WORK/tcpinfo.csv" \
       --interval-ms 10 --ready "$WORK/sampler.ready" &
   LAB_SAMPLER_PID=$!; PIDS+=($!)
   for _ in $(seq 200); do [ -e "$WORK/sampler.ready" ] && break; sleep 0.02; done
-  lab_event capture_start "{\"interface\": \"$iface\", \"filter\": \"$filter\", \"snaplen\": $SNAPLEN}"
+  lab_event capture_start "{\"interface\": \"$iface\", \"namespace\": \"$([ "$ns" = "$SND" ] && echo sender || echo receiver)\", \"filter\": \"$filter\", \"snaplen\": $SNAPLEN}"
 }
 
 lab_wait_file() {  # lab_wait_file FILE TIMEOUT_S
@@ -242,14 +292,32 @@ lab_finish() {
   lab_event capture_stop
   kill -INT "$LAB_TCPDUMP_PID" 2>/dev/null || true
   wait "$LAB_TCPDUMP_PID" 2>/dev/null || true
+  # Every packet the filter took must be in the file (without
+  # --immediate-mode, libpcap's TPACKET_V3 ring hands a block over only when
+  # it is full or 1 s old, and tcpdump stopped by a signal loses the rest).
+  local got took
+  got=$(awk '/packets captured/ {print $1}' "$WORK/tcpdump.err")
+  took=$(awk '/packets received by filter/ {print $1}' "$WORK/tcpdump.err")
+  if [ "${got:-x}" != "${took:-y}" ] || grep -q '^[1-9][0-9]* packets dropped by kernel' "$WORK/tcpdump.err"; then
+    lab_log "tcpdump lost packets: $(tr '\n' ' ' <"$WORK/tcpdump.err")"
+    return 1
+  fi
   kill -TERM "$LAB_SAMPLER_PID" 2>/dev/null || true
   wait "$LAB_SAMPLER_PID" 2>/dev/null || true
   lab_nstat "$SND" "$WORK/nstat.snd.after"
   lab_nstat "$RCV" "$WORK/nstat.rcv.after"
+  kill -TERM "$LAB_TRACER_PID" 2>/dev/null || true
+  wait "$LAB_TRACER_PID" 2>/dev/null || true
+  if ! "$PY" "$LAB_DIR/labels.py" match --raw "$WORK/labels.raw" --pcap "$WORK/cap.pcap" \
+       --out "$WORK/labels.csv" --summary "$WORK/labels.json" --capture-addr "$CAPTURE_ADDR"; then
+    lab_log "the kernel's labels are incomplete (see above); nothing written"
+    return 1
+  fi
   snd bash -c 'for k in tcp_timestamps tcp_sack tcp_dsack tcp_window_scaling tcp_early_retrans tcp_recovery tcp_frto tcp_rto_min_us tcp_rto_max_ms tcp_syn_retries tcp_syn_linear_timeouts tcp_thin_linear_timeouts tcp_retries1 tcp_retries2 tcp_congestion_control tcp_no_metrics_save; do f=/proc/sys/net/ipv4/$k; [ -r $f ] && printf "net.ipv4.%s\t%s\n" $k "$(tr "\t" " " <$f)"; done' >"$WORK/sysctls.all.tsv"
   "$PY" "$LAB_DIR/mktruth.py" --scenario "$SCENARIO" --work "$WORK" --outdir "$OUTDIR" \
     --sender "$SENDER" --sender-addr "$SADDR" --ports "$PORTS" --notes "$NOTES" \
     --expect-timeouts "${EXPECT_TIMEOUTS:-}" --expect-loss-probes "${EXPECT_LOSS_PROBES:-}" \
-    --expect-syn "${EXPECT_SYN:-}" --description "${DESCRIPTION:-}" --capture-point "${CAPTURE_POINT:-}" \
+    --expect-syn "${EXPECT_SYN:-}" --expect-counters "${EXPECT_COUNTERS:-}" \
+    --middle "${LAB_MIDDLE_MODE:-}" --capture-addr "$CAPTURE_ADDR" --description "${DESCRIPTION:-}" --capture-point "${CAPTURE_POINT:-}" \
     --made-by "tests/capture/lab/$SCENARIO.sh"
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes NAME.truth.json (+ pcap, tcp_info CSV) from a lab run's work dir.
+"""Writes NAME.truth.json (+ pcap, tcp_info CSV, kernel labels) from a lab run's work dir.
 
 Called by lab_finish (lib.sh). The truth is the sender namespace's kernel
 counters (nstat deltas); the scenario's design numbers (--expect-*) are
@@ -59,6 +59,36 @@ def tshark_count(pcap, filt):
     return len([l for l in r.stdout.splitlines() if l.strip()])
 
 
+# The kernel's labels of the sender namespace (labels.csv) against its own
+# counters: a label per counted event, or the labeller missed one. A timer
+# expiry that aborts the connection (TcpExtTCPAbortOnTimeout) is counted and
+# sends nothing.
+LABEL_COUNTERS = {
+    "TcpRetransSegs": {"rto", "syn-rto", "synack-timer", "syn-reply", "tlp", "fast-retx", "rack-timer",
+                       "slow-start-retx", "mtu-retx", "other"},
+    "TcpExtTCPLossProbes": {"tlp", "tlp-new"},
+    "TcpExtTCPSynRetrans": {"syn-rto", "synack-timer", "syn-reply"},
+    "TcpExtTCPWinProbe": {"zero-window-probe"},
+    "TcpExtTCPKeepAlive": {"keepalive"},
+    "TcpExtTCPTimeouts": {"rto", "syn-rto", "synack-timer"},
+}
+
+
+def labels_vs_counters(labels_csv, sender_addr, counters):
+    import csv
+    rows = [r for r in csv.DictReader(open(labels_csv)) if r["src"] == sender_addr and r["err"] == "0"]
+    out, errs = {}, []
+    for name, classes in LABEL_COUNTERS.items():
+        got = sum(1 for r in rows if r["label"] in classes)
+        want = counters.get(name, 0)
+        if name == "TcpExtTCPTimeouts":
+            want -= counters.get("TcpExtTCPAbortOnTimeout", 0)
+        out[name] = {"labels": got, "counter": counters.get(name, 0)}
+        if got != want:
+            errs.append(f"labels: {got} {'/'.join(sorted(classes))} from {sender_addr}, kernel counted {name} {want}")
+    return out, errs
+
+
 def check(name, want, got):
     if not want:
         return None
@@ -73,7 +103,8 @@ def check(name, want, got):
 def main():
     p = argparse.ArgumentParser()
     for k in ["scenario", "work", "outdir", "sender", "sender-addr", "ports", "notes", "expect-timeouts",
-              "expect-loss-probes", "expect-syn", "description", "capture-point", "made-by"]:
+              "expect-loss-probes", "expect-syn", "expect-counters", "middle", "capture-addr", "description",
+              "capture-point", "made-by"]:
         p.add_argument("--" + k, default="")
     a = p.parse_args()
     w = a.work
@@ -97,17 +128,30 @@ def main():
     errs = [e for e in [check("timeouts", a.expect_timeouts, snd["TcpExtTCPTimeouts"]),
                         check("loss_probes", a.expect_loss_probes, snd["TcpExtTCPLossProbes"]),
                         check("syn_timeouts", a.expect_syn, snd["TcpExtTCPSynRetrans"])] if e]
+    # EXPECT_COUNTERS="TcpExtTCPKeepAlive=3- TcpExtTCPAbortOnTimeout=1": sender-namespace counters.
+    design_counters = {}
+    for item in a.expect_counters.split():
+        name, want = item.split("=", 1)
+        design_counters[name] = want
+        e = check(name, want, snd.get(name, 0))
+        if e:
+            errs.append(e)
     truth = {
         "scenario": a.scenario,
         "made_by": a.made_by,
         "kernel": platform.release(),
         "hz": 250,
         "description": a.description,
-        "capture": {"point": a.capture_point, "snaplen": int(os.environ.get("SNAPLEN", "128")),
+        "capture": {"point": a.capture_point, "host": a.capture_addr or src,
+                    "snaplen": int(os.environ.get("SNAPLEN", "128")),
                     "ports": [int(x) for x in a.ports.split(",")], "clock": "CLOCK_REALTIME (same as t_wall)"},
         "topology": {"sender_ns_addr": src, "receiver_ns_addr": "198.18.0.2", "link": "veth",
+                     "middle": {"": "none (one veth pair)", "bridge": "a bridge in a middle namespace (drops there)",
+                                "relay": "relay.py in a middle namespace (AF_PACKET, ~0.1-1 ms a frame; "
+                                         "holds the receiver's frames during a delay spike)"}[a.middle],
                      "added_delay_ms": 0, "gso_max_segs": 1,
-                     "delay_note": "no netem qdisc on this kernel: RTT is the veth's (~0.02-0.1 ms)"},
+                     "delay_note": "no netem qdisc on this kernel: RTT is the veth's (~0.02-0.1 ms)"
+                                   + ("; plus the relay's" if a.middle == "relay" else "")},
         "sender": a.sender,
         "sysctls": sysctls,
         "socket_options": {"TCP_CONGESTION": os.environ.get("LAB_CC", ""),
@@ -123,11 +167,14 @@ def main():
             "notes": a.notes,
         },
         "design": {"timeouts": a.expect_timeouts, "loss_probes": a.expect_loss_probes,
-                   "syn_timeouts": a.expect_syn},
+                   "syn_timeouts": a.expect_syn, "counters": design_counters},
         "pcap_check": pc,
         "drop_rules": rules,
         "events": events,
     }
+    if os.path.exists(f"{w}/labels.csv"):
+        truth["labels_vs_counters"], lerrs = labels_vs_counters(f"{w}/labels.csv", src, snd)
+        errs += lerrs
     if errs:
         print("MISMATCH: " + "; ".join(errs), file=sys.stderr)
         print(json.dumps(truth["nstat_delta"], indent=1), file=sys.stderr)
@@ -149,13 +196,20 @@ def main():
         shutil.copy(csv, base + ".tcpinfo.csv")
         truth["files"] = {"tcpinfo": a.scenario + ".tcpinfo.csv"}
     truth["files"]["pcap"] = a.scenario + ".pcap"
+    # The kernel's label of each retransmission (labels.py: bpftrace), at its frame.
+    labels = f"{w}/labels.csv"
+    if os.path.exists(labels):
+        shutil.copy(labels, base + ".labels.csv")
+        truth["files"]["labels"] = a.scenario + ".labels.csv"
+        truth["labels"] = json.load(open(f"{w}/labels.json"))
     with open(base + ".truth.json", "w") as f:
         json.dump(truth, f, indent=2)
         f.write("\n")
     e = truth["expected"]
     print(f"{a.scenario}: timeouts={e['timeouts']} loss_probes={e['loss_probes']} syn_retrans={e['syn_timeouts']} "
           f"retrans_segs={e['retrans_segs']} tshark_retx={pc['tshark_retransmissions_from_sender_addr']} "
-          f"frames={pc['frames']} pcap={os.path.getsize(base + '.pcap')}B", flush=True)
+          f"frames={pc['frames']} pcap={os.path.getsize(base + '.pcap')}B"
+          + (f" labels={truth['labels']['by_label']}" if "labels" in truth else ""), flush=True)
     return 0
 
 

@@ -25,7 +25,17 @@ Payload bytes are a fixed pattern, so both ends can check them.
       random times over D seconds, at most C at once. Prints a JSON summary.
 
 sockopts (LAB_CC in the environment sets the default of --cc): --nodelay, --thin-lto (TCP_THIN_LINEAR_TIMEOUTS=16), --user-timeout
-MS (TCP_USER_TIMEOUT), --sndbuf B (SO_SNDBUF), --cc NAME (TCP_CONGESTION).
+MS (TCP_USER_TIMEOUT), --sndbuf B (SO_SNDBUF), --rcvbuf B (SO_RCVBUF; on a
+server, set on the listener before listen(), so the window scale and the
+window follow it), --keepalive IDLE,INTVL,CNT (SO_KEEPALIVE with
+TCP_KEEPIDLE, TCP_KEEPINTVL in seconds and TCP_KEEPCNT), --cc NAME
+(TCP_CONGESTION).
+
+server sink mode: --pause-after N --pause-s S stops reading for S seconds
+once N bytes have been read (the receive buffer fills, the window closes:
+the sender's zero-window probes). client: --expect-error ends with status 0
+and the error in its JSON when the connection fails (e.g. ETIMEDOUT from
+TCP_USER_TIMEOUT).
 """
 import argparse
 import json
@@ -68,6 +78,14 @@ def sockopts(s, a):
         s.setsockopt(socket.IPPROTO_TCP, TCP_USER_TIMEOUT, int(a.user_timeout))
     if getattr(a, "sndbuf", 0):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, int(a.sndbuf))
+    if getattr(a, "rcvbuf", 0):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, int(a.rcvbuf))
+    if getattr(a, "keepalive", None):
+        idle, intvl, cnt = (int(x) for x in a.keepalive.split(","))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE, idle)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPINTVL, intvl)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPCNT, cnt)
     cc = getattr(a, "cc", None) or os.environ.get("LAB_CC")
     if cc:
         s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, cc.encode())
@@ -83,15 +101,24 @@ def recv_exact(c, n):
     return bytes(buf)
 
 
-def serve_one(c, mode, stats, lock):
+def serve_one(c, mode, stats, lock, pause_after=0, pause_s=0.0):
     n_in = n_out = reqs = 0
     try:
         if mode == "sink":
+            paused = False
             while True:
                 b = c.recv(1 << 16)
                 if not b:
                     break
                 n_in += len(b)
+                if pause_after and not paused and n_in >= pause_after:
+                    paused = True
+                    with lock:
+                        stats["paused_at_bytes"] = n_in
+                        stats["pause_start"] = round(time.time(), 6)
+                    time.sleep(pause_s)
+                    with lock:
+                        stats["pause_end"] = round(time.time(), 6)
         else:
             while True:
                 h = recv_exact(c, 8)
@@ -147,7 +174,8 @@ def do_server(a):
         accepted += 1
         c.settimeout(a.timeout or 120)
         sockopts(c, a)
-        t = threading.Thread(target=serve_one, args=(c, a.mode, stats, lock), daemon=True)
+        t = threading.Thread(target=serve_one, args=(c, a.mode, stats, lock, a.pause_after, a.pause_s),
+                             daemon=True)
         t.start()
         threads.append(t)
     for t in threads:
@@ -191,6 +219,17 @@ def finish(s, timeout):
 
 
 def do_client(a):
+    if not a.expect_error:
+        return client_run(a)
+    try:
+        return client_run(a)
+    except OSError as e:
+        print(json.dumps({"error": e.strerror or str(e), "errno": e.errno, "t_error": round(time.time(), 6)}),
+              flush=True)
+        return 0
+
+
+def client_run(a):
     fam = socket.AF_INET6 if ":" in a.to else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)
     sockopts(s, a)
@@ -283,6 +322,8 @@ def add_sockopts(p):
     p.add_argument("--thin-lto", action="store_true")
     p.add_argument("--user-timeout", type=int, default=0)
     p.add_argument("--sndbuf", type=int, default=0)
+    p.add_argument("--rcvbuf", type=int, default=0)
+    p.add_argument("--keepalive", help="IDLE,INTVL,CNT (seconds, seconds, probes)")
     p.add_argument("--cc")
     p.add_argument("--timeout", type=float, default=120)
 
@@ -297,6 +338,8 @@ def main():
     s.add_argument("--ready")
     s.add_argument("--stop")
     s.add_argument("--max-conns", type=int, default=0)
+    s.add_argument("--pause-after", type=int, default=0)
+    s.add_argument("--pause-s", type=float, default=0.0)
     add_sockopts(s)
     c = sub.add_parser("client")
     c.add_argument("--to", required=True)
@@ -312,6 +355,7 @@ def main():
     c.add_argument("--gap-ms", type=float, default=0)
     c.add_argument("--connected")
     c.add_argument("--go")
+    c.add_argument("--expect-error", action="store_true")
     add_sockopts(c)
     m = sub.add_parser("many")
     m.add_argument("--to", required=True)

@@ -1,0 +1,609 @@
+#include "analysis/engine/chain_judge.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "analysis/engine/backoff_fit.hpp"
+#include "analysis/engine/judge_limits.hpp"
+#include "analysis/engine/lateness.hpp"
+
+namespace replay::engine {
+
+using std::chrono::microseconds;
+
+namespace {
+
+// One way the chain may be timed: the caps it may reach, the expiries that
+// keep the RTO before it doubles, and what that way stands for: the
+// profile's default, a documented setting of the stack (INFO), or a cap
+// below 2.5's minimum (a departure).
+struct Variant {
+  Interval cap{microseconds::max(), microseconds::max()};
+  unsigned linear = 0;
+  SettingUse setting;          // kind none: the profile's default
+  bool cap_below_rfc = false;  // the 2.5 departure
+  bool thin_only = false;      // applies to expiries of a thin stream only
+};
+
+// Doublings of the RTO before the expiry at chain position p (1-based) when
+// the first `linear` expiries keep it (Linux's linear SYN and thin-stream
+// timeouts: after expiry i the RTO doubles only when i > linear).
+unsigned doublings(std::size_t p, unsigned linear) {
+  return p - 1 > linear ? static_cast<unsigned>(p - 1 - linear) : 0;
+}
+
+Interval widened(const Interval& w, microseconds g) {
+  return {w.lo > g ? w.lo - g : microseconds{0}, w.bounded() ? w.hi + g : w.hi};
+}
+
+// The judgements and records of the chain under one reading.
+struct ReadingOutcome {
+  std::vector<TimeoutRecord> records;
+  std::vector<Judgement> judgements;
+  std::optional<Interval> cap, additive;
+  std::optional<unsigned> linear;
+  std::size_t broken = 0;  // rules broken
+  std::size_t off = 0;     // expiries outside their prediction (late, early) or undecided
+};
+
+class ReadingJudge {
+ public:
+  ReadingJudge(const Options& o, std::span<const ObservedExpiry* const> chain, bool syn)
+      : opt_(o), chain_(chain), syn_(syn), models_(lateness_models(o, syn)) {
+    variants_ = variants();
+    r_min_ = least_rto();
+  }
+
+  ReadingOutcome run() {
+    for (std::size_t j = 0; j < chain_.size(); ++j) {
+      const ObservedExpiry& e = *chain_[j];
+      TimeoutRecord rec = record_of(e, j + 1);
+      judged_ = e.check;  // nothing from the peer: recorded, not judged
+      if (j == 0) judge_first(e, rec);
+      else judge_later(j, rec);
+      if (!judged_) rec.verdict = Verdict::unchecked;
+      out_.records.push_back(std::move(rec));
+    }
+    for (const Judgement& j : out_.judgements) out_.broken += j.outcome == Outcome::broken ? 1 : 0;
+    for (const TimeoutRecord& r : out_.records)
+      out_.off += r.verdict == Verdict::ok || r.verdict == Verdict::unchecked ? 0 : 1;
+    return std::move(out_);
+  }
+
+ private:
+  // ---- the ways the chain may be timed ---------------------------------
+  std::vector<Variant> variants() const {
+    std::vector<Variant> v;
+    const StackProfile& p = *opt_.profile;
+    Variant def;
+    if (opt_.user_max_rto || p.cap_known) def.cap = Interval::point(opt_.config.max_rto);
+    else def.cap = Interval::at_least(opt_.config.max_rto);
+    def.linear = syn_ ? opt_.config.syn_linear_timeouts : 0;
+    v.push_back(def);
+    for (const Tunable& t : p.tunables) {
+      Variant x = def;
+      x.setting.name = t.name;
+      switch (t.kind) {
+        case Tunable::Kind::max_rto:
+          if (opt_.user_max_rto) continue;  // the user pinned it
+          x.cap = {t.lo, t.hi};
+          x.setting.kind = SettingUse::Kind::max_rto;
+          v.push_back(x);
+          break;
+        case Tunable::Kind::syn_linear:
+          if (!syn_ || opt_.user_syn_linear) continue;
+          for (unsigned n = 0; n <= t.count; ++n) {
+            if (n == def.linear) continue;
+            Variant y = x;
+            y.linear = n;
+            y.setting.kind = SettingUse::Kind::syn_linear;
+            y.setting.count = n;
+            v.push_back(y);
+          }
+          break;
+        case Tunable::Kind::thin_linear:
+          if (syn_) continue;
+          x.linear = t.count;
+          x.thin_only = true;
+          x.setting.kind = SettingUse::Kind::thin_linear;
+          x.setting.count = t.count;
+          v.push_back(x);
+          break;
+        case Tunable::Kind::initial_rto:
+        case Tunable::Kind::min_rto:
+          break;  // the first expiry's, not the chain's
+      }
+    }
+    // A cap below 2.5's minimum: a departure, tried last.
+    Variant low = def;
+    low.cap = {microseconds{1}, limits::kRfcMinMaxRto - microseconds{1}};
+    low.cap_below_rfc = true;
+    v.push_back(low);
+    return v;
+  }
+
+  // A cap the profile does not state (a setting, or one below 2.5's
+  // minimum) is read only where the backoff doubled before it held.
+  FitBounds bounds(const Variant& v) const {
+    const bool stated = v.cap.lo == variants_[0].cap.lo && v.cap.hi == variants_[0].cap.hi;
+    return FitBounds{r_min_, v.cap, stated ? std::size_t{0} : std::size_t{2}};
+  }
+
+  // The least RTO a stack can have armed at the chain's first expiry (and so
+  // at any later one, which backs off from it): RFC 6298's arithmetic on the
+  // samples without the 2.4 floor, less the replayed estimator's
+  // uncertainty. Without a sample, only that it is positive.
+  microseconds least_rto() const {
+    if (chain_.empty()) return microseconds{1};
+    const FirstExpectation& x = chain_.front()->expect;
+    if (x.basis != Basis::profile_rto && x.basis != Basis::fallback_57) return microseconds{1};
+    const Interval base = x.floorless ? *x.floorless : x.basis == Basis::fallback_57 && x.before_57 ? *x.before_57 : x.rto;
+    const Ratio slack{static_cast<std::int64_t>(opt_.slack_percent), 100};
+    const microseconds r = base.lo - slack.ceil_of(base.lo) - opt_.granularity;
+    return std::max(r, microseconds{1});
+  }
+
+  // The fit's view of chain[from..to] (inclusive) under variant v.
+  std::vector<FitWait> waits(std::size_t from, std::size_t to, const Variant& v) const {
+    std::vector<FitWait> w;
+    const unsigned base = doublings(from + 1, v.linear);
+    for (std::size_t i = from; i <= to; ++i) {
+      const ObservedExpiry& e = *chain_[i];
+      Interval iv = !e.wait_unknown ? widened(e.wait, opt_.granularity)
+                    : e.bridged    ? widened(*e.bridged, opt_.granularity)
+                                   : Interval{microseconds{0}, microseconds::max()};
+      // The chain's first expiry came later than the profile's RTO allows:
+      // the timer fired late (never a departure), so its wait bounds the RTO
+      // it was armed with from above only; from below, the profile's RTO.
+      if (i == 0 && first_late_) iv.lo = std::min(iv.lo, first_least_);
+      w.push_back(FitWait{iv, doublings(i + 1, v.linear) - base});
+    }
+    return w;
+  }
+
+  // The first lateness model under which chain[from..to] fits v, or none.
+  std::optional<std::size_t> model_fitting(std::size_t from, std::size_t to, const Variant& v) const {
+    const auto w = waits(from, to, v);
+    for (std::size_t m = 0; m < models_.size(); ++m)
+      if (fit(w, models_[m], bounds(v))) return m;
+    return std::nullopt;
+  }
+
+  bool variant_applies(const Variant& v, std::size_t from, std::size_t to) const {
+    if (!v.thin_only) return true;
+    for (std::size_t i = from; i <= to; ++i)
+      if (!chain_[i]->thin) return false;
+    return true;
+  }
+
+  // ---- records and judgements ------------------------------------------
+  TimeoutRecord record_of(const ObservedExpiry& e, std::size_t k) const {
+    TimeoutRecord r;
+    r.frame = e.frame;
+    r.time = e.time;
+    r.rel_seq = e.rel_seq;
+    r.syn = e.syn;
+    r.expiry = static_cast<unsigned>(k);
+    r.wait = e.wait;
+    r.wait_unknown = e.wait_unknown;
+    r.armed_by = e.armed_by;
+    r.clock = e.on_tsval ? ClockUsed::tsval : ClockUsed::capture;
+    return r;
+  }
+
+  Judgement judgement(RuleId rule, Outcome o, const ObservedExpiry& e, const TimeoutRecord& rec) const {
+    Judgement j;
+    j.rule = rule;
+    j.outcome = o;
+    j.level = level_of(rule, o);
+    j.frame = e.frame;
+    j.time = e.time;
+    j.syn = e.syn;
+    j.expiry = rec.expiry;
+    j.armed_by = e.armed_by;
+    j.basis = rec.basis;
+    if (!e.wait_unknown) j.waited = e.wait;
+    j.predicted = rec.predicted;
+    j.accepted = rec.accepted;
+    j.alternative = rec.alternative;
+    return j;
+  }
+
+  void add(Judgement j, TimeoutRecord& rec) {
+    if (!judged_) return;
+    if (j.topic != Topic::late_expiry && j.topic != Topic::setting) rec.rules.push_back(j.rule);
+    out_.judgements.push_back(std::move(j));
+  }
+
+  // An early expiry timed from before an ACK the sender showed it had not
+  // received: had it received it, the repeat was no expiry at all.
+  static void unheard_readings(Judgement& j) {
+    j.topic = Topic::readings_differ;
+    j.readings = {{Reading::ack_unheard, false}, {Reading::ack_heard, true}};
+  }
+
+  // The first expiry of the chain against the profile's RTO then.
+  void judge_first(const ObservedExpiry& e, TimeoutRecord& rec) {
+    const TimerLateness& lat = models_.front();
+    const microseconds g = opt_.granularity;
+    const Ratio slack{static_cast<std::int64_t>(opt_.slack_percent), 100};
+    const FirstExpectation& x = e.expect;
+    // The window an RTO in `rto` fires in, less the replayed estimator's
+    // uncertainty below (the sender's own samples may differ from ours).
+    const auto window = [&](const Interval& rto) {
+      const Interval lo = fire_window(lat, rto.lo), hi = fire_window(lat, rto.hi);
+      const microseconds least = lo.lo - slack.ceil_of(rto.lo) - g;
+      return Interval{std::max(least, microseconds{0}), hi.bounded() ? hi.hi + g : hi.hi};
+    };
+    rec.basis = x.basis;
+    rec.predicted = {fire_window(lat, x.rto.lo).lo, fire_window(lat, x.rto.hi).lo};
+    rec.accepted = window(x.rto);
+    // A minimum the stack lets its user lower (Linux rto_min): the floorless
+    // RTO is a setting's, not a departure's.
+    const Tunable* lower_min = nullptr;
+    for (const Tunable& t : opt_.profile->tunables)
+      if (t.kind == Tunable::Kind::min_rto && !opt_.user_min_rto) lower_min = &t;
+    if (x.basis == Basis::fallback_57 && x.before_57) rec.alternative = window(*x.before_57);
+    else if (x.floorless && !lower_min) rec.alternative = window(*x.floorless);
+    if (e.wait_unknown) {
+      rec.verdict = Verdict::unchecked;
+      return;
+    }
+    const Interval& w = e.wait;
+    if (w.hi < rec.accepted.lo && lower_min && x.floorless && x.basis == Basis::profile_rto && !e.syn &&
+        w.hi >= window(*x.floorless).lo) {
+      // Before the RTO the profile's minimum gives, not before the one a
+      // lower minimum gives: the setting explains it.
+      rec.verdict = Verdict::ok;
+      rec.alternative = window(*x.floorless);
+      Judgement j = judgement(RuleId::stack_setting, Outcome::note, e, rec);
+      j.topic = Topic::setting;
+      j.setting = SettingUse{SettingUse::Kind::min_rto, *x.floorless, 0, lower_min->name};
+      add(std::move(j), rec);
+      return;
+    }
+    if (w.hi < rec.accepted.lo) {
+      rec.verdict = Verdict::early;
+      RuleId rule = RuleId::rfc6298_5_3_5_6;
+      if (x.basis == Basis::fallback_57 && !e.syn) rule = RuleId::rfc6298_5_7;
+      else if (x.basis == Basis::initial_rto) rule = RuleId::rfc6298_2_1;
+      else if (x.floorless && w.hi >= window(*x.floorless).lo) rule = RuleId::rfc6298_2_4;
+      Judgement j = judgement(rule, e.ack_unheard ? Outcome::cannot_tell : Outcome::broken, e, rec);
+      if (rule == RuleId::rfc6298_2_4) {
+        j.basis = Basis::floorless_rto;
+        j.alternative = *x.floorless;  // the RTO without the floor, which the wait met
+      }
+      if (e.ack_unheard) unheard_readings(j);
+      add(std::move(j), rec);
+      return;
+    }
+    if (rec.alternative && w.intersects(*rec.alternative) && w.lo < rec.accepted.lo) {
+      // The wait interval holds both the RTO and the departing one (the
+      // floor missing, 5.7's 3 s missing): the capture cannot tell.
+      rec.verdict = Verdict::cannot_tell;
+      Judgement j = judgement(x.basis == Basis::fallback_57 ? RuleId::rfc6298_5_7 : RuleId::rfc6298_2_4,
+                              Outcome::cannot_tell, e, rec);
+      j.topic = Topic::wait_straddles;
+      add(std::move(j), rec);
+      return;
+    }
+    if (w.lo > rec.accepted.hi) {
+      rec.verdict = Verdict::late;
+      first_late_ = true;
+      first_least_ = rec.accepted.lo;
+      if (x.basis == Basis::initial_rto) {
+        // An initial RTO a documented setting gives (Windows InitialRto 3 s).
+        for (const Tunable& t : opt_.profile->tunables) {
+          if (t.kind != Tunable::Kind::initial_rto) continue;
+          if (!widened(w, g).intersects(Interval{t.lo, t.hi})) continue;
+          rec.verdict = Verdict::ok;
+          Judgement j = judgement(RuleId::stack_setting, Outcome::note, e, rec);
+          j.topic = Topic::setting;
+          j.setting = SettingUse{SettingUse::Kind::initial_rto, meet(widened(w, g), Interval{t.lo, t.hi}), 0, t.name};
+          add(std::move(j), rec);
+          return;
+        }
+      }
+      if (w.lo > limits::kLateFactor.ceil_of(rec.predicted.hi) + g) {
+        Judgement j = judgement(RuleId::late, Outcome::note, e, rec);
+        j.topic = Topic::late_expiry;
+        add(std::move(j), rec);
+      }
+      return;
+    }
+    rec.verdict = Verdict::ok;
+  }
+
+  // A later expiry: against the RTO the run's earlier waits show, doubled.
+  void judge_later(std::size_t j, TimeoutRecord& rec) {
+    const ObservedExpiry& e = *chain_[j];
+    rec.basis = Basis::doubling;
+    if (e.wait_unknown) {
+      rec.verdict = Verdict::unchecked;
+      return;  // no constraint: the run goes on through it
+    }
+    Variant& v = variants_[current_];
+    if (const auto m = model_fitting(run_start_, j, v); m && variant_applies(v, run_start_, j)) {
+      keep(j, rec, v, *m);
+      return;
+    }
+    // The profile's default way does not explain it: a documented setting,
+    // a cap below 2.5's minimum, or none.
+    for (std::size_t vi = 0; vi < variants_.size(); ++vi) {
+      if (vi == current_) continue;
+      const Variant& alt = variants_[vi];
+      if (!variant_applies(alt, run_start_, j)) continue;
+      const auto m = model_fitting(run_start_, j, alt);
+      if (!m) continue;
+      // A setting is read only from evidence the later frames do not
+      // refute: the next expiry of the chain must fit it too.
+      if (j + 1 < chain_.size() && !model_fitting(run_start_, j + 1, alt)) continue;
+      // A cap is read only where the backoff grew and then held
+      // (limits::kCapEstablishedWaits expiries at it, after a doubling).
+      if (alt.cap.lo != variants_[0].cap.lo || alt.cap.hi != variants_[0].cap.hi) {
+        std::size_t end = j;
+        while (end + 1 < chain_.size() && model_fitting(run_start_, end + 1, alt)) ++end;
+        const auto f = fit(waits(run_start_, end, alt), models_[*m], bounds(alt));
+        if (!f || !f->capped_from || end - run_start_ + 1 - *f->capped_from < limits::kCapEstablishedWaits)
+          continue;
+        cap_from_ = run_start_ + *f->capped_from;
+        out_.cap = f->cap;
+      }
+      current_ = vi;
+      keep(j, rec, variants_[vi], *m);
+      return;
+    }
+    depart(j, rec);
+  }
+
+  // Expiry j fits the run under variant v and lateness model m.
+  void keep(std::size_t j, TimeoutRecord& rec, const Variant& v, std::size_t m) {
+    const ObservedExpiry& e = *chain_[j];
+    const microseconds g = opt_.granularity;
+    const auto prefix = waits(run_start_, j - 1, v);
+    const unsigned d = doublings(j + 1, v.linear) - doublings(run_start_ + 1, v.linear);
+    const unsigned d_prev = doublings(j, v.linear) - doublings(run_start_ + 1, v.linear);
+    const auto pred = predict(prefix, d, models_[m], bounds(v));
+    if (pred) {
+      rec.predicted = pred->rto;
+      rec.accepted = widened(pred->fire, g);
+    }
+    // The departure 5.5 exists to catch: the RTO not doubled. Not one where
+    // the chain is held at its cap (2.5's maximum: no doubling is due).
+    const auto f = fit(waits(run_start_, j, v), models_[m], bounds(v));
+    const bool capped = f && f->capped_from && run_start_ + *f->capped_from <= j;
+    if (d > d_prev && !capped)
+      if (const auto alt = predict(prefix, d_prev, models_[m], bounds(v))) rec.alternative = widened(alt->fire, g);
+    rec.verdict = Verdict::ok;
+    if (models_[m].reading == Reading::additive_lateness && f) out_.additive = f->additive;
+    if (v.linear != variants_[0].linear) out_.linear = v.linear;
+    rec.readings.push_back({models_.front().reading, m == 0});
+    if (m != 0) rec.readings.push_back({models_[m].reading, true});
+    if (v.cap_below_rfc && cap_from_ && j >= *cap_from_) {
+      // Held at a cap below 2.5's 60 s. What the rule predicts: the previous
+      // wait's RTO doubled (no cap below 60 s); the cap is where it fell.
+      const Interval at_cap = fire_window(models_[m], out_.cap->hi);
+      rec.alternative = widened(Interval{out_.cap->lo, at_cap.hi}, g);
+      if (const auto p = predict(waits(j - 1, j - 1, variants_[0]), 1, models_.front(), bounds(variants_[0]))) {
+        rec.predicted = p->rto;
+        rec.accepted = widened(p->fire, g);
+      }
+      rec.verdict = Verdict::early;
+      Judgement x = judgement(RuleId::rfc6298_2_5, Outcome::broken, e, rec);
+      x.basis = Basis::cap;
+      x.setting = SettingUse{SettingUse::Kind::max_rto, *out_.cap, 0, {}};
+      x.prev_waited = chain_[j - 1]->wait;
+      add(std::move(x), rec);
+      return;
+    }
+    if (v.setting.kind != SettingUse::Kind::none && !setting_noted_) {
+      setting_noted_ = true;
+      Judgement x = judgement(RuleId::stack_setting, Outcome::note, e, rec);
+      x.topic = Topic::setting;
+      x.setting = v.setting;
+      if (v.setting.kind == SettingUse::Kind::max_rto && out_.cap) x.setting.value = *out_.cap;
+      x.prev_waited = chain_[j - 1]->wait;
+      add(std::move(x), rec);
+    }
+    // A constant lateness read from the chain, pinned by the run's waits,
+    // this one's and the later ones it also explains (settled at the end).
+    std::size_t end = j;
+    if (models_[m].inferred)
+      while (end + 1 < chain_.size() && fit(waits(run_start_, end + 1, v), models_[m], bounds(v))) ++end;
+    if (models_[m].inferred && end - run_start_ + 1 < limits::kInferredAdditiveWaits) {
+      // Only a constant lateness the run is too short to pin explains it.
+      rec.verdict = Verdict::cannot_tell;
+      Judgement x = judgement(RuleId::rfc6298_5_5, Outcome::cannot_tell, e, rec);
+      x.topic = Topic::readings_differ;
+      x.prev_waited = chain_[j - 1]->wait;
+      x.readings = {{models_.front().reading, false}, {models_[m].reading, true}};
+      add(std::move(x), rec);
+      return;
+    }
+    if (rec.alternative && widened(e.wait, g).intersects(*rec.alternative)) {
+      // The wait interval holds the doubled RTO and the one not doubled.
+      rec.verdict = Verdict::cannot_tell;
+      Judgement x = judgement(RuleId::rfc6298_5_5, Outcome::cannot_tell, e, rec);
+      x.topic = Topic::wait_straddles;
+      x.prev_waited = chain_[j - 1]->wait;
+      add(std::move(x), rec);
+    }
+  }
+
+  // Expiry j departs from the run: too short (a rule broken), too long (late).
+  void depart(std::size_t j, TimeoutRecord& rec) {
+    const ObservedExpiry& e = *chain_[j];
+    const microseconds g = opt_.granularity;
+    const Variant& v = variants_[current_];
+    const auto prefix = waits(run_start_, j - 1, v);
+    const unsigned d = doublings(j + 1, v.linear) - doublings(run_start_ + 1, v.linear);
+    const unsigned d_prev = doublings(j, v.linear) - doublings(run_start_ + 1, v.linear);
+    const Interval w = widened(e.wait, g);
+    bool all_short = true, all_long = true;
+    std::optional<Prediction> shown;
+    for (std::size_t m = 0; m < models_.size(); ++m) {
+      const auto p = predict(prefix, d, models_[m], bounds(v));
+      if (!p) continue;
+      if (!shown) shown = p;
+      all_short = all_short && w.hi < p->fire.lo;
+      all_long = all_long && p->fire.bounded() && w.lo > p->fire.hi;
+    }
+    if (shown) {
+      rec.predicted = shown->rto;
+      rec.accepted = widened(shown->fire, g);
+      if (d > d_prev)
+        if (const auto alt = predict(prefix, d_prev, models_.front(), bounds(v))) rec.alternative = widened(alt->fire, g);
+    }
+    const Interval prev = chain_[j - 1]->wait;
+    if (shown && all_short) {
+      rec.verdict = Verdict::early;
+      const bool karn = e.after_ambiguous_ack;
+      Judgement x = judgement(karn ? RuleId::rfc6298_3_karn : RuleId::rfc6298_5_5,
+                              (karn && e.after_sack_sample) || e.ack_unheard ? Outcome::cannot_tell : Outcome::broken,
+                              e, rec);
+      x.basis = karn ? Basis::karn_backoff : Basis::doubling;
+      if (x.outcome == Outcome::cannot_tell) x.topic = Topic::readings_differ;
+      if (e.ack_unheard) unheard_readings(x);
+      x.prev_waited = prev;
+      for (std::size_t i = run_start_; i <= j; ++i) x.evidence.push_back(chain_[i]->frame);
+      add(std::move(x), rec);
+    } else if (shown && all_long) {
+      rec.verdict = Verdict::late;
+      if (e.wait.lo > limits::kLateFactor.ceil_of(shown->rto.hi) + g) {
+        Judgement x = judgement(RuleId::late, Outcome::note, e, rec);
+        x.topic = Topic::late_expiry;
+        x.prev_waited = prev;
+        add(std::move(x), rec);
+      }
+    } else {
+      rec.verdict = Verdict::cannot_tell;
+      Judgement x = judgement(RuleId::rfc6298_5_5, Outcome::cannot_tell, e, rec);
+      x.topic = Topic::readings_differ;
+      x.prev_waited = prev;
+      add(std::move(x), rec);
+    }
+    // The chain goes on from here, judged by its own doubling.
+    run_start_ = j;
+    current_ = 0;
+    cap_from_.reset();
+    setting_noted_ = false;
+  }
+
+  const Options& opt_;
+  std::span<const ObservedExpiry* const> chain_;
+  bool syn_;
+  std::vector<TimerLateness> models_;
+  std::vector<Variant> variants_;
+  microseconds r_min_{1};      // least_rto()
+  bool first_late_ = false;    // the first expiry came later than its profile RTO window
+  microseconds first_least_{0};  // then: that window's lower end
+  std::size_t current_ = 0;    // the variant the current run is read under
+  std::size_t run_start_ = 0;  // the run: expiries since the last departure, one doubling chain
+  std::optional<std::size_t> cap_from_;
+  bool setting_noted_ = false;
+  bool judged_ = true;  // the expiry being judged is checked (the peer was seen)
+  ReadingOutcome out_;
+};
+
+// (frame, rule) of a verdict.
+using Key = std::pair<std::uint64_t, RuleId>;
+
+}  // namespace
+
+ChainJudge::ChainJudge(const Options& options) : opt_(options) {}
+
+SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn) const {
+  // The probes whose two readings are weighed (the rest read as probes).
+  std::vector<std::size_t> open;
+  for (std::size_t i = 0; i < events.size() && open.size() < limits::kMaxProbeReadings; ++i)
+    if (events[i].maybe_probe) open.push_back(i);
+  const std::size_t readings = std::size_t{1} << open.size();
+  std::vector<ReadingOutcome> outcomes;
+  for (std::size_t mask = 0; mask < readings; ++mask) {
+    std::vector<const ObservedExpiry*> chain;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      if (events[i].maybe_probe) {
+        const auto at = std::find(open.begin(), open.end(), i);
+        const bool as_expiry = at != open.end() && (mask >> (at - open.begin()) & 1);
+        if (!as_expiry) continue;
+      }
+      chain.push_back(&events[i]);
+    }
+    outcomes.push_back(ReadingJudge(opt_, chain, syn).run());
+  }
+  // Under a probe reading, the RTO the probe's own timing shows (it fired at
+  // the RTO's own time) is re-armed undoubled: the next expiry after it
+  // waits about as long again. Where that does not fit, the reading is off.
+  const auto models = lateness_models(opt_, syn);
+  for (std::size_t k = 0; k < open.size(); ++k) {
+    const ObservedExpiry& p = events[open[k]];
+    const ObservedExpiry* next = nullptr;
+    for (std::size_t i = open[k] + 1; i < events.size() && !next; ++i)
+      if (!events[i].maybe_probe) next = &events[i];
+    if (!next || p.wait_unknown || next->wait_unknown) continue;
+    const auto g = opt_.granularity;
+    const FitWait pair[2] = {{Interval{p.wait.lo - g, p.wait.hi + g}, 0}, {Interval{next->wait.lo - g, next->wait.hi + g}, 0}};
+    bool fits = false;
+    for (const TimerLateness& l : models) fits = fits || fit(pair, l, FitBounds{}).has_value();
+    if (fits) continue;
+    for (std::size_t mask = 0; mask < readings; ++mask)
+      if (!(mask >> k & 1)) ++outcomes[mask].off;
+  }
+  // The reading the timing leaves: the fewest rules broken, then the fewest
+  // expiries off their prediction (a probe's re-armed RTO gives the next
+  // wait 1 x, an expiry's doubling 2 x); on a tie the probes read as probes
+  // (the profile's default: a probe at the RTO's own time is what Linux
+  // sends, RFC 8985 7.2).
+  std::size_t best = 0;
+  for (std::size_t mask = 1; mask < readings; ++mask)
+    if (std::pair(outcomes[mask].broken, outcomes[mask].off) < std::pair(outcomes[best].broken, outcomes[best].off))
+      best = mask;
+  ReadingOutcome& chosen = outcomes[best];
+
+  SettledChain out;
+  out.cap = chosen.cap;
+  out.additive = chosen.additive;
+  out.linear = chosen.linear;
+  // A rule broken under the chosen reading but kept under another: cannot tell.
+  std::map<Key, std::size_t> broken_in;  // in how many readings each (frame, rule) is broken
+  for (const ReadingOutcome& o : outcomes)
+    for (const Judgement& j : o.judgements)
+      if (j.outcome == Outcome::broken) ++broken_in[{j.frame, j.rule}];
+  for (Judgement& j : chosen.judgements) {
+    if (j.outcome == Outcome::broken && broken_in[{j.frame, j.rule}] < readings) {
+      // Broken under this reading, kept under another: cannot tell.
+      j.outcome = Outcome::cannot_tell;
+      j.level = Level::info;
+      j.topic = Topic::readings_differ;
+      for (std::size_t mask = 0; mask < readings; ++mask) {
+        bool broken = false;
+        for (const Judgement& x : outcomes[mask].judgements)
+          broken = broken || (x.outcome == Outcome::broken && x.frame == j.frame && x.rule == j.rule);
+        j.readings.push_back({mask == 0 ? Reading::as_probe : Reading::as_expiry, !broken});
+      }
+    }
+    out.judgements.push_back(std::move(j));
+  }
+  out.records = std::move(chosen.records);
+  for (std::size_t k = 0; k < open.size(); ++k) {
+    const bool as_expiry = best >> k & 1;
+    out.kinds.emplace_back(events[open[k]].frame, as_expiry ? SendKind::timeout : SendKind::tlp);
+    // The readings of the probe, on the record of the expiry it begins (its
+    // own under as_expiry, the next one's under as_probe).
+    const bool probe_keeps = outcomes[best & ~(std::size_t{1} << k)].broken == 0;
+    const bool expiry_keeps = outcomes[best | (std::size_t{1} << k)].broken == 0;
+    for (TimeoutRecord& r : out.records)
+      if (r.frame >= events[open[k]].frame) {
+        r.readings.insert(r.readings.begin(), {{Reading::as_probe, probe_keeps}, {Reading::as_expiry, expiry_keeps}});
+        break;
+      }
+  }
+  // Events that stayed out of the chain (probes beyond the weighed ones).
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].maybe_probe && std::find(open.begin(), open.end(), i) == open.end())
+      out.kinds.emplace_back(events[i].frame, SendKind::tlp);
+  return out;
+}
+
+}  // namespace replay::engine

@@ -1,0 +1,121 @@
+// SenderEngine: where the capture was taken (the sender's response time) and
+// the timer's arm.
+#include "analysis/engine/sender_engine.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <rto/seq.hpp>
+
+#include <replay/thresholds.hpp>
+
+namespace replay::engine {
+
+using std::chrono::microseconds;
+using rto::seq_ge;
+using rto::seq_gt;
+using rto::seq_le;
+using rto::seq_lt;
+
+// ---- the capture point ----------------------------------------------------
+
+void SenderEngine::learn_handshake_delays() {
+  // Client: SYN -> (peer) SYN-ACK -> our ACK. Server: (peer) SYN -> our SYN-ACK.
+  // The sender's own response time as the capture sees it is the round trip
+  // from the capture point to the sender (about 0 when captured there).
+  if (sender_rtt_) return;
+  if (last_send_time_ && ((peer_synack_ && across_step(*peer_synack_, *last_send_time_)) ||
+                          (own_syn_ && across_step(*own_syn_, *last_send_time_))))
+    return;  // a handshake across a clock step tells no delay
+  if (own_syn_ && peer_synack_ && last_send_time_ && *last_send_time_ >= *peer_synack_) {
+    sender_rtt_ = since(*last_send_time_, *peer_synack_);
+    hs_rtt_ = since(*last_send_time_, *own_syn_);
+  } else if (peer_syn_ && own_synack_ && *own_synack_ >= *peer_syn_) {
+    sender_rtt_ = since(*own_synack_, *peer_syn_);
+  }
+  if (sender_rtt_ && *sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};  // at the sender
+}
+
+microseconds SenderEngine::ack_delay_hi() const {
+  const microseconds d = sender_rtt_.value_or(microseconds{0});
+  return d + d * limits::kAckClockBandNum / limits::kAckClockBandDen;
+}
+
+std::optional<CaptureTime> SenderEngine::heard_peer_time(std::optional<std::uint32_t> tsecr) const {
+  if (!tsecr || !echo_tracks_ || peer_times_.empty()) return last_peer_time_;
+  // Newest first: the first the echo reaches. Past the ring, the oldest kept
+  // (the sender heard something at least that old).
+  for (std::size_t i = peer_times_.size(); i-- > 0;) {
+    const PeerMark& m = peer_times_[i];
+    if (!m.has_tsval || rto::ts_diff(m.tsval, *tsecr) <= 0) return m.time;
+  }
+  return peer_times_.front().time;
+}
+
+std::optional<CaptureTime> SenderEngine::ack_clocked(CaptureTime t) const {
+  // The capture may see the peer's segment late too (its own path to the
+  // capture point), so a response can show up sooner than the
+  // capture-to-sender round trip: from 0 on.
+  const microseconds hi = ack_delay_hi() + limits::kAckClockMin;
+  // Newest first; older ones are read only when the newest heard was
+  // captured after t.
+  if (!heard_peer_) return std::nullopt;
+  CaptureTime p = *heard_peer_;
+  for (std::size_t i = peer_times_.size();;) {
+    if (across_step(p, t)) return std::nullopt;  // how long after it is unknown: no evidence
+    const microseconds after = since(t, p);
+    if (after > hi) return std::nullopt;
+    if (after >= microseconds{0}) return p;
+    while (i > 0 && peer_times_[i - 1].time >= p) --i;
+    if (i == 0) return std::nullopt;
+    p = peer_times_[--i].time;
+  }
+}
+
+void SenderEngine::skip_acked_peer_data(std::uint32_t moved) {
+  // An entry at or below acked_through_ fails the late-ACK test's first
+  // condition for as long as acked_through_ has moved less than 2^31 minus
+  // its distance below it; entries at most 2^30 below are counted, and the
+  // count is redone once acked_through_ has moved 2^30 since.
+  constexpr std::uint32_t kQuarter = std::uint32_t{1} << 30;
+  if (moved >= kQuarter - acked_moved_) {
+    peer_data_acked_ = 0;
+    acked_moved_ = 0;
+  } else {
+    acked_moved_ += moved;
+  }
+  while (peer_data_acked_ < peer_data_.size()) {
+    const std::int32_t below = rto::seq_diff(peer_data_[peer_data_acked_].first, *acked_through_);
+    if (below > 0 || below < -static_cast<std::int32_t>(kQuarter)) break;
+    ++peer_data_acked_;
+  }
+}
+
+CaptureTime SenderEngine::send_time(CaptureTime t, std::optional<std::uint32_t> tsval) const {
+  // A segment whose TSval shows it left more than a tick before its capture
+  // (held in a queue between the sender and the capture point) was sent by
+  // the end of its tick: its RTT sample counts from there.
+  if (!tsval) return t;
+  const auto rate = ts_clock_.rate_hz();
+  const auto held = rate ? ts_clock_.held_for(t, *tsval) : std::nullopt;
+  if (!held) return t;
+  const microseconds tick{static_cast<std::int64_t>(1e6 / *rate)};
+  return *held > tick ? t - (*held - tick) : t;
+}
+
+// ---- the timer's arm ------------------------------------------------------
+
+void SenderEngine::arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval, CaptureTime earliest) {
+  rearm_any_ = t;
+  arm_ = TimerArm{cause, std::min(earliest, t), t, tsval, 0};
+}
+
+void SenderEngine::note_rearm(CaptureTime t) {
+  // An event some stacks re-arm at and the profile does not: the arm may be
+  // as late as this.
+  if (!arm_) return;
+  rearm_any_ = t;
+  arm_->latest = std::max(arm_->latest, t);
+}
+
+}  // namespace replay::engine

@@ -1,0 +1,114 @@
+// SenderEngine: chains of expiries and the judgements pending on them.
+#include "analysis/engine/sender_engine.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <rto/seq.hpp>
+
+#include <replay/thresholds.hpp>
+
+namespace replay::engine {
+
+using std::chrono::microseconds;
+using rto::seq_ge;
+using rto::seq_gt;
+using rto::seq_le;
+using rto::seq_lt;
+
+// ---- chains and pending judgements ------------------------------------------
+
+Judgement SenderEngine::note(Topic topic, std::uint64_t frame, CaptureTime t, bool syn) {
+  Judgement j;
+  j.rule = RuleId::ambiguous;
+  j.outcome = Outcome::note;
+  j.level = Level::info;
+  j.topic = topic;
+  j.frame = frame;
+  j.time = t;
+  j.syn = syn;
+  return j;
+}
+
+void SenderEngine::settle_54() {
+  if (!pending_54_) return;
+  const Pending54 p = *pending_54_;
+  pending_54_.reset();
+  if (p.head_resent) return;
+  Judgement j;
+  j.rule = RuleId::rfc6298_5_4;
+  j.outcome = Outcome::broken;
+  j.level = level_of(j.rule, j.outcome);
+  j.frame = p.frame;
+  j.time = p.time;
+  j.expiry = p.expiry;
+  j.rel_seq = p.rel_seq;
+  j.rel_una = p.rel_una;
+  append(std::move(j));
+}
+
+void SenderEngine::settle_57(std::uint64_t sample_frame) {
+  if (!open_57_) return;
+  const Open57 o = *open_57_;
+  open_57_.reset();
+  Judgement j = note(Topic::unverifiable_57, o.frame, o.time, false);
+  j.rule = RuleId::rfc6298_5_7;
+  j.predicted = Interval::point(opt_.config.syn_fallback_rto);
+  j.alternative = Interval::point(o.before);
+  j.other_frame = sample_frame;
+  append(std::move(j));
+}
+
+void SenderEngine::absorb(SettledChain&& c) {
+  for (Judgement& j : c.judgements) out_.findings.push_back(std::move(j));
+  for (TimeoutRecord& r : c.records) {
+    // A 5.4 judgement settled with the burst names this expiry too.
+    for (const Judgement& j : out_.findings)
+      if (j.frame == r.frame && j.rule == RuleId::rfc6298_5_4 &&
+          std::find(r.rules.begin(), r.rules.end(), RuleId::rfc6298_5_4) == r.rules.end())
+        r.rules.push_back(RuleId::rfc6298_5_4);
+    out_.timeouts.push_back(std::move(r));
+  }
+  for (const auto& [frame, kind] : c.kinds) {
+    count(kind);
+    for (const auto& [f, row] : provisional_rows_)
+      if (f == frame && row < out_.timeline.size()) out_.timeline[row].event = to_string(kind);
+  }
+  if (c.cap && (!out_.inferred.plateau || c.cap->lo > *out_.inferred.plateau)) out_.inferred.plateau = c.cap->lo;
+  if (c.additive && c.additive->bounded()) out_.inferred.additive = (c.additive->lo + c.additive->hi) / 2;
+}
+
+void SenderEngine::settle_data_chain() {
+  if (data_chain_.empty()) return;
+  if (activity_)
+    for (ObservedExpiry& x : data_chain_) {
+      // A frame captured in a burst its host released after a silence was
+      // sent before its capture: a wait that ends at one is at most what
+      // the capture shows, one that starts at one at least. The sender's
+      // own TSval clock, when it has one, tells the wait itself.
+      const bool end_held = activity_->flushed(file_, x.frame);
+      const bool start_held = x.arm_frame && activity_->flushed(file_, x.arm_frame);
+      if ((!end_held && !start_held) || x.wait_unknown) continue;
+      if (x.ts_wait) {
+        x.wait = *x.ts_wait;
+        x.on_tsval = true;
+        continue;
+      }
+      if (end_held) x.wait.lo = microseconds{0};
+      if (start_held) x.wait.hi = microseconds::max();
+      Judgement j = note(Topic::flushed_burst, x.frame, x.time, x.syn);
+      j.other_frame = end_held ? x.frame : x.arm_frame;
+      append(std::move(j));
+    }
+  absorb(judge_.settle(data_chain_, false));
+  data_chain_.clear();
+  provisional_rows_.clear();
+}
+
+void SenderEngine::settle_syn_chain() {
+  if (syn_chain_.empty()) return;
+  absorb(judge_.settle(syn_chain_, true));
+  syn_chain_.clear();
+}
+
+}  // namespace replay::engine

@@ -1,0 +1,618 @@
+// SenderEngine: construction, the report rows, the sender's own transmissions
+// (first, repeated, probes) and the end of the capture.
+#include "analysis/engine/sender_engine.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <rto/seq.hpp>
+
+#include <replay/thresholds.hpp>
+
+namespace replay::engine {
+
+using std::chrono::microseconds;
+using rto::seq_ge;
+using rto::seq_gt;
+using rto::seq_le;
+using rto::seq_lt;
+
+SenderEngine::SenderEngine(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host,
+                           HostActivity* activity, bool feed_activity)
+    : out_(out), opt_(options), activity_(activity), keep_timeline_(keep_timeline), feed_activity_(feed_activity),
+      est_(options), judge_(options) {
+  ts_clock_.set_host(host);
+  out_.profile = options.profile->name;
+}
+
+// ---- the report --------------------------------------------------------
+
+microseconds SenderEngine::current_rto() const {
+  microseconds r = est_.estimator().base_rto();
+  std::size_t doublings = 0;
+  for (const ObservedExpiry& x : data_chain_) doublings += x.maybe_probe ? 0 : 1;
+  for (std::size_t i = 0; i < doublings && r < opt_.config.max_rto; ++i) r = std::min(2 * r, opt_.config.max_rto);
+  return r;
+}
+
+void SenderEngine::record(const Segment& s, std::string_view event, std::uint32_t seq, std::optional<microseconds> sample,
+                          std::optional<SampleKind> kind) {
+  if (!keep_timeline_) return;
+  const auto& e = est_.estimator();
+  unsigned backoff = 0;
+  for (const ObservedExpiry& x : data_chain_) backoff += x.maybe_probe ? 0 : 1;
+  out_.timeline.push_back(
+      TimelineEvent{s.frame, s.time, event, rel(seq), sample, kind, e.srtt(), e.rttvar(), current_rto(), backoff});
+  // For the pictures (report_html): a send's sequence length, a peer ACK's SACK blocks.
+  TimelineEvent& t = out_.timeline.back();
+  const bool from_peer = event == "ack" || event == "dup-ack" || event == "sack";
+  if (!from_peer) {
+    t.len = s.payload_len + (s.tcp.has(wire::kSyn) ? 1u : 0u) + (s.tcp.has(wire::kFin) ? 1u : 0u);
+    return;
+  }
+  const auto& o = s.tcp.options;
+  for (std::uint8_t i = 0; i < o.sack_count && i < o.sack.size(); ++i)
+    t.sack[t.sack_count++] = {rel(o.sack[i].left), rel(o.sack[i].right)};
+}
+
+template <class Keep>
+std::size_t SenderEngine::filter_pending(Keep keep) {
+  std::uint8_t kept = 0;
+  for (std::uint8_t i = 0; i < pending_count_; ++i) {
+    const PendingSample& p = pending_[(pending_first_ + i) % pending_.size()];
+    if (keep(p)) pending_[(pending_first_ + kept++) % pending_.size()] = p;
+  }
+  const std::size_t dropped = pending_count_ - kept;
+  pending_count_ = kept;
+  return dropped;
+}
+
+// ---- the sender's transmissions ---------------------------------------------
+
+void SenderEngine::replay_first_send(const Segment& s, std::optional<double> rate_then) {
+  replay_rate_ = &rate_then;
+  on_send(s);
+  replay_rate_ = nullptr;
+}
+
+bool SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
+  const auto held = s.tcp.options.tsval ? clock.held_for(s.time, *s.tcp.options.tsval) : std::nullopt;
+  return held && *held >= limits::kFlushHeld;
+}
+
+void SenderEngine::on_send(const Segment& s) {
+  ++out_.packets;
+  file_ = s.file_index;
+  current_frame_ = s.frame;
+  if (pending_count_ > 0 && s.payload_len > 0) {
+    // Sent again before the ACK could reach the sender: the ACK covers a
+    // retransmission, so the sender took no sample from it (Karn, 3).
+    const std::size_t voided = filter_pending(
+        [&](const PendingSample& p) { return !(s.time < p.until && seq_lt(s.tcp.seq, p.ack)); });
+    if (voided > 0) {
+      out_.ambiguous_acks += voided;
+      ambiguous_since_expiry_ = true;
+    }
+  }
+  settle_pending_samples(s.time);
+  const auto& h = s.tcp;
+  if (h.options.tsecr && before_count_ > 0) heard_through(*h.options.tsecr);
+  if (last_send_time_ && across_step(*last_send_time_, s.time)) {
+    // The first transmission after a step of the capture clock: the TSvals
+    // sent so far are from before it; the TSval clock bridges it.
+    tsval_before_step_ = newest_tsval_;
+    ts_clock_.clock_stepped();
+  }
+  if (h.options.tsval) {
+    if (replay_rate_)
+      ts_clock_.observe_first_again(s.time, *h.options.tsval, *replay_rate_);
+    else
+      ts_clock_.observe(s.time, *h.options.tsval);
+    out_.tsval_sent = true;
+  }
+  if (activity_ && feed_activity_ && !replay_rate_) {
+    const auto held = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
+    bool late_ack = false;
+    if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) &&
+        (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
+      // The first ACK of peer data the capture saw arrive over 0.5 s ago.
+      for (std::size_t i = peer_data_acked_; i < peer_data_.size(); ++i) {
+        const auto& [end, t] = peer_data_[i];
+        if ((!acked_through_ || seq_gt(end, *acked_through_)) && seq_le(end, h.ack)) {
+          late_ack = since(s.time, t) > limits::kDelayedAckMax && !across_step(t, s.time);
+          break;
+        }
+      }
+    }
+    activity_->observe(s.file_index, s.frame, s.time, (held && *held >= limits::kFlushHeld) || late_ack);
+  }
+  if (h.has(wire::kAck) && (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
+    const std::uint32_t moved = acked_through_ ? h.ack - *acked_through_ : 0;
+    acked_through_ = h.ack;
+    skip_acked_peer_data(moved);
+  }
+  if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
+  if (h.has(wire::kRst)) return;
+  const bool syn = h.has(wire::kSyn);
+  const bool fin = h.has(wire::kFin);
+  const std::uint32_t len = s.payload_len + (syn ? 1 : 0) + (fin ? 1 : 0);
+  // A SYN-ACK after the peer sent its SYN again answers it (Linux
+  // tcp_check_req answers at once): within the response window of that SYN,
+  // or sooner after our previous SYN-ACK than the SYN-ACK timer can fire
+  // (its initial RTO, less the tolerance). Later, its timer sent it.
+  bool answers_syn = false;
+  if (syn && h.has(wire::kAck) && peer_syn_again_) {
+    const bool in_window = !across_step(*peer_syn_again_, s.time) &&
+                           std::chrono::abs(since(s.time, *peer_syn_again_)) <= ack_delay_hi() + limits::kAckClockMin;
+    const microseconds timer_least = opt_.config.initial_rto - opt_.tolerance(opt_.config.initial_rto);
+    const bool before_timer = syn_arm_ && !across_step(syn_arm_->latest, s.time) &&
+                              since(s.time, syn_arm_->latest) < timer_least;
+    answers_syn = in_window || before_timer;
+    peer_syn_again_.reset();
+  }
+  if (syn) {
+    own_sack_ok_ = own_sack_ok_ || h.options.sack_permitted;
+    if (h.has(wire::kAck)) {
+      if (!own_synack_) own_synack_ = s.time;
+    } else if (!peer_synack_) {
+      own_syn_ = s.time;  // the SYN the peer's first SYN-ACK answers is the latest before it
+    }
+  }
+  if (handshake_ == Handshake::none) {
+    handshake_ = syn ? (h.has(wire::kAck) ? Handshake::syn_received : Handshake::syn_sent) : Handshake::mid_stream;
+    seq_.isn = syn ? h.seq : h.seq - 1;
+    seq_.snd_una = h.seq;
+    seq_.snd_max = h.seq;
+    una64_ = std::int64_t{1} << 32;
+    // Captured mid-stream: the sender's RTO is not known until a sample.
+    est_.set_unknown_start(!syn);
+  }
+  if (h.options.tsecr && last_peer_tsval_ && *h.options.tsecr == *last_peer_tsval_) echo_tracks_ = true;
+  heard_peer_ = heard_peer_time(h.options.tsecr);
+  const std::optional<CaptureTime> answered = ack_clocked(s.time);
+  if (answered && before_count_ > 0) heard_until(*answered);
+  const bool ack_triggered =
+      answered.has_value() ||
+      (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= limits::kResponseTrain &&
+       !across_step(*last_send_time_, s.time));
+  last_send_time_ = s.time;
+  last_send_ack_triggered_ = ack_triggered;
+  learn_handshake_delays();
+  // RFC 7323: is this TSval older than what the sender already sent?
+  bool old_tsval = false;
+  if (h.options.tsval) {
+    if (newest_tsval_ && rto::ts_diff(*newest_tsval_, *h.options.tsval) >= static_cast<std::int32_t>(limits::kOldTsvalTicks))
+      old_tsval = true;
+    if (!newest_tsval_ || rto::ts_diff(*h.options.tsval, *newest_tsval_) > 0) newest_tsval_ = *h.options.tsval;
+  }
+  if (probe_or_keepalive(s, h.seq, syn, fin)) return;
+  if (len == 0) return;
+  // The sender's previous data-bearing segment, and whether the peer was silent since.
+  const std::optional<CaptureTime> prev_send = last_data_send_time_;
+  last_data_send_time_ = s.time;
+  const bool peer_since_prev = prev_send && heard_peer_ && *heard_peer_ >= *prev_send;
+  // Sent right after the previous one with nothing from the peer between:
+  // not after a quiet period, so not on a timer. Across a clock step the
+  // quiet period is unknown: no evidence either way.
+  const bool back_to_back = prev_send && !peer_since_prev && since(s.time, *prev_send) < limits::kMinTimerWait &&
+                            !across_step(*prev_send, s.time);
+  ++out_.data_segments;
+  const std::uint32_t seq = h.seq;
+  const std::uint32_t end = seq + len;
+  if (seq_ge(seq, seq_.snd_max))
+    first_transmission(s, seq, end, syn, ack_triggered, back_to_back, h.options.tsval);
+  else
+    repeat(s, seq, end, syn, ack_triggered, back_to_back, old_tsval, answers_syn, h.options.tsval);
+}
+
+bool SenderEngine::probe_or_keepalive(const Segment& s, std::uint32_t seq, bool syn, bool fin) {
+  // One byte or none just below SND.UNA with nothing outstanding: a probe
+  // that asks the peer for an ACK (RFC 9293 3.8.4 keep-alive; Linux sends
+  // its zero-window probes the same way, tcp_xmit_probe_skb). Into a zero
+  // window it is a zero-window probe (3.8.6.1), otherwise a keep-alive.
+  if (syn || fin || s.payload_len > 1 || handshake_ == Handshake::none) return false;
+  if (seq != seq_.snd_una - 1 || seq_.snd_una != seq_.snd_max) return false;
+  // by_kind counts data-bearing segments: a probe with its one byte (BSD,
+  // Windows) among them, one without (Linux) only as a probe.
+  const SendKind kind = peer_window_ == 0 ? SendKind::zero_window_probe : SendKind::keepalive;
+  ++(kind == SendKind::zero_window_probe ? out_.zero_window_probes : out_.keepalives);
+  if (s.payload_len > 0) {
+    ++out_.data_segments;
+    count(kind);
+  }
+  record(s, to_string(kind), seq);
+  return true;
+}
+
+void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn,
+                                      bool ack_triggered, bool back_to_back, std::optional<std::uint32_t> tsval) {
+  // A gap: the capture has not seen what lies between (yet: it may come
+  // reordered, also after everything before it was acknowledged).
+  if (seq_gt(seq, seq_.snd_max))
+    holes_.push_back(Hole{seq_.snd_max, seq, s.time, tsval, s.tcp.options.tsecr, std::nullopt});
+  SendKind kind = SendKind::first;
+  // Zero-window probe: one byte of new data into a zero window (BSD).
+  if (peer_window_ == 0 && s.payload_len == 1) {
+    ++out_.zero_window_probes;
+    zwp_seq_ = seq;
+    kind = SendKind::zero_window_probe;
+  }
+  const bool was_idle = heard_una() == seq_.snd_max || (outstanding_.empty() && !heard_una_);
+  if (syn) {
+    syn_arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame};
+    if (!arm_) arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame};
+  } else if (!arm_ || was_idle) {
+    arm(s.time, ArmCause::send, tsval);  // 5.1: start the timer when data is sent and it is not running
+    arm_->frame = s.frame;
+  } else if (!ack_triggered && !back_to_back && kind == SendKind::first) {
+    // New data on a timer with data outstanding: when it fits the probe
+    // timer, a loss probe that sends new data (RFC 8985 7.3; it re-arms the
+    // RTO), or else an application write (the timer runs on, 5.1): the arm
+    // is anywhere between the two. Other new data leaves the timer alone.
+    Observation o;
+    o.sack_negotiated = handshake_seen_ ? (own_sack_ok_ && peer_sack_ok_) : true;
+    o.srtt = est_.estimator().srtt();
+    o.is_highest = true;
+    o.recovery = recovery_;
+    o.loss_evidence = dupacks_ > 0 || sack_evidence_;
+    o.probe_since_ack = probe_since_ack_;
+    o.timeouts_in_chain = timeouts_since_ack_;
+    o.single_segment = in_flight() <= 1;
+    o.since_arm = since(s.time, arm_->latest);
+    if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time))
+      o.since_new_data = since(s.time, *last_new_data_time_);
+    o.since_peer = !heard_peer_ || across_step(*heard_peer_, s.time)
+                       ? microseconds::max()
+                       : std::chrono::abs(since(s.time, *heard_peer_));
+    o.rto_left = current_rto();
+    o.tolerance = opt_.tolerance(current_rto());
+    o.granularity = opt_.granularity;
+    o.slack_percent = opt_.slack_percent;
+    o.jitter = timer_jitter(opt_);
+    o.tick = opt_.config.tick;
+    o.sender_rtt = sender_rtt_.value_or(microseconds{0});
+    if (fits_probe(o, *opt_.profile)) {
+      kind = SendKind::tlp_new_data;
+      probe_since_ack_ = true;
+      if (recovery_ == Recovery::open) recovery_ = Recovery::probe_out;
+      const CaptureTime before = arm_->earliest;
+      arm(s.time, ArmCause::probe, tsval, before);
+      arm_->frame = s.frame;
+    }
+  }
+  push_outstanding(Tx{seq, end, send_time(s.time, tsval), false});
+  seq_.snd_max = end;
+  last_new_data_time_ = s.time;
+  count(kind);
+  out_.bytes += s.payload_len;
+  record(s, to_string(kind), seq);
+}
+
+void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
+                          bool back_to_back, bool old_tsval, bool answers_syn, std::optional<std::uint32_t> tsval) {
+  const bool fin = s.tcp.has(wire::kFin);
+  // Zero-window probe repeated into a zero window: not a retransmission.
+  if (peer_window_ == 0 && s.payload_len == 1 && seq == seq_.snd_una && !syn && !fin) {
+    ++out_.zero_window_probes;
+    count(SendKind::zero_window_probe);
+    record(s, to_string(SendKind::zero_window_probe), seq);
+    return;
+  }
+  // The window opened: data that starts with the probe's byte sends the rest
+  // for the first time (the one byte it repeats was a probe, not lost data).
+  if (zwp_seq_ && seq == *zwp_seq_ && peer_window_ > 0 && seq_gt(end, seq_.snd_max)) {
+    zwp_seq_.reset();
+    push_outstanding(Tx{seq_.snd_max, end, send_time(s.time, tsval), false});
+    out_.bytes += rto::seq_diff(end, seq_.snd_max);
+    seq_.snd_max = end;
+    count(SendKind::first);
+    if (!arm_) arm(s.time, ArmCause::send, tsval);
+    record(s, to_string(SendKind::first), seq);
+    return;
+  }
+  const bool fills_hole = !syn && fill_hole(seq, end, s.time, s.tcp.options);
+  const auto observe = [&] {
+  Observation o;
+  o.handshake = handshake_;
+  o.recovery = recovery_;
+  o.syn = syn;
+  o.already_acked = seq_le(end, heard_una());
+  o.old_tsval = old_tsval;
+  o.fills_hole = fills_hole;
+  o.ack_clocked = ack_triggered;
+  o.answers_dup_syn = answers_syn;
+  o.peer_seen = last_peer_time_.has_value();
+  o.loss_evidence = dupacks_ > 0 || sack_evidence_;
+  o.is_head = seq_le(seq, heard_una());
+  o.is_highest = seq_ge(end, seq_.snd_max);
+  o.back_to_back = back_to_back;
+  o.sack_negotiated = handshake_seen_ ? (own_sack_ok_ && peer_sack_ok_) : true;
+  o.single_segment = in_flight() <= 1;
+  o.timeouts_in_chain = timeouts_since_ack_;
+  o.probe_since_ack = probe_since_ack_;
+  const microseconds rto = current_rto() + opt_.profile->additive;
+  if (arm_) {
+    // Across a clock step the time since the arm is unknown: not a probe's time.
+    o.since_arm = across_step(arm_->latest, s.time) ? microseconds::max() : since(s.time, arm_->latest);
+    const microseconds lead = since(arm_->latest, arm_->earliest);
+    o.rto_left = rto > lead ? rto - lead : microseconds{1};
+  }
+  o.since_peer = !heard_peer_ || across_step(*heard_peer_, s.time)
+                     ? microseconds::max()
+                     : std::chrono::abs(since(s.time, *heard_peer_));
+  if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time))
+    o.since_new_data = since(s.time, *last_new_data_time_);
+  o.srtt = est_.estimator().srtt();
+  o.tolerance = opt_.tolerance(rto);
+  o.granularity = opt_.granularity;
+  o.slack_percent = opt_.slack_percent;
+  o.jitter = timer_jitter(opt_);
+  o.tick = opt_.config.tick;
+  o.sender_rtt = sender_rtt_.value_or(microseconds{0});
+  if (burst_last_ && timeouts_since_ack_ > 0) {
+    // A further expiry comes no sooner than the backed-off RTO, at least
+    // about the previous expiry's wait: a fraction of it separates the two.
+    microseconds last_wait{0};
+    for (auto it = data_chain_.rbegin(); it != data_chain_.rend(); ++it)
+      if (!it->maybe_probe) {
+        last_wait = it->wait.lo;
+        break;
+      }
+    const microseconds burst_gap =
+        std::max(last_wait * limits::kBurstFractionNum / limits::kBurstFractionDen, limits::kMinTimerWait);
+    o.in_rto_burst = since(s.time, *burst_last_) < burst_gap && !across_step(*burst_last_, s.time);
+    // A burst member carries the burst's TSval (within a tick or two); one
+    // its own clock shows sent a burst gap later is a further expiry.
+    if (o.in_rto_burst && tsval && burst_tsval_)
+      if (const auto d = ts_clock_.interval(*burst_tsval_, *tsval); d && *d >= burst_gap) o.in_rto_burst = false;
+    // A burst sends each segment once.
+    o.resent_in_burst = resent_since(seq, end, burst_start_);
+  }
+  return o;
+  };
+  Observation o = observe();
+  Explanation ex = explain(o, *opt_.profile);
+  if (ex.kind == SendKind::spurious && !syn)
+    if (const BeforeAck* b = unheard_ack_for(seq)) {
+      // The capture saw this acknowledged: the sender resent it all the
+      // same. Read with the sender's state before that ACK (the ACK was
+      // lost after the capture point, or still on its way): a repeat its
+      // timers or its ACK clock explain then is theirs, timed from there.
+      const TimerState now = timer_state();
+      const std::optional<std::uint32_t> heard_before = heard_una_;
+      const std::uint64_t unheard_before = unheard_segments_;
+      restore(b->state);
+      heard_una_ = b->una;
+      unheard_segments_ = acked_segments_ - b->acked_segments;
+      const Observation before = observe();
+      const Explanation e2 = explain(before, *opt_.profile);
+      if (e2.kind == SendKind::timeout || e2.kind == SendKind::tlp || e2.kind == SendKind::fast ||
+          e2.kind == SendKind::slow_start_after_rto) {
+        o = before;
+        ex = e2;
+        ack_unheard_ = true;
+        Judgement j = note(Topic::ack_unheard, s.frame, s.time, false);
+        j.other_frame = b->frame;
+        append(std::move(j));
+        // That ACK and every later one are unheard: none is kept.
+        const std::uint32_t from = b->una;
+        while (before_count_ > 0) {
+          const BeforeAck& newest = before_acks_[(before_next_ + before_acks_.size() - 1) % before_acks_.size()];
+          if (seq_lt(newest.una, from)) break;
+          before_next_ = static_cast<std::uint8_t>((before_next_ + before_acks_.size() - 1) % before_acks_.size());
+          --before_count_;
+        }
+        (void)filter_pending([&](const PendingSample& p) { return !seq_gt(p.ack, from); });  // never taken
+      } else {
+        restore(now);
+        heard_una_ = heard_before;
+        unheard_segments_ = unheard_before;
+      }
+    }
+  const SendKind kind = ex.kind;
+
+  if (kind == SendKind::out_of_order) {
+    // Not the sender's doing: a first transmission seen late, or an old copy.
+    count(kind);
+    if (ex.cause == Cause::reordered_first) insert_outstanding(Tx{seq, end, send_time(s.time, tsval), false});
+    record(s, to_string(kind), seq);
+    return;
+  }
+  if (seq_gt(end, seq_.snd_max)) {  // partly new data
+    push_outstanding(Tx{seq_.snd_max, end, send_time(s.time, tsval), false});
+    seq_.snd_max = end;
+  }
+  if (!ex.maybe_rto) count(kind);  // a probe's reading is counted when its chain settles
+  switch (kind) {
+    case SendKind::timeout:
+    case SendKind::syn_timeout:
+      timer_event(s, seq, syn, false, tsval);
+      break;
+    case SendKind::tlp:
+      if (ex.maybe_rto) {
+        timer_event(s, seq, false, true, tsval);
+      } else {
+        // RFC 8985 7.3 / Linux tcp_send_loss_probe: the probe re-arms a full
+        // RTO. A stack that does not re-arm keeps the old deadline: under
+        // profiles other than Linux both readings stay open.
+        const CaptureTime before = arm_ ? arm_->earliest : s.time;
+        arm(s.time, ArmCause::probe, tsval, opt_.profile->rearm_from_head ? s.time : before);
+        arm_->frame = s.frame;
+      }
+      probe_since_ack_ = true;
+      if (recovery_ == Recovery::open) recovery_ = Recovery::probe_out;
+      break;
+    case SendKind::fast:
+      if (recovery_ != Recovery::fast || !seq_lt(heard_una(), fast_recovery_point_)) {
+        recovery_ = Recovery::fast;
+        fast_recovery_point_ = seq_.snd_max;
+      }
+      if (o.is_head) {
+        // RFC 6298 5.1: fast retransmit does not move the timer (B12); Linux
+        // re-arms the RTO at a retransmission of the head.
+        if (opt_.profile->rearm_from_head) {
+          arm(s.time, ArmCause::head_retransmit, tsval);
+          arm_->frame = s.frame;
+        } else {
+          note_rearm(s.time);
+        }
+      }
+      break;
+    case SendKind::slow_start_after_rto:
+      if (o.is_head && pending_54_) pending_54_->head_resent = true;  // 5.4 does not order a burst's segments
+      if (o.is_head) {
+        if (opt_.profile->rearm_from_head) {
+          arm(s.time, ArmCause::head_retransmit, tsval);
+          arm_->frame = s.frame;
+        } else {
+          note_rearm(s.time);
+        }
+      }
+      if (o.in_rto_burst) {
+        burst_last_ = s.time;
+        burst_tsval_ = tsval;
+      }
+      break;
+    case SendKind::syn_reply:
+      // Linux tcp_check_req re-arms the SYN-ACK timer from the reply, keeping
+      // its backoff; a stack that does not leaves the old arm: both readings.
+      if (syn_arm_) {
+        if (opt_.profile->rearm_from_head)
+          syn_arm_ = TimerArm{ArmCause::syn_reply, s.time, s.time, tsval, s.frame};
+        else
+          syn_arm_->latest = s.time;
+      }
+      break;
+    default:
+      break;
+  }
+  ack_unheard_ = false;
+  mark_retransmitted(seq, end, send_time(s.time, tsval));
+  if (ex.maybe_rto && keep_timeline_) provisional_rows_.emplace_back(s.frame, out_.timeline.size());
+  record(s, to_string(kind), seq);
+}
+
+void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe,
+                               std::optional<std::uint32_t> tsval) {
+  if (syn && syn_acked_frame_ && !syn_lost_ack_noted_) {
+    syn_lost_ack_noted_ = true;
+    Judgement j = note(Topic::syn_acked_unseen, s.frame, s.time, true);
+    j.other_frame = *syn_acked_frame_;
+    append(std::move(j));
+  }
+  const std::optional<TimerArm>& a = syn ? syn_arm_ : arm_;
+  const TimerArm armed = a.value_or(TimerArm{ArmCause::send, s.time, s.time, std::nullopt, 0});
+  ObservedExpiry x;
+  x.frame = s.frame;
+  x.time = s.time;
+  x.syn = syn;
+  x.rel_seq = rel(seq);
+  x.armed_by = armed.cause;
+  x.arm_frame = armed.frame;
+  x.wait = wait_since(armed, s.time);
+  x.check = last_peer_time_.has_value() || syn;
+  x.thin = in_flight() < 4;
+  x.maybe_probe = maybe_probe;
+  x.after_ambiguous_ack = ambiguous_since_expiry_;
+  x.after_sack_sample = sack_sample_since_expiry_;
+  x.ack_unheard = std::exchange(ack_unheard_, false);
+  x.expect = syn ? est_.syn_expectation() : est_.data_expectation();
+  // The sender's own clock: its TSvals show the wait it timed even where the
+  // capture's timestamps are late or batched, or step.
+  std::optional<Interval> on_ts;
+  if (tsval && armed.tsval)
+    if (const auto w = ts_clock_.interval(*armed.tsval, *tsval); w && w->count() > 0)
+      if (const auto rate = ts_clock_.rate_hz()) {
+        const microseconds tick{static_cast<std::int64_t>(limits::kClockDisagreeTicks * 1e6 / *rate)};
+        on_ts = Interval{*w - tick, *w + tick};
+      }
+  x.ts_wait = on_ts;
+  const ModelStep* step = clock_ ? clock_->between(armed.earliest, s.time) : nullptr;
+  if (step || armed.latest > s.time) {
+    // A step of the capture clock between the arm and this expiry: the wait
+    // on the capture's clock is unknown (clock_steps.hpp) and not judged;
+    // the chain's later doublings read it on the sender's TSval clock.
+    x.wait_unknown = true;
+    x.bridged = on_ts;
+    Judgement j = note(Topic::clock_step, s.frame, s.time, syn);
+    if (step) {
+      j.other_frame = step->frame;
+      j.other_prev_frame = step->prev_frame;
+      j.step = step->back;
+    } else {
+      j.step = armed.latest - s.time;
+    }
+    append(std::move(j));
+  } else if (on_ts && !x.wait.intersects(*on_ts)) {
+    // The two clocks disagree beyond the TSval's quantisation: the capture
+    // saw a transmission late (a queue, a capture batching timestamps). The
+    // sender's own clock says how long its timer ran.
+    x.wait = *on_ts;
+    x.on_tsval = true;
+  }
+  auto& chain = syn ? syn_chain_ : data_chain_;
+  chain.push_back(x);
+  ambiguous_since_expiry_ = false;
+  sack_sample_since_expiry_ = false;
+  if (syn) {
+    est_.on_syn_timeout();
+    syn_arm_ = TimerArm{ArmCause::timeout, s.time, s.time, tsval, s.frame};
+    return;
+  }
+  if (maybe_probe) {
+    arm(s.time, ArmCause::probe, tsval);
+    arm_->frame = s.frame;
+    return;
+  }
+  // 5.4 is settled when the expiry's burst ends: the burst may resend the head.
+  settle_54();
+  std::size_t expiries = 0;
+  for (const ObservedExpiry& e : data_chain_) expiries += e.maybe_probe ? 0 : 1;
+  if (seq != heard_una())
+    pending_54_ = Pending54{s.frame, s.time, rel(seq), rel(heard_una()), static_cast<unsigned>(expiries), false};
+  open_57_.reset();  // a data expiry before the next sample: the chain judges 5.7 at it
+  recovery_ = Recovery::rto;
+  seq_.recovery_point = seq_.snd_max;
+  burst_start_ = s.time;
+  burst_last_ = s.time;
+  burst_tsval_ = tsval;
+  ++timeouts_since_ack_;
+  arm(s.time, ArmCause::timeout, tsval);  // 5.6: restart the timer
+  arm_->frame = s.frame;
+}
+
+void SenderEngine::finish() {
+  settle_pending_samples(CaptureTime::max());
+  // The replayed estimator at the end, with the backoff of the chain still open.
+  const auto& e = est_.estimator();
+  out_.srtt = e.srtt();
+  out_.rttvar = e.rttvar();
+  out_.rto = current_rto();
+  out_.backoff = 0;
+  for (const ObservedExpiry& x : data_chain_) out_.backoff += x.maybe_probe ? 0 : 1;
+  settle_54();
+  settle_syn_chain();
+  if (arm_ && seq_lt(heard_una(), seq_.snd_max))
+    for (auto it = data_chain_.rbegin(); it != data_chain_.rend(); ++it) {
+      if (it->maybe_probe) continue;
+      // Still backing off at the end: the capture does not show what came
+      // next (a TcpExtTCPTimeouts the capture cannot count, or none).
+      Judgement j = note(Topic::open_at_end, it->frame, it->time, false);
+      j.expiry = out_.backoff;
+      j.armed_by = ArmCause::timeout;
+      j.predicted = Interval::point(out_.rto);
+      append(std::move(j));
+      break;
+    }
+  settle_data_chain();
+  current_frame_ = 0;
+  settle_57(0);
+  if (auto r = ts_clock_.rate_hz()) out_.inferred.tsval_hz = *r;
+  // The log in frame order (stable: a frame's judgements keep theirs).
+  std::stable_sort(out_.findings.begin(), out_.findings.end(),
+                   [](const Judgement& a, const Judgement& b) { return a.frame < b.frame; });
+  std::stable_sort(out_.timeouts.begin(), out_.timeouts.end(),
+                   [](const TimeoutRecord& a, const TimeoutRecord& b) { return a.frame < b.frame; });
+}
+
+}  // namespace replay::engine

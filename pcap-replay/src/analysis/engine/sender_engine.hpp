@@ -1,0 +1,325 @@
+#pragma once
+// The verdict engine of one sender: one direction of a connection, replayed
+// segment by segment in capture order. It rebuilds the sender's state as
+// types (handshake, recovery, SND.UNA / SND.MAX, the timer's arm), explains
+// every transmission from that state (causes.hpp), takes the RTT samples the
+// sender could have taken, and gathers each timer's expiries into chains
+// that the chain judge settles when they end (chain_judge.hpp). Judgements
+// go to the SenderReport's log (append only); report/ words them.
+//
+// The per-segment path (in-order data, ACKs that advance SND.UNA) touches
+// a flat record per sender: no allocation, no search over history.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include <rto/seq.hpp>
+
+#include <replay/flow_report.hpp>
+#include <replay/options.hpp>
+#include <replay/ring_deque.hpp>
+#include <replay/rtt_sampling.hpp>
+#include <replay/segment.hpp>
+
+#include "analysis/clock_steps.hpp"
+#include "analysis/engine/causes.hpp"
+#include "analysis/engine/chain_judge.hpp"
+#include "analysis/engine/estimator_readings.hpp"
+#include "analysis/engine/sender_state.hpp"
+#include "analysis/host_activity.hpp"
+#include "analysis/node_pool.hpp"
+
+namespace replay::engine {
+
+/// The engine of one direction. Feed every segment of the connection in
+/// capture order: on_send() for the segments this side sent, on_peer() for
+/// the segments the other side sent. Results go to the SenderReport given at
+/// construction (which must outlive the engine).
+class SenderEngine {
+ public:
+  /// ACKs of new data whose earlier state the engine keeps, for when the
+  /// sender shows it did not receive them (it resends what they
+  /// acknowledged): one lost ACK, or a few in a row, is the common case; a
+  /// repeat of data acknowledged further back is called spurious.
+  static constexpr std::size_t kUnheardAcksKept = 4;
+  /// RTT samples from ACKs the sender may not have processed yet, held until
+  /// it must have (a resend of what one acknowledged before then shows it
+  /// had not: Karn, no sample). When more arrive, the oldest is taken.
+  static constexpr std::size_t kPendingSamplesKept = 4;
+
+  /// `host`: the sending host's pooled TSval rate (may be null; must outlive the engine).
+  /// `activity`: the sending host's activity, fed by this engine when
+  /// `feed_activity` (one engine per packet feeds it), read by all.
+  /// Throws rto::ConfigError if options.config is invalid.
+  SenderEngine(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host = nullptr,
+               HostActivity* activity = nullptr, bool feed_activity = false);
+
+  /// A segment sent by this side.
+  void on_send(const Segment& s);
+  /// on_send(s) for the sender's first segment, in an engine created after
+  /// it was captured (before any other segment of the connection was given
+  /// to an engine): what on_send did to state shared with other connections
+  /// was done when `s` was captured and is not done again (its host's TSval
+  /// clock: `rate_then` is the rate a new TsClock of the host read right
+  /// after observing `s` then; its host's activity).
+  void replay_first_send(const Segment& s, std::optional<double> rate_then);
+  /// Whether on_send(s) would tell the host activity that the sender's first
+  /// segment `s` was held (HostActivity::observe): its TSval shows it was
+  /// sent limits::kFlushHeld before its capture, on `clock`, a new TsClock of
+  /// the host that has just observed `s`.
+  static bool first_send_held(const TsClock& clock, const Segment& s);
+  /// A segment sent by the peer (ACK, SACK, window, timestamps echo).
+  void on_peer(const Segment& s);
+  /// End of the connection: settles every open chain and pending judgement.
+  void finish();
+  /// The clock steps of this connection's input (may be null: none; must
+  /// outlive the engine). An interval across a step is unknown.
+  void set_clock_steps(const ClockSteps* c) { clock_ = c; }
+
+  /// Relative sequence number as Wireshark shows it (ISN = 0).
+  std::uint32_t rel(std::uint32_t seq) const { return seq - seq_.isn; }
+  /// Segments sent and not yet acknowledged (--max-outstanding bounds it).
+  std::size_t outstanding() const { return outstanding_.size(); }
+
+ private:
+  struct PeerMark {  // a segment from the peer: when the capture saw it, its TSval
+    CaptureTime time;
+    std::uint32_t tsval = 0;
+    bool has_tsval = false;
+  };
+  struct Hole {  // sequence space skipped by a first transmission, not yet seen
+    std::uint32_t seq, end;
+    CaptureTime time;  // when the segment beyond it was seen
+    std::optional<std::uint32_t> tsval, tsecr;  // that segment's TSval and TSecr
+    std::optional<CaptureTime> evidence;  // the peer's first dup ACK or SACK after it: the loss shown
+  };
+  struct Tx {  // one transmitted range of sequence space
+    std::uint32_t seq, end;
+    CaptureTime last_time;  // its latest transmission's send time (capture time, bounded by its TSval)
+    bool retransmitted;
+    bool sacked = false;
+  };
+  struct PendingSample {  // a sample from an ACK the sender may not have received yet
+    std::chrono::microseconds r;
+    CaptureTime until;
+    std::optional<std::size_t> event;  // its timeline row, to clear if refused
+    std::uint32_t ack, snd_una, snd_nxt;
+    SampleKind kind;
+    bool at_sender = false;  // the capture is at the sender: it took the sample at the ACK's own time
+  };
+  struct Pending54 {  // an expiry that resent a segment above SND.UNA: 5.4 is settled when its burst ends
+    std::uint64_t frame;
+    CaptureTime time;
+    std::uint32_t rel_seq, rel_una;
+    unsigned expiry;
+    bool head_resent = false;
+  };
+  /// The sender's timer and recovery state, as a value: saved before each
+  /// ACK of new data, for when the sender shows it never received that ACK
+  /// (it resends what the ACK acknowledged), and restored then.
+  struct TimerState {
+    std::optional<TimerArm> arm;
+    unsigned timeouts_since_ack = 0;
+    unsigned dupacks = 0;
+    Recovery recovery = Recovery::open;
+    bool probe_since_ack = false;
+    bool sack_evidence = false;
+    std::uint32_t recovery_point = 0, fast_recovery_point = 0;
+  };
+  struct BeforeAck {  // the state before an ACK of new data the sender may not have received
+    TimerState state;
+    std::uint64_t frame = 0;             // the ACK's frame
+    CaptureTime time{};                  // and capture time
+    std::uint32_t una = 0, ack = 0;      // SND.UNA as the sender knew it before the ACK; the ACK
+    std::optional<std::uint32_t> tsval;  // the ACK's TSval: a TSecr of the sender's past it shows it arrived
+    std::uint64_t acked_segments = 0;    // acked_segments_ before the ACK
+  };
+  struct Open57 {  // 5.7 not visible yet: the handshake's sample vs 3 s, until a data expiry or the next sample
+    std::uint64_t frame;
+    CaptureTime time;
+    std::chrono::microseconds before;
+  };
+
+  // ---- the sender's own transmissions ----
+  void first_transmission(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
+                          bool back_to_back, std::optional<std::uint32_t> tsval);
+  void repeat(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
+              bool back_to_back, bool old_tsval, bool answers_syn, std::optional<std::uint32_t> tsval);
+  bool probe_or_keepalive(const Segment& s, std::uint32_t seq, bool syn, bool fin);
+  void timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe, std::optional<std::uint32_t> tsval);
+  // ---- the timer's arm (5.1, 5.2, 5.3, 5.6 and the profile's re-arms) ----
+  void arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval, CaptureTime earliest);
+  void arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval) { arm(t, cause, tsval, t); }
+  void note_rearm(CaptureTime t);
+  /// The RTO the timer is armed with now (the display's: base doubled per
+  /// expiry of the current chain, capped).
+  std::chrono::microseconds current_rto() const;
+  // ---- chains ----
+  void settle_data_chain();
+  void settle_syn_chain();
+  void absorb(SettledChain&& c);
+  void settle_54();
+  /// Settles an open 5.7 note: `sample_frame`, the frame of the next sample
+  /// that made 5.7 invisible (0: the capture ended first).
+  void settle_57(std::uint64_t sample_frame);
+  // ---- the peer ----
+  bool apply_sack(const wire::TcpHeader& h, CaptureTime& first);
+  // ---- ACKs the capture saw and the sender did not receive ----
+  TimerState timer_state() const;
+  void restore(const TimerState& t);
+  void remember_before_ack(std::uint64_t frame, CaptureTime t, std::uint32_t ack, std::optional<std::uint32_t> tsval);
+  /// The state before the ACK that first acknowledged `seq`, unless the
+  /// sender's TSecr showed that ACK (or a later segment) reached it.
+  const BeforeAck* unheard_ack_for(std::uint32_t seq) const;
+  /// The sender echoed `tsecr`: it received every ACK with an older TSval.
+  void heard_through(std::uint32_t tsecr);
+  /// The sender answered the peer's segment captured at `t`: it received
+  /// every ACK captured up to then (ACKs are cumulative).
+  void heard_until(CaptureTime t);
+  /// SND.UNA as the sender knows it: behind the capture's where the sender
+  /// showed it did not receive ACKs the capture saw.
+  std::uint32_t heard_una() const { return heard_una_.value_or(seq_.snd_una); }
+  bool take_sample(std::chrono::microseconds r, SampleKind kind, std::chrono::microseconds corr);
+  /// Takes the pending samples the sender must have processed by `now`.
+  void settle_pending_samples(CaptureTime now);
+  void take_pending(const PendingSample& p);
+  void add_pending(const PendingSample& p);
+  /// Drops the pending samples `keep` refuses; returns how many it dropped.
+  template <class Keep>
+  std::size_t filter_pending(Keep keep);
+  void on_valid_sample();
+  // ---- the ledger of outstanding segments ----
+  void mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t);
+  void insert_outstanding(const Tx& x);
+  void push_outstanding(const Tx& x);
+  void pop_outstanding();
+  void trim_front(std::uint32_t seq);
+  unsigned in_flight() const { return unsacked_count_ + (heard_una_ ? unheard_segments_ : 0); }
+  std::int64_t sb_key(std::uint32_t seq) const { return una64_ + rto::seq_diff(seq, seq_.snd_una); }
+  /// Whether [seq, end), sent at `t`, fills a hole as a first transmission
+  /// reordered before the capture point (and marks that part seen).
+  bool fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t, const wire::TcpOptions& o);
+  /// The soonest the capture sees the sender's response to a segment of the
+  /// peer it captured: the capture-to-sender round trip, less its band.
+  std::chrono::microseconds response_floor() const;
+  /// Whether part of [seq, end) was sent again at or after `t0`.
+  bool resent_since(std::uint32_t seq, std::uint32_t end, CaptureTime t0) const;
+  // ---- the capture point ----
+  void learn_handshake_delays();
+  /// The segment from the peer (its capture time) a transmission at `t`
+  /// answers, if its timing says it does: one the sender can have received
+  /// (heard_peer_), at most a capture-to-sender round trip (and a band)
+  /// before `t`.
+  std::optional<CaptureTime> ack_clocked(CaptureTime t) const;
+  /// The newest segment from the peer the sender can have received when it
+  /// sent a segment echoing `tsecr` (RFC 7323 TS.Recent: it echoes the
+  /// latest in-order segment it accepted): none newer than one whose TSval
+  /// it echoed. Without TSecr, or from a sender whose echoes never matched
+  /// the peer's TSvals, every segment the capture saw before.
+  std::optional<CaptureTime> heard_peer_time(std::optional<std::uint32_t> tsecr) const;
+  std::chrono::microseconds ack_delay_hi() const;
+  void skip_acked_peer_data(std::uint32_t moved);
+  bool across_step(CaptureTime a, CaptureTime b) const { return clock_ && clock_->spans(a, b); }
+  CaptureTime send_time(CaptureTime t, std::optional<std::uint32_t> tsval) const;
+  // ---- the report ----
+  void record(const Segment& s, std::string_view event, std::uint32_t seq,
+              std::optional<std::chrono::microseconds> sample = std::nullopt,
+              std::optional<SampleKind> kind = std::nullopt);
+  void count(SendKind k) { ++out_.by_kind[static_cast<std::size_t>(k)]; }
+  void append(Judgement j) { out_.findings.push_back(std::move(j)); }
+  /// An INFO note about `topic` at `frame` (rule "ambiguous" unless changed).
+  static Judgement note(Topic topic, std::uint64_t frame, CaptureTime t, bool syn);
+
+  // The members are in the order of how often they are used: first what
+  // most segments read or write, then the TSval clock and the estimators,
+  // then what only handshakes, losses and SACK use.
+  std::array<PendingSample, kPendingSamplesKept> pending_{};  // oldest first, from pending_first_
+  std::uint8_t pending_first_ = 0, pending_count_ = 0;
+  SenderReport& out_;
+  const Options& opt_;
+  const ClockSteps* clock_ = nullptr;
+  std::size_t file_ = 0;            // the input file (Segment::file_index)
+  std::uint64_t current_frame_ = 0;  // the frame being processed
+  const std::optional<double>* replay_rate_ = nullptr;  // set while replay_first_send() runs
+  HostActivity* activity_ = nullptr;
+  SendSequence seq_;
+  std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
+  unsigned unsacked_count_ = 0;
+  unsigned dupacks_ = 0;
+  std::uint32_t peer_data_acked_ = 0;
+  std::uint32_t acked_moved_ = 0;
+  std::uint16_t peer_window_ = 1;
+  Handshake handshake_ = Handshake::none;
+  Recovery recovery_ = Recovery::open;
+  bool keep_timeline_;
+  bool feed_activity_ = false;
+  bool last_send_ack_triggered_ = false;
+  bool sack_evidence_ = false;
+  bool peer_timestamps_ = false;
+  bool scoreboard_ = false;
+  std::optional<TimerArm> arm_;  // the data timer's arm (nullopt: stopped)
+  std::optional<CaptureTime> rearm_any_;  // the latest event any stack may re-arm at
+  std::optional<std::uint32_t> acked_through_;
+  std::optional<std::uint32_t> newest_tsval_;
+  std::optional<std::uint32_t> tsval_before_step_;
+  std::optional<std::chrono::microseconds> sender_rtt_;
+  std::optional<CaptureTime> last_peer_time_;
+  std::optional<CaptureTime> heard_peer_;  // heard_peer_time() at the transmission being explained
+  std::optional<std::uint32_t> last_peer_tsval_;
+  bool echo_tracks_ = false;  // the sender has echoed the peer's newest TSval
+  std::optional<CaptureTime> last_send_time_;
+  std::optional<CaptureTime> last_data_send_time_;
+  std::optional<CaptureTime> last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
+  RingDeque<Tx> outstanding_;
+  RingDeque<PeerMark> peer_times_;
+  RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;
+  RingDeque<Hole> holes_;
+
+  TsClock ts_clock_;
+  EstimatorReadings est_;
+
+  // Timer events and chains.
+  std::vector<ObservedExpiry> data_chain_, syn_chain_;
+  std::optional<TimerArm> syn_arm_;
+  ChainJudge judge_;
+  unsigned timeouts_since_ack_ = 0;  // data expiries since the last ACK of new data
+  bool probe_since_ack_ = false;
+  bool ambiguous_since_expiry_ = false;
+  bool sack_sample_since_expiry_ = false;
+  std::optional<CaptureTime> new_data_probe_;
+  // The post-RTO burst: the expiry that began it, its last retransmission
+  // (cleared by any peer segment) and that one's TSval.
+  CaptureTime burst_start_{};
+  std::optional<CaptureTime> burst_last_;
+  std::optional<std::uint32_t> burst_tsval_;
+  std::optional<Pending54> pending_54_;
+  std::optional<Open57> open_57_;
+  // Timeline rows of probes whose reading the chain settles (frame -> row).
+  std::vector<std::pair<std::uint64_t, std::size_t>> provisional_rows_;
+
+  // Used by handshakes, repeats, losses and SACK.
+  std::uint32_t fast_recovery_point_ = 0;
+  std::optional<std::uint32_t> zwp_seq_;
+  std::optional<CaptureTime> own_syn_, peer_syn_, own_synack_, peer_synack_;
+  std::optional<CaptureTime> peer_syn_again_;  // the peer's latest SYN after our SYN-ACK (it asks for it again)
+  std::optional<std::chrono::microseconds> hs_rtt_;
+  std::optional<std::uint64_t> syn_acked_frame_;
+  bool own_sack_ok_ = false, peer_sack_ok_ = false;
+  bool handshake_seen_ = false;
+  bool syn_lost_ack_noted_ = false;
+  std::set<std::int64_t, std::less<std::int64_t>, NodePool<std::int64_t>> unsacked_;
+
+  // ACKs of new data the sender may not have received (the latest few).
+  std::array<BeforeAck, kUnheardAcksKept> before_acks_{};
+  std::uint8_t before_count_ = 0;  // valid entries, the newest at before_next_ - 1
+  std::uint8_t before_next_ = 0;
+  std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
+  std::optional<std::uint32_t> heard_una_;
+  std::uint64_t unheard_segments_ = 0;  // segments acknowledged in the capture, not at the sender
+  bool ack_unheard_ = false;  // the repeat being explained is timed from before an unheard ACK
+};
+
+}  // namespace replay::engine

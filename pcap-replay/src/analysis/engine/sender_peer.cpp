@@ -1,0 +1,260 @@
+// SenderEngine: the peer's segments (ACKs, SACK, windows) as the sender takes them in.
+#include "analysis/engine/sender_engine.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <rto/seq.hpp>
+
+#include <replay/thresholds.hpp>
+
+namespace replay::engine {
+
+using std::chrono::microseconds;
+using rto::seq_ge;
+using rto::seq_gt;
+using rto::seq_le;
+using rto::seq_lt;
+
+// ---- the peer ------------------------------------------------------------------
+
+bool SenderEngine::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {
+  if (!scoreboard_) {
+    // The first SACK block of the connection: index the segments not SACKed.
+    scoreboard_ = true;
+    for (const Tx& x : outstanding_)
+      if (!x.sacked) unsacked_.insert(unsacked_.end(), sb_key(x.seq));
+  }
+  bool found = false;
+  std::uint32_t first_seq = 0;
+  for (std::uint8_t i = 0; i < h.options.sack_count && i < h.options.sack.size(); ++i) {
+    const auto& b = h.options.sack[i];
+    if (!seq_gt(b.right, seq_.snd_una)) continue;  // D-SACK or old block
+    for (auto k = unsacked_.lower_bound(sb_key(b.left)); k != unsacked_.end();) {
+      const std::uint32_t seq = seq_.snd_una + static_cast<std::uint32_t>(*k - una64_);
+      auto it = std::partition_point(outstanding_.begin(), outstanding_.end(),
+                                     [&](const Tx& x) { return seq_lt(x.seq, seq); });
+      while (it != outstanding_.end() && it->seq == seq && it->sacked) ++it;
+      if (it == outstanding_.end() || it->seq != seq) {  // not expected: the index lost its segment
+        k = unsacked_.erase(k);
+        continue;
+      }
+      if (!seq_le(it->end, b.right)) break;
+      it->sacked = true;
+      --unsacked_count_;
+      k = unsacked_.erase(k);
+      if (!it->retransmitted && (!found || seq_lt(it->seq, first_seq))) {
+        first = it->last_time;
+        first_seq = it->seq;
+        found = true;
+      }
+    }
+  }
+  return found;
+}
+
+void SenderEngine::on_peer(const Segment& s) {
+  settle_pending_samples(s.time);
+  if (s.tcp.options.tsecr) ts_clock_.echoed(*s.tcp.options.tsecr);
+  const auto& h = s.tcp;
+  file_ = s.file_index;
+  current_frame_ = s.frame;
+  last_peer_time_ = s.time;
+  if (h.options.tsval) last_peer_tsval_ = *h.options.tsval;
+  peer_times_.push_back(PeerMark{s.time, h.options.tsval.value_or(0), h.options.tsval.has_value()});
+  if (peer_times_.size() > limits::kAckClockHistory) peer_times_.pop_front();
+  if (s.payload_len > 0) {
+    peer_data_.emplace_back(h.seq + s.payload_len, s.time);
+    if (peer_data_.size() > limits::kPeerDataHistory) {
+      peer_data_.pop_front();
+      if (peer_data_acked_ > 0) --peer_data_acked_;
+    }
+  }
+  out_.peer_seen = true;
+  burst_last_.reset();  // the burst after an expiry ends with anything from the peer
+  settle_54();
+  if (h.options.tsval) {
+    peer_timestamps_ = true;
+    out_.tsval_peer = true;
+  }
+  if (h.has(wire::kSyn)) {
+    peer_sack_ok_ = peer_sack_ok_ || h.options.sack_permitted;
+    handshake_seen_ = handshake_seen_ || (own_syn_ || own_synack_);
+    if (h.has(wire::kAck)) {
+      if (!peer_synack_) peer_synack_ = s.time;
+      handshake_seen_ = handshake_seen_ || own_syn_.has_value();
+    } else {
+      if (!own_synack_) peer_syn_ = s.time;  // the SYN our first SYN-ACK answers is the latest before it
+      else peer_syn_again_ = s.time;         // it asks for our SYN-ACK again
+    }
+  }
+  if (h.options.sack_count > 0 || h.options.sack_permitted) out_.sack = out_.sack || h.options.sack_count > 0;
+  if (handshake_ == Handshake::none || !h.has(wire::kAck) || h.has(wire::kRst)) return;
+  if (!handshake_seen_ && (handshake_ == Handshake::syn_sent || handshake_ == Handshake::syn_received) &&
+      (peer_syn_ || peer_synack_))
+    handshake_seen_ = true;
+  peer_window_ = h.window;
+  const std::uint32_t ack = h.ack;
+  const auto sack_above = [&](std::uint32_t una) {
+    for (std::uint8_t i = 0; i < h.options.sack_count && i < h.options.sack.size(); ++i)
+      if (seq_gt(h.options.sack[i].right, una)) return true;
+    return false;
+  };
+  // SND.UNA as the sender knows it (behind the capture's after an ACK it
+  // showed it did not receive).
+  const std::uint32_t una = heard_una();
+  if (sack_above(una)) sack_evidence_ = true;
+  // The peer shows a hole lost: a SACK above it or a duplicate ACK below it.
+  if (!holes_.empty() && (h.options.sack_count > 0 || (ack == una && s.payload_len == 0)))
+    for (Hole& x : holes_)
+      if (!x.evidence && seq_le(ack, x.seq)) x.evidence = s.time;
+  // The capture point is not the sender: a sample measured there misses the
+  // round trip between it and the sender.
+  const microseconds correction = sender_rtt_.value_or(microseconds{0});
+  CaptureTime first_sacked{};
+  const bool have_sacked = h.options.sack_count > 0 && apply_sack(h, first_sacked);
+  const bool sack_samples = opt_.profile->sack_rtt_samples;
+
+  if (!seq_gt(ack, una)) {
+    if (have_sacked && seq_ge(ack, una) && !across_step(first_sacked, s.time)) {
+      if (sack_samples) {
+        // Linux samples newly SACKed, never retransmitted data on any ACK
+        // (tcp_ack_update_rtt's sack_rtt) and re-arms the RTO from the
+        // head's send time (tcp_rearm_rto).
+        const microseconds r = since(s.time, first_sacked) + correction;
+        const bool taken = take_sample(r, SampleKind::seq, correction);
+        if (arm_) {
+          const CaptureTime head = outstanding_.empty() ? arm_->earliest : outstanding_.front().last_time;
+          arm(s.time, ArmCause::sack, std::nullopt, std::min(arm_->earliest, head));
+        }
+        record(s, "sack", ack, taken ? std::optional<microseconds>(r) : std::nullopt,
+               taken ? std::optional<SampleKind>(SampleKind::seq) : std::nullopt);
+      } else {
+        // RFC 6298 and 7323 take no sample from a duplicate ACK; a stack that
+        // samples SACKed data (Linux) took one here, and may re-arm.
+        sack_sample_since_expiry_ = true;
+        note_rearm(s.time);
+      }
+    }
+    // Duplicate ACK (RFC 5681 2): no data, no SYN/FIN, same ACK, data outstanding.
+    if (ack == una && s.payload_len == 0 && !h.has(wire::kSyn) && !h.has(wire::kFin) && una != seq_.snd_max) {
+      ++dupacks_;
+      record(s, "dup-ack", ack);
+    }
+    return;
+  }
+  remember_before_ack(s.frame, s.time, ack, h.options.tsval);
+  if (seq_gt(ack, seq_.snd_max)) seq_.snd_max = ack;  // the capture missed what it acknowledges
+
+  // ACK of new data: which segments does it cover? (None the capture saw
+  // acknowledged before: those the sender resent, so Karn voids the sample.)
+  bool any_retx = !seq_gt(ack, seq_.snd_una);
+  std::optional<CaptureTime> oldest;
+  // Linux tcp_clean_rtx_queue: the oldest newly acked segment not already
+  // SACKed gives the time; any retransmitted one voids the sample (Karn).
+  while (!outstanding_.empty() && seq_le(outstanding_.front().end, ack)) {
+    const Tx& x = outstanding_.front();
+    any_retx = any_retx || x.retransmitted;
+    if (!oldest && !x.sacked) oldest = x.last_time;
+    pop_outstanding();
+  }
+  if (!outstanding_.empty() && seq_lt(outstanding_.front().seq, ack)) {
+    Tx& x = outstanding_.front();
+    any_retx = any_retx || x.retransmitted;
+    if (!oldest && !x.sacked) oldest = x.last_time;
+    trim_front(ack);
+  }
+  while (!holes_.empty() && seq_le(holes_.front().end, ack)) holes_.pop_front();
+  const bool acks_syn = (handshake_ == Handshake::syn_sent || handshake_ == Handshake::syn_received) &&
+                        seq_gt(ack, seq_.isn);
+  if (seq_gt(ack, seq_.snd_una)) {
+    una64_ += rto::seq_diff(ack, seq_.snd_una);
+    seq_.snd_una = ack;
+  }
+  if (heard_una_) {
+    if (seq_ge(ack, seq_.snd_una)) heard_una_.reset();  // the sender has caught up with the capture
+    else heard_una_ = ack;
+  }
+  dupacks_ = 0;
+  sack_evidence_ = sack_above(ack);
+  if ((recovery_ == Recovery::rto && seq_ge(ack, seq_.recovery_point)) ||
+      (recovery_ == Recovery::fast && seq_ge(ack, fast_recovery_point_)) || recovery_ == Recovery::probe_out)
+    recovery_ = Recovery::open;
+  timeouts_since_ack_ = 0;
+  probe_since_ack_ = false;
+
+  // The RTT sample the sender could take (section 3; Linux tcp_clean_rtx_queue):
+  // from the oldest newly acked segment if no acked segment was retransmitted
+  // (Karn), else (Linux) from newly SACKed data, else from the timestamp echo
+  // (RFC 7323 4: one sample per TSval, from an ACK that advances SND.UNA), else none.
+  std::optional<microseconds> sample;
+  std::optional<SampleKind> kind;
+  const bool echo_across = (last_send_time_ && across_step(*last_send_time_, s.time)) ||
+                           (tsval_before_step_ && h.options.tsecr &&
+                            rto::ts_diff(*h.options.tsecr, *tsval_before_step_) <= 0);
+  if (oldest && !any_retx) {
+    if (!across_step(*oldest, s.time)) {
+      sample = since(s.time, *oldest) + correction;
+      kind = SampleKind::seq;
+    }
+  } else if (have_sacked && sack_samples) {
+    if (!across_step(first_sacked, s.time)) {
+      sample = since(s.time, first_sacked) + correction;
+      kind = SampleKind::seq;
+    }
+  } else if (h.options.tsecr && ts_clock_.seen() && !echo_across) {
+    sample = ts_clock_.echo_rtt(s.time, *h.options.tsecr);
+    if (sample) kind = SampleKind::ts_echo;
+  }
+  if (have_sacked && !sack_samples && any_retx) sack_sample_since_expiry_ = true;
+  const bool all_acked = heard_una() == seq_.snd_max;
+  // 5.2 / 5.3 before the sample settles the chain (the arm is the chain's).
+  if (all_acked) {
+    arm_.reset();  // 5.2: all outstanding data acknowledged: the timer stops
+  } else {
+    // 5.3: restart with the current RTO when the sender received the ACK:
+    // up to the capture-to-sender round trip after the capture saw it. Linux
+    // (tcp_rearm_rto, a probe or RACK timer pending) counts the deadline
+    // from the head's last transmission instead: the arm is anywhere between.
+    CaptureTime earliest = s.time;
+    if (opt_.profile->rearm_from_head && !outstanding_.empty() && outstanding_.front().last_time < s.time)
+      earliest = outstanding_.front().last_time;
+    arm(s.time + ack_delay_hi(), ArmCause::ack, std::nullopt, earliest);
+  }
+  // Karn (3) as the sender applies it: an ACK it processes after it sent
+  // the acknowledged data again gives no sample. It processes the ACK up to
+  // the capture-to-sender round trip after the capture saw it; at the
+  // sender (a round trip below kCaptureAtSender, read as 0), up to that.
+  if (sample && sample->count() >= 0 && sender_rtt_ && *kind == SampleKind::seq && !acks_syn) {
+    const microseconds until = sender_rtt_->count() > 0 ? *sender_rtt_ : limits::kCaptureAtSender;
+    PendingSample p{*sample, s.time + until, std::nullopt, ack, seq_.snd_una, seq_.snd_max, *kind,
+                    sender_rtt_->count() == 0};
+    if (keep_timeline_) p.event = out_.timeline.size();  // the "ack" recorded below
+    add_pending(p);
+  } else if (sample && sample->count() >= 0) {
+    if (!take_sample(*sample, *kind, *kind == SampleKind::seq ? correction : microseconds{0})) {
+      sample.reset();
+      kind.reset();
+    }
+  } else {
+    sample.reset();
+    kind.reset();
+    if (any_retx) {
+      ++out_.ambiguous_acks;
+      ambiguous_since_expiry_ = true;
+    }
+  }
+  if (acks_syn) {
+    // The handshake completes: the SYN timer's chain is over, and its backoff
+    // reaches the data timer only as 5.7 says.
+    handshake_ = Handshake::established;
+    syn_acked_frame_ = s.frame;
+    settle_syn_chain();
+    est_.on_handshake_complete(est_.syn_timed_out());
+    if (opt_.profile->fallback_57 == Fallback57::rfc && est_.syn_timed_out() && est_.before_57())
+      open_57_ = Open57{s.frame, s.time, *est_.before_57()};  // seen only at a data expiry before the next sample
+  }
+  record(s, "ack", ack, sample, kind);
+}
+
+}  // namespace replay::engine

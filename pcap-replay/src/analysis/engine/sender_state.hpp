@@ -1,0 +1,71 @@
+#pragma once
+// The sender's state as the engine reconstructs it from the wire, as types:
+// where its handshake stands, which recovery it is in, its sequence variables
+// and its retransmission timer's arm. Each is what the sender can have known
+// at that moment, read through the capture point's offset from it.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include <replay/interval.hpp>
+#include <replay/judgement.hpp>
+#include <replay/segment.hpp>
+
+namespace replay::engine {
+
+/// Where the sender's handshake stands (RFC 9293 3.3.2, from its side).
+enum class Handshake : std::uint8_t {
+  none,          ///< nothing sent yet
+  mid_stream,    ///< its first segment was not a SYN: the capture began after the handshake
+  syn_sent,      ///< its SYN is out and not acknowledged (a client in SYN-SENT)
+  syn_received,  ///< it answered the peer's SYN with a SYN-ACK not yet acknowledged (SYN-RECEIVED)
+  established,   ///< its SYN (or SYN-ACK) is acknowledged
+};
+/// "none", "mid-stream", "syn-sent", "syn-received", "established".
+std::string_view to_string(Handshake h);
+
+/// Which loss recovery the sender is in (Linux's congestion states, RFC 6675).
+enum class Recovery : std::uint8_t {
+  open,       ///< no loss being repaired
+  probe_out,  ///< a tail-loss probe is out and no ACK of new data came since (RFC 8985 7.3)
+  fast,       ///< fast (SACK, RACK) recovery: until SND.UNA passes the recovery point
+  rto,        ///< RTO recovery (Linux CA_Loss): after an expiry until SND.UNA passes the recovery point
+};
+/// "open", "probe-out", "fast", "rto".
+std::string_view to_string(Recovery r);
+
+/// The sequence variables (RFC 9293 3.3.1) as the capture shows them. The
+/// sender's SND.NXT after a go-back-N resend is behind SND.MAX; the model
+/// keeps SND.MAX, the highest sequence number sent plus its length.
+struct SendSequence {
+  std::uint32_t isn = 0;      ///< the initial sequence number (the SYN's, else first SEQ - 1)
+  std::uint32_t snd_una = 0;  ///< SND.UNA: the oldest unacknowledged sequence number
+  std::uint32_t snd_max = 0;  ///< SND.MAX: one past the highest sequence number sent
+  std::uint32_t recovery_point = 0;  ///< SND.MAX when the current recovery began
+};
+
+/// The retransmission timer's arm: what (re)started it and when. The time is
+/// an interval on the capture's clock of the sender's own transmissions: an
+/// arm by an ACK is read when the sender received it, up to one
+/// capture-to-sender round trip after the capture saw it; a stack may also
+/// have re-armed it at an event its profile does not (a head retransmission,
+/// a SACK sample), so the latest reading is the latest such event.
+struct TimerArm {
+  ArmCause cause = ArmCause::send;       ///< the latest reading's cause
+  CaptureTime earliest{};                ///< the earliest time it can have been armed
+  CaptureTime latest{};                  ///< the latest
+  std::optional<std::uint32_t> tsval;    ///< the sender's TSval at the arm, when its transmission armed it
+  std::uint64_t frame = 0;               ///< that transmission's frame (0: armed by the peer's segment)
+};
+
+/// `later - earlier` in microseconds (truncated).
+inline std::chrono::microseconds since(CaptureTime later, CaptureTime earlier) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(later - earlier);
+}
+
+/// The wait from `arm` to a transmission captured at `t`: [t - latest, t - earliest].
+Interval wait_since(const TimerArm& arm, CaptureTime t);
+
+}  // namespace replay::engine

@@ -1,0 +1,140 @@
+// SenderEngine: the sender's view of its peer — ACKs the capture saw and the
+// sender did not receive, and RTT samples held until it must have.
+#include "analysis/engine/sender_engine.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <rto/seq.hpp>
+
+#include <replay/thresholds.hpp>
+
+namespace replay::engine {
+
+using std::chrono::microseconds;
+using rto::seq_ge;
+using rto::seq_gt;
+using rto::seq_le;
+using rto::seq_lt;
+
+// ---- ACKs the capture saw and the sender did not receive ------------------
+
+SenderEngine::TimerState SenderEngine::timer_state() const {
+  return TimerState{arm_,      timeouts_since_ack_, dupacks_, recovery_, probe_since_ack_, sack_evidence_,
+                    seq_.recovery_point, fast_recovery_point_};
+}
+
+void SenderEngine::restore(const TimerState& t) {
+  arm_ = t.arm;
+  timeouts_since_ack_ = t.timeouts_since_ack;
+  dupacks_ = t.dupacks;
+  recovery_ = t.recovery;
+  probe_since_ack_ = t.probe_since_ack;
+  sack_evidence_ = t.sack_evidence;
+  seq_.recovery_point = t.recovery_point;
+  fast_recovery_point_ = t.fast_recovery_point;
+}
+
+void SenderEngine::remember_before_ack(std::uint64_t frame, CaptureTime t, std::uint32_t ack,
+                                       std::optional<std::uint32_t> tsval) {
+  before_acks_[before_next_] = BeforeAck{timer_state(), frame, t, heard_una(), ack, tsval, acked_segments_};
+  before_next_ = static_cast<std::uint8_t>((before_next_ + 1) % before_acks_.size());
+  if (before_count_ < before_acks_.size()) ++before_count_;
+}
+
+const SenderEngine::BeforeAck* SenderEngine::unheard_ack_for(std::uint32_t seq) const {
+  for (std::size_t i = 0; i < before_count_; ++i) {
+    const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
+    if (seq_ge(seq, b.una) && seq_lt(seq, b.ack)) return &b;
+  }
+  return nullptr;
+}
+
+void SenderEngine::heard_through(std::uint32_t tsecr) {
+  // The sender echoes the TSval of the latest segment it accepted: one
+  // newer than an ACK's was sent after it and acknowledges at least as much.
+  // An equal TSval may be an earlier segment of the same tick: no evidence.
+  std::uint8_t kept = 0;
+  for (std::size_t i = 0; i < before_count_; ++i) {
+    const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
+    if (b.tsval && rto::ts_diff(tsecr, *b.tsval) > 0) break;  // this one and all older were received
+    ++kept;
+  }
+  before_count_ = kept;
+}
+
+void SenderEngine::heard_until(CaptureTime t) {
+  std::uint8_t kept = 0;
+  for (std::size_t i = 0; i < before_count_; ++i) {
+    const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
+    if (b.time <= t) break;  // this one and all older were received
+    ++kept;
+  }
+  before_count_ = kept;
+}
+
+void SenderEngine::on_valid_sample() {
+  // A valid sample ends the backoff (the note after 5.7): the data chain is over.
+  settle_data_chain();
+  settle_57(current_frame_);
+}
+
+void SenderEngine::settle_pending_samples(CaptureTime now) {
+  while (pending_count_ > 0 && pending_[pending_first_].until <= now) {
+    const PendingSample p = pending_[pending_first_];
+    pending_first_ = static_cast<std::uint8_t>((pending_first_ + 1) % pending_.size());
+    --pending_count_;
+    take_pending(p);
+  }
+}
+
+void SenderEngine::add_pending(const PendingSample& p) {
+  if (pending_count_ == pending_.size()) {  // the oldest is taken as it is
+    const PendingSample oldest = pending_[pending_first_];
+    pending_first_ = static_cast<std::uint8_t>((pending_first_ + 1) % pending_.size());
+    --pending_count_;
+    take_pending(oldest);
+  }
+  pending_[(pending_first_ + pending_count_) % pending_.size()] = p;
+  ++pending_count_;
+}
+
+void SenderEngine::take_pending(const PendingSample& p) {
+  if (!est_.on_sample(p.r, p.r - sender_rtt_.value_or(microseconds{0}), p.snd_una, p.snd_nxt)) {
+    ++out_.samples_refused;
+    if (p.event && *p.event < out_.timeline.size()) {  // the timeline shows no sample either
+      out_.timeline[*p.event].sample.reset();
+      out_.timeline[*p.event].sample_kind.reset();
+    }
+    return;
+  }
+  if (p.kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
+  (p.kind == SampleKind::seq ? out_.rtt_karn : out_.rtt_ts_echo).add(p.r);
+  on_valid_sample();
+  if (p.at_sender && p.event) {
+    // Taken at the ACK, as it turned out: the timeline shows it from there.
+    const auto& e = est_.estimator();
+    unsigned backoff = 0;
+    for (const ObservedExpiry& x : data_chain_) backoff += x.maybe_probe ? 0 : 1;
+    for (std::size_t i = *p.event; i < out_.timeline.size(); ++i) {
+      out_.timeline[i].srtt = e.srtt();
+      out_.timeline[i].rttvar = e.rttvar();
+      out_.timeline[i].rto = current_rto();
+      out_.timeline[i].backoff = backoff;
+    }
+  }
+}
+
+bool SenderEngine::take_sample(microseconds r, SampleKind kind, microseconds corr) {
+  settle_pending_samples(CaptureTime::max());  // the samples in the order the sender took them
+  if (!est_.on_sample(r, r - corr, seq_.snd_una, seq_.snd_max)) {
+    ++out_.samples_refused;
+    return false;
+  }
+  if (kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
+  (kind == SampleKind::seq ? out_.rtt_karn : out_.rtt_ts_echo).add(r);
+  on_valid_sample();
+  return true;
+}
+
+}  // namespace replay::engine

@@ -1,0 +1,395 @@
+#!/usr/bin/env bash
+# Mutation runner for pcap-replay's verdict path: change one constant or one
+# rule at a time, rebuild, run the tests; some test must fail. A mutation no
+# test notices (SURVIVED) is a constant or rule the tests do not pin: add a
+# test at its boundary, or show it cannot change a verdict.
+#
+# Long (about a minute or two per mutation on 2 cores): NOT part of
+# `make test`. Run it after changing the analysis or its tests:
+#
+#   bash tests/mutate.sh              every mutation in the table below
+#   bash tests/mutate.sh burst        only those whose id or description matches
+#                                     the extended regular expression "burst"
+#   bash tests/mutate.sh --list       print the table (id: description) and exit
+#   bash tests/mutate.sh --keep ...   keep the scratch tree and the logs
+#   JOBS=2 bash tests/mutate.sh       make -j2 (default 1: the machine is shared)
+#   NO_E2E=1 bash tests/mutate.sh     skip tests/e2e/lab_labels.sh (faster, weaker)
+#
+# How: the working tree's files (tracked and untracked, not ignored) are
+# copied to a scratch directory (mktemp -d), with the caller's build/obj,
+# build/lib and build/bin when present (mtimes kept, so only what is stale
+# is rebuilt); the caller's tree and build are never written. The unmutated
+# tree is built and must pass first. Then for each mutation: the edit is
+# applied, `make -j$JOBS build/bin/test-pcap-replay build/bin/pcap-replay`
+# rebuilds, build/bin/test-pcap-replay runs (the verdict path's hand-made
+# and white-box test files first, then the rest; stopping at the first
+# failure),
+# then, if it passed, `bash tests/e2e/lab_labels.sh` (the kernel's own labels
+# of the capture lab). KILLED names the first failing test case; SURVIVED
+# means everything passed. Afterwards the source and the objects it rebuilt
+# are put back with their old mtimes, so the next mutation rebuilds only its
+# own dependents. The shared traces are read from $RTO_SHARED_DIR, default
+# the caller's ../shared.
+#
+# The table is stale when an edit's text is not found exactly once in its
+# file, or the mutated tree does not compile: both are errors (exit 2), never
+# a pass. Exit status: 0 all killed, 1 some survived, 2 error.
+#
+# Table format, one edit per line (blank lines and lines starting with # are
+# comments):   id ;; file ;; exact text ;; replacement ;; description
+# Lines with the same id are edits of one mutation, applied together (the
+# description is taken from the first). "\n" in the text stands for a
+# newline (to make a match unique across lines).
+#
+# Constants of pcap-replay/include/replay/thresholds.hpp are changed where
+# the analysis reads them (options.hpp includes thresholds.hpp, so a change
+# of the definition rebuilds nearly every object; the verdicts see the same
+# value either way). Constants of thresholds.hpp left out, and why:
+#   - reader limits (kMaxCaplen, kMaxBlockBytes, kResync*, kMaxClockSteps*,
+#     kClockReorderMax, kClockReturnSlack, kMaxTunnelLayers): how a file is
+#     read, not how a timer is judged; tests/pcap-replay/reader_*_test.cpp
+#     hold them at their boundaries.
+#   - pictures, resources, status line (kPlot*, kHtml*, kDefaultMax*,
+#     kTsSendTimesKept, kMaxDiagnostics, kStatusLineInterval, kProgress*,
+#     kLivePollWait): not on the verdict path.
+#   - kUnheardKept: when a sender model is created, never what it concludes
+#     (its comment; a model replays the segments it missed).
+#   - kDoublingFloorNum/Den: read only by describe_thresholds(), whose line in
+#     every report says "a doubling is never accepted below 5/4 x the
+#     previous wait"; no verdict applies it (under rfc6298 an inferred slop
+#     of 200 ms accepts 250, 300, 400 ms: 1.2 x). Mutating it changes text only.
+#   - kLateFactorNum/Den, kRfcMinMaxRto: the analysis uses
+#     engine/judge_limits.hpp's kLateFactor and kRfcMinMaxRto (mutated below).
+#   - kProbeWasRtoNum/Den, kWheelLateNum/Den, kAdditiveAgreement: not read
+#     anywhere (the chain judge weighs probe readings by fit, lateness.cpp
+#     has the wheel's own constants).
+# Left out of stack_profile.cpp, as no test can tell (equivalent mutations):
+#   - the Linux rto_min setting's upper end (Tunable::hi, the default 200 ms)
+#     is read nowhere: estimator_readings.cpp takes the least setting as the
+#     floorless reading's floor, no report prints hi.
+#   - its least value (1 us): the floorless RTO it floors is below 5 ms only
+#     for RTTs below about 1 ms, and no wait under kMinTimerWait (5 ms) is a
+#     timer event; only the INFO note's value could move, never a verdict.
+#   - Linux's FloorMode and Fallback57: for the linux estimator variant the
+#     floor and 5.7 come from rto::Config::linux_default() (floor on the
+#     variance term, 3 s only without a handshake sample); FloorMode is read
+#     only with the rfc6298 variant, and the 5.7 note needs a 3 s fallback
+#     after a sample, which the linux variant never makes.
+set -u
+
+usage() { sed -n '2,/^set -u/p' "$0" | sed -e 's/^# \{0,1\}//' -e '/^set -u/d'; }
+
+PATTERN=
+KEEP=0
+LIST=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    -l|--list) LIST=1 ;;
+    -k|--keep) KEEP=1 ;;
+    -*) echo "mutate.sh: unknown option $1" >&2; exit 2 ;;
+    *) PATTERN=$1 ;;
+  esac
+  shift
+done
+
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+JOBS=${JOBS:-1}
+SHARED=${RTO_SHARED_DIR:-$HERE/../shared}
+TABLE=$(mktemp "${TMPDIR:-/tmp}/rto-mutations.XXXXXX")
+trap 'rm -f "$TABLE"' EXIT
+
+cat >"$TABLE" <<'EOF'
+# ---- thresholds.hpp, where the analysis reads them ------------------------
+min-wait-ack-clock ;; pcap-replay/src/analysis/engine/causes.cpp ;; o.since_peer < limits::kMinTimerWait)) ;; o.since_peer < microseconds{3'000})) ;; kMinTimerWait 5 ms -> 3 ms: a repeat that soon after a peer segment is the ACK clock's
+min-wait-since-arm ;; pcap-replay/src/analysis/engine/causes.cpp ;; if (o.since_arm < limits::kMinTimerWait) ;; if (o.since_arm < microseconds{3'000}) ;; kMinTimerWait 5 ms -> 3 ms: sooner after the arm than any timer
+min-wait-back-to-back ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; since(s.time, *prev_send) < limits::kMinTimerWait ;; since(s.time, *prev_send) < microseconds{3'000} ;; kMinTimerWait 5 ms -> 3 ms: back to back with the previous segment
+min-wait-burst-floor ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; limits::kBurstFractionDen, limits::kMinTimerWait); ;; limits::kBurstFractionDen, microseconds{20'000}); ;; kMinTimerWait 5 ms -> 20 ms as the go-back-N burst's least gap
+ack-clock-min ;; pcap-replay/src/analysis/engine/sender_capture_point.cpp ;; const microseconds hi = ack_delay_hi() + limits::kAckClockMin; ;; const microseconds hi = ack_delay_hi() + microseconds{1'000}; ;; kAckClockMin 2 ms -> 1 ms: a response to the peer
+ack-clock-min-synack ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; <= ack_delay_hi() + limits::kAckClockMin; ;; <= ack_delay_hi() + microseconds{1'000}; ;; kAckClockMin 2 ms -> 1 ms: a SYN-ACK answering the peer's SYN again
+ack-clock-band-hi ;; pcap-replay/src/analysis/engine/sender_capture_point.cpp ;; return d + d * limits::kAckClockBandNum / limits::kAckClockBandDen; ;; return d + d * limits::kAckClockBandNum / 4; ;; kAckClockBand 1/2 -> 1/4 above the capture-to-sender round trip
+ack-clock-band-lo ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; return d - d * limits::kAckClockBandNum / limits::kAckClockBandDen; ;; return d - d * limits::kAckClockBandNum / 4; ;; kAckClockBand 1/2 -> 1/4 below it (the response floor of a filled hole)
+ack-clock-history ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (peer_times_.size() > limits::kAckClockHistory) ;; if (peer_times_.size() > 4) ;; kAckClockHistory 32 -> 4 peer segments a response may answer
+response-train ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; since(s.time, *last_send_time_) <= limits::kResponseTrain ;; since(s.time, *last_send_time_) <= microseconds{0} ;; kResponseTrain 200 us -> 0: one ACK releasing several segments
+capture-at-sender ;; pcap-replay/src/analysis/engine/sender_capture_point.cpp ;; *sender_rtt_ <= limits::kCaptureAtSender) ;; *sender_rtt_ <= microseconds{500}) ;; kCaptureAtSender 1 ms -> 0.5 ms
+burst-fraction ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; last_wait * limits::kBurstFractionNum / limits::kBurstFractionDen ;; last_wait * limits::kBurstFractionNum / 8 ;; kBurstFraction 1/2 -> 1/8 of the expiry's wait
+rack-window-floor ;; pcap-replay/src/analysis/engine/causes.cpp ;; std::max(*o.srtt, limits::kRackWindowFloor) ;; std::max(*o.srtt, microseconds{5'000}) ;; kRackWindowFloor 10 ms -> 5 ms
+old-tsval-ticks-up ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; >= static_cast<std::int32_t>(limits::kOldTsvalTicks)) ;; >= 3) ;; kOldTsvalTicks 2 -> 3
+old-tsval-ticks-down ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; >= static_cast<std::int32_t>(limits::kOldTsvalTicks)) ;; >= 1) ;; kOldTsvalTicks 2 -> 1
+reorder-window-floor ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; std::max(limits::kReorderWindowFloor, ;; std::max(microseconds{1'000}, ;; kReorderWindowFloor 3 ms -> 1 ms
+same-id-window ;; pcap-replay/src/analysis/capture_copy.cpp ;; return apart <= limits::kSameIdWindow; ;; return apart <= std::chrono::microseconds{50'000}; ;; kSameIdWindow 100 ms -> 50 ms: one datagram captured twice
+no-id-window ;; pcap-replay/src/analysis/capture_copy.cpp ;; : limits::kNoIdWindow); ;; : std::chrono::microseconds{100}); ;; kNoIdWindow 200 us -> 100 us
+rfc-min-rto-inferred ;; pcap-replay/src/analysis/inference.cpp ;; judged.tolerance(limits::kRfcMinRto) >= limits::kRfcMinRto ;; judged.tolerance(microseconds{500'000}) >= microseconds{500'000} ;; kRfcMinRto 1 s -> 0.5 s: the floor read as on the sum
+doubling-expected ;; pcap-replay/src/analysis/inference.cpp ;; w[i] * limits::kDoublingExpectedDen >= w[i - 1] * limits::kDoublingExpectedNum ;; w[i] * 4 >= w[i - 1] * 5 ;; kDoublingExpected 3/2 -> 5/4: a chain that grew
+same-wait-percent ;; pcap-replay/src/analysis/inference.cpp ;; std::max(a, b) * limits::kSameWaitPercent ;; std::max(a, b) * 5 ;; kSameWaitPercent 10 -> 5
+same-wait-ticks ;; pcap-replay/src/analysis/inference.cpp ;; + limits::kSameWaitTicks * 100; ;; + microseconds{2'000} * 100; ;; kSameWaitTicks 4 ms -> 2 ms
+ts-clock-min-span ;; pcap-replay/src/analysis/rtt_sampling.cpp ;; if (span >= limits::kTsClockMinSpan.count() ;; if (span >= 100'000 ;; kTsClockMinSpan 200 ms -> 100 ms
+ts-clock-min-span ;; pcap-replay/src/analysis/rtt_sampling.cpp ;; if (hspan >= limits::kTsClockMinSpan.count() ;; if (hspan >= 100'000 ;;
+ts-clock-min-span ;; pcap-replay/src/analysis/rtt_sampling.cpp ;; if (span_us < limits::kTsClockMinSpan.count() ;; if (span_us < 100'000 ;;
+ts-rate-tolerance ;; pcap-replay/src/analysis/rtt_sampling.cpp ;; hz * limits::kTsRateTolerancePercent / 100.0 ;; hz * 2 / 100.0 ;; kTsRateTolerancePercent 5 -> 2
+clock-disagree-ticks ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; limits::kClockDisagreeTicks * 1e6 / *rate ;; 1 * 1e6 / *rate ;; kClockDisagreeTicks 2 -> 1
+flush-silence ;; pcap-replay/src/analysis/host_activity.cpp ;; t - *last_ >= limits::kFlushSilence ;; t - *last_ >= std::chrono::microseconds{250'000} ;; kFlushSilence 500 ms -> 250 ms
+flush-window ;; pcap-replay/src/analysis/host_activity.cpp ;; t - *burst_start_ > limits::kFlushWindow ;; t - *burst_start_ > std::chrono::microseconds{2'000} ;; kFlushWindow 5 ms -> 2 ms
+flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; return held && *held >= limits::kFlushHeld; ;; return held && *held >= microseconds{50'000}; ;; kFlushHeld 100 ms -> 50 ms
+flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; (held && *held >= limits::kFlushHeld) || late_ack ;; (held && *held >= microseconds{50'000}) || late_ack ;;
+delayed-ack-max ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; since(s.time, t) > limits::kDelayedAckMax ;; since(s.time, t) > microseconds{200'000} ;; kDelayedAckMax 500 ms -> 200 ms
+peer-data-history ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (peer_data_.size() > limits::kPeerDataHistory) ;; if (peer_data_.size() > 8) ;; kPeerDataHistory 64 -> 8
+
+# ---- engine/judge_limits.hpp ----------------------------------------------
+inferred-additive-waits ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kInferredAdditiveWaits = 3; ;; kInferredAdditiveWaits = 2; ;; kInferredAdditiveWaits 3 -> 2
+max-inferred-slop ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kMaxInferredSlop{200'000}; ;; kMaxInferredSlop{150'000}; ;; kMaxInferredSlop 200 ms -> 150 ms
+cap-established-waits ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kCapEstablishedWaits = 2; ;; kCapEstablishedWaits = 3; ;; kCapEstablishedWaits 2 -> 3
+rfc-min-max-rto ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kRfcMinMaxRto{60'000'000}; ;; kRfcMinMaxRto{30'000'000}; ;; kRfcMinMaxRto 60 s -> 30 s (2.5)
+late-factor ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kLateFactor{3, 2}; ;; kLateFactor{2, 1}; ;; kLateFactor 3/2 -> 2
+max-probe-readings ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kMaxProbeReadings = 3; ;; kMaxProbeReadings = 1; ;; kMaxProbeReadings 3 -> 1
+
+# ---- engine/lateness.cpp --------------------------------------------------
+wheel-bucket ;; pcap-replay/src/analysis/engine/lateness.cpp ;; kWheelBucket{8, 63}; ;; kWheelBucket{1, 16}; ;; Linux wheel lateness 8/63 -> 1/16
+wheel-jiffies ;; pcap-replay/src/analysis/engine/lateness.cpp ;; kWheelJiffies = 2; ;; kWheelJiffies = 1; ;; Linux wheel: 2 jiffies -> 1
+slop-timer-jitter ;; pcap-replay/src/analysis/engine/lateness.cpp ;; kSlopTimerJitter{1, 32}; ;; kSlopTimerJitter{1, 64}; ;; slop stacks' timer jitter 1/32 -> 1/64
+
+# ---- stack_profile.cpp ------------------------------------------------------
+linux-initial-rto ;; pcap-replay/src/analysis/stack_profile.cpp ;; linux_default(), microseconds{1'000'000}, ;; linux_default(), microseconds{3'000'000}, ;; Linux initial RTO 1 s -> 3 s
+linux-rto-min ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{200}), microseconds{120'000'000}, 4, ;; us(milliseconds{150}), microseconds{120'000'000}, 4, ;; Linux rto_min 200 ms -> 150 ms
+linux-rto-max ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{200}), microseconds{120'000'000}, 4, ;; us(milliseconds{200}), microseconds{64'000'000}, 4, ;; Linux TCP_RTO_MAX 120 s -> 64 s
+linux-syn-linear ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{200}), microseconds{120'000'000}, 4, ;; us(milliseconds{200}), microseconds{120'000'000}, 3, ;; Linux tcp_syn_linear_timeouts 4 -> 3
+linux-tick ;; pcap-replay/src/analysis/stack_profile.cpp ;;             microseconds{4'000}), ;;             microseconds{1'000}), ;; Linux jiffy 4 ms -> 1 ms
+linux-pto-single ;; pcap-replay/src/analysis/stack_profile.cpp ;; ProbeRule{true, microseconds{200'000}, microseconds{2'000}, true} ;; ProbeRule{true, microseconds{100'000}, microseconds{2'000}, true} ;; Linux PTO single-segment allowance 200 ms -> 100 ms
+linux-pto-allowance ;; pcap-replay/src/analysis/stack_profile.cpp ;; ProbeRule{true, microseconds{200'000}, microseconds{2'000}, true} ;; ProbeRule{true, microseconds{200'000}, microseconds{4'000}, true} ;; Linux PTO allowance 2 ms -> 4 ms
+linux-pto-exact ;; pcap-replay/src/analysis/stack_profile.cpp ;; ProbeRule{true, microseconds{200'000}, microseconds{2'000}, true} ;; ProbeRule{true, microseconds{200'000}, microseconds{2'000}, false} ;; Linux PTO known exactly -> as RFC 8985
+linux-cap-known ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{2'000}, true}, true, true, true, ;; microseconds{2'000}, true}, false, true, true, ;; Linux cap known -> not known
+linux-sack-rtt ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{2'000}, true}, true, true, true, ;; microseconds{2'000}, true}, true, false, true, ;; Linux samples SACKed data -> does not
+linux-rearm-head ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{2'000}, true}, true, true, true, ;; microseconds{2'000}, true}, true, true, false, ;; Linux re-arms from the head -> does not
+linux-max-tunable-lo ;; pcap-replay/src/analysis/stack_profile.cpp ;; tcp_rto_max_ms", microseconds{1'000'000}, ;; tcp_rto_max_ms", microseconds{2'000'000}, ;; Linux tcp_rto_max_ms least 1 s -> 2 s
+linux-max-tunable-hi ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{1'000'000}, microseconds{120'000'000}, 0}, ;; microseconds{1'000'000}, microseconds{60'000'000}, 0}, ;; Linux tcp_rto_max_ms most 120 s -> 60 s
+linux-thin-linear ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{0}, microseconds{0}, 6}, ;; microseconds{0}, microseconds{0}, 4}, ;; Linux thin-stream linear timeouts 6 -> 4
+linux-syn-linear-max ;; pcap-replay/src/analysis/stack_profile.cpp ;; microseconds{0}, microseconds{0}, 16}, ;; microseconds{0}, microseconds{0}, 8}, ;; Linux tcp_syn_linear_timeouts most 16 -> 8
+rfc-pto-allowance ;; pcap-replay/src/analysis/stack_profile.cpp ;; ProbeRule{true, microseconds{200'000}, microseconds{8'000}} ;; ProbeRule{true, microseconds{200'000}, microseconds{2'000}} ;; RFC 8985 PTO allowance (rfc6298 profile) 8 ms -> 2 ms
+rfc-pto-single ;; pcap-replay/src/analysis/stack_profile.cpp ;; ProbeRule{true, microseconds{200'000}, microseconds{8'000}} ;; ProbeRule{true, microseconds{100'000}, microseconds{8'000}} ;; RFC 8985 single-segment allowance 200 ms -> 100 ms
+rfc-lateness ;; pcap-replay/src/analysis/stack_profile.cpp ;; Fallback57::rfc, Lateness::inferred, ;; Fallback57::rfc, Lateness::proportional, ;; rfc6298 profile: lateness inferred -> proportional only
+freebsd-rto-min ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{30}), microseconds{64'000'000}, 4, ;; us(milliseconds{60}), microseconds{64'000'000}, 4, ;; FreeBSD tcp_rexmit_min 30 ms -> 60 ms
+freebsd-rto-max ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{30}), microseconds{64'000'000}, 4, ;; us(milliseconds{30}), microseconds{60'000'000}, 4, ;; FreeBSD TCPTV_REXMTMAX 64 s -> 60 s
+freebsd-syn-linear ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{30}), microseconds{64'000'000}, 4, ;; us(milliseconds{30}), microseconds{64'000'000}, 3, ;; FreeBSD SYN schedule 1,1,1,1,1,2,4 -> 1,1,1,1,2,4
+freebsd-slop ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{200}),\n       ProbeRule{true, microseconds{200'000}, microseconds{10'000}}, true, false, false,\n       "2.4 (30 ms ;; us(milliseconds{100}),\n       ProbeRule{true, microseconds{200'000}, microseconds{10'000}}, true, false, false,\n       "2.4 (30 ms ;; FreeBSD tcp_rexmit_slop 200 ms -> 100 ms
+macos-rto-min ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{10}), microseconds{64'000'000}, 4, ;; us(milliseconds{30}), microseconds{64'000'000}, 4, ;; macOS TCPTV_MIN 10 ms -> 30 ms
+macos-rto-max ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{10}), microseconds{64'000'000}, 4, ;; us(milliseconds{10}), microseconds{60'000'000}, 4, ;; macOS TCPTV_REXMTMAX 64 s -> 60 s
+macos-syn-linear ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{10}), microseconds{64'000'000}, 4, ;; us(milliseconds{10}), microseconds{64'000'000}, 5, ;; macOS SYN schedule 1,1,1,1,1,2,4 -> 1,1,1,1,1,1,2
+macos-slop ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{200}),\n       ProbeRule{true, microseconds{200'000}, microseconds{10'000}}, true, false, false,\n       "2.4 (floor far ;; us(milliseconds{100}),\n       ProbeRule{true, microseconds{200'000}, microseconds{10'000}}, true, false, false,\n       "2.4 (floor far ;; macOS TCPTV_REXMTSLOP 200 ms -> 100 ms
+windows-rto-min ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{300}), microseconds{60'000'000}, 0, ;; us(milliseconds{200}), microseconds{60'000'000}, 0, ;; Windows MinRto 300 ms -> 200 ms
+windows-rto-max ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{300}), microseconds{60'000'000}, 0, ;; us(milliseconds{300}), microseconds{120'000'000}, 0, ;; Windows cap 60 s -> 120 s
+windows-syn-linear ;; pcap-replay/src/analysis/stack_profile.cpp ;; us(milliseconds{300}), microseconds{60'000'000}, 0, ;; us(milliseconds{300}), microseconds{60'000'000}, 1, ;; Windows SYN doubling -> one linear expiry
+windows-initial-tunable ;; pcap-replay/src/analysis/stack_profile.cpp ;;      microseconds{3'000'000}, 0}, ;;      microseconds{2'000'000}, 0}, ;; Windows InitialRto setting 3 s -> 2 s
+
+# ---- rules: causes.cpp --------------------------------------------------------
+rule-already-acked ;; pcap-replay/src/analysis/engine/causes.cpp ;; if (o.already_acked) return ;; if (false && o.already_acked) return ;; delete: a repeat the capture shows acknowledged is spurious
+rule-old-tsval-syn ;; pcap-replay/src/analysis/engine/causes.cpp ;; if (o.old_tsval && !o.syn) return ;; if (o.old_tsval) return ;; a SYN with an old TSval read as a network copy too
+rule-syn-copy ;; pcap-replay/src/analysis/engine/causes.cpp ;; if (o.back_to_back) return {SendKind::out_of_order, Cause::network_copy}; ;; ;; delete: a SYN back to back with the previous one is a copy
+rule-syn-reply-state ;; pcap-replay/src/analysis/engine/causes.cpp ;; o.handshake == Handshake::syn_received && o.answers_dup_syn ;; o.answers_dup_syn ;; a SYN reply outside SYN-RECEIVED
+rule-burst-once ;; pcap-replay/src/analysis/engine/causes.cpp ;; if (o.in_rto_burst && !o.resent_in_burst) ;; if (o.in_rto_burst) ;; delete: a burst never resends a segment it already resent
+rule-ack-clock-at-sender ;; pcap-replay/src/analysis/engine/causes.cpp ;; (o.sender_rtt.count() == 0 && o.since_peer ;; (o.since_peer ;; the "soon after a peer segment" rule also away from the sender
+rule-rack-first-only ;; pcap-replay/src/analysis/engine/causes.cpp ;; o.srtt && o.timeouts_in_chain == 0 && ;; o.srtt && ;; RACK also after an expiry of the chain
+rule-recovery-not-head ;; pcap-replay/src/analysis/engine/causes.cpp ;; o.timeouts_in_chain == 0 && !o.is_head) ;; o.timeouts_in_chain == 0) ;; RTO recovery also resends the head without a timer
+rule-probe-highest ;; pcap-replay/src/analysis/engine/causes.cpp ;; o.is_highest && !o.is_head && o.timeouts_in_chain == 0 && !o.probe_since_ack) ;; o.is_highest && !o.is_head && o.timeouts_in_chain == 0) ;; a second probe since the ACK
+rule-probe-loss-evidence ;; pcap-replay/src/analysis/engine/causes.cpp ;;       o.loss_evidence || o.recovery != Recovery::open ;;       o.recovery != Recovery::open ;; a probe despite dup ACKs / SACK holes
+rule-probe-rearm-new-data ;; pcap-replay/src/analysis/engine/causes.cpp ;; p.probe.exact ? std::min(o.since_arm, o.since_new_data) : o.since_arm; ;; o.since_arm; ;; the probe timer not re-armed by new data
+rule-probe-maybe-rto ;; pcap-replay/src/analysis/engine/causes.cpp ;; return {SendKind::tlp, Cause::probe_timer, o.is_head}; ;; return {SendKind::tlp, Cause::probe_timer, false}; ;; a lone-segment probe never read as the RTO's expiry
+
+# ---- rules: chain_judge.cpp -----------------------------------------------------
+rule-rto-min-setting ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; if (w.hi < rec.accepted.lo && lower_min && x.floorless ;; if (false && w.hi < rec.accepted.lo && lower_min && x.floorless ;; delete: an early first expiry a lower rto_min explains is a setting (INFO)
+rule-initial-rto-rule ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; else if (x.basis == Basis::initial_rto) rule = RuleId::rfc6298_2_1; ;; ;; delete: an early expiry of the initial RTO breaks 2.1
+rule-floor-rule ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; else if (x.floorless && w.hi >= window(*x.floorless).lo) rule = RuleId::rfc6298_2_4; ;; ;; delete: an early expiry above the floorless RTO breaks 2.4 (SHOULD), not 5.3
+rule-first-straddle ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; w.intersects(*rec.alternative) && w.lo < rec.accepted.lo) ;; w.intersects(*rec.alternative)) ;; a first wait inside both readings' windows: cannot tell only when it reaches below the RTO's
+rule-karn-sack ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; (karn && e.after_sack_sample) || e.ack_unheard ;; e.ack_unheard ;; Karn backoff after a SACK sample: broken instead of cannot tell
+rule-karn ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; const bool karn = e.after_ambiguous_ack; ;; const bool karn = false; ;; an early expiry after an ambiguous ACK is 5.5, not Karn (3)
+rule-capped-no-doubling ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; if (d > d_prev && !capped) ;; if (d > d_prev && (true || !capped)) ;; a chain at its cap still straddles the undoubled RTO
+rule-setting-refuted ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; if (j + 1 < chain_.size() && !model_fitting(run_start_, j + 1, alt)) continue; ;; ;; delete: a setting the next expiry refutes
+rule-cap-unstated ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; stated ? std::size_t{0} : std::size_t{2} ;; stated ? std::size_t{0} : std::size_t{1} ;; an unstated cap read after one doubling instead of two
+rule-least-rto-slack ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; base.lo - slack.ceil_of(base.lo) - opt_.granularity ;; base.lo - slack.ceil_of(microseconds{0}) - opt_.granularity ;; the least RTO without the estimator's slack
+rule-probe-tie ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; std::pair(outcomes[mask].broken, outcomes[mask].off) < std::pair( ;; std::pair(outcomes[mask].broken, outcomes[mask].off) <= std::pair( ;; on a tie a probe reads as an expiry
+
+# ---- rules: sender_*.cpp -----------------------------------------------------
+rule-hole-sent-before ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; return sent_before || (!sent_after && recent); ;; return (false && sent_before) || (!sent_after && recent); ;; fill_hole: an older TSval no longer proves a reordered first send
+rule-hole-sent-after ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; return sent_before || (!sent_after && recent); ;; return sent_before || ((true || !sent_after) && recent); ;; fill_hole: a newer TSval/TSecr no longer proves a retransmission
+rule-hole-tsecr ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; older(it->tsval, opts.tsval) || older(it->tsecr, opts.tsecr); ;; older(it->tsval, opts.tsval); ;; fill_hole: a newer TSecr no longer proves it
+rule-heard-through-strict ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; rto::ts_diff(tsecr, *b.tsval) > 0) break; ;; rto::ts_diff(tsecr, *b.tsval) >= 0) break; ;; heard_through: an equal TSecr taken as proof the ACK was received
+rule-heard-until ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; if (b.time <= t) break; ;; if (b.time < t) break; ;; heard_until: the ACK answered itself is not counted heard
+rule-karn-pending ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; return !(s.time < p.until && seq_lt(s.tcp.seq, p.ack)); }); ;; return true || !(s.time < p.until && seq_lt(s.tcp.seq, p.ack)); }); ;; delete: Karn voids a sample of an ACK the sender processed after a retransmission of what it acknowledges
+rule-all-acked-stops ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; arm_.reset();  // 5.2 ;; (void)0;  // 5.2 ;; delete 5.2: the timer stops when all is acknowledged
+rule-rearm-from-head-ack ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (opt_.profile->rearm_from_head && !outstanding_.empty() && outstanding_.front().last_time < s.time) ;; if (false) ;; the ACK's arm never from the head's send time (tcp_rearm_rto)
+rule-back-to-back-peer ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; prev_send && !peer_since_prev && since ;; prev_send && (true || !peer_since_prev) && since ;; back to back despite a peer segment between
+rule-burst-tsval ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; if (o.in_rto_burst && tsval && burst_tsval_) ;; if (false && o.in_rto_burst && tsval && burst_tsval_) ;; delete: a burst member's TSval a burst gap later is a further expiry
+rule-thin-stream ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; x.thin = in_flight() < 4; ;; x.thin = in_flight() <= 4; ;; thin stream: fewer than 4 in flight -> at most 4
+rule-unheard-fast ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; e2.kind == SendKind::tlp || e2.kind == SendKind::fast || ;; e2.kind == SendKind::tlp || ;; an unheard ACK's fast retransmit stays spurious
+EOF
+
+# ---- the table ------------------------------------------------------------------
+# table list: "id<TAB>description<TAB>files" per mutation, in table order.
+# table check ROOT ID...: every edit's text is found exactly once under ROOT.
+# table apply ROOT ID...: the same, then the edits are made.
+table() {
+  python3 -B - "$TABLE" "$@" <<'PY'
+import re, sys
+table, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+order, desc, edits = [], {}, {}
+for n, line in enumerate(open(table, encoding="utf-8"), 1):
+    if not line.strip() or line.lstrip().startswith("#"):
+        continue
+    f = [x.strip() for x in re.split(r"(?<=\s);;(?=\s|$)", line.rstrip("\n"))]
+    if len(f) != 5 or not f[0] or not f[1] or not f[2]:
+        print(f"mutation table line {n}: want 'id ;; file ;; text ;; replacement ;; description'", file=sys.stderr)
+        sys.exit(2)
+    mid, path, old, new, d = f
+    if mid not in edits:
+        order.append(mid); desc[mid] = d; edits[mid] = []
+    edits[mid].append((path, old.replace("\\n", "\n"), new.replace("\\n", "\n")))
+if mode == "list":
+    for mid in order:
+        files = []
+        for path, _, _ in edits[mid]:
+            if path not in files: files.append(path)
+        print(f"{mid}\t{desc[mid]}\t{' '.join(files)}")
+    sys.exit(0)
+root, bad = args[0], 0
+for mid in args[1:]:
+    if mid not in edits:
+        print(f"{mid}: no such mutation", file=sys.stderr); bad = 1; continue
+    texts = {}
+    for path, old, new in edits[mid]:
+        try:
+            text = texts[path] if path in texts else open(f"{root}/{path}", encoding="utf-8").read()
+        except OSError as e:
+            print(f"{mid}: {path}: {e.strerror}", file=sys.stderr); bad = 1; continue
+        k = text.count(old)
+        if k != 1:
+            print(f"{mid}: {path}: the text to replace is found {k} times, not once: {old!r}", file=sys.stderr)
+            bad = 1; continue
+        texts[path] = text.replace(old, new)
+    if mode == "apply" and not bad:
+        for path, text in texts.items():
+            with open(f"{root}/{path}", "w", encoding="utf-8") as out:
+                out.write(text)
+sys.exit(2 if bad else 0)
+PY
+}
+
+command -v python3 >/dev/null || { echo "mutate.sh: needs python3" >&2; exit 2; }
+ALL=$(table list) || exit 2
+if [ -n "$PATTERN" ]; then
+  SELECTED=$(printf '%s\n' "$ALL" | awk -F'\t' -v p="$PATTERN" '$1 ~ p || $2 ~ p')
+else
+  SELECTED=$ALL
+fi
+if [ "$LIST" = 1 ]; then
+  printf '%s\n' "$SELECTED" | awk -F'\t' 'NF { printf "%-28s %s\n", $1, $2 }'
+  exit 0
+fi
+[ -n "$SELECTED" ] || { echo "mutate.sh: no mutation matches '$PATTERN'" >&2; exit 2; }
+IDS=$(printf '%s\n' "$SELECTED" | cut -f1)
+TOTAL=$(printf '%s\n' "$IDS" | wc -l)
+
+# Every selected edit must match the caller's tree before anything is built.
+# shellcheck disable=SC2086
+table check "$HERE" $IDS || { echo "mutate.sh: the table is stale (above)" >&2; exit 2; }
+
+# ---- the scratch tree ------------------------------------------------------------
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/rto-mutate.XXXXXX")
+cleanup() {
+  rm -f "$TABLE"
+  if [ "$KEEP" = 1 ]; then echo "scratch tree and logs kept: $SCRATCH"; else rm -rf "$SCRATCH"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+TREE=$SCRATCH/tree
+LOGS=$SCRATCH/logs
+SAVED=$SCRATCH/saved
+mkdir -p "$TREE" "$LOGS"
+(cd "$HERE" && git ls-files -z -co --exclude-standard) |
+  (cd "$HERE" && xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh) |
+  tar -C "$HERE" --null -T - -cf - | tar -C "$TREE" -xf - || { echo "mutate.sh: cannot copy the tree" >&2; exit 2; }
+for d in obj lib bin; do
+  [ -d "$HERE/build/$d" ] && { mkdir -p "$TREE/build"; cp -a "$HERE/build/$d" "$TREE/build/$d"; }
+done
+TARGETS="build/bin/test-pcap-replay build/bin/pcap-replay"
+FAST='*engine_*,*thresholds_test*,*stack_profiles_test*,*inference_*,*sender_view_test*,*rules_handmade_test*,*analysis_backoff_burst_test*,*setting_min_rto_test*'
+
+export RTO_SHARED_DIR=$SHARED
+
+build() { (cd "$TREE" && make --no-print-directory -j"$JOBS" $TARGETS) >"$1" 2>&1; }
+
+# Runs the tests in the tree; prints "" when all passed, else what failed first.
+run_tests() {  # run_tests LOG
+  local log=$1 rc
+  # The hand-made and white-box tests of the verdict path first (seconds),
+  # then the rest (captures, tshark): a killed mutation stops early.
+  (cd "$TREE" && timeout "$TEST_TIMEOUT" build/bin/test-pcap-replay --abort-after=1 --no-colors -sf="$FAST" &&
+    timeout "$TEST_TIMEOUT" build/bin/test-pcap-replay --abort-after=1 --no-colors -sfe="$FAST") >"$log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    local tc
+    tc=$(grep -m1 '^TEST CASE:' "$log" | sed -e 's/^TEST CASE: *//')
+    [ $rc -eq 124 ] && tc="timed out after $TEST_TIMEOUT s${tc:+ in $tc}"
+    echo "test-pcap-replay: ${tc:-exit status $rc}"
+    return
+  fi
+  [ "${NO_E2E:-0}" = 1 ] && return
+  (cd "$TREE" && timeout "$TEST_TIMEOUT" bash tests/e2e/lab_labels.sh) >>"$log" 2>&1
+  rc=$?
+  case $rc in
+    0|77) ;;
+    *) echo "lab_labels.sh: $(grep -m1 'FAIL' "$log" | cut -c1-100)" ;;
+  esac
+}
+
+echo "mutate.sh: $TOTAL mutation(s); scratch tree $SCRATCH/tree; make -j$JOBS"
+echo "building the unmutated tree..."
+build "$LOGS/baseline.build" || { echo "mutate.sh: the unmutated tree does not build ($LOGS/baseline.build)" >&2; KEEP=1; exit 2; }
+TEST_TIMEOUT=1200
+t0=$(date +%s)
+base=$(run_tests "$LOGS/baseline.test")
+[ -z "$base" ] || { echo "mutate.sh: the unmutated tree fails: $base ($LOGS/baseline.test)" >&2; KEEP=1; exit 2; }
+# A mutation that makes the tests hang is noticed: killed by the timeout.
+TEST_TIMEOUT=$(( ( $(date +%s) - t0 ) * 5 + 60 ))
+echo "baseline passes; per-mutation test timeout ${TEST_TIMEOUT} s"
+
+killed=0 survived=0 errors=0
+SURVIVORS=
+while IFS=$'\t' read -r id desc files; do
+  [ -n "$id" ] || continue
+  start=$(date +%s)
+  # What this mutation will rebuild: the objects depending on its files (by
+  # their .d), the pcap-replay library and the two programs; saved to be put
+  # back with their mtimes afterwards.
+  rm -rf "$SAVED"; mkdir -p "$SAVED"
+  deps=$(cd "$TREE" && for f in $files; do grep -l -F -- "$f" $(find build/obj -name '*.d' 2>/dev/null) /dev/null; done | sort -u)
+  for d in $deps build/lib/libpcapreplay.a $TARGETS; do
+    for x in "$d" "${d%.d}.o"; do
+      [ -e "$TREE/$x" ] && { mkdir -p "$SAVED/$(dirname "$x")"; cp -a "$TREE/$x" "$SAVED/$x"; }
+    done
+  done
+  for f in $files; do mkdir -p "$SAVED/src/$(dirname "$f")"; cp -a "$TREE/$f" "$SAVED/src/$f"; done
+
+  if ! table apply "$TREE" "$id" 2>"$LOGS/$id.apply"; then
+    verdict="ERROR (stale table: $(head -1 "$LOGS/$id.apply"))"; errors=$((errors + 1))
+  elif ! build "$LOGS/$id.build"; then
+    verdict="ERROR (does not build: $LOGS/$id.build)"; errors=$((errors + 1))
+  else
+    why=$(run_tests "$LOGS/$id.test")
+    if [ -n "$why" ]; then verdict="KILLED by $why"; killed=$((killed + 1))
+    else verdict="SURVIVED"; survived=$((survived + 1)); SURVIVORS="$SURVIVORS $id"; fi
+  fi
+  # Put the tree back as it was: sources, then what the build replaced.
+  for f in $files; do cp -a "$SAVED/src/$f" "$TREE/$f"; done
+  rm -rf "$SAVED/src"
+  (cd "$SAVED" && find . -type f -print0) | (cd "$SAVED" && xargs -0 -r cp -a --parents -t "$TREE")
+  case $verdict in
+    SURVIVED) detail=$desc ;;
+    *) detail=${verdict#* } ;;
+  esac
+  printf '%-28s %-8s %4ss  %s\n' "$id" "${verdict%% *}" "$(( $(date +%s) - start ))" "$detail"
+done <<<"$SELECTED"
+
+echo "total: $TOTAL mutation(s): $killed killed, $survived survived, $errors error(s)"
+[ -n "$SURVIVORS" ] && echo "survived:$SURVIVORS"
+[ $errors -gt 0 ] && { KEEP=1; exit 2; }
+[ $survived -gt 0 ] && exit 1
+exit 0

@@ -1,0 +1,185 @@
+// Why a segment was sent again (analysis/engine/causes.cpp, explain()):
+// each rule that rules a cause out, and each threshold it reads, at its
+// boundary. The Observation is what the sender engine sees of one repeat;
+// here it is written by hand, starting from a plain RTO expiry: the head
+// segment resent 1 s after the arm, 1 s after the peer's last segment, in
+// the Open state, SRTT 100 ms, no SACK.
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+#include <replay/options.hpp>
+
+#include "analysis/engine/causes.hpp"
+
+namespace {
+
+using replay::SendKind;
+using replay::engine::Cause;
+using replay::engine::explain;
+using replay::engine::Observation;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+const replay::StackProfile& profile(std::string_view name) {
+  return *replay::Options::for_profile(name).profile;
+}
+
+Observation plain_expiry() {
+  const replay::Options o = replay::Options::for_profile("rfc6298");
+  Observation x;
+  x.is_head = true;
+  x.srtt = milliseconds{100};
+  x.since_arm = milliseconds{1000};
+  x.since_peer = milliseconds{1000};
+  x.rto_left = milliseconds{1000};
+  x.tolerance = o.tolerance(milliseconds{1000});
+  x.granularity = o.granularity;
+  x.slack_percent = o.slack_percent;
+  x.jitter = replay::engine::timer_jitter(o);
+  x.tick = o.config.tick;
+  return x;
+}
+
+SendKind kind(const Observation& x, std::string_view p = "rfc6298") { return explain(x, profile(p)).kind; }
+
+}  // namespace
+
+TEST_CASE("the plain expiry is the RTO's") {
+  CHECK(explain(plain_expiry(), profile("rfc6298")).cause == Cause::rto_timer);
+}
+
+TEST_CASE("a repeat the capture shows acknowledged is spurious, even on a timer") {
+  Observation x = plain_expiry();
+  x.already_acked = true;
+  CHECK(kind(x) == SendKind::spurious);
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::already_acked);
+}
+
+TEST_CASE("a SYN: its timer's, a copy when back to back, a reply only in SYN-RECEIVED") {
+  Observation x = plain_expiry();
+  x.syn = true;
+  x.handshake = replay::engine::Handshake::syn_sent;
+  CHECK(kind(x) == SendKind::syn_timeout);
+  // An old TSval does not make a SYN a network copy (a SYN's TSval may be
+  // any value: RFC 7323 5.4 lets a new connection restart the clock).
+  x.old_tsval = true;
+  CHECK(kind(x) == SendKind::syn_timeout);
+  x.old_tsval = false;
+  // Within kMinTimerWait of the previous SYN: no SYN timer is that fast.
+  x.back_to_back = true;
+  CHECK(kind(x) == SendKind::out_of_order);
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::network_copy);
+  x.back_to_back = false;
+  // A client in SYN-SENT answers nothing: its SYN is its timer's, even
+  // right after the peer's SYN.
+  x.answers_dup_syn = true;
+  CHECK(kind(x) == SendKind::syn_timeout);
+  x.handshake = replay::engine::Handshake::syn_received;
+  CHECK(kind(x) == SendKind::syn_reply);
+}
+
+TEST_CASE("a go-back-N burst never resends what it already resent") {
+  Observation x = plain_expiry();
+  x.timeouts_in_chain = 1;
+  x.recovery = replay::engine::Recovery::rto;
+  x.in_rto_burst = true;
+  CHECK(kind(x) == SendKind::slow_start_after_rto);
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::rto_burst);
+  x.resent_in_burst = true;
+  CHECK(kind(x) == SendKind::timeout);
+}
+
+TEST_CASE("soon after a peer segment: the ACK clock, below kMinTimerWait (5 ms), at the sender only") {
+  Observation x = plain_expiry();
+  x.since_peer = microseconds{4'999};
+  CHECK(kind(x) == SendKind::fast);
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::ack_clock);
+  x.since_peer = microseconds{5'000};
+  CHECK(kind(x) == SendKind::timeout);
+  // Captured away from the sender (a round trip of 3 ms to it), the time
+  // since the peer's segment as captured says nothing by itself: the
+  // engine's ack_clocked decides (false here).
+  x.since_peer = microseconds{1'000};
+  x.sender_rtt = microseconds{3'000};
+  CHECK(kind(x) == SendKind::timeout);
+}
+
+TEST_CASE("sooner after the arm than kMinTimerWait (5 ms): no quiet period, not a timer") {
+  Observation x = plain_expiry();
+  x.since_arm = microseconds{4'999};
+  CHECK(kind(x) == SendKind::unclassified);
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::no_quiet_period);
+  x.since_arm = microseconds{5'000};
+  CHECK(kind(x) == SendKind::timeout);
+}
+
+TEST_CASE("RACK: within max(SRTT, 10 ms) of the peer's segment, before any expiry of the chain") {
+  Observation x = plain_expiry();
+  x.loss_evidence = true;
+  x.srtt = milliseconds{2};
+  // max(2 ms, kRackWindowFloor 10 ms) = 10 ms.
+  x.since_peer = microseconds{9'999};
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::rack_timer);
+  x.since_peer = microseconds{10'000};
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::rto_timer);
+  // After an expiry of the chain the reordering timer is not what fires.
+  x.since_peer = microseconds{9'000};
+  x.timeouts_in_chain = 1;
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::rto_timer);
+}
+
+TEST_CASE("RTO recovery resends the rest without a timer, the head only on one") {
+  Observation x = plain_expiry();
+  x.recovery = replay::engine::Recovery::rto;
+  x.is_head = false;
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::recovery);
+  x.is_head = true;
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::rto_timer);
+}
+
+TEST_CASE("the highest segment on a timer is a probe once per ACK, never with loss evidence") {
+  Observation x = plain_expiry();
+  x.is_head = false;
+  x.is_highest = true;
+  CHECK(kind(x) == SendKind::tlp);
+  x.probe_since_ack = true;
+  CHECK(kind(x) == SendKind::timeout);
+  // fits_probe: the Linux PTO's occasion (SACK, SRTT 10 ms: PTO 24 ms),
+  // then dup ACKs or a SACK hole: RACK's business, no probe.
+  const replay::Options lo = replay::Options::for_profile("linux");
+  Observation p;
+  p.sack_negotiated = true;
+  p.is_highest = true;
+  p.srtt = milliseconds{10};
+  p.since_arm = p.since_new_data = milliseconds{24};
+  p.granularity = lo.granularity;
+  p.jitter = replay::engine::timer_jitter(lo);
+  p.tick = lo.config.tick;
+  CHECK(replay::engine::fits_probe(p, *lo.profile));
+  p.loss_evidence = true;
+  CHECK_FALSE(replay::engine::fits_probe(p, *lo.profile));
+}
+
+TEST_CASE("the lone segment at the PTO: a probe that may have been the RTO's expiry") {
+  // Head and highest at once, at a probe's time: both readings are kept
+  // (maybe_rto) for the chain judge; the highest alone is a probe only.
+  const replay::Options lo = replay::Options::for_profile("linux");
+  Observation p;
+  p.sack_negotiated = true;
+  p.is_highest = true;
+  p.is_head = true;
+  p.single_segment = true;
+  p.srtt = milliseconds{10};
+  // One segment: PTO 2 x 10 + 200 = 220 ms (on a 4 ms tick).
+  p.since_arm = p.since_new_data = p.since_peer = milliseconds{220};
+  p.granularity = lo.granularity;
+  p.jitter = replay::engine::timer_jitter(lo);
+  p.tick = lo.config.tick;
+  const auto e = explain(p, *lo.profile);
+  CHECK(e.kind == SendKind::tlp);
+  CHECK(e.maybe_rto);
+  p.is_head = false;
+  CHECK_FALSE(explain(p, *lo.profile).maybe_rto);
+}

@@ -1,0 +1,356 @@
+// The chain judge's named limits (analysis/engine/judge_limits.hpp) and the
+// timers' lateness (analysis/engine/lateness.cpp), each at its boundary:
+// chains of expiries made by hand, judged by ChainJudge::settle as the
+// sender engine hands them over. Times in seconds unless said; the default
+// tolerance is the 1 ms granularity plus --slack 10 %.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include <replay/options.hpp>
+#include <replay/rules.hpp>
+
+#include "analysis/engine/chain_judge.hpp"
+#include "analysis/engine/lateness.hpp"
+
+namespace {
+
+using replay::Interval;
+using replay::Outcome;
+using replay::RuleId;
+using replay::engine::ChainJudge;
+using replay::engine::ObservedExpiry;
+using replay::engine::SettledChain;
+using std::chrono::microseconds;
+using std::chrono::milliseconds;
+
+// A data chain of expiries with these waits (us), each captured at the
+// sender (a point), the first compared with an RTO of `first_rto` us from
+// the replayed estimator (up to `first_rto_hi` where its readings differ).
+std::vector<ObservedExpiry> chain(const std::vector<std::int64_t>& waits, std::int64_t first_rto,
+                                  std::int64_t first_rto_hi = 0) {
+  std::vector<ObservedExpiry> out;
+  std::int64_t t = 1'000'000;
+  std::uint64_t frame = 10;
+  for (const std::int64_t w : waits) {
+    t += w;
+    ObservedExpiry x;
+    x.frame = frame++;
+    x.time = replay::CaptureTime{std::chrono::microseconds{t}};
+    x.armed_by = out.empty() ? replay::ArmCause::send : replay::ArmCause::timeout;
+    x.wait = Interval::point(microseconds{w});
+    x.expect.basis = replay::Basis::profile_rto;
+    x.expect.rto = {microseconds{first_rto}, microseconds{std::max(first_rto, first_rto_hi)}};
+    out.push_back(x);
+  }
+  return out;
+}
+
+SettledChain settle(const std::vector<ObservedExpiry>& events, std::string_view profile) {
+  const replay::Options o = replay::Options::for_profile(profile);
+  return ChainJudge(o).settle(events, false);
+}
+
+// The judgements of rule `r` with outcome `out` at `frame`.
+std::size_t count(const SettledChain& c, RuleId r, Outcome out, std::uint64_t frame) {
+  std::size_t n = 0;
+  for (const auto& j : c.judgements) n += j.rule == r && j.outcome == out && j.frame == frame ? 1 : 0;
+  return n;
+}
+std::size_t count(const SettledChain& c, RuleId r) {
+  std::size_t n = 0;
+  for (const auto& j : c.judgements) n += j.rule == r ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("lateness: a slop stack's timer fires within 1/32 of the RTO after RTO + slop") {
+  // FreeBSD tcp_rexmit_slop / Darwin TCPTV_REXMTSLOP: 200 ms at every arm,
+  // then the callout's own tick: an RTO of 1 s fires in
+  // [1 s + 200 ms, 1 s + 1 s / 32 + 200 ms] = [1.2 s, 1.23125 s].
+  for (const char* p : {"freebsd", "macos"}) {
+    CAPTURE(p);
+    const replay::Options o = replay::Options::for_profile(p);
+    const auto models = replay::engine::lateness_models(o, false);
+    REQUIRE(models.size() == 1);
+    const Interval w = replay::engine::fire_window(models.front(), milliseconds{1000});
+    CHECK(w.lo.count() == 1'200'000);
+    CHECK(w.hi.count() == 1'231'250);
+    // The SYN schedule has no slop: the bare tick, [1 s, 1.03125 s].
+    const Interval s = replay::engine::fire_window(replay::engine::lateness_models(o, true).front(), milliseconds{1000});
+    CHECK(s.lo.count() == 1'000'000);
+    CHECK(s.hi.count() == 1'031'250);
+  }
+}
+
+TEST_CASE("lateness: Linux's wheel, up to 8/63 of the timeout plus 2 jiffies late") {
+  // kernel/time/timer.c: an RTO of 630 ms is rounded up by at most
+  // 630 x 8 / 63 = 80 ms, plus 2 jiffies of 4 ms: fires in [630, 718] ms.
+  const replay::Options o = replay::Options::for_profile("linux");
+  const Interval w = replay::engine::fire_window(replay::engine::timer_jitter(o), milliseconds{630});
+  CHECK(w.lo.count() == 630'000);
+  CHECK(w.hi.count() == 718'000);
+}
+
+TEST_CASE("late note: only past 3/2 of the prediction plus the granularity") {
+  // RFC 6298 profile, RTO 1 s: accepted up to 1 s + 10 % + 1 ms = 1.101 s;
+  // later is "late" (never a departure). The INFO note comes only past
+  // ceil(1 s x 3/2) + 1 ms = 1.501 s.
+  auto at = settle(chain({1'501'000}, 1'000'000), "rfc6298");
+  REQUIRE(at.records.size() == 1);
+  CHECK(at.records[0].verdict == replay::Verdict::late);
+  CHECK(count(at, RuleId::late) == 0);
+  auto past = settle(chain({1'502'000}, 1'000'000), "rfc6298");
+  CHECK(past.records[0].verdict == replay::Verdict::late);
+  CHECK(count(past, RuleId::late, Outcome::note, 10) == 1);
+}
+
+TEST_CASE("RFC6298-2.5 a chain held below 60 s departs; at 60 s it keeps the rule") {
+  // Waits 10, 20, 40 s (doubling), then two at the same value: a cap. At
+  // 60 s it is 2.5's least maximum: nothing to say. At 59 s the cap is
+  // below it: 2.5 broken at both waits held there (frames 13 and 14).
+  const auto kept = settle(chain({10'000'000, 20'000'000, 40'000'000, 60'000'000, 60'000'000}, 10'000'000), "rfc6298");
+  CHECK(kept.judgements.empty());
+  const auto low = settle(chain({10'000'000, 20'000'000, 40'000'000, 59'000'000, 59'000'000}, 10'000'000), "rfc6298");
+  CHECK(count(low, RuleId::rfc6298_2_5, Outcome::broken, 13) == 1);
+  CHECK(count(low, RuleId::rfc6298_2_5, Outcome::broken, 14) == 1);
+  CHECK(count(low, RuleId::rfc6298_5_5) == 0);
+}
+
+TEST_CASE("RFC6298-2.5 a cap is read only after a doubling and from two waits held at it") {
+  // 10 s then 12 s: the RTO did not double (5.5), whatever follows; a cap
+  // reached without a doubling before it is not read (the fit's capped
+  // expiries start at the third).
+  const auto no_doubling = settle(chain({10'000'000, 12'000'000, 12'000'000}, 10'000'000), "rfc6298");
+  CHECK(count(no_doubling, RuleId::rfc6298_5_5, Outcome::broken, 11) == 1);
+  CHECK(count(no_doubling, RuleId::rfc6298_2_5) == 0);
+  // One wait at 50 s after the doubling 10, 20, 40: one shorter wait at the
+  // end is as much a missing doubling as a cap (kCapEstablishedWaits = 2).
+  const auto one = settle(chain({10'000'000, 20'000'000, 40'000'000, 50'000'000}, 10'000'000), "rfc6298");
+  CHECK(count(one, RuleId::rfc6298_5_5, Outcome::broken, 13) == 1);
+  CHECK(count(one, RuleId::rfc6298_2_5) == 0);
+}
+
+TEST_CASE("an inferred constant lateness: relied on from three waits, up to 200 ms") {
+  // RTO R = 310 ms plus a constant s = 190 ms at every arm: waits R + s,
+  // 2R + s, 4R + s = 500, 810, 1430 ms. The replayed estimator's readings
+  // of the RTO span [310, 460] ms: the first wait is on time (accepted up to
+  // 460 x 1.1 + 1 = 507 ms), and the chain's R is at least
+  // 310 - 31 - 1 = 278 ms. A proportional lateness cannot explain 810 ms
+  // after 500 ms (R >= 499 / 1.1 = 453.6 ms, doubled 907 ms); the constant
+  // does.
+  const auto three = settle(chain({500'000, 810'000, 1'430'000}, 310'000, 460'000), "rfc6298");
+  CHECK(three.judgements.empty());
+  REQUIRE(three.additive);
+  CHECK(three.additive->lo <= milliseconds{190});
+  CHECK(three.additive->hi >= milliseconds{190});
+  // Two waits do not pin it (kInferredAdditiveWaits = 3): cannot tell.
+  const auto two = settle(chain({500'000, 810'000}, 310'000, 460'000), "rfc6298");
+  CHECK(count(two, RuleId::rfc6298_5_5, Outcome::cannot_tell, 11) == 1);
+  CHECK(count(two, RuleId::rfc6298_5_5, Outcome::broken, 11) == 0);
+  // s = 250 ms (R = 250 ms: 500, 750, 1250 ms) is more than any stack adds
+  // (kMaxInferredSlop 200 ms): with s <= 200 ms, R + s >= 499 ms needs
+  // R >= 299 ms / (33/32) = 289.9 ms, and 2R + s <= 751 ms R <= 275.5 ms.
+  const auto big = settle(chain({500'000, 750'000, 1'250'000}, 310'000, 460'000), "rfc6298");
+  CHECK(count(big, RuleId::rfc6298_5_5, Outcome::broken, 11) == 1);
+}
+
+namespace {
+
+// A SYN chain: each wait after the initial RTO (1 s) armed at the SYN.
+std::vector<ObservedExpiry> syn_chain(const std::vector<std::int64_t>& waits) {
+  auto c = chain(waits, 1'000'000);
+  for (auto& x : c) {
+    x.syn = true;
+    x.expect.basis = replay::Basis::initial_rto;
+  }
+  return c;
+}
+
+SettledChain settle_syn(const std::vector<ObservedExpiry>& events, std::string_view profile) {
+  const replay::Options o = replay::Options::for_profile(profile);
+  return ChainJudge(o).settle(events, true);
+}
+
+bool all_ok(const SettledChain& c) {
+  for (const auto& r : c.records)
+    if (r.verdict != replay::Verdict::ok) return false;
+  return !c.records.empty();
+}
+
+std::size_t settings(const SettledChain& c, replay::SettingUse::Kind k) {
+  std::size_t n = 0;
+  for (const auto& j : c.judgements)
+    n += j.rule == RuleId::stack_setting && j.setting.kind == k ? 1 : 0;
+  return n;
+}
+
+std::vector<std::int64_t> doubling(std::int64_t first, std::size_t n, std::int64_t add = 0) {
+  std::vector<std::int64_t> w;
+  for (std::size_t k = 0; k < n; ++k) w.push_back((first << k) + add);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("SYN schedules: FreeBSD and Darwin 1,1,1,1,1,2,4 (tcp_syn_backoff); Windows doubles from the first") {
+  // Five waits of the initial 1 s, then 2 s, 4 s: every one on time.
+  const std::vector<std::int64_t> bsd{1'000'000, 1'000'000, 1'000'000, 1'000'000, 1'000'000, 2'000'000, 4'000'000};
+  for (const char* p : {"freebsd", "macos"}) {
+    CAPTURE(p);
+    const auto c = settle_syn(syn_chain(bsd), p);
+    CHECK(all_ok(c));
+    CHECK(c.judgements.empty());
+  }
+  // Windows (no linear SYN expiries): 1, 2, 4 s.
+  const auto w = settle_syn(syn_chain({1'000'000, 2'000'000, 4'000'000}), "windows");
+  CHECK(all_ok(w));
+  CHECK(w.judgements.empty());
+  // Linux 6.5+ (tcp_syn_linear_timeouts 4): the same schedule as the BSDs,
+  // by default: no setting to note.
+  const auto l = settle_syn(syn_chain(bsd), "linux");
+  CHECK(all_ok(l));
+  CHECK(l.judgements.empty());
+  // tcp_syn_linear_timeouts up to 16: eleven waits of 1 s, then 2 s and
+  // 4 s, need 10 linear expiries: a setting (INFO), no departure. (The flat
+  // part alone reads as tcp_rto_max_ms = 1 s as well; the doubling after it
+  // refutes that.)
+  std::vector<std::int64_t> w12(11, 1'000'000);
+  w12.push_back(2'000'000);
+  w12.push_back(4'000'000);
+  const auto l12 = settle_syn(syn_chain(w12), "linux");
+  CHECK(count(l12, RuleId::rfc6298_5_5) == 0);
+  CHECK(all_ok(l12));
+}
+
+TEST_CASE("Windows InitialRto: a first SYN expiry at 3 s is the setting (1 s to 3 s), not late") {
+  const auto c = settle_syn(syn_chain({3'000'000}), "windows");
+  REQUIRE(c.records.size() == 1);
+  CHECK(c.records[0].verdict == replay::Verdict::ok);
+  CHECK(settings(c, replay::SettingUse::Kind::initial_rto) == 1);
+}
+
+TEST_CASE("RFC6298-2.5 caps: FreeBSD and Darwin 64 s (TCPTV_REXMTMAX), Windows at least 60 s") {
+  // RTO 1 s doubling to the cap, plus the slop of 200 ms at every arm:
+  // 1.2, 2.2, 4.2, ..., 32.2, then 64.2 s twice.
+  for (const char* p : {"freebsd", "macos"}) {
+    CAPTURE(p);
+    auto w = doubling(1'000'000, 7, 200'000);
+    w.push_back(64'200'000);
+    const auto c = settle(chain(w, 1'000'000), p);
+    CHECK(all_ok(c));
+    CHECK(c.judgements.empty());
+  }
+  // Windows: 1, 2, ..., 32 s, then 60 s twice: 2.5's least maximum.
+  auto w = doubling(1'000'000, 6);
+  w.push_back(60'000'000);
+  w.push_back(60'000'000);
+  const auto c = settle(chain(w, 1'000'000), "windows");
+  CHECK(all_ok(c));
+  CHECK(c.judgements.empty());
+}
+
+TEST_CASE("Linux tcp_rto_max_ms: a cap from 1 s to 120 s is a setting, below 60 s an INFO, not 2.5") {
+  // RTO 400 ms (on time: Linux's wheel fires it in [400, 458.8] ms), then
+  // 800 ms and two waits of 1 s: held at a cap of about 1 s, the least
+  // tcp_rto_max_ms allows.
+  const auto one = settle(chain({400'000, 800'000, 1'000'000, 1'000'000}, 400'000), "linux");
+  CHECK(count(one, RuleId::rfc6298_2_5) == 0);
+  CHECK(settings(one, replay::SettingUse::Kind::max_rto) == 1);
+  // 400 ms doubling to 51.2 s, then 90 s twice: above TCP_RTO_MAX's 60 s
+  // floor of 2.5, below 120 s: the setting again.
+  auto w = doubling(400'000, 8);
+  w.push_back(90'000'000);
+  w.push_back(90'000'000);
+  const auto ninety = settle(chain(w, 400'000), "linux");
+  CHECK(count(ninety, RuleId::rfc6298_5_5) == 0);
+  CHECK(settings(ninety, replay::SettingUse::Kind::max_rto) == 1);
+}
+
+TEST_CASE("Linux thin streams: 6 linear expiries (TCP_THIN_LINEAR_RETRIES) before doubling") {
+  // Fewer than 4 segments in flight: 7 waits of 400 ms (the first and 6
+  // that keep the RTO), then 800 ms.
+  auto c = chain({400'000, 400'000, 400'000, 400'000, 400'000, 400'000, 400'000, 800'000}, 400'000);
+  for (auto& x : c) x.thin = true;
+  const auto s = settle(c, "linux");
+  CHECK(count(s, RuleId::rfc6298_5_5) == 0);
+  CHECK(settings(s, replay::SettingUse::Kind::thin_linear) == 1);
+  CHECK(all_ok(s));
+}
+
+TEST_CASE("probe readings: up to three maybe-probes of a chain are weighed, each as probe and as expiry") {
+  // Two repeats of the lone segment at a probe's time (frames 10, 11),
+  // then an expiry (12): waits 1, 2, 4 s. Read as expiries, the three
+  // double exactly; a probe re-arms the RTO undoubled, so read as probes
+  // the wait after each (4 s after 1 s, 4 s after 2 s) fits neither. Both
+  // are weighed (kMaxProbeReadings = 3) and read as expiries.
+  auto c = chain({1'000'000, 2'000'000, 4'000'000}, 1'000'000);
+  c[0].maybe_probe = c[1].maybe_probe = true;
+  const auto s = settle(c, "linux");
+  REQUIRE(s.kinds.size() == 2);
+  for (const auto& [frame, kind] : s.kinds) {
+    CAPTURE(frame);
+    CHECK(kind == replay::SendKind::timeout);
+  }
+  CHECK(s.judgements.empty());
+}
+
+TEST_CASE("Linux TCP_RTO_MAX: a chain held at 120 s is the default, no setting") {
+  // include/net/tcp.h TCP_RTO_MAX = 120 s: 400 ms doubling to 102.4 s, then
+  // 120 s twice (the cap: 204.8 s capped).
+  auto w = doubling(400'000, 9);
+  w.push_back(120'000'000);
+  w.push_back(120'000'000);
+  const auto c = settle(chain(w, 400'000), "linux");
+  CHECK(all_ok(c));
+  CHECK(c.judgements.empty());
+  // The kernel's RTO never exceeds it: a chain held at 150 s instead is
+  // not on time at a higher cap (120 s is known), and breaks no rule (a
+  // timer may fire late).
+  auto high = doubling(400'000, 9);
+  high.push_back(150'000'000);
+  high.push_back(150'000'000);
+  const auto h = settle(chain(high, 400'000), "linux");
+  REQUIRE(h.records.size() == 11);
+  CHECK(h.records[9].verdict != replay::Verdict::ok);
+  for (const auto& j : h.judgements) CHECK(j.outcome != Outcome::broken);
+}
+
+TEST_CASE("RFC6298-3-karn a backoff collapsed after an ACK without a valid sample: broken, unless a SACK gave one") {
+  // 1 s, then 1 s again after an ACK of retransmitted data (no valid sample,
+  // section 3): the backoff must survive it, 2 s was due. After a SACK of
+  // never-retransmitted data a stack that samples it (Linux) had a valid
+  // sample: cannot tell.
+  auto c = chain({1'000'000, 1'000'000}, 1'000'000);
+  c[1].after_ambiguous_ack = true;
+  const auto karn = settle(c, "rfc6298");
+  CHECK(count(karn, RuleId::rfc6298_3_karn, Outcome::broken, 11) == 1);
+  c[1].after_sack_sample = true;
+  const auto sack = settle(c, "rfc6298");
+  CHECK(count(sack, RuleId::rfc6298_3_karn, Outcome::cannot_tell, 11) == 1);
+  CHECK(count(sack, RuleId::rfc6298_3_karn, Outcome::broken, 11) == 0);
+}
+
+TEST_CASE("the chain's RTO may be the replayed one less the tolerance (the sender's samples may differ)") {
+  // Replayed RTO 1 s; the sender's own may be as low as 1000 - 10 % - 1 =
+  // 899 ms. Waits 920 ms (on time) then 1840 ms: R in [899, 921] ms doubles
+  // to it.
+  const auto c = settle(chain({920'000, 1'840'000}, 1'000'000), "rfc6298");
+  CHECK(all_ok(c));
+  CHECK(c.judgements.empty());
+}
+
+TEST_CASE("RFC6298-2.4 a first wait in the floored RTO's window is on time, even where the floorless one's overlaps it") {
+  // RTO 1 s (floored), without the floor 950 ms: windows [899, 1101] and
+  // [854, 1046] ms overlap. 1000 ms is what the floored RTO gives: ok; it
+  // is "cannot tell" only when it reaches below 899 ms.
+  auto c = chain({1'000'000}, 1'000'000);
+  c[0].expect.floorless = Interval::point(microseconds{950'000});
+  const auto on_time = settle(c, "rfc6298");
+  CHECK(on_time.records[0].verdict == replay::Verdict::ok);
+  CHECK(on_time.judgements.empty());
+}

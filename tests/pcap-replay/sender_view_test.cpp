@@ -1,0 +1,248 @@
+// The sender's view of its peer, which the capture's need not be: an ACK the
+// capture saw may never have reached the sender (it resends what the ACK
+// acknowledged), and a segment the capture saw first inside a hole may be a
+// first transmission reordered before the capture point rather than a
+// retransmission. Each case with its arithmetic, and beside it the
+// departure that must still be caught. Frames are Wireshark's: 1-based.
+
+#include <doctest/doctest.h>
+
+#include "replay_scenario.hpp"
+
+using namespace replaytest;
+using replay::Interval;
+using replay::Outcome;
+using replay::Reading;
+using replay::SendKind;
+using replay::Topic;
+using replay::Verdict;
+
+namespace {
+
+constexpr std::int64_t ms = 1000;  // microseconds per millisecond
+
+// Handshake at 0 / 100 ms (R = 100 ms: SRTT 100, RTTVAR 50, RTO max(1 s,
+// 100 + 4 x 50) = 1 s under RFC 6298). A [1,1001) at 1000 ms (frame 4)
+// starts the timer (5.1); B [1001,2001) at 1010 ms (frame 5). Then, when
+// `ack_captured`, the peer's ACK of A at 1100 ms (frame 6), which the
+// sender shows it never received by resending A at `resend_ms` (frame 7 or
+// 6); all acknowledged 100 ms later.
+Scenario unheard_ack(bool ack_captured, std::int64_t resend_ms) {
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  s.data(1000 * ms, 1);
+  s.data(1010 * ms, 1001);
+  if (ack_captured) s.ack(1100 * ms, 1001);
+  s.data(resend_ms * ms, 1);
+  s.ack((resend_ms + 100) * ms, 2001);
+  return s;
+}
+
+const replay::Judgement* with_topic(const replay::SenderReport& s, Topic t) {
+  for (const auto& j : s.findings)
+    if (j.topic == t) return &j;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("an ACK the sender did not receive: its resend is timed from before that ACK") {
+  SUBCASE("1 s after A's send: the RTO's expiry, on time (not 900 ms after the ACK: 5.3 from the capture's view)") {
+    auto r = analyze(unheard_ack(true, 2000), "unheard-ok", Profile::rfc6298);
+    const auto& c = client(r);
+    CHECK(count(c, SendKind::timeout) == 1);
+    CHECK(count(c, SendKind::spurious) == 0);
+    REQUIRE(c.timeouts.size() == 1);
+    CHECK(c.timeouts[0].frame == 7);
+    CHECK(c.timeouts[0].verdict == Verdict::ok);
+    CHECK(point_us(c.timeouts[0].wait) == 1'000'000);  // 2000 - 1000 ms: from A's send, not from the ACK
+    const auto* n = with_topic(c, Topic::ack_unheard);
+    REQUIRE(n);
+    CHECK(n->frame == 7);
+    CHECK(n->other_frame == 6);  // the ACK it did not receive
+    CHECK(musts(c) == 0);
+  }
+  // 200 ms after A's send: before even the RTO without the 1 s floor (100 +
+  // 4 x 37.5 = 250 ms, less 10 % and 1 ms: 224 ms), so 5.3/5.6, not 2.4.
+  SUBCASE("200 ms after A's send: early even from there, but had it heard the ACK this was no expiry: cannot tell") {
+    auto r = analyze(unheard_ack(true, 1200), "unheard-early", Profile::rfc6298);
+    const auto& c = client(r);
+    CHECK(musts(c) == 0);
+    const auto js = findings(c, "5.3/5.6");
+    REQUIRE(js.size() == 1);
+    CHECK(js[0].outcome == Outcome::cannot_tell);
+    CHECK(js[0].topic == Topic::readings_differ);
+    REQUIRE(js[0].readings.size() == 2);
+    CHECK(js[0].readings[0].reading == Reading::ack_unheard);
+    CHECK_FALSE(js[0].readings[0].keeps);  // the rule broken under this reading
+    CHECK(js[0].readings[1].reading == Reading::ack_heard);
+    CHECK(js[0].readings[1].keeps);
+  }
+  SUBCASE("the same 200 ms with no ACK in the capture: MUST 5.3/5.6") {
+    auto r = analyze(unheard_ack(false, 1200), "no-ack-early", Profile::rfc6298);
+    const auto& c = client(r);
+    const auto js = findings(c, "5.3/5.6");
+    REQUIRE(js.size() == 1);
+    CHECK(js[0].outcome == Outcome::broken);
+    CHECK(js[0].frame == 6);
+    CHECK(musts(c) == 1);
+  }
+}
+
+TEST_CASE("an ACK the sender shows it received (its TSecr echoes it): a resend of what it acknowledged is spurious") {
+  // Timestamps, 1 ms per tick on both sides. The ACK of A (frame 6) carries
+  // TSval 5100, a window update after it (frame 7) 5120; C [2001,3001) at
+  // 1150 ms echoes `c_tsecr`. Echoing 5120, newer than the ACK's, the sender
+  // heard that ACK: A at 2000 ms is then a repeat of acknowledged data
+  // (spurious), not an expiry. Echoing 5100 is no proof (a segment of the
+  // same tick may have been received before it); 5000 (the SYN-ACK's) none.
+  const auto scenario = [](std::uint32_t c_tsecr) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
+    s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+    s.pkts.push_back({1000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1000u, 5000u, {}});
+    s.pkts.push_back({1010 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1010u, 5000u, {}});
+    s.pkts.push_back({1100 * ms, false, 1, 1001, wire::kAck, 0, 5100u, 1000u, {}});
+    s.pkts.push_back({1120 * ms, false, 1, 1001, wire::kAck, 0, 5120u, 1000u, {}});
+    s.pkts.push_back({1150 * ms, true, 2001, 1, wire::kAck | wire::kPsh, 1000, 1150u, c_tsecr, {}});
+    s.pkts.push_back({2000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 2000u, c_tsecr, {}});
+    s.pkts.push_back({2100 * ms, false, 1, 3001, wire::kAck, 0, 6100u, 2000u, {}});
+    return s;
+  };
+  SUBCASE("TSecr 5120: heard") {
+    auto r = analyze(scenario(5120), "heard", Profile::rfc6298);
+    const auto& c = client(r);
+    CHECK(count(c, SendKind::spurious) == 1);
+    CHECK(c.timeouts.empty());
+    CHECK(with_topic(c, Topic::ack_unheard) == nullptr);
+  }
+  for (const std::uint32_t tsecr : {5100u, 5000u}) {
+    CAPTURE(tsecr);
+    // Not shown heard: the resend is the timer's, 1 s after A.
+    auto r = analyze(scenario(tsecr), "not-heard", Profile::rfc6298);
+    const auto& c = client(r);
+    CHECK(count(c, SendKind::spurious) == 0);
+    REQUIRE(c.timeouts.size() == 1);
+    CHECK(c.timeouts[0].frame == 9);
+    CHECK(point_us(c.timeouts[0].wait) == 1'000'000);
+    CHECK(musts(c) == 0);
+  }
+}
+
+namespace {
+
+// A capture at the receiver, 100 ms of round trip from the sender (the
+// handshake shows it: SYN-ACK at 0.01 ms, the client's ACK 100 ms later).
+// Linux, SACK and timestamps (the client's TSval: ms). B [1001,2001) and C
+// [2001,3001) arrive at 1000 and 1000.1 ms (TSval 1100); A [1,1001) was not
+// seen before them: a hole. The receiver SACKs B at 1000.05 ms (the first
+// evidence of the hole), C at 1000.15 ms. A arrives at `a_ms` (in
+// microseconds) with TSval `a_tsval` (none: no timestamps anywhere).
+Scenario hole(std::int64_t a_us, std::optional<std::uint32_t> a_tsval) {
+  Scenario s;
+  s.sack_permitted = true;
+  const bool ts = a_tsval.has_value();
+  const auto tv = [&](std::uint32_t v) { return ts ? std::optional<std::uint32_t>{v} : std::nullopt; };
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, tv(0), tv(0), {}});
+  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, tv(9000), tv(0), {}});
+  s.pkts.push_back({100 * ms, true, 1, 1, wire::kAck, 0, tv(100), tv(9000), {}});
+  s.pkts.push_back({1000 * ms, true, 1001, 1, wire::kAck, 1000, tv(1100), tv(9000), {}});
+  s.pkts.push_back({1000 * ms + 50, false, 1, 1, wire::kAck, 0, tv(9900), tv(100), {{1001, 2001}}});
+  s.pkts.push_back({1000 * ms + 100, true, 2001, 1, wire::kAck, 1000, tv(1100), tv(9000), {}});
+  s.pkts.push_back({1000 * ms + 150, false, 1, 1, wire::kAck, 0, tv(9900), tv(100), {{1001, 3001}}});
+  s.pkts.push_back({a_us, true, 1, 1, wire::kAck, 1000, a_tsval, tv(9000), {}});
+  s.pkts.push_back({a_us + 50, false, 1, 3001, wire::kAck, 0, tv(10000), a_tsval, {}});
+  return s;
+}
+
+std::size_t retransmissions(const replay::SenderReport& s) {
+  std::size_t n = 0;
+  for (SendKind k : {SendKind::timeout, SendKind::fast, SendKind::tlp, SendKind::slow_start_after_rto,
+                     SendKind::unclassified, SendKind::spurious})
+    n += count(s, k);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a segment first seen inside a hole: reordered when sent before what lies beyond, resent when after") {
+  // The sender's clock overrides the timing (below) both ways.
+  SUBCASE("an older TSval (1099 < 1100) 80 ms after the SACK: sent before B, reordered on the way") {
+    auto r = analyze(hole(1080 * ms, 1099), "hole-older-ts", Profile::linux_kernel);
+    CHECK(count(client(r), SendKind::out_of_order) == 1);
+    CHECK(retransmissions(client(r)) == 0);
+  }
+  SUBCASE("a newer TSval (1101) 10 ms after the SACK: sent after B, so not B's predecessor reordered") {
+    auto r = analyze(hole(1010 * ms, 1101), "hole-newer-ts", Profile::linux_kernel);
+    CHECK(count(client(r), SendKind::out_of_order) == 0);
+    CHECK(retransmissions(client(r)) == 1);
+  }
+  SUBCASE("the same TSval as B (one tick): the timing decides, 1 ms after B is reordering") {
+    auto r = analyze(hole(1001 * ms, 1100), "hole-same-ts", Profile::linux_kernel);
+    CHECK(count(client(r), SendKind::out_of_order) == 1);
+  }
+  // No timestamps: the timing alone. The sender learns of the hole from the
+  // SACK at 1000.05 ms and its response reaches the capture one round trip
+  // (100 ms) later at best; the engine takes a fill sooner than half of it
+  // (response_floor: 50 ms, at 1050.05 ms) after the SACK as reordering.
+  SUBCASE("no timestamps: 49.9 ms after the SACK, reordered") {
+    auto r = analyze(hole(1049'950, std::nullopt), "hole-notimes-before", Profile::linux_kernel);
+    CHECK(count(client(r), SendKind::out_of_order) == 1);
+    CHECK(retransmissions(client(r)) == 0);
+  }
+  SUBCASE("no timestamps: 50 ms after the SACK, a retransmission") {
+    auto r = analyze(hole(1050'050, std::nullopt), "hole-notimes-after", Profile::linux_kernel);
+    CHECK(count(client(r), SendKind::out_of_order) == 0);
+    CHECK(retransmissions(client(r)) == 1);
+  }
+}
+
+TEST_CASE("Karn as the sender applies it: an ACK it processed after resending what it acknowledges gives no sample") {
+  // Captured at the sender (the client's ACK 10 us after the SYN-ACK: a
+  // response time below kCaptureAtSender, 1 ms). A [1,1001) at 1000 ms,
+  // its ACK at 1050 ms (R' = 50 ms), A again `resend_us` after that ACK.
+  // Within 1 ms the sender had not taken the ACK in when it resent A: the
+  // ACK then covers a retransmission (section 3), no sample. Later, it had.
+  const auto scenario = [](std::int64_t resend_us) {
+    Scenario s;
+    s.handshake(0, 100 * ms);
+    s.data(1000 * ms, 1);
+    s.ack(1050 * ms, 1001);
+    s.data(1050 * ms + resend_us, 1);
+    s.ack(1150 * ms + resend_us, 1001);
+    return s;
+  };
+  auto within = analyze(scenario(900), "karn-at-sender-void", Profile::rfc6298);
+  CHECK(client(within).samples_seq == 1);  // the handshake's only
+  CHECK(client(within).ambiguous_acks == 1);
+  auto after = analyze(scenario(1'100), "karn-at-sender-kept", Profile::rfc6298);
+  CHECK(client(after).samples_seq == 2);  // the handshake's and A's 50 ms
+  CHECK(client(after).ambiguous_acks == 0);
+}
+
+TEST_CASE("an ACK the sender answered (new data within the ACK clock's 2 ms) was received: a resend of what it acknowledged is spurious") {
+  // A [1,1001) at 1000 ms, B [1001,2001) at 1010 ms; the ACK of A at
+  // 1100 ms (frame 6); C [2001,3001) 1 ms after it: the sender's response
+  // to that very ACK, so it had it. A again at 2000 ms repeats
+  // acknowledged data: spurious, not an expiry timed from before the ACK.
+  Scenario s = unheard_ack(true, 2000);
+  s.pkts.insert(s.pkts.begin() + 6, Pkt{1101 * ms, true, 2001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  auto r = analyze(s, "answered-ack", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::spurious) == 1);
+  CHECK(c.timeouts.empty());
+  CHECK(with_topic(c, Topic::ack_unheard) == nullptr);
+}
+
+TEST_CASE("a hole filled with B's TSval but a TSecr echoing the peer's SACK was sent after it: a retransmission") {
+  // As "the same TSval as B" above (1 ms after B, TSval 1100: the timing
+  // alone says reordering), but A echoes TSval 9900, the SACK's: the sender
+  // had received the SACK (sent after B, whose TSecr is 9000) when it sent
+  // A, so A is no first transmission seen late.
+  Scenario s = hole(1001 * ms, 1100);
+  s.pkts[7].tsecr = 9900u;
+  auto r = analyze(s, "hole-newer-tsecr", Profile::linux_kernel);
+  CHECK(count(client(r), SendKind::out_of_order) == 0);
+  CHECK(retransmissions(client(r)) == 1);
+}

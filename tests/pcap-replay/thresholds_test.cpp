@@ -1,0 +1,520 @@
+// The thresholds of replay/thresholds.hpp that the sender engine reads, each
+// with a keep/break pair at its boundary: hand-made captures a microsecond
+// either side of the value, the arithmetic in the comments. Frames are
+// Wireshark's (1-based); times in the scenarios are microseconds.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "replay_scenario.hpp"
+
+using namespace replaytest;
+using replay::SendKind;
+
+namespace {
+
+constexpr std::int64_t ms = 1000;  // microseconds per millisecond
+
+}  // namespace
+
+TEST_CASE("kBurstFraction: a repeat within 1/2 of the expiry's wait, no ACK between, is its go-back-N burst") {
+  // base_scenario plus [3001,4001) at 400.02 ms; the timer started at
+  // 400 ms (5.1) expires at 1400 ms: 1001 resent (frame 9), wait 1000 ms.
+  // 2001 follows `gap` later with nothing from the peer: within
+  // 1000 x 1/2 = 500 ms it is the burst (slow start after the RTO); from
+  // 500 ms on a further expiry (the backed-off RTO is 2 s: 5.5 broken).
+  const auto make = [](std::int64_t gap) {
+    Scenario s = base_scenario();
+    s.data(400 * ms + 20, 3001);
+    s.data(1400 * ms, 1001);
+    s.data(1400 * ms + gap, 2001);
+    return s;
+  };
+  auto in = analyze(make(500 * ms - 1), "burst-fraction-in", Profile::rfc6298);
+  CHECK(count(client(in), SendKind::timeout) == 1);
+  CHECK(count(client(in), SendKind::slow_start_after_rto) == 1);
+  CHECK(judged(client(in)).empty());
+  auto out = analyze(make(500 * ms), "burst-fraction-out", Profile::rfc6298);
+  CHECK(count(client(out), SendKind::timeout) == 2);
+  CHECK(count(client(out), SendKind::slow_start_after_rto) == 0);
+  CHECK(findings(client(out), "5.5").size() == 1);
+}
+
+TEST_CASE("kMinTimerWait bounds the burst from below: after an 8 ms expiry, 5 ms apart is no longer its burst") {
+  // 1001 resent 8 ms after the timer started (frame 8 at 408 ms: an expiry,
+  // early). Half its wait is 4 ms, below kMinTimerWait: the burst lasts
+  // max(4, 5) = 5 ms. 2001 resent 4.999 ms later belongs to it; 5 ms later
+  // it is a second expiry (5 ms after the first: no quiet period is needed
+  // after an expiry, and 5 ms is no timer's minimum).
+  const auto make = [](std::int64_t gap) {
+    Scenario s = base_scenario();
+    s.data(408 * ms, 1001);
+    s.data(408 * ms + gap, 2001);
+    return s;
+  };
+  auto in = analyze(make(5 * ms - 1), "burst-floor-in", Profile::rfc6298);
+  CHECK(count(client(in), SendKind::timeout) == 1);
+  CHECK(count(client(in), SendKind::slow_start_after_rto) == 1);
+  auto out = analyze(make(5 * ms), "burst-floor-out", Profile::rfc6298);
+  CHECK(count(client(out), SendKind::timeout) == 2);
+  CHECK(count(client(out), SendKind::slow_start_after_rto) == 0);
+}
+
+TEST_CASE("kResponseTrain: segments at most 200 us apart after a response to the peer belong to it") {
+  // The peer's ACK of 2001 at 500 ms (no loss evidence). The sender answers
+  // 0.5 ms later with new data (within kAckClockMin, 2 ms: a response), and
+  // sends 25 more new segments `spacing` apart, then resends 4001 (not
+  // SND.UNA = 2001) one `spacing` after the last. Spaced 200 us, that
+  // repeat at 500.5 + 26 x 0.2 = 505.7 ms is the tail of one response
+  // train (ACK clocked: fast); spaced 210 us (repeat at 505.96 ms) the train
+  // ends once the segments are past 2 ms from the ACK, and the repeat,
+  // back to back with new data and more than kMinTimerWait after the ACK,
+  // has no cause the capture shows (unclassified).
+  const auto make = [](std::int64_t spacing) {
+    Scenario s;
+    s.handshake(0, 100 * ms);
+    s.data(200 * ms, 1);
+    s.ack(300 * ms, 1001);
+    s.data(400 * ms, 1001);
+    s.data(400 * ms + 10, 2001);
+    s.ack(500 * ms, 2001);
+    std::int64_t t = 500 * ms + 500;
+    for (std::uint32_t k = 0; k < 26; ++k, t += spacing) s.data(t, 3001 + 1000 * k);
+    s.data(t, 4001);
+    return s;
+  };
+  auto in = analyze(make(200), "train-200", Profile::rfc6298);
+  CHECK(count(client(in), SendKind::fast) == 1);
+  CHECK(count(client(in), SendKind::unclassified) == 0);
+  auto out = analyze(make(210), "train-210", Profile::rfc6298);
+  CHECK(count(client(out), SendKind::fast) == 0);
+  CHECK(count(client(out), SendKind::unclassified) == 1);
+}
+
+TEST_CASE("kOldTsvalTicks: a repeat 2 TSval ticks older than the newest sent is an old copy; 1 tick is not") {
+  // TSval 1 per ms. A [1,1001) at 1000 ms (TSval 1000), B [1001,2001) at
+  // 1010 ms (TSval 1010); A again at 1020 ms with TSval `tsval`. 1008 is 2
+  // ticks older than 1010: a copy from the network (RFC 7323: a
+  // retransmission carries the current TSval); 1009 is within the tick
+  // jitter of a sender's clock: A resent (on the timer armed at 1000 ms).
+  const auto make = [](std::uint32_t tsval) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
+    s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+    s.pkts.push_back({1000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1000u, 5000u, {}});
+    s.pkts.push_back({1010 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1010u, 5000u, {}});
+    s.pkts.push_back({1020 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, tsval, 5000u, {}});
+    s.pkts.push_back({1100 * ms, false, 1, 2001, wire::kAck, 0, 6000u, 1010u, {}});
+    return s;
+  };
+  auto copy = analyze(make(1008), "old-tsval-2", Profile::rfc6298);
+  CHECK(count(client(copy), SendKind::out_of_order) == 1);
+  CHECK(count(client(copy), SendKind::timeout) == 0);
+  auto resent = analyze(make(1009), "old-tsval-1", Profile::rfc6298);
+  CHECK(count(client(resent), SendKind::out_of_order) == 0);
+  CHECK(count(client(resent), SendKind::timeout) == 1);
+}
+
+namespace {
+
+// Captured away from the client: the client's ACK of the SYN-ACK comes 10 ms
+// after the capture saw the SYN-ACK (the capture-to-sender round trip d,
+// over kCaptureAtSender). [1,1001) at 200 ms, acknowledged at 300 ms;
+// [1001,2001) and [2001,3001) at 400 ms; the ACK of 2001 at 500 ms.
+Scenario away_from_sender() {
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({110 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  s.data(200 * ms, 1);
+  s.ack(300 * ms, 1001);
+  s.data(400 * ms, 1001);
+  s.data(400 * ms + 10, 2001);
+  s.ack(500 * ms, 2001);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("kAckClockMin and kAckClockBand: away from the sender, a response within d x 3/2 + 2 ms of the peer") {
+  // d = 10 ms: the capture sees the sender's response to the ACK at 500 ms
+  // up to 10 x (1 + 1/2) + 2 = 17 ms later. 2001 resent at 517 ms answers
+  // it (fast); at 517.001 ms it does not, and it comes 2.001 ms after the
+  // timer's restart (the ACK reached the sender by 515 ms at the latest):
+  // no quiet period, no timer (unclassified).
+  Scenario in = away_from_sender();
+  in.data(517 * ms, 2001);
+  auto r = analyze(in, "ack-clock-away-in", Profile::rfc6298);
+  CHECK(count(client(r), SendKind::fast) == 1);
+  CHECK(count(client(r), SendKind::unclassified) == 0);
+  Scenario out = away_from_sender();
+  out.data(517 * ms + 1, 2001);
+  auto o = analyze(out, "ack-clock-away-out", Profile::rfc6298);
+  CHECK(count(client(o), SendKind::fast) == 0);
+  CHECK(count(client(o), SendKind::unclassified) == 1);
+}
+
+TEST_CASE("kCaptureAtSender: a handshake response within 1 ms means the capture is at the sender") {
+  // The client's ACK `d` after the SYN-ACK. Samples: the handshake's
+  // 100 ms, then [1,1001) sent at 200 ms, acknowledged at 300 ms. At the
+  // sender (d <= 1 ms) both are 100 ms: SRTT 100 ms. Away from it (d =
+  // 1.001 ms) the second is corrected by d: 101.001 ms, SRTT
+  // 7/8 x 100 + 1/8 x 101.001 = 100.125 ms.
+  const auto make = [](std::int64_t d) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({100 * ms + d, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+    s.data(200 * ms, 1);
+    s.ack(300 * ms, 1001);
+    return s;
+  };
+  auto at = analyze(make(1000), "at-sender", Profile::rfc6298);
+  REQUIRE(client(at).srtt);
+  CHECK(us(*client(at).srtt) == 100'000);
+  auto away = analyze(make(1001), "away", Profile::rfc6298);
+  REQUIRE(client(away).srtt);
+  CHECK(us(*client(away).srtt) >= 100'125);
+  CHECK(us(*client(away).srtt) <= 100'126);
+}
+
+TEST_CASE("kAckClockMin: a server's SYN-ACK within 2 ms of the client's SYN again answers it") {
+  // Client SYN at 0, SYN-ACK 0.1 ms later (the capture is at the server),
+  // the client's SYN again at 1000 ms (its timer), the server's SYN-ACK
+  // again `gap` later. Within 2 ms: a reply (tcp_check_req); 2.001 ms:
+  // the SYN-ACK's own timer (1001.9 ms after the first: on time).
+  const auto make = [](std::int64_t gap) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+    s.pkts.push_back({100, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({1000 * ms, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+    s.pkts.push_back({1000 * ms + gap, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({1100 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+    return s;
+  };
+  auto in = analyze(make(2 * ms), "synack-reply-in", Profile::rfc6298);
+  const auto& server_in = in.flows.at(0).senders[1];
+  CHECK(count(server_in, SendKind::syn_reply) == 1);
+  CHECK(count(server_in, SendKind::syn_timeout) == 0);
+  auto out = analyze(make(2 * ms + 1), "synack-reply-out", Profile::rfc6298);
+  const auto& server_out = out.flows.at(0).senders[1];
+  CHECK(count(server_out, SendKind::syn_reply) == 0);
+  CHECK(count(server_out, SendKind::syn_timeout) == 1);
+}
+
+TEST_CASE("kReorderWindowFloor: a hole filled within max(3 ms, handshake RTT) of the segment beyond it is reordering") {
+  // Handshake RTT 0.51 ms: the window is its floor, 3 ms. [2001,3001) at
+  // 20 ms leaves the hole [1001,2001); [1001,2001) 3 ms later is a first
+  // transmission seen out of order; 3.001 ms later it is sent again (with
+  // no cause the capture shows: 3.001 ms after the timer started).
+  const auto make = [](std::int64_t after) {
+    Scenario s;
+    s.handshake(0, 500);
+    s.data(10 * ms, 1);
+    s.ack(11 * ms, 1001);
+    s.data(20 * ms, 2001);
+    s.data(20 * ms + after, 1001);
+    return s;
+  };
+  auto in = analyze(make(3 * ms), "reorder-floor-in", Profile::rfc6298);
+  CHECK(count(client(in), SendKind::out_of_order) == 1);
+  auto out = analyze(make(3 * ms + 1), "reorder-floor-out", Profile::rfc6298);
+  CHECK(count(client(out), SendKind::out_of_order) == 0);
+  CHECK(count(client(out), SendKind::unclassified) == 1);
+}
+
+TEST_CASE("kSameIdWindow and kNoIdWindow: the same datagram captured twice") {
+  // base_scenario's [1001,2001) at 400 ms (packet 5) captured again `after`
+  // later (packet 7). With the same IPv4 ID (4242): one datagram up to
+  // 100 ms apart. With ID 0 and no TSval: up to 200 us, no peer segment
+  // between. Beyond, the sender sent it again.
+  const auto make = [](std::int64_t after, std::uint16_t id) {
+    Scenario s = base_scenario();
+    s.data(400 * ms + after, 1001);
+    if (id != 0) s.ip_id = {{5, id}, {7, id}};
+    return s;
+  };
+  CHECK(analyze(make(100 * ms, 4242), "same-id-in", Profile::rfc6298).flows.at(0).capture_duplicates == 1);
+  CHECK(analyze(make(100 * ms + 1, 4242), "same-id-out", Profile::rfc6298).flows.at(0).capture_duplicates == 0);
+  CHECK(analyze(make(200, 0), "no-id-in", Profile::rfc6298).flows.at(0).capture_duplicates == 1);
+  CHECK(analyze(make(201, 0), "no-id-out", Profile::rfc6298).flows.at(0).capture_duplicates == 0);
+}
+
+namespace {
+
+// TSval 1 per ms on the client (from 1000 at the SYN), 5000 on at the
+// server; base_scenario's times.
+Scenario with_timestamps() {
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 1100u, 5000u, {}});
+  s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1200u, 5000u, {}});
+  s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, 5200u, 1200u, {}});
+  s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5200u, {}});
+  s.pkts.push_back({400 * ms + 10, true, 2001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5200u, {}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("kTsClockMinSpan: the TSval clock's rate is fitted over 200 ms at least") {
+  // The client's TSvals span 199 ms (SYN at 0, last segment at 199 ms):
+  // no rate; 200 ms: 200 ticks, 1000 Hz.
+  const auto make = [](std::int64_t last_ms) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+    s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 1100u, 5000u, {}});
+    s.pkts.push_back({last_ms * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000,
+                      static_cast<std::uint32_t>(1000 + last_ms), 5000u, {}});
+    return s;
+  };
+  CHECK_FALSE(client(analyze(make(199), "ts-span-199", Profile::rfc6298)).inferred.tsval_hz.has_value());
+  const auto r = analyze(make(200), "ts-span-200", Profile::rfc6298);
+  REQUIRE(client(r).inferred.tsval_hz.has_value());
+  CHECK(*client(r).inferred.tsval_hz == 1000.0);
+}
+
+TEST_CASE("kClockDisagreeTicks: the TSval clock overrides the capture's wait only beyond 2 ticks") {
+  // The expiry at 1400 ms, 1000 ms after the timer's start on the capture
+  // clock. Its TSval `ts` is 1002 ticks after the start's 1400 (1 kHz):
+  // [1000, 1004] ms within 2 ticks, which holds 1000 ms: the capture's
+  // wait stands. At 1003 ticks, [1001, 1005] ms: the clocks disagree, the
+  // sender's own clock is read.
+  const auto make = [](std::uint32_t ts) {
+    Scenario s = with_timestamps();
+    s.pkts.push_back({1400 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, ts, 5200u, {}});
+    return s;
+  };
+  auto agree = analyze(make(2402), "ts-agree", Profile::rfc6298);
+  REQUIRE(client(agree).timeouts.size() == 1);
+  CHECK(point_us(client(agree).timeouts[0].wait) == 1'000'000);
+  CHECK(client(agree).timeouts[0].clock == replay::ClockUsed::capture);
+  auto differ = analyze(make(2403), "ts-differ", Profile::rfc6298);
+  REQUIRE(client(differ).timeouts.size() == 1);
+  CHECK(client(differ).timeouts[0].clock == replay::ClockUsed::tsval);
+  CHECK(us(client(differ).timeouts[0].wait.lo) == 1'001'000);
+  CHECK(us(client(differ).timeouts[0].wait.hi) == 1'005'000);
+}
+
+TEST_CASE("kTsRateTolerancePercent: a fitted TSval rate within 5 % of a common one snaps to it") {
+  // Over 10 s, 10 400 ticks: 1040 Hz, 4 % from 1000 Hz (allowed: 5 % plus
+  // one tick at each end, 2 / 10 s = 0.2 Hz): 1000 Hz. 10 530 ticks,
+  // 1053 Hz, is 5.3 % off: no common rate, none read.
+  const auto make = [](std::uint32_t ticks) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+    s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 1104u, 5000u, {}});
+    s.pkts.push_back({10'000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1000 + ticks, 5000u, {}});
+    return s;
+  };
+  const auto snapped = analyze(make(10'400), "ts-rate-1040", Profile::rfc6298);
+  REQUIRE(client(snapped).inferred.tsval_hz.has_value());
+  CHECK(*client(snapped).inferred.tsval_hz == 1000.0);
+  CHECK_FALSE(client(analyze(make(10'530), "ts-rate-1053", Profile::rfc6298)).inferred.tsval_hz.has_value());
+}
+
+TEST_CASE("kAckClockHistory: a response is matched against the peer's latest 32 segments") {
+  // Captured away from the client (d = 10 ms: a response shows up within
+  // 10 x 3/2 + 2 = 17 ms). TSvals 1 per ms. The server sends `n` data
+  // segments 0.1 ms apart from 1000 ms (TSvals 6000, 6001, ...); at
+  // 1017.05 ms the client resends [1001,2001) echoing TSval 6000: it had
+  // received the first of them. With 32 kept, that one is found: 17.05 ms
+  // later, no response (the timer's: 617.05 ms after its start at 400 ms,
+  // early). With 33, the first is gone: the oldest kept, 0.1 ms later,
+  // bounds what it heard from below: 16.95 ms, a response (fast).
+  const auto make = [](std::uint32_t n) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+    s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+    s.pkts.push_back({110 * ms, true, 1, 1, wire::kAck, 0, 1110u, 5000u, {}});
+    s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1200u, 5000u, {}});
+    s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, 5300u, 1200u, {}});
+    s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5300u, {}});
+    s.pkts.push_back({400 * ms + 10, true, 2001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5300u, {}});
+    for (std::uint32_t k = 0; k < n; ++k)
+      s.pkts.push_back({1000 * ms + 100 * k, false, 1 + 100 * k, 1001, wire::kAck | wire::kPsh, 100, 6000u + k,
+                        1400u, {}});
+    s.pkts.push_back({1017 * ms + 50, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 2017u, 6000u, {}});
+    return s;
+  };
+  auto kept = analyze(make(32), "ack-history-32", Profile::rfc6298);
+  CHECK(count(client(kept), SendKind::timeout) == 1);
+  CHECK(count(client(kept), SendKind::fast) == 0);
+  auto gone = analyze(make(33), "ack-history-33", Profile::rfc6298);
+  CHECK(count(client(gone), SendKind::timeout) == 0);
+  CHECK(count(client(gone), SendKind::fast) == 1);
+}
+
+namespace {
+
+// A host's queue flushed at once (host_activity.hpp), shown by a late ACK:
+// the server's data [1,101) at 150 ms; the client sends A [1,1001) at
+// 200 ms (acknowledged at 300 ms), then nothing until its pure ACK of the
+// server's data at 200 ms + `silence`; B [1001,2001) `b_after` later
+// starts the timer; B again 200 ms after that. The ACK comes over
+// kDelayedAckMax (500 ms) after the data it acknowledges arrived
+// (`ack_delay`): it was held in the client's queue, and so, when the
+// client was silent kFlushSilence (500 ms) before it, was everything it
+// sent within kFlushWindow (5 ms) of it. B's first send is then no send
+// time (it left earlier): the wait is 200 ms or more, which holds the RTO
+// without the 2.4 floor (250 ms: cannot tell). Otherwise 200 ms is below
+// even that (250 less 10 % and 1 ms: 224 ms): 5.3 broken (MUST).
+Scenario flushed(std::int64_t silence, std::int64_t b_after, std::int64_t ack_delay) {
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  const std::int64_t ack_at = 200 * ms + silence;
+  s.pkts.push_back({ack_at - ack_delay, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.data(200 * ms, 1);
+  s.ack(300 * ms, 1001);
+  s.pkts.push_back({ack_at, true, 1001, 101, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({ack_at + b_after, true, 1001, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({ack_at + b_after + 200 * ms, true, 1001, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  std::stable_sort(s.pkts.begin(), s.pkts.end(), [](const Pkt& a, const Pkt& b) { return a.t_us < b.t_us; });
+  return s;
+}
+
+std::size_t must_count(const Scenario& s, const std::string& name) {
+  auto r = analyze(s, name, Profile::rfc6298);
+  REQUIRE(client(r).timeouts.size() == 1);
+  return musts(client(r));
+}
+
+}  // namespace
+
+TEST_CASE("kFlushSilence: a burst after 500 ms of silence, not 499.999 ms") {
+  CHECK(must_count(flushed(500 * ms, 1 * ms, 550 * ms), "flush-silence-in") == 0);
+  CHECK(must_count(flushed(500 * ms - 1, 1 * ms, 550 * ms), "flush-silence-out") == 1);
+}
+
+TEST_CASE("kFlushWindow: the burst is what the host sent within 5 ms of its first packet") {
+  CHECK(must_count(flushed(600 * ms, 5 * ms, 650 * ms), "flush-window-in") == 0);
+  CHECK(must_count(flushed(600 * ms, 5 * ms + 1, 650 * ms), "flush-window-out") == 1);
+}
+
+TEST_CASE("kDelayedAckMax: an ACK first acknowledging data over 500 ms old was held") {
+  CHECK(must_count(flushed(600 * ms, 1 * ms, 500 * ms + 1), "late-ack-in") == 0);
+  CHECK(must_count(flushed(600 * ms, 1 * ms, 500 * ms), "late-ack-out") == 1);
+}
+
+TEST_CASE("kPeerDataHistory: the late ACK is matched against the peer's latest 64 data segments") {
+  // As kDelayedAckMax's case (silence 600 ms), but the server sends `n`
+  // segments of 10 bytes: the first 650 ms before the client's ACK of all
+  // of them, the others 100 ms before it. With 64 kept the first is the
+  // oldest the ACK first acknowledges: held (no MUST). With 65 the first is
+  // forgotten, the oldest kept is 100 ms old: no evidence, 5.3 broken.
+  const auto make = [](std::uint32_t n) {
+    Scenario s = flushed(600 * ms, 1 * ms, 650 * ms);
+    // flushed()'s one server segment [1,101) becomes n segments [1 + 10k, 11 + 10k).
+    const std::int64_t ack_at = 800 * ms;
+    std::vector<Pkt> out;
+    for (const Pkt& p : s.pkts) {
+      if (!p.from_client && p.len == 100) {
+        for (std::uint32_t k = 0; k < n; ++k)
+          out.push_back({k == 0 ? ack_at - 650 * ms : ack_at - 100 * ms + k, false, 1 + 10 * k, 1,
+                         wire::kAck | wire::kPsh, 10, {}, {}, {}});
+        continue;
+      }
+      Pkt q = p;
+      if (q.from_client && q.rel_ack == 101) q.rel_ack = 1 + 10 * n;
+      out.push_back(q);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Pkt& a, const Pkt& b) { return a.t_us < b.t_us; });
+    s.pkts = out;
+    return s;
+  };
+  CHECK(must_count(make(64), "peer-history-64") == 0);
+  CHECK(must_count(make(65), "peer-history-65") == 1);
+}
+
+TEST_CASE("kFlushHeld: a segment its TSval shows held 100 ms marks its host's burst, other connections' frames too") {
+  // Two connections of the client host 198.18.0.1. Connection 1 (port
+  // 40000, TSval 1 per ms, the rate fitted over 0..300 ms) is silent from
+  // 300 ms; at 1000 ms it sends a pure ACK whose TSval is `held` ms behind
+  // the capture. Connection 2 (port 40001, no timestamps: its handshake at
+  // 0/100 ms, [1,1001) at 200 ms acknowledged at 300 ms) sends [1001,2001)
+  // at 1001 ms, within kFlushWindow of that ACK, and again 200 ms later. The
+  // host was silent 700 ms: a burst. Held 100 ms (kFlushHeld): flushed, the
+  // 200 ms wait starts at no send time (cannot tell against the floorless
+  // 250 ms); held 99 ms: no evidence, 200 ms < 224 ms: 5.3 broken (MUST).
+  const auto make = [](std::uint32_t held) {
+    Scenario one;
+    one.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
+    one.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 1000u, {}});
+    one.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 1100u, 5000u, {}});
+    one.pkts.push_back({300 * ms, true, 1, 1, wire::kAck | wire::kPsh, 100, 1300u, 5000u, {}});
+    one.pkts.push_back({400 * ms, false, 1, 101, wire::kAck, 0, 5400u, 1300u, {}});
+    one.pkts.push_back({1000 * ms, true, 101, 1, wire::kAck, 0, 2000u - held, 5400u, {}});
+    Scenario two;
+    two.handshake(0, 100 * ms);
+    two.data(200 * ms, 1);
+    two.ack(300 * ms, 1001);
+    two.data(1001 * ms, 1001);
+    two.data(1201 * ms, 1001);
+    std::vector<std::pair<std::int64_t, Bytes>> all;
+    for (const Pkt& p : one.pkts) all.emplace_back(p.t_us, one.packet(p));
+    for (const Pkt& p : two.pkts) {
+      Bytes b = two.packet(p);
+      // Connection 2: the client's port 40001 (bytes 20-21 or 22-23 of the
+      // IPv4 packet), its checksum made again.
+      b[p.from_client ? 21 : 23] = static_cast<std::uint8_t>(40001 & 0xff);
+      b[36] = b[37] = 0;
+      const std::array<std::uint8_t, 4> c{198, 18, 0, 1}, srv{198, 18, 0, 2};
+      wire::fill_tcp_checksum_v4(p.from_client ? c : srv, p.from_client ? srv : c, std::span(b).subspan(20));
+      all.emplace_back(p.t_us, b);
+    }
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<testcommon::Record> recs;
+    for (auto& [t, b] : all)
+      recs.push_back({static_cast<std::uint32_t>(1'700'000'000 + t / 1'000'000), static_cast<std::uint32_t>(t % 1'000'000),
+                      b, 0});
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("rto-flush-held-" + std::to_string(::getpid()) + "-" + std::to_string(held) + ".pcap");
+    const Bytes file = testcommon::pcap_file(testcommon::kPcapMagicMicros, 101, recs);
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(file.data()),
+                                                static_cast<std::streamsize>(file.size()));
+    auto r = analyze(path.string(), Profile::rfc6298);
+    std::filesystem::remove(path);
+    REQUIRE(r.flows.size() == 2);
+    const auto& second = r.flows[0].senders[0].timeouts.empty() ? r.flows[1].senders[0] : r.flows[0].senders[0];
+    REQUIRE(second.timeouts.size() == 1);
+    return musts(second);
+  };
+  CHECK(make(100) == 0);
+  CHECK(make(99) == 1);
+}
+
+TEST_CASE("kMinTimerWait: a repeat within 5 ms of the sender's previous segment, nothing from the peer between, had no quiet period") {
+  // base_scenario: the timer started at 400 ms. New data [3001,4001) at
+  // 1400 ms - `gap`, then 1001 resent at 1400 ms (1 s after the start: on
+  // time for the RTO). 4.999 ms after the new data: back to back, no timer
+  // ran (unclassified); 5 ms: the expiry.
+  const auto make = [](std::int64_t gap) {
+    Scenario s = base_scenario();
+    s.data(1400 * ms - gap, 3001);
+    s.data(1400 * ms, 1001);
+    return s;
+  };
+  auto b2b = analyze(make(5 * ms - 1), "b2b-4999", Profile::rfc6298);
+  CHECK(count(client(b2b), SendKind::unclassified) == 1);
+  CHECK(count(client(b2b), SendKind::timeout) == 0);
+  auto quiet = analyze(make(5 * ms), "b2b-5000", Profile::rfc6298);
+  CHECK(count(client(quiet), SendKind::unclassified) == 0);
+  CHECK(count(client(quiet), SendKind::timeout) == 1);
+}
+
+TEST_CASE("RFC6298-3-karn away from the sender: an ACK that crossed a retransmission gives no sample") {
+  // d = 10 ms (away_from_sender): the ACK of 2001 captured at 500 ms
+  // reaches the sender by 510 ms. [1001,2001) resent at 505 ms, before
+  // that: the ACK the sender then gets covers a retransmission (Karn): one
+  // ambiguous ACK, and only the two samples before it (handshake, 1001).
+  Scenario s = away_from_sender();
+  s.data(505 * ms, 1001);
+  auto r = analyze(s, "karn-pending", Profile::rfc6298);
+  CHECK(client(r).ambiguous_acks == 1);
+  CHECK(client(r).samples_seq == 2);
+}
