@@ -27,11 +27,16 @@ SenderEngine::SenderEngine(const Options& options, SenderReport& out, bool keep_
 
 // ---- the report --------------------------------------------------------
 
+unsigned SenderEngine::data_expiries() const {
+  unsigned n = 0;
+  for (const ObservedExpiry& x : data_chain_) n += x.maybe_probe ? 0 : 1;
+  return n;
+}
+
 microseconds SenderEngine::current_rto() const {
   microseconds r = est_.estimator().base_rto();
-  std::size_t doublings = 0;
-  for (const ObservedExpiry& x : data_chain_) doublings += x.maybe_probe ? 0 : 1;
-  for (std::size_t i = 0; i < doublings && r < opt_.config.max_rto; ++i) r = std::min(2 * r, opt_.config.max_rto);
+  const unsigned doublings = data_expiries();
+  for (unsigned i = 0; i < doublings && r < opt_.config.max_rto; ++i) r = std::min(2 * r, opt_.config.max_rto);
   return r;
 }
 
@@ -39,10 +44,8 @@ void SenderEngine::record(const Segment& s, std::string_view event, std::uint32_
                           std::optional<SampleKind> kind) {
   if (!keep_timeline_) return;
   const auto& e = est_.estimator();
-  unsigned backoff = 0;
-  for (const ObservedExpiry& x : data_chain_) backoff += x.maybe_probe ? 0 : 1;
-  out_.timeline.push_back(
-      TimelineEvent{s.frame, s.time, event, rel(seq), sample, kind, e.srtt(), e.rttvar(), current_rto(), backoff});
+  out_.timeline.push_back(TimelineEvent{s.frame, s.time, event, rel(seq), sample, kind, e.srtt(), e.rttvar(),
+                                        current_rto(), data_expiries()});
   // For the pictures (report_html): a send's sequence length, a peer ACK's SACK blocks.
   TimelineEvent& t = out_.timeline.back();
   const bool from_peer = event == "ack" || event == "dup-ack" || event == "sack";
@@ -566,10 +569,8 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   }
   // 5.4 is settled when the expiry's burst ends: the burst may resend the head.
   settle_54();
-  std::size_t expiries = 0;
-  for (const ObservedExpiry& e : data_chain_) expiries += e.maybe_probe ? 0 : 1;
   if (seq != heard_una())
-    pending_54_ = Pending54{s.frame, s.time, rel(seq), rel(heard_una()), static_cast<unsigned>(expiries), false};
+    pending_54_ = Pending54{s.frame, s.time, rel(seq), rel(heard_una()), data_expiries(), false};
   open_57_.reset();  // a data expiry before the next sample: the chain judges 5.7 at it
   recovery_ = Recovery::rto;
   seq_.recovery_point = seq_.snd_max;
@@ -588,8 +589,7 @@ void SenderEngine::finish() {
   out_.srtt = e.srtt();
   out_.rttvar = e.rttvar();
   out_.rto = current_rto();
-  out_.backoff = 0;
-  for (const ObservedExpiry& x : data_chain_) out_.backoff += x.maybe_probe ? 0 : 1;
+  out_.backoff = data_expiries();
   settle_54();
   settle_syn_chain();
   if (arm_ && seq_lt(heard_una(), seq_.snd_max))

@@ -157,6 +157,9 @@ class SenderEngine {
   /// The RTO the timer is armed with now (the display's: base doubled per
   /// expiry of the current chain, capped).
   std::chrono::microseconds current_rto() const;
+  /// Expiries of the open data chain (a probe that may have been one not
+  /// counted): the backoff the sender's RTO carries now.
+  unsigned data_expiries() const;
   // ---- chains ----
   void settle_data_chain();
   void settle_syn_chain();

@@ -114,12 +114,12 @@ void SenderEngine::take_pending(const PendingSample& p) {
   if (p.at_sender && p.event) {
     // Taken at the ACK, as it turned out: the timeline shows it from there.
     const auto& e = est_.estimator();
-    unsigned backoff = 0;
-    for (const ObservedExpiry& x : data_chain_) backoff += x.maybe_probe ? 0 : 1;
+    const microseconds rto = current_rto();
+    const unsigned backoff = data_expiries();
     for (std::size_t i = *p.event; i < out_.timeline.size(); ++i) {
       out_.timeline[i].srtt = e.srtt();
       out_.timeline[i].rttvar = e.rttvar();
-      out_.timeline[i].rto = current_rto();
+      out_.timeline[i].rto = rto;
       out_.timeline[i].backoff = backoff;
     }
   }
