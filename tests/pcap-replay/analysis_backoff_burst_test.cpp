@@ -370,3 +370,92 @@ TEST_CASE("one direction: repeats are unclassified retransmissions, no timeouts,
   CHECK(cw.tsval_peer);
   CHECK(cw.timestamps);
 }
+
+TEST_CASE("thin stream at its boundary: linear expiries with 3 segments in flight are a setting, with 4 a departure") {
+  // Linux tcp_stream_is_thin: packets_out < 4. Base (above): Linux RTO 300
+  // ms; `segments` segments of 1000 bytes at 400 ms (frames 6..5+n), then
+  // three expiries of [1001,2001) 300 ms apart (700, 1000, 1300 ms): the RTO
+  // kept, not doubled (300 is below 600 x 0.9 / 1.125 - 1 = 479 ms).
+  // net.ipv4.tcp_thin_linear_timeouts keeps the RTO for a thin stream only.
+  auto make = [](std::uint32_t segments) {
+    Scenario s;
+    s.handshake(0, 100 * ms);
+    s.data(200 * ms, 1);
+    s.ack(300 * ms, 1001);
+    for (std::uint32_t i = 0; i < segments; ++i) s.data(400 * ms + i * 10, 1001 + i * 1000);
+    for (std::int64_t t : {700, 1000, 1300}) s.data(t * ms, 1001);
+    return s;
+  };
+  auto thin = analyze(make(3), "thin-3", Profile::linux_kernel);
+  CHECK(client(thin).timeouts.size() == 3);
+  CHECK(findings(client(thin), "5.5").empty());
+  REQUIRE(findings(client(thin), "setting").size() == 1);
+  CHECK(message(findings(client(thin), "setting")[0]).find("tcp_thin_linear_timeouts") != std::string::npos);
+  CHECK(thin.count(Level::must) == 0);
+
+  auto bulk = analyze(make(4), "thin-4", Profile::linux_kernel);
+  CHECK(client(bulk).timeouts.size() == 3);
+  CHECK(findings(client(bulk), "setting").empty());
+  REQUIRE_FALSE(findings(client(bulk), "5.5").empty());
+  CHECK(findings(client(bulk), "5.5")[0].frame == 11);  // 5 + 4 segments + expiry 1 (frame 10): expiry 2
+  CHECK(findings(client(bulk), "5.5")[0].level == Level::must);
+}
+
+TEST_CASE("Linux tcp_rearm_rto: with SACK, the ACK's restart may count from the head's send; without, from the ACK") {
+  // Base (above): Linux RTO 300 ms (SRTT 100 ms + rto_min 200 ms). A
+  // [1001,2001), B [2001,3001), C [3001,4001) at 400 ms; the ACK of A at
+  // 500 ms (with SACK: it SACKs C, B is the hole). B resent at 700 ms:
+  // 300 ms after B's send, 200 ms after the ACK.
+  // With SACK a loss probe or RACK timer is pending when the ACK arrives,
+  // and tcp_rearm_rto counts the RTO from the head's (B's) send: due at
+  // 400 + 300 = 700 ms, on time. Without SACK neither timer exists and the
+  // ACK restarts the full RTO (5.3): due at 500 + 300 = 800 ms, and 700 ms
+  // is 100 ms early, beyond the 1 ms granularity: MUST.
+  auto make = [](bool sack) {
+    Scenario s;
+    s.sack_permitted = sack;
+    s.handshake(0, 100 * ms);
+    s.data(200 * ms, 1);
+    s.ack(300 * ms, 1001);
+    for (std::uint32_t i = 0; i < 3; ++i) s.data(400 * ms + i * 10, 1001 + i * 1000);
+    if (sack)
+      s.ack(500 * ms, 2001, {{3001, 4001}});
+    else
+      s.ack(500 * ms, 2001);
+    s.data(700 * ms, 2001);  // frame 10
+    return s;
+  };
+  auto with_sack = analyze(make(true), "rearm-head-sack", Profile::linux_kernel);
+  REQUIRE(client(with_sack).timeouts.size() == 1);
+  CHECK(client(with_sack).timeouts[0].frame == 10);
+  CHECK(client(with_sack).timeouts[0].verdict == replay::Verdict::ok);
+  CHECK(with_sack.count(Level::must) == 0);
+
+  auto without = analyze(make(false), "rearm-head-nosack", Profile::linux_kernel);
+  REQUIRE(client(without).timeouts.size() == 1);
+  CHECK(client(without).timeouts[0].verdict == replay::Verdict::early);
+  CHECK(without.count(Level::must) == 1);
+}
+
+TEST_CASE("a setting the later expiries refute is not read: linear, linear, then doubled is no thin-stream setting") {
+  // Base: Linux RTO 300 ms, two segments in flight (a thin stream). Expiries
+  // of [1001,2001) 300, 300, 300, then 600 ms apart (frames 8..11). Under
+  // net.ipv4.tcp_thin_linear_timeouts the first 6 expiries keep the RTO:
+  // the 4th would come 300 ms after the 3rd, and 600 ms is a doubling, not
+  // a late timer (the wheel is late by 1/8 at most). The setting is not in
+  // force; without it, expiry 2 (300 ms, doubled 600 expected: accepted from
+  // 600 x 0.9 / 1.125 - 1 = 479 ms) departs from 5.5.
+  auto r = analyze(chain({300, 300, 300, 600}), "thin-refuted", Profile::linux_kernel);
+  const auto& c = client(r);
+  REQUIRE(c.timeouts.size() == 4);
+  CHECK(findings(c, "setting").empty());
+  REQUIRE_FALSE(findings(c, "5.5").empty());
+  CHECK(findings(c, "5.5")[0].frame == 9);
+  CHECK(findings(c, "5.5")[0].level == Level::must);
+  // The same three linear expiries with none after them: nothing refutes
+  // the setting, which is read (INFO), not a MUST.
+  auto k = analyze(chain({300, 300, 300}), "thin-unrefuted", Profile::linux_kernel);
+  CHECK(findings(client(k), "5.5").empty());
+  REQUIRE(findings(client(k), "setting").size() == 1);
+  CHECK(k.count(Level::must) == 0);
+}

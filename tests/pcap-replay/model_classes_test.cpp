@@ -425,3 +425,35 @@ TEST_CASE("class 7: a resend its TSval shows sent a full backoff later is an exp
   CHECK(c.timeouts[1].wait == replay::Interval{microseconds{1'998'000}, microseconds{2'002'000}});
   CHECK(c.findings.empty());
 }
+
+TEST_CASE("class 7, 5.4: an expiry that resent a later segment, captured late, is not excused by a burst") {
+  // As class 7 with three segments outstanding (TSval = ms since 0): A =
+  // [1001,2001), B = [2001,3001), C = [3001,4001) at 400 ms. The first
+  // expiry (TSval 1400, held 1.7 s: captured at 3100 ms) resends B (not the
+  // highest: no loss probe's segment) while A is the
+  // earliest unacknowledged segment: 5.4 broken, unless A followed in the
+  // same burst (a burst may order its segments either way). A is captured
+  // 300 ms later, within half of B's wait (998 ms on the TSval clock: a
+  // 499 ms burst gap), but its TSval is 3400: sent 2000 ticks after B, more
+  // than a burst gap later: a second expiry, not a member of B's burst.
+  // Read by timing alone, A would be the burst's and 5.4 kept.
+  Scenario s;
+  auto tv = [](std::uint32_t v) { return std::optional<std::uint32_t>{v}; };
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, tv(1), tv(0), {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, tv(5000), tv(1), {}});
+  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, tv(100), tv(5000), {}});
+  s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck, 1000, tv(200), tv(5000), {}});
+  s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, tv(5200), tv(200), {}});
+  s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck, 1000, tv(400), tv(5200), {}});
+  s.pkts.push_back({400 * ms + 10, true, 2001, 1, wire::kAck, 1000, tv(400), tv(5200), {}});
+  s.pkts.push_back({400 * ms + 20, true, 3001, 1, wire::kAck, 1000, tv(400), tv(5200), {}});
+  s.pkts.push_back({3100 * ms, true, 2001, 1, wire::kAck, 1000, tv(1400), tv(5200), {}});  // frame 9: B
+  s.pkts.push_back({3400 * ms, true, 1001, 1, wire::kAck, 1000, tv(3400), tv(5200), {}});  // frame 10: A
+  s.pkts.push_back({3500 * ms, false, 1, 4001, wire::kAck, 0, tv(8500), tv(3400), {}});
+  auto r = analyze(s, "c7-burst-54", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::slow_start_after_rto) == 0);
+  REQUIRE(findings(c, "5.4").size() == 1);
+  CHECK(findings(c, "5.4")[0].frame == 9);
+  CHECK(findings(c, "5.4")[0].level == Level::must);
+}

@@ -106,6 +106,22 @@ TEST_CASE("public captures: the real MUSTs stay (RFC 6298 as written)") {
       CHECK(it->second == "3");
     }
   }
+  // tcp.stream 50 (10.8.0.1:51857): the client resends 1560 at frames 1032,
+  // 1038, 1051 (96.202, 99.213, 106.229 s: waits 1.008, 3.011, 7.016 s after
+  // its send at 1029), then 1059 at 107.237 s, 1.008 s after 1051, with
+  // nothing from the server after frame 1040 (99.214 s). Every server
+  // segment from 1030 on acknowledges 1762: the client heard none of them
+  // (it resends below it; its ACK of 4631 at 1042 is frame 1028's data,
+  // which carried ACK 1560). Read so, 1059 is an expiry 1 s after one that
+  // waited 7 s: the backoff was dropped (5.5), both profiles.
+  if (const auto f = public_trace("ndpi__webex.pcap"); have(f)) {
+    for (std::string_view p : {Profile::rfc6298, Profile::linux_kernel}) {
+      const auto m = musts_of(f, p);
+      auto it = m.find(1059);
+      REQUIRE(it != m.end());
+      CHECK(it->second == "5.5");
+    }
+  }
   // 199 ms after a 277 ms RTO, with nothing from the client between: not doubled.
   if (const auto f = public_trace("ndpi__alexa-app.pcapng"); have(f)) CHECK(flagged(musts_of(f, Profile::rfc6298), 929));
 }

@@ -203,7 +203,11 @@ TEST_CASE("Karn as the sender applies it: an ACK it processed after resending wh
   // response time below kCaptureAtSender, 1 ms). A [1,1001) at 1000 ms,
   // its ACK at 1050 ms (R' = 50 ms), A again `resend_us` after that ACK.
   // Within 1 ms the sender had not taken the ACK in when it resent A: the
-  // ACK then covers a retransmission (section 3), no sample. Later, it had.
+  // ACK then covers a retransmission (section 3), no sample. Later, the
+  // timing says it had, and the sample stands; but a sender never resends
+  // below the SND.UNA it knows, so the resend shows that ACK never reached
+  // its TCP (dropped inside the host): the last ACK, of A resent, is the
+  // one it processed, and gives no sample (ambiguous) in both cases.
   const auto scenario = [](std::int64_t resend_us) {
     Scenario s;
     s.handshake(0, 100 * ms);
@@ -216,9 +220,12 @@ TEST_CASE("Karn as the sender applies it: an ACK it processed after resending wh
   auto within = analyze(scenario(900), "karn-at-sender-void", Profile::rfc6298);
   CHECK(client(within).samples_seq == 1);  // the handshake's only
   CHECK(client(within).ambiguous_acks == 1);
+  // No duplicate ACK, and the one segment from the peer in the response
+  // window is the ACK read as not yet received: no fast retransmit.
+  CHECK(count(client(within), SendKind::fast) == 0);
   auto after = analyze(scenario(1'100), "karn-at-sender-kept", Profile::rfc6298);
   CHECK(client(after).samples_seq == 2);  // the handshake's and A's 50 ms
-  CHECK(client(after).ambiguous_acks == 0);
+  CHECK(client(after).ambiguous_acks == 1);
 }
 
 TEST_CASE("an ACK the sender answered (new data within the ACK clock's 2 ms) was received: a resend of what it acknowledged is spurious") {
@@ -245,4 +252,74 @@ TEST_CASE("a hole filled with B's TSval but a TSecr echoing the peer's SACK was 
   auto r = analyze(s, "hole-newer-tsecr", Profile::linux_kernel);
   CHECK(count(client(r), SendKind::out_of_order) == 0);
   CHECK(retransmissions(client(r)) == 1);
+}
+
+TEST_CASE("an ACK the sender did not receive before its third duplicate ACK: the resend is a fast retransmit") {
+  // A capture at the receiver, 100 ms of round trip from the sender (as
+  // `hole` above), SACK, no timestamps. A [1,1001) is delayed in the
+  // network: B, C, D arrive first (1000, 1000.1, 1000.2 ms) and each is
+  // answered with a duplicate ACK of 1 SACKing it (1000.05, 1000.15,
+  // 1000.25 ms: the third duplicate ACK). A arrives at 1002 ms (2 ms after
+  // B, far under the 100 ms the sender needs to answer anything: a first
+  // transmission reordered) and is acknowledged with all of D at 1002.05 ms
+  // (frame 11). The sender resends A at 1100.25 ms (frame 12): 100 ms after
+  // the third duplicate ACK, the sender's response to it (RFC 5681 3.2), and
+  // 98.2 ms after the ACK of A, before that ACK can have reached the sender
+  // (it is 100 ms away by the round trip). Read from the capture alone, a
+  // resend of acknowledged data (spurious); read with the sender's state
+  // before that ACK, a fast retransmit: the sender's reading is the one kept.
+  Scenario s;
+  s.sack_permitted = true;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({100 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    const std::int64_t t = 1000 * ms + i * 100;
+    s.pkts.push_back({t, true, 1001 + i * 1000, 1, wire::kAck, 1000, {}, {}, {}});
+    s.pkts.push_back({t + 50, false, 1, 1, wire::kAck, 0, {}, {}, {{1001, 2001 + i * 1000}}});
+  }
+  s.pkts.push_back({1002 * ms, true, 1, 1, wire::kAck, 1000, {}, {}, {}});
+  s.pkts.push_back({1002 * ms + 50, false, 1, 4001, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({1100 * ms + 250, true, 1, 1, wire::kAck, 1000, {}, {}, {}});
+  s.pkts.push_back({1100 * ms + 300, false, 1, 4001, wire::kAck, 0, {}, {}, {}});
+  for (auto p : {Profile::linux_kernel, Profile::rfc6298}) {
+    CAPTURE(p);
+    auto r = analyze(s, "unheard-fast", p);
+    const auto& c = client(r);
+    CHECK(count(c, SendKind::fast) == 1);
+    CHECK(count(c, SendKind::spurious) == 0);
+    CHECK(c.timeouts.empty());
+    const auto* n = with_topic(c, Topic::ack_unheard);
+    REQUIRE(n);
+    CHECK(n->frame == 12);
+    CHECK(n->other_frame == 11);
+    CHECK(r.count(replay::Level::must) == 0);
+  }
+}
+
+TEST_CASE("a segment the sender resends again soon after an expiry, below the capture's SND.UNA: a timer's, not its burst's") {
+  // unheard_ack: A at 1000 ms, B at 1010 ms, the ACK of A at 1100 ms
+  // (frame 6) that the sender never heard; A resent at 2000 ms (frame 7):
+  // the RTO's expiry, 1 s after A's send. A again at 2400 ms (frame 8),
+  // nothing from the peer between: within half of the 1 s wait (a burst's
+  // time) but a go-back-N burst sends each segment once, and A was resent
+  // at 2000 ms: a second expiry, 400 ms after the first, not doubled (5.5
+  // expects 2 s, accepted from 2 x 999 / 1.1 - 1 = 1815 ms).
+  // The capture's ledger holds nothing below its SND.UNA (2001 after frame 6):
+  // what the burst resent is kept apart from it.
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  s.data(1000 * ms, 1);
+  s.data(1010 * ms, 1001);
+  s.ack(1100 * ms, 1001);
+  s.data(2000 * ms, 1);
+  s.data(2400 * ms, 1);
+  auto r = analyze(s, "burst-below-una", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::slow_start_after_rto) == 0);
+  REQUIRE(c.timeouts.size() == 2);
+  CHECK(c.timeouts[1].frame == 8);
+  CHECK(point_us(c.timeouts[1].wait) == 400'000);
+  REQUIRE_FALSE(findings(c, "5.5").empty());
+  CHECK(findings(c, "5.5")[0].frame == 8);
 }

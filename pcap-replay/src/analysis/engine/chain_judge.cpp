@@ -337,8 +337,12 @@ class ReadingJudge {
       const auto m = model_fitting(run_start_, j, alt);
       if (!m) continue;
       // A setting is read only from evidence the later frames do not
-      // refute: the next expiry of the chain must fit it too.
-      if (j + 1 < chain_.size() && !model_fitting(run_start_, j + 1, alt)) continue;
+      // refute: the next expiry of the chain must fit it too, and every
+      // expiry the setting keeps linear with the first doubling after them
+      // (a timer is never late by a doubling: a backoff seen where the
+      // setting keeps the RTO shows the setting is not in force).
+      const std::size_t through = std::min(chain_.size() - 1, std::max(j + 1, run_start_ + alt.linear));
+      if (through > j && !model_fitting(run_start_, through, alt)) continue;
       // A cap is read only where the backoff grew and then held
       // (limits::kCapEstablishedWaits expiries at it, after a doubling).
       if (alt.cap.lo != variants_[0].cap.lo || alt.cap.hi != variants_[0].cap.hi) {

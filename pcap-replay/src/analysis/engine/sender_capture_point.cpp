@@ -52,15 +52,24 @@ std::optional<CaptureTime> SenderEngine::heard_peer_time(std::optional<std::uint
   return peer_times_.front().time;
 }
 
-std::optional<CaptureTime> SenderEngine::ack_clocked(CaptureTime t) const {
+std::optional<CaptureTime> SenderEngine::newest_peer_before(CaptureTime limit) const {
+  if (!heard_peer_) return std::nullopt;
+  if (*heard_peer_ < limit) return heard_peer_;
+  for (std::size_t i = peer_times_.size(); i-- > 0;)
+    if (peer_times_[i].time < limit) return peer_times_[i].time;
+  return std::nullopt;
+}
+
+std::optional<CaptureTime> SenderEngine::ack_clocked(CaptureTime t, std::optional<CaptureTime> unheard_from) const {
   // The capture may see the peer's segment late too (its own path to the
   // capture point), so a response can show up sooner than the
   // capture-to-sender round trip: from 0 on.
   const microseconds hi = ack_delay_hi() + limits::kAckClockMin;
   // Newest first; older ones are read only when the newest heard was
   // captured after t.
-  if (!heard_peer_) return std::nullopt;
-  CaptureTime p = *heard_peer_;
+  const std::optional<CaptureTime> newest = unheard_from ? newest_peer_before(*unheard_from) : heard_peer_;
+  if (!newest) return std::nullopt;
+  CaptureTime p = *newest;
   for (std::size_t i = peer_times_.size();;) {
     if (across_step(p, t)) return std::nullopt;  // how long after it is unknown: no evidence
     const microseconds after = since(t, p);

@@ -90,8 +90,11 @@ void SenderEngine::on_send(const Segment& s) {
   if (pending_count_ > 0 && s.payload_len > 0) {
     // Sent again before the ACK could reach the sender: the ACK covers a
     // retransmission, so the sender took no sample from it (Karn, 3).
-    const std::size_t voided = filter_pending(
-        [&](const PendingSample& p) { return !(s.time < p.until && seq_lt(s.tcp.seq, p.ack)); });
+    const std::size_t voided = filter_pending([&](const PendingSample& p) {
+      const bool keep = !(s.time < p.until && seq_lt(s.tcp.seq, p.ack));
+      if (!keep && (!ambiguous_through_ || seq_gt(p.ack, *ambiguous_through_))) ambiguous_through_ = p.ack;
+      return keep;
+    });
     if (voided > 0) {
       out_.ambiguous_acks += voided;
       ambiguous_since_expiry_ = true;
@@ -173,13 +176,22 @@ void SenderEngine::on_send(const Segment& s) {
   if (h.options.tsecr && last_peer_tsval_ && *h.options.tsecr == *last_peer_tsval_) echo_tracks_ = true;
   heard_peer_ = heard_peer_time(h.options.tsecr);
   const std::optional<CaptureTime> answered = ack_clocked(s.time);
-  if (answered && before_count_ > 0) heard_until(*answered);
-  const bool ack_triggered =
-      answered.has_value() ||
-      (last_send_ack_triggered_ && last_send_time_ && since(s.time, *last_send_time_) <= limits::kResponseTrain &&
-       !across_step(*last_send_time_, s.time));
+  if (answered && before_count_ > 0) {
+    // Data sent again that an ACK acknowledged: the sender had not received
+    // that ACK (it never sends below the SND.UNA it knows), whatever the
+    // timing says. A keep-alive's byte below SND.UNA is no such resend.
+    const bool keepalive_shape = len <= 1 && h.seq == seq_.snd_una - 1 && seq_.snd_una == seq_.snd_max;
+    heard_until(*answered, len > 0 && !syn && !keepalive_shape ? std::optional{h.seq} : std::nullopt);
+  }
+  // Sent within kResponseTrain of a send that answered the peer: the same
+  // response, clocked by the same segment (train_trigger_).
+  const bool in_train = last_send_trigger_ && last_send_time_ &&
+                        since(s.time, *last_send_time_) <= limits::kResponseTrain &&
+                        !across_step(*last_send_time_, s.time);
+  train_trigger_ = in_train ? last_send_trigger_ : std::nullopt;
+  const bool ack_triggered = answered.has_value() || in_train;
   last_send_time_ = s.time;
-  last_send_ack_triggered_ = ack_triggered;
+  last_send_trigger_ = answered ? answered : train_trigger_;
   learn_handshake_delays();
   // RFC 7323: is this TSval older than what the sender already sent?
   bool old_tsval = false;
@@ -253,7 +265,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
     // RTO), or else an application write (the timer runs on, 5.1): the arm
     // is anywhere between the two. Other new data leaves the timer alone.
     Observation o;
-    o.sack_negotiated = handshake_seen_ ? (own_sack_ok_ && peer_sack_ok_) : true;
+    o.sack_negotiated = sack_negotiated();
     o.srtt = est_.estimator().srtt();
     o.is_highest = true;
     o.recovery = recovery_;
@@ -329,7 +341,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   o.is_head = seq_le(seq, heard_una());
   o.is_highest = seq_ge(end, seq_.snd_max);
   o.back_to_back = back_to_back;
-  o.sack_negotiated = handshake_seen_ ? (own_sack_ok_ && peer_sack_ok_) : true;
+  o.sack_negotiated = sack_negotiated();
   o.single_segment = in_flight() <= 1;
   o.timeouts_in_chain = timeouts_since_ack_;
   o.probe_since_ack = probe_since_ack_;
@@ -368,8 +380,11 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     // its own clock shows sent a burst gap later is a further expiry.
     if (o.in_rto_burst && tsval && burst_tsval_)
       if (const auto d = ts_clock_.interval(*burst_tsval_, *tsval); d && *d >= burst_gap) o.in_rto_burst = false;
-    // A burst sends each segment once.
-    o.resent_in_burst = resent_since(seq, end, burst_start_);
+    // A burst sends each segment once. The ledger forgets what the capture
+    // saw acknowledged; the span the burst resent does not (a sender that
+    // did not hear that ACK resends from below it).
+    o.resent_in_burst = resent_since(seq, end, burst_start_) ||
+                        (seq_ge(seq, burst_span_.first) && seq_lt(seq, burst_span_.second));
   }
   return o;
   };
@@ -387,7 +402,14 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       restore(b->state);
       heard_una_ = b->una;
       unheard_segments_ = acked_segments_ - b->acked_segments;
-      const Observation before = observe();
+      // Nothing the peer sent from that ACK on reached the sender: none of
+      // it clocks this resend, and the peer was last heard before it.
+      Observation before = observe();
+      before.ack_clocked = ack_clocked(s.time, b->time).has_value() || (train_trigger_ && *train_trigger_ < b->time);
+      const std::optional<CaptureTime> last_heard = newest_peer_before(b->time);
+      before.since_peer = !last_heard || across_step(*last_heard, s.time)
+                              ? microseconds::max()
+                              : std::chrono::abs(since(s.time, *last_heard));
       const Explanation e2 = explain(before, *opt_.profile);
       if (e2.kind == SendKind::timeout || e2.kind == SendKind::tlp || e2.kind == SendKind::fast ||
           e2.kind == SendKind::slow_start_after_rto) {
@@ -474,6 +496,8 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       if (o.in_rto_burst) {
         burst_last_ = s.time;
         burst_tsval_ = tsval;
+        if (seq_lt(seq, burst_span_.first)) burst_span_.first = seq;
+        if (seq_gt(end, burst_span_.second)) burst_span_.second = end;
       }
       break;
     case SendKind::syn_reply:
@@ -575,6 +599,7 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   recovery_ = Recovery::rto;
   seq_.recovery_point = seq_.snd_max;
   burst_start_ = s.time;
+  burst_span_ = {seq, seq + std::max<std::uint32_t>(s.payload_len, 1)};
   burst_last_ = s.time;
   burst_tsval_ = tsval;
   ++timeouts_since_ack_;

@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <set>
 #include <vector>
 
@@ -180,8 +181,12 @@ class SenderEngine {
   /// The sender echoed `tsecr`: it received every ACK with an older TSval.
   void heard_through(std::uint32_t tsecr);
   /// The sender answered the peer's segment captured at `t`: it received
-  /// every ACK captured up to then (ACKs are cumulative).
-  void heard_until(CaptureTime t);
+  /// every ACK captured up to then (ACKs are cumulative), except one that
+  /// acknowledged `resent`, the first byte of the data this answer sends
+  /// again (causality over timing: the timing may pick the wrong ACK).
+  void heard_until(CaptureTime t, std::optional<std::uint32_t> resent);
+  /// Both SYNs offered SACK (RFC 2018); mid-stream, unknown: assumed.
+  bool sack_negotiated() const { return handshake_seen_ ? (own_sack_ok_ && peer_sack_ok_) : true; }
   /// SND.UNA as the sender knows it: behind the capture's where the sender
   /// showed it did not receive ACKs the capture saw.
   std::uint32_t heard_una() const { return heard_una_.value_or(seq_.snd_una); }
@@ -215,8 +220,12 @@ class SenderEngine {
   /// The segment from the peer (its capture time) a transmission at `t`
   /// answers, if its timing says it does: one the sender can have received
   /// (heard_peer_), at most a capture-to-sender round trip (and a band)
-  /// before `t`.
-  std::optional<CaptureTime> ack_clocked(CaptureTime t) const;
+  /// before `t`. With `unheard_from`: under the reading that nothing the
+  /// peer sent from then on reached the sender, one captured before it.
+  std::optional<CaptureTime> ack_clocked(CaptureTime t, std::optional<CaptureTime> unheard_from = std::nullopt) const;
+  /// The newest segment from the peer the sender can have received that
+  /// was captured before `limit`.
+  std::optional<CaptureTime> newest_peer_before(CaptureTime limit) const;
   /// The newest segment from the peer the sender can have received when it
   /// sent a segment echoing `tsecr` (RFC 7323 TS.Recent: it echoes the
   /// latest in-order segment it accepted): none newer than one whose TSval
@@ -259,7 +268,9 @@ class SenderEngine {
   Recovery recovery_ = Recovery::open;
   bool keep_timeline_;
   bool feed_activity_ = false;
-  bool last_send_ack_triggered_ = false;
+  /// The peer's segment (capture time) that clocked the previous send, and
+  /// the one clocking this send's response train, if any.
+  std::optional<CaptureTime> last_send_trigger_, train_trigger_;
   bool sack_evidence_ = false;
   bool peer_timestamps_ = false;
   bool scoreboard_ = false;
@@ -296,6 +307,7 @@ class SenderEngine {
   // The post-RTO burst: the expiry that began it, its last retransmission
   // (cleared by any peer segment) and that one's TSval.
   CaptureTime burst_start_{};
+  std::pair<std::uint32_t, std::uint32_t> burst_span_{};  ///< [first, end) resent since the expiry
   std::optional<CaptureTime> burst_last_;
   std::optional<std::uint32_t> burst_tsval_;
   std::optional<Pending54> pending_54_;
@@ -321,6 +333,9 @@ class SenderEngine {
   std::uint8_t before_next_ = 0;
   std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
   std::optional<std::uint32_t> heard_una_;
+  /// The highest ACK counted among ambiguous_acks when a resend voided its
+  /// pending sample (Karn): a repeat of it is not counted again.
+  std::optional<std::uint32_t> ambiguous_through_;
   std::uint64_t unheard_segments_ = 0;  // segments acknowledged in the capture, not at the sender
   bool ack_unheard_ = false;  // the repeat being explained is timed from before an unheard ACK
 };

@@ -103,6 +103,9 @@ void SenderEngine::on_peer(const Segment& s) {
   // SND.UNA as the sender knows it (behind the capture's after an ACK it
   // showed it did not receive).
   const std::uint32_t una = heard_una();
+  // Past the ACK counted ambiguous, in both views: no repeat of it can be
+  // counted again (and the old value must not age across the wrap).
+  if (ambiguous_through_ && !heard_una_ && seq_gt(seq_.snd_una, *ambiguous_through_)) ambiguous_through_.reset();
   if (sack_above(una)) sack_evidence_ = true;
   // The peer shows a hole lost: a SACK above it or a duplicate ACK below it.
   if (!holes_.empty() && (h.options.sack_count > 0 || (ack == una && s.payload_len == 0)))
@@ -214,10 +217,12 @@ void SenderEngine::on_peer(const Segment& s) {
   } else {
     // 5.3: restart with the current RTO when the sender received the ACK:
     // up to the capture-to-sender round trip after the capture saw it. Linux
-    // (tcp_rearm_rto, a probe or RACK timer pending) counts the deadline
-    // from the head's last transmission instead: the arm is anywhere between.
+    // (tcp_rearm_rto, a probe or RACK timer pending: both need SACK) counts
+    // the deadline from the head's last transmission instead: the arm is
+    // anywhere between.
     CaptureTime earliest = s.time;
-    if (opt_.profile->rearm_from_head && !outstanding_.empty() && outstanding_.front().last_time < s.time)
+    if (opt_.profile->rearm_from_head && sack_negotiated() && !outstanding_.empty() &&
+        outstanding_.front().last_time < s.time)
       earliest = outstanding_.front().last_time;
     arm(s.time + ack_delay_hi(), ArmCause::ack, std::nullopt, earliest);
   }
@@ -240,7 +245,9 @@ void SenderEngine::on_peer(const Segment& s) {
     sample.reset();
     kind.reset();
     if (any_retx) {
-      ++out_.ambiguous_acks;
+      // Counted once: an ACK the sender processed after a resend (Karn,
+      // counted then) repeated, where the sender's view had not heard it.
+      if (!ambiguous_through_ || seq_gt(ack, *ambiguous_through_)) ++out_.ambiguous_acks;
       ambiguous_since_expiry_ = true;
     }
   }

@@ -63,11 +63,12 @@ void SenderEngine::heard_through(std::uint32_t tsecr) {
   before_count_ = kept;
 }
 
-void SenderEngine::heard_until(CaptureTime t) {
+void SenderEngine::heard_until(CaptureTime t, std::optional<std::uint32_t> resent) {
   std::uint8_t kept = 0;
   for (std::size_t i = 0; i < before_count_; ++i) {
     const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
-    if (b.time <= t) break;  // this one and all older were received
+    const bool shown_unheard = resent && seq_ge(*resent, b.una) && seq_lt(*resent, b.ack);
+    if (b.time <= t && !shown_unheard) break;  // this one and all older were received
     ++kept;
   }
   before_count_ = kept;
