@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <rto/rto.h>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -43,7 +44,8 @@ namespace {
 using netstack::RealPeerResult;
 
 /// What `netstack --version` prints.
-constexpr const char* kVersion = "netstack 0.1.0 (userspace TCP sender on the rto library, RFC 6298)";
+// The project's version is stated once (rto/rto.h).
+constexpr const char* kVersion = "netstack " RTO_VERSION_STRING " (userspace TCP sender on the rto library, RFC 6298)";
 
 /// The sender's timer profiles by the names --profile takes (pcap-replay's
 /// names for the same models).

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <rto/config.hpp>
+#include <rto/rto.h>
 
 #include <algorithm>
 #include <array>
@@ -51,7 +52,9 @@
 
 namespace {
 
-constexpr std::string_view kVersion = "pcap-replay 0.1.0 (RFC 6298 retransmission-timer checker; JSON schema_version 1)";
+// The project's version is stated once (rto/rto.h); the JSON schema's in report_json.hpp.
+const std::string kVersion = fmt::format("pcap-replay {} (RFC 6298 retransmission-timer checker; JSON schema_version {})",
+                                         RTO_VERSION_STRING, replay::kSchemaVersion);
 constexpr std::array<std::string_view, 4> kSubcommands{"check", "flows", "timeline", "plot"};
 
 constexpr const char* kExitHelp =
@@ -196,7 +199,7 @@ void add_common(CLI::App* app, Args& a) {
   app->add_option("-f,--filter", a.filter, "BPF filter expression (tcpdump syntax)");
   app->add_option("--flow", a.flow, "only connection N (the flow numbers of pcap-replay flows, from 1)");
   app->add_option("--stream", a.stream, "only the connection Wireshark numbers tcp.stream N (from 0; not with -f)");
-  app->set_version_flag("--version", std::string(kVersion));
+  app->set_version_flag("--version", kVersion);
 }
 
 // The options of the sub-commands that replay the estimator (check, timeline).
@@ -340,7 +343,7 @@ int main(int argc, char** argv) {
 #endif
   CLI::App app{"pcap-replay: check TCP senders in a capture against RFC 6298 (retransmission timer)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(kVersion));
+  app.set_version_flag("--version", kVersion);
   app.footer(kExitHelp);
   // CLI11's own errors ("--profile: bsd not in {...}") start with the program's name too.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {

@@ -229,6 +229,18 @@ if command -v groff >/dev/null; then
     [ -z "$w" ] && echo "ok: $page renders without warnings" || { echo "FAIL: $page: $w"; fail=1; }
   done
 elif [ "${CI:-}" = true ]; then echo "FAIL: groff missing (CI=true)"; fail=1; fi
+# One version everywhere: rto/rto.h's RTO_VERSION_STRING, in --version of both
+# programs and in the man pages' title lines; the JSON schema's in --version.
+want=$(sed -n 's/^#define RTO_VERSION_STRING "\(.*\)".*/\1/p' rto/include/rto/rto.h)
+NETSTACK=${BIN%/pcap-replay}/netstack
+for got in "$("$BIN" --version | awk '{print $2}')" "$("$NETSTACK" --version | awk '{print $2}')" \
+           "$(sed -n '1s/.*"rto \([0-9.]*\)".*/\1/p' "$MAN")" \
+           "$(sed -n '1s/.*"rto \([0-9.]*\)".*/\1/p' netstack/man/netstack.1)"; do
+  [ "$got" = "$want" ] || { echo "FAIL: version '$got', rto/rto.h says '$want'"; fail=1; }
+done
+schema=$("$BIN" check --json tests/captures/linux-blackhole.pcap 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["schema_version"])')
+"$BIN" --version | grep -q "schema_version $schema)" && echo "ok: --version names the JSON schema_version the report writes ($schema)" \
+  || { echo "FAIL: --version does not name schema_version $schema"; fail=1; }
 for sub in check flows timeline plot; do
   for o in $("$BIN" $sub --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
     grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$MAN" || { echo "FAIL: man page lacks $sub $o"; fail=1; }

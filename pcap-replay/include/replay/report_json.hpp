@@ -30,6 +30,10 @@ nlohmann::json to_json(const Report& r, const ReportView& view = {});
 void append_flow_json(nlohmann::json& entries, const FlowReport& f, const Options& options,
                       std::optional<std::uint64_t> stream, CaptureTime origin, const ReportView& view = {});
 
+/// The report document's schema_version (pcap-replay/SCHEMA.md): raised when
+/// a key changes meaning or goes away.
+inline constexpr int kSchemaVersion = 2;
+
 /// The top-level keys of a report document (to_json, flows_to_json) that
 /// dump_document() writes first, in this order: those known before any input
 /// is read, so that a report written as it goes (JsonFlowsWriter) starts its

@@ -271,7 +271,7 @@ json to_json(const Report& r, const ReportView& view) {
   const Options& o = r.options;
   json doc;
   doc["tool"] = "pcap-replay";
-  doc["schema_version"] = 2;
+  doc["schema_version"] = kSchemaVersion;
   doc["kind"] = "check";
   doc["profile"] = o.auto_profile ? std::string("auto") : std::string(o.profile->name);
   doc["tolerance"] = {{"granularity_ms", ms(o.granularity)},
@@ -359,7 +359,7 @@ json flow_list_entry(const FlowReport& f, std::optional<std::uint64_t> stream, C
 json flows_to_json(const Report& r, const ReportView& view) {
   json doc;
   doc["tool"] = "pcap-replay";
-  doc["schema_version"] = 2;
+  doc["schema_version"] = kSchemaVersion;
   doc["kind"] = "flows";
   put_input_fields(doc, r, view);
   const StreamNumbers streams(r);
