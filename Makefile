@@ -333,6 +333,8 @@ bench: deps
 	@# Replay at scale: a generated multi-flow capture beside a bare
 	@# libpcap loop, tcptrace and tshark; time, packets/s, peak RSS.
 	@BUILD=$(BUILD) bash bench/replay-scale.sh
+	@# Cost per packet across shapes of traffic (BASELINE_BIN=old build: beside it).
+	@BUILD=$(BUILD) bash bench/replay-shapes.sh
 	@# The speed goals (bench/README.md) against this run's numbers.
 	@echo "== goals"
 	@python3 bench/goals.py $(BUILD)/bench

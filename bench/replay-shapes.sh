@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# pcap-replay's cost per packet across shapes of traffic: `pcap-replay
+# check` on generated captures (bench/replay-scale/gen_capture.cpp) that
+# differ in one dimension at a time (connections, loss, handshakes only),
+# and, when BASELINE_BIN names another build of pcap-replay (an older
+# commit's), that build on the same files in the same run, with the ratio.
+# A shape slower per packet than the baseline is the regression this exists
+# to show (ns/packet: lower is better; "x base" above 1.00 is slower).
+# Run by `make bench` (without a baseline); by hand:
+#   BASELINE_BIN=/path/to/old/pcap-replay bash bench/replay-shapes.sh
+# Env: BUILD (default build), PACKETS (default 1000000), RUNS (hyperfine
+# runs, default 3), PROFILE (default linux). Needs hyperfine.
+set -u
+BUILD=${BUILD:-build}
+PACKETS=${PACKETS:-1000000}
+RUNS=${RUNS:-3}
+PROFILE=${PROFILE:-linux}
+BASE=${BASELINE_BIN:-}
+gen="$BUILD/bin/replay-gen" pr="$BUILD/bin/pcap-replay"
+for x in "$gen" "$pr"; do [ -x "$x" ] || { echo "replay-shapes: $x not built"; exit 1; }; done
+command -v hyperfine >/dev/null 2>&1 || { echo "replay-shapes: hyperfine missing (Debian package hyperfine)"; exit 1; }
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "replay-shapes: BASELINE_BIN=$BASE is not executable"; exit 1; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+# name|replay-gen arguments (one dimension changed from the first row)
+shapes=(
+  "2000 flows, 1 % loss|--flows 2000 --loss-permille 10"
+  "4 flows, 1 % loss|--flows 4 --loss-permille 10"
+  "50000 flows, 1 % loss|--flows 50000 --loss-permille 10"
+  "2000 flows, no loss|--flows 2000 --loss-permille 0"
+  "2000 flows, 10 % loss|--flows 2000 --loss-permille 100"
+  "handshakes only|--flows 100000 --syn-only"
+)
+
+mean_s() {  # mean wall-clock seconds of "$1" over $RUNS runs
+  local json; json=$(mktemp)
+  hyperfine --style none -i --warmup 1 --runs "$RUNS" --export-json "$json" "$1" >/dev/null 2>&1 &&
+    python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["mean"])' "$json" ||
+    echo "-"
+  rm -f "$json"
+}
+ns_per() { [ "$1" = "-" ] && echo "-" || python3 -c "print('%.0f' % ($1 * 1e9 / $2))"; }
+
+printf 'pcap-replay check --profile %s, %s packets per capture, mean of %s runs\n' "$PROFILE" "$PACKETS" "$RUNS"
+printf '%-26s %10s %12s' shape packets "ns/packet"
+[ -n "$BASE" ] && printf ' %14s %8s' "base ns/packet" "x base"
+printf '\n'
+i=0
+for row in "${shapes[@]}"; do
+  IFS='|' read -r name args <<<"$row"
+  f="$dir/shape$i.pcap"; i=$((i + 1))
+  # shellcheck disable=SC2086
+  "$gen" "$f" --packets "$PACKETS" $args >/dev/null || { echo "replay-shapes: replay-gen $args failed"; exit 1; }
+  n=$(capinfos -c -M "$f" 2>/dev/null | awk -F: '/Number of packets/ {gsub(/ /, "", $2); print $2}')
+  [ -n "$n" ] || n=$PACKETS
+  t=$(mean_s "$pr check --profile $PROFILE $f")
+  printf '%-26s %10s %12s' "$name" "$n" "$(ns_per "$t" "$n")"
+  if [ -n "$BASE" ]; then
+    b=$(mean_s "$BASE check --profile $PROFILE $f")
+    ratio=$([ "$t" = "-" ] || [ "$b" = "-" ] && echo "-" || python3 -c "print('%.2f' % ($t / $b))")
+    printf ' %14s %8s' "$(ns_per "$b" "$n")" "$ratio"
+  fi
+  printf '\n'
+  rm -f "$f"
+done
