@@ -24,8 +24,10 @@ std::uint32_t header_digest(const Segment& s) {
 }
 
 void RecentRing::push(const Segment& s, std::uint64_t peers, std::uint32_t d) {
-  if (!ids_repeat && s.ip_id && *s.ip_id != 0)
-    if (const RecentSegment* last = newest(); last && last->has_ip_id() && last->ip_id == *s.ip_id) ids_repeat = true;
+  // The newest kept segment's ID is held here, beside the digests: reading
+  // it from `items` would load a line the push then only writes.
+  if (!ids_repeat && s.ip_id && *s.ip_id != 0 && newest_ip_id && *newest_ip_id == *s.ip_id) ids_repeat = true;
+  newest_ip_id = s.ip_id;
   std::size_t slot = next;
   if (items.size() < kRecentKept) {
     slot = items.size();

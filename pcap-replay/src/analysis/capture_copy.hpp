@@ -84,6 +84,7 @@ struct RecentRing {
   // at the first segment with any: most segments have none.
   std::unique_ptr<std::array<SackBlocks, kRecentKept>> sack;
   std::size_t next = 0;  // the slot the next segment replaces once full
+  std::optional<std::uint16_t> newest_ip_id;  // the IPv4 ID of newest(), if it has one
   /// Two of the sender's segments in a row (neither a copy) carried the
   /// same non-zero IPv4 ID: its IDs do not name datagrams (a constant ID, or
   /// one reused for a resend), so an equal ID proves nothing for it.

@@ -43,6 +43,9 @@ microseconds SenderEngine::ack_delay_hi() const {
 
 std::optional<CaptureTime> SenderEngine::heard_peer_time(std::optional<std::uint32_t> tsecr) const {
   if (!tsecr || !echo_tracks_ || peer_times_.empty()) return last_peer_time_;
+  // The newest (peer_times_.back()), from the fields beside it: most echoes
+  // reach it, and the ring's line need not be read.
+  if (!last_peer_had_tsval_ || rto::ts_diff(*last_peer_tsval_, *tsecr) <= 0) return last_peer_time_;
   // Newest first: the first the echo reaches. Past the ring, the oldest kept
   // (the sender heard something at least that old).
   for (std::size_t i = peer_times_.size(); i-- > 0;) {

@@ -283,6 +283,7 @@ class SenderEngine {
   std::optional<CaptureTime> last_peer_time_;
   std::optional<CaptureTime> heard_peer_;  // heard_peer_time() at the transmission being explained
   std::optional<std::uint32_t> last_peer_tsval_;
+  bool last_peer_had_tsval_ = false;  ///< the newest peer segment carried a TSval (last_peer_tsval_ is its)
   bool echo_tracks_ = false;  // the sender has echoed the peer's newest TSval
   std::optional<CaptureTime> last_send_time_;
   std::optional<CaptureTime> last_data_send_time_;

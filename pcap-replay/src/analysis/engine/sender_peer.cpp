@@ -61,6 +61,7 @@ void SenderEngine::on_peer(const Segment& s) {
   current_frame_ = s.frame;
   last_peer_time_ = s.time;
   if (h.options.tsval) last_peer_tsval_ = *h.options.tsval;
+  last_peer_had_tsval_ = h.options.tsval.has_value();
   peer_times_.push_back(PeerMark{s.time, h.options.tsval.value_or(0), h.options.tsval.has_value()});
   if (peer_times_.size() > limits::kAckClockHistory) peer_times_.pop_front();
   if (s.payload_len > 0) {
