@@ -459,3 +459,69 @@ TEST_CASE("a setting the later expiries refute is not read: linear, linear, then
   REQUIRE(findings(client(k), "setting").size() == 1);
   CHECK(k.count(Level::must) == 0);
 }
+
+TEST_CASE("a go-back-N burst captured out of order: each segment resent once is the burst's, in any order") {
+  // Handshake R = 100 ms, [1,1001) at 200 ms acked at 300 ms (RTO 1 s under
+  // rfc6298). Five segments 1001..6001 at 1000 ms; the expiry resends 1001 at
+  // 2000 ms (frame 11, 1 s: on time); its burst follows 10 ms apart but
+  // captured out of order: 3001, 2001, 4001, 5001 (frames 12-15), each once;
+  // all acknowledged at 2100 ms. No further expiry, no 5.4 or 5.5 (a burst
+  // member is not a timer's: 2001 at 2020 ms is 20 ms after the expiry).
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  s.data(200 * ms, 1);
+  s.ack(300 * ms, 1001);
+  for (std::uint32_t i = 0; i < 5; ++i) s.data(1000 * ms + i * 10, 1001 + i * 1000);
+  s.data(2000 * ms, 1001);
+  std::int64_t t = 2010 * ms;
+  for (std::uint32_t seq : {3001u, 2001u, 4001u, 5001u}) {
+    s.data(t, seq);
+    t += 10 * ms;
+  }
+  s.ack(2100 * ms, 6001);
+  for (auto p : {Profile::rfc6298, Profile::linux_kernel}) {
+    CAPTURE(p);
+    auto r = analyze(s, "burst-reordered", p);
+    const auto& c = client(r);
+    CHECK(c.timeouts.size() == 1);
+    CHECK(count(c, SendKind::slow_start_after_rto) == 4);
+    CHECK(r.count(Level::must) == 0);
+  }
+}
+
+TEST_CASE("a thin stream that stops being thin: the doubling after it does not refute the linear expiries before") {
+  // Linux, base RTO 300 ms. A, B, C (1001..4001) at 400 ms: 3 in flight,
+  // thin. A resent at 700 and 1000 ms (300, 300: linear, the thin-stream
+  // setting). The ACK of A at 1100 ms (of retransmitted data: no sample),
+  // B and C resent, ACK of B at 1200 ms, D and E sent, ACK of C at 1210 ms,
+  // F and G sent: D..G, 4 in flight, not thin. Expiry 3 resends D at 1510 ms
+  // (300 ms after the ACK: the RTO kept linear), expiry 4 at 2110 ms (600 ms:
+  // not thin at expiry 3, so doubled). The doubling comes where the setting
+  // no longer applies: it refutes nothing; the setting is read (INFO).
+  // Expiry 3 (300 ms after a chain of linear waits, the stream no longer
+  // thin) may be noted as cannot-tell; no MUST either way.
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  s.data(200 * ms, 1);
+  s.ack(300 * ms, 1001);
+  for (std::uint32_t i = 0; i < 3; ++i) s.data(400 * ms + i * 10, 1001 + i * 1000);
+  s.data(700 * ms, 1001);
+  s.data(1000 * ms, 1001);  // frame 10
+  s.ack(1100 * ms, 2001);
+  s.data(1100 * ms + 100, 2001);
+  s.data(1100 * ms + 110, 3001);
+  s.ack(1200 * ms, 3001);
+  s.data(1200 * ms + 100, 4001);
+  s.data(1200 * ms + 110, 5001);
+  s.ack(1210 * ms, 4001);
+  s.data(1210 * ms + 100, 6001);
+  s.data(1210 * ms + 110, 7001);
+  s.data(1510 * ms, 4001);
+  s.data(2110 * ms, 4001);
+  auto r = analyze(s, "thin-then-bulk", Profile::linux_kernel);
+  const auto& c = client(r);
+  for (const auto& f : findings(c, "5.5")) CHECK(f.level != Level::must);
+  REQUIRE(findings(c, "setting").size() == 1);
+  CHECK(findings(c, "setting")[0].frame == 10);
+  CHECK(r.count(Level::must) == 0);
+}

@@ -323,3 +323,55 @@ TEST_CASE("a segment the sender resends again soon after an expiry, below the ca
   REQUIRE_FALSE(findings(c, "5.5").empty());
   CHECK(findings(c, "5.5")[0].frame == 8);
 }
+
+TEST_CASE("two ACKs the sender did not receive: a resend below both shows neither heard") {
+  // A capture at the receiver, 800 ms of round trip (SYN-ACK 10 us after
+  // the SYN, the client's ACK 800 ms later). A [1,1001) and B [1001,2001)
+  // at 1000 and 1000.01 ms; their ACKs at 1000.1 and 1000.11 ms (frames 6,
+  // 7), neither of which reaches the sender: it resends A at 2000 ms (frame
+  // 8; 1 s after its send, the initial RTO) and again at 3000 ms (frame 9):
+  // 1 s after the first expiry, not doubled (2 s), MUST 5.5. Both resends
+  // are within the ACK clock's window of the second ACK (1.5 x 800 + 2 ms):
+  // timing alone would say the sender heard it; the resend of A, which both
+  // acknowledge, says it heard neither.
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({800 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  s.data(1000 * ms, 1);
+  s.data(1000 * ms + 10, 1001);
+  s.ack(1000 * ms + 100, 1001);
+  s.ack(1000 * ms + 110, 2001);
+  s.data(2000 * ms, 1);
+  s.data(3000 * ms, 1);
+  auto r = analyze(s, "two-unheard", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::spurious) == 0);
+  REQUIRE(c.timeouts.size() == 2);
+  REQUIRE_FALSE(findings(c, "5.5").empty());
+  CHECK(findings(c, "5.5")[0].frame == 9);
+}
+
+TEST_CASE("a FIN resent after the capture saw it acknowledged is a retransmission, not a keep-alive") {
+  // Handshake R = 100 ms; A [1,1001) at 1000 ms acked at 1100 ms; the FIN
+  // (sequence 1001) at 2000 ms, acknowledged at 2000.1 ms (frame 7) but the
+  // sender never hears it: the FIN again at 3000, 4000, 5000 ms (frames 8-10),
+  // 1 s apart, never doubled: MUST 5.5 at the second and third. A FIN is one
+  // sequence number at SND.UNA - 1 with nothing outstanding, as a keep-alive's
+  // byte is; but a keep-alive carries no FIN.
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  s.data(1000 * ms, 1);
+  s.ack(1100 * ms, 1001);
+  const auto fin = [&](std::int64_t t) {
+    s.pkts.push_back({t, true, 1001, 1, wire::kAck | wire::kFin, 0, {}, {}, {}});
+  };
+  fin(2000 * ms);
+  s.ack(2000 * ms + 100, 1002);
+  for (std::int64_t t : {3000, 4000, 5000}) fin(t * ms);
+  auto r = analyze(s, "fin-unheard", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(c.keepalives == 0);
+  CHECK(count(c, SendKind::spurious) == 0);
+  CHECK(findings(c, "5.5").size() == 2);
+}

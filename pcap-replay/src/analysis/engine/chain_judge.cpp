@@ -341,7 +341,10 @@ class ReadingJudge {
       // expiry the setting keeps linear with the first doubling after them
       // (a timer is never late by a doubling: a backoff seen where the
       // setting keeps the RTO shows the setting is not in force).
-      const std::size_t through = std::min(chain_.size() - 1, std::max(j + 1, run_start_ + alt.linear));
+      // A thin-stream setting applies only while the stream is thin: past
+      // the first expiry that is not, the sender doubles and refutes nothing.
+      std::size_t through = std::min(chain_.size() - 1, std::max(j + 1, run_start_ + alt.linear));
+      while (through > j + 1 && !variant_applies(alt, run_start_, through)) --through;
       if (through > j && !model_fitting(run_start_, through, alt)) continue;
       // A cap is read only where the backoff grew and then held
       // (limits::kCapEstablishedWaits expiries at it, after a doubling).
@@ -467,7 +470,10 @@ class ReadingJudge {
                               (karn && e.after_sack_sample) || e.ack_unheard ? Outcome::cannot_tell : Outcome::broken,
                               e, rec);
       x.basis = karn ? Basis::karn_backoff : Basis::doubling;
-      if (x.outcome == Outcome::cannot_tell) x.topic = Topic::readings_differ;
+      if (x.outcome == Outcome::cannot_tell) {
+        x.topic = Topic::readings_differ;
+        rec.verdict = Verdict::cannot_tell;  // early under one reading only
+      }
       if (e.ack_unheard) unheard_readings(x);
       x.prev_waited = prev;
       for (std::size_t i = run_start_; i <= j; ++i) x.evidence.push_back(chain_[i]->frame);

@@ -180,7 +180,7 @@ void SenderEngine::on_send(const Segment& s) {
     // Data sent again that an ACK acknowledged: the sender had not received
     // that ACK (it never sends below the SND.UNA it knows), whatever the
     // timing says. A keep-alive's byte below SND.UNA is no such resend.
-    const bool keepalive_shape = len <= 1 && h.seq == seq_.snd_una - 1 && seq_.snd_una == seq_.snd_max;
+    const bool keepalive_shape = !fin && s.payload_len <= 1 && h.seq == seq_.snd_una - 1 && seq_.snd_una == seq_.snd_max;
     heard_until(*answered, len > 0 && !syn && !keepalive_shape ? std::optional{h.seq} : std::nullopt);
   }
   // Sent within kResponseTrain of a send that answered the peer: the same
@@ -381,10 +381,12 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     if (o.in_rto_burst && tsval && burst_tsval_)
       if (const auto d = ts_clock_.interval(*burst_tsval_, *tsval); d && *d >= burst_gap) o.in_rto_burst = false;
     // A burst sends each segment once. The ledger forgets what the capture
-    // saw acknowledged; the span the burst resent does not (a sender that
-    // did not hear that ACK resends from below it).
+    // saw acknowledged; below that, the span the burst resent stands in for
+    // it (a sender that did not hear the ACK resends from below it). Above,
+    // the ledger is exact (a burst captured out of order leaves gaps).
     o.resent_in_burst = resent_since(seq, end, burst_start_) ||
-                        (seq_ge(seq, burst_span_.first) && seq_lt(seq, burst_span_.second));
+                        (seq_lt(seq, seq_.snd_una) && seq_ge(seq, burst_span_.first) &&
+                         seq_lt(seq, burst_span_.second));
   }
   return o;
   };

@@ -67,7 +67,7 @@ void SenderEngine::heard_until(CaptureTime t, std::optional<std::uint32_t> resen
   std::uint8_t kept = 0;
   for (std::size_t i = 0; i < before_count_; ++i) {
     const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
-    const bool shown_unheard = resent && seq_ge(*resent, b.una) && seq_lt(*resent, b.ack);
+    const bool shown_unheard = resent && seq_lt(*resent, b.ack);  // it acknowledged what is resent
     if (b.time <= t && !shown_unheard) break;  // this one and all older were received
     ++kept;
   }
