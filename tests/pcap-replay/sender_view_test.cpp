@@ -223,6 +223,12 @@ TEST_CASE("Karn as the sender applies it: an ACK it processed after resending wh
   // No duplicate ACK, and the one segment from the peer in the response
   // window is the ACK read as not yet received: no fast retransmit.
   CHECK(count(client(within), SendKind::fast) == 0);
+  // Read with the ACK unheard, the resend is an expiry 50.9 ms after A's
+  // send, far before the 1 s RTO; read with it heard, no expiry at all:
+  // cannot tell, in the expiry's record as in its finding.
+  REQUIRE(client(within).timeouts.size() == 1);
+  CHECK(client(within).timeouts[0].verdict == Verdict::cannot_tell);
+  CHECK(client(within).timeouts[0].verdict != Verdict::early);
   auto after = analyze(scenario(1'100), "karn-at-sender-kept", Profile::rfc6298);
   CHECK(client(after).samples_seq == 2);  // the handshake's and A's 50 ms
   CHECK(client(after).ambiguous_acks == 1);

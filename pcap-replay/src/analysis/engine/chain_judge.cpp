@@ -264,7 +264,7 @@ class ReadingJudge {
       return;
     }
     if (w.hi < rec.accepted.lo) {
-      rec.verdict = Verdict::early;
+      rec.verdict = e.ack_unheard ? Verdict::cannot_tell : Verdict::early;  // early under one reading only
       RuleId rule = RuleId::rfc6298_5_3_5_6;
       if (x.basis == Basis::fallback_57 && !e.syn) rule = RuleId::rfc6298_5_7;
       else if (x.basis == Basis::initial_rto) rule = RuleId::rfc6298_2_1;
