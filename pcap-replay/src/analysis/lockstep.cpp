@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <replay/milliseconds.hpp>
 
 namespace replay::lockstep {
 
@@ -30,7 +31,6 @@ struct Chain {
 };
 
 microseconds us(CaptureTime::duration d) { return std::chrono::duration_cast<microseconds>(d); }
-double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 double s_of(microseconds d) { return static_cast<double>(d.count()) / 1e6; }
 
 std::vector<Chain> syn_chains(std::span<const Attempt* const> attempts) {

@@ -8,6 +8,7 @@
 
 #include <replay/thresholds.hpp>
 #include "plot/time_sequence_graph.hpp"
+#include <replay/milliseconds.hpp>
 
 namespace replay {
 
@@ -15,7 +16,6 @@ namespace {
 
 using svg::num;
 
-double ms(std::chrono::microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include "report/lockstep_report.hpp"
 
 #include <fmt/format.h>
+#include <replay/milliseconds.hpp>
 
 namespace replay {
 
@@ -8,7 +9,6 @@ using std::chrono::microseconds;
 using nlohmann::json;
 
 namespace {
-double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 double rel(const Report& r, CaptureTime t) { return std::chrono::duration<double>(t - r.first_time).count(); }
 std::string file_of(const Report& r, std::size_t i) { return i < r.files.size() ? r.files[i] : std::string(); }
 

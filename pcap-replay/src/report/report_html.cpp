@@ -15,6 +15,7 @@
 #include <replay/svg_plot.hpp>
 #include <replay/thresholds.hpp>
 #include "plot/time_sequence_graph.hpp"
+#include <replay/milliseconds.hpp>
 
 namespace replay {
 
@@ -22,7 +23,6 @@ namespace {
 
 using svg::escape;
 
-double ms(std::chrono::microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 double rel_s(const Report& r, CaptureTime t) { return seconds_since(t, r.first_time); }
 
 std::size_t count_level(const SenderReport& s, Level l) {

@@ -5,6 +5,7 @@
 #include <replay/judgement_text.hpp>
 #include "report/lockstep_report.hpp"
 #include <replay/wireshark_ref.hpp>
+#include <replay/milliseconds.hpp>
 
 namespace replay {
 
@@ -12,7 +13,6 @@ using std::chrono::microseconds;
 using nlohmann::json;
 
 namespace {
-double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 json opt_ms(const std::optional<microseconds>& d) { return d ? json(ms(*d)) : json(nullptr); }
 
 json lost_json(const InputFile& in) {

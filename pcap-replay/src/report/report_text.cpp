@@ -11,6 +11,7 @@
 #include <replay/judgement_text.hpp>
 #include "report/lockstep_report.hpp"
 #include <replay/wireshark_ref.hpp>
+#include <replay/milliseconds.hpp>
 
 namespace replay {
 
@@ -25,7 +26,6 @@ std::string timestamps_text(const SenderReport& s) {
   if (!s.tsval_sent) return s.peer_seen ? "off" : "off (peer not seen)";
   return s.peer_seen ? "sent by this side only" : "sent by this side, peer not seen";
 }
-double ms(microseconds d) { return static_cast<double>(d.count()) / 1000.0; }
 std::string opt_ms(const std::optional<microseconds>& d) { return d ? fmt::format("{:.3f} ms", ms(*d)) : "-"; }
 double rel_s(CaptureTime origin, CaptureTime t) { return seconds_between(t, origin); }
 }  // namespace
