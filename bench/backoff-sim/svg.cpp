@@ -26,6 +26,8 @@ std::string esc(const std::string& s) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;  // safe inside attributes too (XML 1.0 2.4)
+      case '\'': out += "&apos;"; break;
       default: out += c;
     }
   }
