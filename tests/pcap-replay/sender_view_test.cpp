@@ -359,16 +359,23 @@ TEST_CASE("two ACKs the sender did not receive: a resend below both shows neithe
 }
 
 TEST_CASE("a FIN resent after the capture saw it acknowledged is a retransmission, not a keep-alive") {
-  // Handshake R = 100 ms; A [1,1001) at 1000 ms acked at 1100 ms; the FIN
-  // (sequence 1001) at 2000 ms, acknowledged at 2000.1 ms (frame 7) but the
-  // sender never hears it: the FIN again at 3000, 4000, 5000 ms (frames 8-10),
-  // 1 s apart, never doubled: MUST 5.5 at the second and third. A FIN is one
-  // sequence number at SND.UNA - 1 with nothing outstanding, as a keep-alive's
-  // byte is; but a keep-alive carries no FIN.
+  // A capture at the receiver, 800 ms of round trip (SYN-ACK 10 us after the
+  // SYN, the client's ACK 800 ms later): the ACK clock's window is 1.5 x 800
+  // + 2 = 1202 ms. A [1,1001) at 1000 ms, acknowledged at 1000.1 ms; the
+  // FIN (sequence 1001) at 2000 ms, acknowledged at 2000.1 ms (frame 7), an
+  // ACK the sender never hears: the FIN again at 3000, 4000, 5000 ms (frames
+  // 8-10), 1 s apart, never doubled: MUST 5.5 at frames 9 and 10 (the
+  // first fits the RTO the samples allow at this capture point, 1 s or
+  // more: each later one is due at twice it). Frame 8 comes 999.9 ms after the
+  // ACK, inside the window: by timing an answer to it; but it resends what
+  // that ACK acknowledged. A FIN is one sequence number at SND.UNA - 1 with
+  // nothing outstanding, as a keep-alive's byte is; a keep-alive carries no FIN.
   Scenario s;
-  s.handshake(0, 100 * ms);
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({800 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
   s.data(1000 * ms, 1);
-  s.ack(1100 * ms, 1001);
+  s.ack(1000 * ms + 100, 1001);
   const auto fin = [&](std::int64_t t) {
     s.pkts.push_back({t, true, 1001, 1, wire::kAck | wire::kFin, 0, {}, {}, {}});
   };
@@ -379,5 +386,28 @@ TEST_CASE("a FIN resent after the capture saw it acknowledged is a retransmissio
   const auto& c = client(r);
   CHECK(c.keepalives == 0);
   CHECK(count(c, SendKind::spurious) == 0);
-  CHECK(findings(c, "5.5").size() == 2);
+  const auto f = findings(c, "5.5");
+  REQUIRE(f.size() == 2);
+  CHECK(f[0].frame == 9);
+  CHECK(f[1].frame == 10);
+}
+
+TEST_CASE("a later expiry early only if an ACK went unheard: recorded cannot-tell, as its finding") {
+  // Captured at the sender (handshake R = 100 ms: RTO 1 s). A [1,1001) at
+  // 1000 ms; expiry 1 resends it at 2000 ms (frame 5, on time); the ACK of A
+  // at 2100 ms (frame 6); A again at 2500 ms (frame 7). Read with that ACK
+  // unheard, expiry 2 after 500 ms where 2 s is due (5.5 broken); read with
+  // it heard, a resend of acknowledged data and no expiry: cannot tell.
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  s.data(1000 * ms, 1);
+  s.data(2000 * ms, 1);
+  s.ack(2100 * ms, 1001);
+  s.data(2500 * ms, 1);
+  auto r = analyze(s, "later-unheard", Profile::rfc6298);
+  const auto& c = client(r);
+  REQUIRE(c.timeouts.size() == 2);
+  CHECK(c.timeouts[1].frame == 7);
+  CHECK(c.timeouts[1].verdict == Verdict::cannot_tell);
+  CHECK(r.count(replay::Level::must) == 0);
 }
