@@ -518,3 +518,34 @@ TEST_CASE("RFC6298-3-karn away from the sender: an ACK that crossed a retransmis
   CHECK(client(r).ambiguous_acks == 1);
   CHECK(client(r).samples_seq == 2);
 }
+
+TEST_CASE("kMinTimerWait's quiet period: a peer segment between two sends ends it (the repeat may be the timer's)") {
+  // The capture 1.1 ms of round trip from the client (its ACK 1.1 ms after
+  // the SYN-ACK; from 1 ms down it counts as at the sender, where a few ms
+  // after a peer segment is never a timer): the ACK clock's window is
+  // 1.5 x 1.1 + 2 = 3.65 ms. A [1,1001) at
+  // 100 ms starts the timer (RTO 1 s, 2.1/2.4); B [1001,2001) at 1100 ms (an
+  // application write: the timer runs on); the server's 100 bytes of data at
+  // 1100.5 ms (no ACK of A, no duplicate ACK: it carries data); A again at
+  // 1104.6 ms (frame 7): 4.6 ms after B, under kMinTimerWait, but with the
+  // server's segment between them, and 4.1 ms after it (past the ACK
+  // clock's 3.65 ms): the timer's expiry, 1004.6 ms after A's send, on time.
+  // Without the peer segment between, no quiet period: unclassified.
+  const auto make = [](bool peer_between) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+    s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({1110, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+    s.data(100 * ms, 1);
+    s.data(1100 * ms, 1001);
+    if (peer_between) s.pkts.push_back({1100 * ms + 500, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+    s.data(1104 * ms + 600, 1);
+    return s;
+  };
+  auto quiet = analyze(make(true), "peer-between", Profile::rfc6298);
+  REQUIRE(client(quiet).timeouts.size() == 1);
+  CHECK(client(quiet).timeouts[0].verdict == replay::Verdict::ok);
+  auto b2b = analyze(make(false), "no-peer-between", Profile::rfc6298);
+  CHECK(client(b2b).timeouts.empty());
+  CHECK(count(client(b2b), SendKind::unclassified) == 1);
+}
