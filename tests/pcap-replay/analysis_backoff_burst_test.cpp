@@ -375,7 +375,9 @@ TEST_CASE("thin stream at its boundary: linear expiries with 3 segments in fligh
   // Linux tcp_stream_is_thin: packets_out < 4. Base (above): Linux RTO 300
   // ms; `segments` segments of 1000 bytes at 400 ms (frames 6..5+n), then
   // three expiries of [1001,2001) 300 ms apart (700, 1000, 1300 ms): the RTO
-  // kept, not doubled (300 is below 600 x 0.9 / 1.125 - 1 = 479 ms).
+  // kept, not doubled: the first wait, 300 +/- 1 ms from a timer up to 1/8
+  // late, shows an RTO of at least 299 / 1.125 = 265.8 ms, doubled 531.6 ms,
+  // far above 300.
   // net.ipv4.tcp_thin_linear_timeouts keeps the RTO for a thin stream only.
   auto make = [](std::uint32_t segments) {
     Scenario s;
@@ -443,8 +445,8 @@ TEST_CASE("a setting the later expiries refute is not read: linear, linear, then
   // net.ipv4.tcp_thin_linear_timeouts the first 6 expiries keep the RTO:
   // the 4th would come 300 ms after the 3rd, and 600 ms is a doubling, not
   // a late timer (the wheel is late by 1/8 at most). The setting is not in
-  // force; without it, expiry 2 (300 ms, doubled 600 expected: accepted from
-  // 600 x 0.9 / 1.125 - 1 = 479 ms) departs from 5.5.
+  // force; without it, expiry 2 (300 ms, where the doubling of an RTO of at
+  // least 299 / 1.125 = 265.8 ms, 531.6 ms, is due) departs from 5.5.
   auto r = analyze(chain({300, 300, 300, 600}), "thin-refuted", Profile::linux_kernel);
   const auto& c = client(r);
   REQUIRE(c.timeouts.size() == 4);
