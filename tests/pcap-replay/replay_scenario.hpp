@@ -82,6 +82,14 @@ struct Scenario {
     pkts.push_back({t_us + rtt_us, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
     pkts.push_back({t_us + rtt_us + 10, true, 1, 1, wire::kAck, 0, {}, {}, {}});
   }
+  /// A handshake captured beside the server: SYN at 0, SYN-ACK 10 us later,
+  /// the client's ACK at `client_ack_us`, which is the round trip from the
+  /// capture point to the client and back.
+  void handshake_at_receiver(std::int64_t client_ack_us) {
+    pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+    pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+    pkts.push_back({client_ack_us, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  }
   /// Client data [rel_seq, rel_seq + len) at t.
   void data(std::int64_t t_us, std::uint32_t rel_seq, std::uint32_t len = 1000) {
     pkts.push_back({t_us, true, rel_seq, 1, wire::kAck | wire::kPsh, len, {}, {}, {}});

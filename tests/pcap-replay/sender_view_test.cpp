@@ -276,9 +276,7 @@ TEST_CASE("an ACK the sender did not receive before its third duplicate ACK: the
   // before that ACK, a fast retransmit: the sender's reading is the one kept.
   Scenario s;
   s.sack_permitted = true;
-  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
-  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
-  s.pkts.push_back({100 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  s.handshake_at_receiver(100 * ms);
   for (std::uint32_t i = 0; i < 3; ++i) {
     const std::int64_t t = 1000 * ms + i * 100;
     s.pkts.push_back({t, true, 1001 + i * 1000, 1, wire::kAck, 1000, {}, {}, {}});
@@ -341,9 +339,7 @@ TEST_CASE("two ACKs the sender did not receive: a resend below both shows neithe
   // timing alone would say the sender heard it; the resend of A, which both
   // acknowledge, says it heard neither.
   Scenario s;
-  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
-  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
-  s.pkts.push_back({800 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  s.handshake_at_receiver(800 * ms);
   s.data(1000 * ms, 1);
   s.data(1000 * ms + 10, 1001);
   s.ack(1000 * ms + 100, 1001);
@@ -371,9 +367,7 @@ TEST_CASE("a FIN resent after the capture saw it acknowledged is a retransmissio
   // that ACK acknowledged. A FIN is one sequence number at SND.UNA - 1 with
   // nothing outstanding, as a keep-alive's byte is; a keep-alive carries no FIN.
   Scenario s;
-  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
-  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
-  s.pkts.push_back({800 * ms, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  s.handshake_at_receiver(800 * ms);
   s.data(1000 * ms, 1);
   s.ack(1000 * ms + 100, 1001);
   const auto fin = [&](std::int64_t t) {

@@ -533,9 +533,7 @@ TEST_CASE("kMinTimerWait's quiet period: a peer segment between two sends ends i
   // Without the peer segment between, no quiet period: unclassified.
   const auto make = [](bool peer_between) {
     Scenario s;
-    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
-    s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
-    s.pkts.push_back({1110, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+    s.handshake_at_receiver(1110);
     s.data(100 * ms, 1);
     s.data(1100 * ms, 1001);
     if (peer_between) s.pkts.push_back({1100 * ms + 500, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});

@@ -84,7 +84,7 @@ struct RecentRing {
   // at the first segment with any: most segments have none.
   std::unique_ptr<std::array<SackBlocks, kRecentKept>> sack;
   std::size_t next = 0;  // the slot the next segment replaces once full
-  std::optional<std::uint16_t> newest_ip_id;  // the IPv4 ID of newest(), if it has one
+  std::optional<std::uint16_t> newest_ip_id;  // the IPv4 ID of the segment pushed last, if it had one
   /// Two of the sender's segments in a row (neither a copy) carried the
   /// same non-zero IPv4 ID: its IDs do not name datagrams (a constant ID, or
   /// one reused for a resend), so an equal ID proves nothing for it.
@@ -97,12 +97,6 @@ struct RecentRing {
   std::uint32_t matching(std::uint32_t d) const;
   /// The SACK blocks of items[i] (sack_count > 0 only).
   const SackBlocks& sack_of(std::size_t i) const { return (*sack)[i]; }
-  /// The newest kept segment, if any: until the ring is full the last
-  /// appended, then the one before the slot the next segment replaces.
-  const RecentSegment* newest() const {
-    if (items.empty()) return nullptr;
-    return items.size() < kRecentKept ? &items.back() : &items[(next + kRecentKept - 1) % kRecentKept];
-  }
   /// Whether `s`, sent after `peer_count` segments of the other direction,
   /// is a copy of a kept one (thresholds.hpp: the rule): the frame of that
   /// one's first capture, or nullopt. One digest compare per kept segment, a
