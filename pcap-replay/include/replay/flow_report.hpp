@@ -218,13 +218,15 @@ struct SenderReport {
   std::uint64_t samples_seq = 0;     ///< RTT samples from never-retransmitted data (ACK or SACK; Karn, section 3)
   std::uint64_t samples_ts = 0;      ///< RTT samples from the TSecr of retransmitted data (RFC 7323 4)
   std::uint64_t ambiguous_acks = 0;  ///< ACKs of retransmitted data that gave no sample (Karn)
-  std::array<std::uint64_t, kSendKinds> by_kind{};  ///< index = SendKind
   /// Samples the estimator refused (over 1 hour, rto::Estimator::on_rtt_sample:
   /// a capture clock that jumped); in neither count nor the RTT statistics.
   std::uint64_t samples_refused = 0;
+  // (The counters every segment or sample updates come first, then the
+  // first kinds of by_kind: two cache lines per segment, not four.)
+  RttStats rtt_karn;                 ///< the samples_seq samples: min/avg/max/stdev (tcptrace -l -r's "RTT")
+  std::array<std::uint64_t, kSendKinds> by_kind{};  ///< index = SendKind
   std::uint64_t keepalives = 0;      ///< keep-alives (not retransmissions)
   std::uint64_t zero_window_probes = 0;  ///< zero-window probes (not retransmissions)
-  RttStats rtt_karn;                 ///< the samples_seq samples: min/avg/max/stdev (tcptrace -l -r's "RTT")
   RttStats rtt_ts_echo;              ///< the samples_ts samples (at the TSval clock's resolution)
   Endpoint src, dst;                ///< this sender and its peer
   /// The profile this sender was judged against (--profile, or the best fit under auto).

@@ -70,7 +70,7 @@ std::optional<CaptureTime> SenderEngine::ack_clocked(CaptureTime t, std::optiona
   const microseconds hi = ack_delay_hi() + limits::kAckClockMin;
   // Newest first; older ones are read only when the newest heard was
   // captured after t.
-  const std::optional<CaptureTime> newest = unheard_from ? newest_peer_before(*unheard_from) : heard_peer_;
+  const std::optional<CaptureTime> newest = unheard_from ? newest_peer_before(*unheard_from) : std::optional<CaptureTime>(heard_peer_);
   if (!newest) return std::nullopt;
   CaptureTime p = *newest;
   for (std::size_t i = peer_times_.size();;) {

@@ -67,6 +67,7 @@ std::size_t SenderEngine::filter_pending(Keep keep) {
   }
   const std::size_t dropped = pending_count_ - kept;
   pending_count_ = kept;
+  if (kept == 0) pending_first_ = 0;
   return dropped;
 }
 
@@ -191,7 +192,7 @@ void SenderEngine::on_send(const Segment& s) {
   train_trigger_ = in_train ? last_send_trigger_ : std::nullopt;
   const bool ack_triggered = answered.has_value() || in_train;
   last_send_time_ = s.time;
-  last_send_trigger_ = answered ? answered : train_trigger_;
+  last_send_trigger_ = answered ? MaybeTime(*answered) : train_trigger_;
   learn_handshake_delays();
   // RFC 7323: is this TSval older than what the sender already sent?
   bool old_tsval = false;
@@ -429,6 +430,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
           before_next_ = static_cast<std::uint8_t>((before_next_ + before_acks_.size() - 1) % before_acks_.size());
           --before_count_;
         }
+        keep_before_acks(before_count_);
         (void)filter_pending([&](const PendingSample& p) { return !seq_gt(p.ack, from); });  // never taken
       } else {
         restore(now);

@@ -39,7 +39,7 @@ namespace replay::engine {
 /// capture order: on_send() for the segments this side sent, on_peer() for
 /// the segments the other side sent. Results go to the SenderReport given at
 /// construction (which must outlive the engine).
-class SenderEngine {
+class alignas(64) SenderEngine {  // on a cache line: the hot members below share as few as they can
  public:
   /// ACKs of new data whose earlier state the engine keeps, for when the
   /// sender shows it did not receive them (it resends what they
@@ -185,6 +185,8 @@ class SenderEngine {
   /// acknowledged `resent`, the first byte of the data this answer sends
   /// again (causality over timing: the timing may pick the wrong ACK).
   void heard_until(CaptureTime t, std::optional<std::uint32_t> resent);
+  /// Keeps the newest `kept` of the ACKs the sender may not have received.
+  void keep_before_acks(std::uint8_t kept);
   /// Both SYNs offered SACK (RFC 2018); mid-stream, unknown: assumed.
   bool sack_negotiated() const { return handshake_seen_ ? (own_sack_ok_ && peer_sack_ok_) : true; }
   /// SND.UNA as the sender knows it: behind the capture's where the sender
@@ -194,6 +196,8 @@ class SenderEngine {
   /// Takes the pending samples the sender must have processed by `now`.
   void settle_pending_samples(CaptureTime now);
   void take_pending(const PendingSample& p);
+  /// Removes and returns the oldest held sample (there must be one).
+  PendingSample pop_pending();
   void add_pending(const PendingSample& p);
   /// Drops the pending samples `keep` refuses; returns how many it dropped.
   template <class Keep>
@@ -245,100 +249,107 @@ class SenderEngine {
   /// An INFO note about `topic` at `frame` (rule "ambiguous" unless changed).
   static Judgement note(Topic topic, std::uint64_t frame, CaptureTime t, bool syn);
 
-  // The members are in the order of how often they are used: first what
-  // most segments read or write, then the TSval clock and the estimators,
-  // then what only handshakes, losses and SACK use.
-  std::array<PendingSample, kPendingSamplesKept> pending_{};  // oldest first, from pending_first_
-  std::uint8_t pending_first_ = 0, pending_count_ = 0;
+  // The members are in the order of how often they are used, so that a
+  // segment of the common path (in-order data, an ACK of new data) touches
+  // few cache lines of the engine: with thousands of connections none of
+  // them is still cached when the connection's next segment comes. First
+  // what every segment reads or writes, then what every ACK of new data
+  // writes (the held sample, the state before it), then the TSval clock
+  // and the estimators, then what only handshakes, losses and SACK use.
   SenderReport& out_;
   const Options& opt_;
   const ClockSteps* clock_ = nullptr;
-  std::size_t file_ = 0;            // the input file (Segment::file_index)
-  std::uint64_t current_frame_ = 0;  // the frame being processed
-  const std::optional<double>* replay_rate_ = nullptr;  // set while replay_first_send() runs
   HostActivity* activity_ = nullptr;
+  const std::optional<double>* replay_rate_ = nullptr;  // set while replay_first_send() runs
+  std::size_t file_ = 0;             // the input file (Segment::file_index)
+  std::uint64_t current_frame_ = 0;  // the frame being processed
   SendSequence seq_;
   std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
   unsigned unsacked_count_ = 0;
   unsigned dupacks_ = 0;
+  unsigned timeouts_since_ack_ = 0;  // data expiries since the last ACK of new data
+  std::uint32_t fast_recovery_point_ = 0;
   std::uint32_t peer_data_acked_ = 0;
   std::uint32_t acked_moved_ = 0;
   std::uint16_t peer_window_ = 1;
+  std::uint8_t pending_first_ = 0, pending_count_ = 0;  // pending_: the oldest, and how many
+  std::uint8_t before_count_ = 0;  // before_acks_: valid entries, the newest at before_next_ - 1
+  std::uint8_t before_next_ = 0;
   Handshake handshake_ = Handshake::none;
   Recovery recovery_ = Recovery::open;
   bool keep_timeline_;
   bool feed_activity_ = false;
-  /// The peer's segment (capture time) that clocked the previous send, and
-  /// the one clocking this send's response train, if any.
-  std::optional<CaptureTime> last_send_trigger_, train_trigger_;
+  bool handshake_seen_ = false;
   bool sack_evidence_ = false;
   bool peer_timestamps_ = false;
   bool scoreboard_ = false;
+  bool last_peer_had_tsval_ = false;  ///< the newest peer segment carried a TSval (last_peer_tsval_ is its)
+  bool echo_tracks_ = false;  // the sender has echoed the peer's newest TSval
+  bool probe_since_ack_ = false;
+  bool ambiguous_since_expiry_ = false;
+  bool sack_sample_since_expiry_ = false;
+  bool ack_unheard_ = false;  // the repeat being explained is timed from before an unheard ACK
   std::optional<TimerArm> arm_;  // the data timer's arm (nullopt: stopped)
-  std::optional<CaptureTime> rearm_any_;  // the latest event any stack may re-arm at
+  MaybeTime rearm_any_;  // the latest event any stack may re-arm at
   std::optional<std::uint32_t> acked_through_;
   std::optional<std::uint32_t> newest_tsval_;
   std::optional<std::uint32_t> tsval_before_step_;
-  std::optional<std::chrono::microseconds> sender_rtt_;
-  std::optional<CaptureTime> last_peer_time_;
-  std::optional<CaptureTime> heard_peer_;  // heard_peer_time() at the transmission being explained
   std::optional<std::uint32_t> last_peer_tsval_;
-  bool last_peer_had_tsval_ = false;  ///< the newest peer segment carried a TSval (last_peer_tsval_ is its)
-  bool echo_tracks_ = false;  // the sender has echoed the peer's newest TSval
-  std::optional<CaptureTime> last_send_time_;
-  std::optional<CaptureTime> last_data_send_time_;
-  std::optional<CaptureTime> last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
+  std::optional<std::uint32_t> heard_una_;
+  /// The highest ACK counted among ambiguous_acks when a resend voided its
+  /// pending sample (Karn): a repeat of it is not counted again.
+  std::optional<std::uint32_t> ambiguous_through_;
+  std::optional<std::chrono::microseconds> sender_rtt_;
+  MaybeTime last_peer_time_;
+  MaybeTime heard_peer_;  // heard_peer_time() at the transmission being explained
+  MaybeTime last_send_time_;
+  MaybeTime last_data_send_time_;
+  MaybeTime last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
+  /// The peer's segment (capture time) that clocked the previous send, and
+  /// the one clocking this send's response train, if any.
+  MaybeTime last_send_trigger_, train_trigger_;
+  MaybeTime burst_last_;  // the post-RTO burst's last retransmission (cleared by any peer segment)
+  std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
   RingDeque<Tx> outstanding_;
   RingDeque<PeerMark> peer_times_;
   RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;
   RingDeque<Hole> holes_;
+  std::vector<ObservedExpiry> data_chain_;
+  std::optional<Pending54> pending_54_;
+  std::optional<Open57> open_57_;
+
+  // Written by ACKs of new data: the sample held until the sender must have
+  // taken it (slot 0 again whenever the ring empties), and the state before
+  // the ACK (the latest few).
+  std::array<PendingSample, kPendingSamplesKept> pending_{};  // oldest first, from pending_first_
+  std::array<BeforeAck, kUnheardAcksKept> before_acks_{};
 
   TsClock ts_clock_;
   EstimatorReadings est_;
 
   // Timer events and chains.
-  std::vector<ObservedExpiry> data_chain_, syn_chain_;
+  std::vector<ObservedExpiry> syn_chain_;
   std::optional<TimerArm> syn_arm_;
   ChainJudge judge_;
-  unsigned timeouts_since_ack_ = 0;  // data expiries since the last ACK of new data
-  bool probe_since_ack_ = false;
-  bool ambiguous_since_expiry_ = false;
-  bool sack_sample_since_expiry_ = false;
   std::optional<CaptureTime> new_data_probe_;
-  // The post-RTO burst: the expiry that began it, its last retransmission
-  // (cleared by any peer segment) and that one's TSval.
+  // The post-RTO burst: the expiry that began it, the span it resent and
+  // its last retransmission's TSval.
   CaptureTime burst_start_{};
   std::pair<std::uint32_t, std::uint32_t> burst_span_{};  ///< [first, end) resent since the expiry
-  std::optional<CaptureTime> burst_last_;
   std::optional<std::uint32_t> burst_tsval_;
-  std::optional<Pending54> pending_54_;
-  std::optional<Open57> open_57_;
   // Timeline rows of probes whose reading the chain settles (frame -> row).
   std::vector<std::pair<std::uint64_t, std::size_t>> provisional_rows_;
 
   // Used by handshakes, repeats, losses and SACK.
-  std::uint32_t fast_recovery_point_ = 0;
+  std::uint64_t unheard_segments_ = 0;  // segments acknowledged in the capture, not at the sender
   std::optional<std::uint32_t> zwp_seq_;
   std::optional<CaptureTime> own_syn_, peer_syn_, own_synack_, peer_synack_;
   std::optional<CaptureTime> peer_syn_again_;  // the peer's latest SYN after our SYN-ACK (it asks for it again)
   std::optional<std::chrono::microseconds> hs_rtt_;
   std::optional<std::uint64_t> syn_acked_frame_;
   bool own_sack_ok_ = false, peer_sack_ok_ = false;
-  bool handshake_seen_ = false;
   bool syn_lost_ack_noted_ = false;
   std::set<std::int64_t, std::less<std::int64_t>, NodePool<std::int64_t>> unsacked_;
-
-  // ACKs of new data the sender may not have received (the latest few).
-  std::array<BeforeAck, kUnheardAcksKept> before_acks_{};
-  std::uint8_t before_count_ = 0;  // valid entries, the newest at before_next_ - 1
-  std::uint8_t before_next_ = 0;
-  std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
-  std::optional<std::uint32_t> heard_una_;
-  /// The highest ACK counted among ambiguous_acks when a resend voided its
-  /// pending sample (Karn): a repeat of it is not counted again.
-  std::optional<std::uint32_t> ambiguous_through_;
-  std::uint64_t unheard_segments_ = 0;  // segments acknowledged in the capture, not at the sender
-  bool ack_unheard_ = false;  // the repeat being explained is timed from before an unheard ACK
 };
 
 }  // namespace replay::engine

@@ -46,6 +46,32 @@ struct SendSequence {
   std::uint32_t recovery_point = 0;  ///< SND.MAX when the current recovery began
 };
 
+/// A capture time or none, in 8 bytes where std::optional<CaptureTime> takes
+/// 16: the engine keeps a dozen per sender on the per-segment path, and
+/// every cache line of a sender's state is one more miss per segment once
+/// thousands of connections interleave. CaptureTime::min() (1677) stands for
+/// none; no capture carries it (the reader's times are from 1970 on).
+class MaybeTime {
+ public:
+  constexpr MaybeTime() = default;
+  constexpr MaybeTime(std::nullopt_t) {}                 // NOLINT: as std::optional
+  constexpr MaybeTime(CaptureTime t) : t_(t) {}          // NOLINT
+  constexpr MaybeTime(const std::optional<CaptureTime>& o) : t_(o ? *o : kNone) {}  // NOLINT
+  constexpr operator std::optional<CaptureTime>() const {  // NOLINT
+    return has_value() ? std::optional<CaptureTime>(t_) : std::nullopt;
+  }
+  constexpr bool has_value() const { return t_ != kNone; }
+  constexpr explicit operator bool() const { return has_value(); }
+  constexpr const CaptureTime& operator*() const { return t_; }
+  constexpr CaptureTime value_or(CaptureTime d) const { return has_value() ? t_ : d; }
+  constexpr void reset() { t_ = kNone; }
+  friend constexpr bool operator==(const MaybeTime& a, const MaybeTime& b) { return a.t_ == b.t_; }
+
+ private:
+  static constexpr CaptureTime kNone = CaptureTime::min();
+  CaptureTime t_ = kNone;
+};
+
 /// The retransmission timer's arm: what (re)started it and when. The time is
 /// an interval on the capture's clock of the sender's own transmissions: an
 /// arm by an ACK is read when the sender received it, up to one

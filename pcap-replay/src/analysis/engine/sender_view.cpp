@@ -60,7 +60,12 @@ void SenderEngine::heard_through(std::uint32_t tsecr) {
     if (b.tsval && rto::ts_diff(tsecr, *b.tsval) > 0) break;  // this one and all older were received
     ++kept;
   }
+  keep_before_acks(kept);
+}
+
+void SenderEngine::keep_before_acks(std::uint8_t kept) {
   before_count_ = kept;
+  if (kept == 0) before_next_ = 0;  // the next one in slot 0, beside the held sample
 }
 
 void SenderEngine::heard_until(CaptureTime t, std::optional<std::uint32_t> resent) {
@@ -71,7 +76,7 @@ void SenderEngine::heard_until(CaptureTime t, std::optional<std::uint32_t> resen
     if (b.time <= t && !shown_unheard) break;  // this one and all older were received
     ++kept;
   }
-  before_count_ = kept;
+  keep_before_acks(kept);
 }
 
 void SenderEngine::on_valid_sample() {
@@ -81,21 +86,18 @@ void SenderEngine::on_valid_sample() {
 }
 
 void SenderEngine::settle_pending_samples(CaptureTime now) {
-  while (pending_count_ > 0 && pending_[pending_first_].until <= now) {
-    const PendingSample p = pending_[pending_first_];
-    pending_first_ = static_cast<std::uint8_t>((pending_first_ + 1) % pending_.size());
-    --pending_count_;
-    take_pending(p);
-  }
+  while (pending_count_ > 0 && pending_[pending_first_].until <= now) take_pending(pop_pending());
+}
+
+SenderEngine::PendingSample SenderEngine::pop_pending() {
+  const PendingSample p = pending_[pending_first_];
+  pending_first_ = static_cast<std::uint8_t>((pending_first_ + 1) % pending_.size());
+  if (--pending_count_ == 0) pending_first_ = 0;  // the next one in slot 0, beside the hot members
+  return p;
 }
 
 void SenderEngine::add_pending(const PendingSample& p) {
-  if (pending_count_ == pending_.size()) {  // the oldest is taken as it is
-    const PendingSample oldest = pending_[pending_first_];
-    pending_first_ = static_cast<std::uint8_t>((pending_first_ + 1) % pending_.size());
-    --pending_count_;
-    take_pending(oldest);
-  }
+  if (pending_count_ == pending_.size()) take_pending(pop_pending());  // the oldest is taken as it is
   pending_[(pending_first_ + pending_count_) % pending_.size()] = p;
   ++pending_count_;
 }
