@@ -8,7 +8,7 @@
 
 namespace replay {
 
-static_assert(sizeof(RecentSegment) <= 48);
+static_assert(sizeof(RecentSegment) == 64, "a kept segment is one cache line");
 
 std::uint32_t RecentSegment::end() const {
   return seq + payload_len + ((flags & wire::kSyn) ? 1u : 0u) + ((flags & wire::kFin) ? 1u : 0u);
@@ -30,6 +30,7 @@ void RecentRing::push(const Segment& s, std::uint64_t peers, std::uint32_t d) {
   newest_ip_id = s.ip_id;
   std::size_t slot = next;
   if (items.size() < kRecentKept) {
+    if (items.empty()) items.reserve(kRecentKept);  // one allocation, not four
     slot = items.size();
     items.emplace_back(s, peers);
   } else {
@@ -37,7 +38,6 @@ void RecentRing::push(const Segment& s, std::uint64_t peers, std::uint32_t d) {
     next = (next + 1) % kRecentKept;
   }
   digest[slot] = d;
-  frame[slot] = s.frame;
   if (s.tcp.options.sack_count > 0) {
     if (!sack) sack = std::make_unique<std::array<SackBlocks, kRecentKept>>();
     (*sack)[slot] = s.tcp.options.sack;
@@ -67,7 +67,7 @@ std::optional<std::uint64_t> RecentRing::take_copy(const Segment& s, std::uint64
     RecentSegment& a = items[i];
     if (capture_copy(a, a.sack_count > 0 ? sack_of(i).data() : nullptr, s, peer_count, ids_repeat)) {
       if (s.time > a.time) a.time = s.time;
-      return frame[i];
+      return a.frame;
     }
   }
   return std::nullopt;

@@ -18,10 +18,11 @@
 namespace replay {
 
 /// A segment seen recently in one direction: the fields the copy test
-/// compares, not the whole Segment, packed into 48 bytes (a ring of them is
-/// written per segment, mostly to lines not in cache). Its SACK blocks, when
-/// it has any, are in its ring's `sack`.
-struct RecentSegment {
+/// compares, not the whole Segment, and its frame, on one cache line of its
+/// own (a ring of them is written per segment, mostly to lines not in
+/// cache: one line per segment). Its SACK blocks, when it has any, are in
+/// its ring's `sack`.
+struct alignas(64) RecentSegment {
   std::uint32_t seq, ack, payload_len;
   std::uint32_t tsval, tsecr;  // valid when has_tsval / has_tsecr
   std::uint16_t window;
@@ -32,6 +33,7 @@ struct RecentSegment {
   std::uint8_t present;      // kHasTsval | kHasTsecr | kHasIpId: which optional fields are set
   CaptureTime time;
   std::uint64_t peer_count;  // segments of the other direction seen before it
+  std::uint64_t frame;       // the frame of its datagram's first capture
 
   static constexpr std::uint8_t kHasTsval = 1, kHasTsecr = 2, kHasIpId = 4;
   RecentSegment(const Segment& s, std::uint64_t peers)
@@ -50,7 +52,8 @@ struct RecentSegment {
         present(static_cast<std::uint8_t>((s.tcp.options.tsval ? kHasTsval : 0) |
                                           (s.tcp.options.tsecr ? kHasTsecr : 0) | (s.ip_id ? kHasIpId : 0))),
         time(s.time),
-        peer_count(peers) {}
+        peer_count(peers),
+        frame(s.frame) {}
   bool has_tsval() const { return (present & kHasTsval) != 0; }
   bool has_tsecr() const { return (present & kHasTsecr) != 0; }
   bool has_ip_id() const { return (present & kHasIpId) != 0; }
@@ -77,9 +80,6 @@ struct RecentRing {
   using SackBlocks = std::array<wire::SackBlock, 4>;
   std::vector<RecentSegment> items;
   std::array<std::uint32_t, kRecentKept> digest{};  // digest[i]: header_digest of items[i]
-  // frame[i]: the frame of items[i] (its datagram's first capture), read
-  // only for a copy: apart from the items, which every segment compares.
-  std::array<std::uint64_t, kRecentKept> frame{};
   // sack[i]: the SACK blocks of items[i] (its first sack_count valid), made
   // at the first segment with any: most segments have none.
   std::unique_ptr<std::array<SackBlocks, kRecentKept>> sack;
