@@ -103,16 +103,14 @@ void SenderEngine::skip_acked_peer_data(std::uint32_t moved) {
   }
 }
 
-CaptureTime SenderEngine::send_time(CaptureTime t, std::optional<std::uint32_t> tsval) const {
+CaptureTime SenderEngine::send_time(CaptureTime t) const {
   // A segment whose TSval shows it left more than a tick before its capture
   // (held in a queue between the sender and the capture point) was sent by
   // the end of its tick: its RTT sample counts from there.
-  if (!tsval) return t;
-  const auto rate = ts_clock_.rate_hz();
-  const auto held = rate ? ts_clock_.held_for(t, *tsval) : std::nullopt;
-  if (!held) return t;
+  if (!held_) return t;
+  const auto rate = ts_clock_.rate_hz();  // known: held_for() gave a value
   const microseconds tick{static_cast<std::int64_t>(1e6 / *rate)};
-  return *held > tick ? t - (*held - tick) : t;
+  return *held_ > tick ? t - (*held_ - tick) : t;
 }
 
 // ---- the timer's arm ------------------------------------------------------

@@ -31,9 +31,10 @@ Judgement SenderEngine::note(Topic topic, std::uint64_t frame, CaptureTime t, bo
 }
 
 void SenderEngine::settle_54() {
-  if (!pending_54_) return;
+  if (!notes_waiting_ || !pending_54_) return;
   const Pending54 p = *pending_54_;
   pending_54_.reset();
+  notes_waiting_ = open_57_.has_value();
   if (p.head_resent) return;
   Judgement j;
   j.rule = RuleId::rfc6298_5_4;
@@ -48,9 +49,10 @@ void SenderEngine::settle_54() {
 }
 
 void SenderEngine::settle_57(std::uint64_t sample_frame) {
-  if (!open_57_) return;
+  if (!notes_waiting_ || !open_57_) return;
   const Open57 o = *open_57_;
   open_57_.reset();
+  notes_waiting_ = pending_54_.has_value();
   Judgement j = note(Topic::unverifiable_57, o.frame, o.time, false);
   j.rule = RuleId::rfc6298_5_7;
   j.predicted = Interval::point(opt_.config.syn_fallback_rto);

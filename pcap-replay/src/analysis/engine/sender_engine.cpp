@@ -117,8 +117,9 @@ void SenderEngine::on_send(const Segment& s) {
       ts_clock_.observe(s.time, *h.options.tsval);
     out_.tsval_sent = true;
   }
+  held_ = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
   if (activity_ && feed_activity_ && !replay_rate_) {
-    const auto held = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
+    const auto& held = held_;
     bool late_ack = false;
     if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) &&
         (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
@@ -296,7 +297,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
       arm_->frame = s.frame;
     }
   }
-  push_outstanding(Tx{seq, end, send_time(s.time, tsval), false});
+  push_outstanding(Tx{seq, end, send_time(s.time), false});
   seq_.snd_max = end;
   last_new_data_time_ = s.time;
   count(kind);
@@ -318,7 +319,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   // for the first time (the one byte it repeats was a probe, not lost data).
   if (zwp_seq_ && seq == *zwp_seq_ && peer_window_ > 0 && seq_gt(end, seq_.snd_max)) {
     zwp_seq_.reset();
-    push_outstanding(Tx{seq_.snd_max, end, send_time(s.time, tsval), false});
+    push_outstanding(Tx{seq_.snd_max, end, send_time(s.time), false});
     out_.bytes += rto::seq_diff(end, seq_.snd_max);
     seq_.snd_max = end;
     count(SendKind::first);
@@ -443,12 +444,12 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   if (kind == SendKind::out_of_order) {
     // Not the sender's doing: a first transmission seen late, or an old copy.
     count(kind);
-    if (ex.cause == Cause::reordered_first) insert_outstanding(Tx{seq, end, send_time(s.time, tsval), false});
+    if (ex.cause == Cause::reordered_first) insert_outstanding(Tx{seq, end, send_time(s.time), false});
     record(s, to_string(kind), seq);
     return;
   }
   if (seq_gt(end, seq_.snd_max)) {  // partly new data
-    push_outstanding(Tx{seq_.snd_max, end, send_time(s.time, tsval), false});
+    push_outstanding(Tx{seq_.snd_max, end, send_time(s.time), false});
     seq_.snd_max = end;
   }
   if (!ex.maybe_rto) count(kind);  // a probe's reading is counted when its chain settles
@@ -518,7 +519,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       break;
   }
   ack_unheard_ = false;
-  mark_retransmitted(seq, end, send_time(s.time, tsval));
+  mark_retransmitted(seq, end, send_time(s.time));
   if (ex.maybe_rto && keep_timeline_) provisional_rows_.emplace_back(s.frame, out_.timeline.size());
   record(s, to_string(kind), seq);
 }
@@ -597,8 +598,10 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   }
   // 5.4 is settled when the expiry's burst ends: the burst may resend the head.
   settle_54();
-  if (seq != heard_una())
+  if (seq != heard_una()) {
     pending_54_ = Pending54{s.frame, s.time, rel(seq), rel(heard_una()), data_expiries(), false};
+    notes_waiting_ = true;
+  }
   open_57_.reset();  // a data expiry before the next sample: the chain judges 5.7 at it
   recovery_ = Recovery::rto;
   seq_.recovery_point = seq_.snd_max;

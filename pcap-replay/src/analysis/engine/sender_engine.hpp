@@ -239,7 +239,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::chrono::microseconds ack_delay_hi() const;
   void skip_acked_peer_data(std::uint32_t moved);
   bool across_step(CaptureTime a, CaptureTime b) const { return clock_ && clock_->spans(a, b); }
-  CaptureTime send_time(CaptureTime t, std::optional<std::uint32_t> tsval) const;
+  /// The send time of the segment being sent, captured at `t` (held_).
+  CaptureTime send_time(CaptureTime t) const;
   // ---- the report ----
   void record(const Segment& s, std::string_view event, std::uint32_t seq,
               std::optional<std::chrono::microseconds> sample = std::nullopt,
@@ -289,6 +290,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   bool ambiguous_since_expiry_ = false;
   bool sack_sample_since_expiry_ = false;
   bool ack_unheard_ = false;  // the repeat being explained is timed from before an unheard ACK
+  /// pending_54_ or open_57_ may be set (false: neither is): what every
+  /// segment's settle_54() and every sample's settle_57() read first, here
+  /// and not on those members' own lines.
+  bool notes_waiting_ = false;
   std::optional<TimerArm> arm_;  // the data timer's arm (nullopt: stopped)
   MaybeTime rearm_any_;  // the latest event any stack may re-arm at
   std::optional<std::uint32_t> acked_through_;
@@ -300,6 +305,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// pending sample (Karn): a repeat of it is not counted again.
   std::optional<std::uint32_t> ambiguous_through_;
   std::optional<std::chrono::microseconds> sender_rtt_;
+  /// TsClock::held_for() of the segment being sent (set by on_send): how
+  /// long before its capture it left; nullopt without a TSval or a rate.
+  std::optional<std::chrono::microseconds> held_;
   MaybeTime last_peer_time_;
   MaybeTime heard_peer_;  // heard_peer_time() at the transmission being explained
   MaybeTime last_send_time_;
@@ -315,19 +323,20 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;
   RingDeque<Hole> holes_;
   std::vector<ObservedExpiry> data_chain_;
-  std::optional<Pending54> pending_54_;
-  std::optional<Open57> open_57_;
 
   // Written by ACKs of new data: the sample held until the sender must have
   // taken it (slot 0 again whenever the ring empties), and the state before
   // the ACK (the latest few).
-  std::array<PendingSample, kPendingSamplesKept> pending_{};  // oldest first, from pending_first_
-  std::array<BeforeAck, kUnheardAcksKept> before_acks_{};
+  // Each on a line of its own: slot 0 is one line, and two.
+  alignas(64) std::array<PendingSample, kPendingSamplesKept> pending_{};  // oldest first, from pending_first_
+  alignas(64) std::array<BeforeAck, kUnheardAcksKept> before_acks_{};
 
   TsClock ts_clock_;
   EstimatorReadings est_;
 
   // Timer events and chains.
+  std::optional<Pending54> pending_54_;  // notes_waiting_ tells whether to look
+  std::optional<Open57> open_57_;
   std::vector<ObservedExpiry> syn_chain_;
   std::optional<TimerArm> syn_arm_;
   ChainJudge judge_;

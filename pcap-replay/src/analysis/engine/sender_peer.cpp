@@ -259,8 +259,10 @@ void SenderEngine::on_peer(const Segment& s) {
     syn_acked_frame_ = s.frame;
     settle_syn_chain();
     est_.on_handshake_complete(est_.syn_timed_out());
-    if (opt_.profile->fallback_57 == Fallback57::rfc && est_.syn_timed_out() && est_.before_57())
+    if (opt_.profile->fallback_57 == Fallback57::rfc && est_.syn_timed_out() && est_.before_57()) {
       open_57_ = Open57{s.frame, s.time, *est_.before_57()};  // seen only at a data expiry before the next sample
+      notes_waiting_ = true;
+    }
   }
   record(s, "ack", ack, sample, kind);
 }
