@@ -84,6 +84,7 @@ class RingDeque {
   void swap(RingDeque& o) noexcept {
     std::swap(slots_, o.slots_);
     std::swap(mask_, o.mask_);
+    std::swap(capacity_, o.capacity_);
     std::swap(head_, o.head_);
     std::swap(size_, o.size_);
   }
@@ -91,7 +92,7 @@ class RingDeque {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   /// Slots allocated (0 until the first push).
-  std::size_t capacity() const { return slots_ ? mask_ + 1 : 0; }
+  std::size_t capacity() const { return capacity_; }
   T& front() { return slots_[head_]; }
   const T& front() const { return slots_[head_]; }
   T& back() { return (*this)[size_ - 1]; }
@@ -111,8 +112,12 @@ class RingDeque {
   void push_back(const T& x) { emplace_back(x); }
   template <class... A>
   void emplace_back(A&&... a) {
-    if (size_ == capacity()) grow();
-    (*this)[size_] = T(std::forward<A>(a)...);
+    if (size_ == capacity_) grow();
+    T& slot = (*this)[size_];
+    if constexpr (std::is_trivially_destructible_v<T>)
+      std::construct_at(&slot, std::forward<A>(a)...);  // in place: the slot holds no live object to assign to
+    else
+      slot = T(std::forward<A>(a)...);
     ++size_;
   }
   /// Removes the first element; the queue must not be empty.
@@ -156,18 +161,20 @@ class RingDeque {
   }
 
   void grow() {
-    const std::size_t cap = slots_ ? 2 * (mask_ + 1) : kFirstCapacity;
+    const std::size_t cap = capacity_ ? 2 * std::size_t{capacity_} : kFirstCapacity;
     auto bigger = std::make_unique<T[]>(cap);
     for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move((*this)[i]);
     slots_ = std::move(bigger);
     mask_ = static_cast<std::uint32_t>(cap - 1);
+    capacity_ = static_cast<std::uint32_t>(cap);
     head_ = 0;
   }
 
   // 24 bytes: the engine keeps four queues per sender beside its hottest
   // fields. A queue of 2^32 elements would not fit in memory anyway.
   std::unique_ptr<T[]> slots_;
-  std::uint32_t mask_ = 0;  // capacity - 1
+  std::uint32_t mask_ = 0;      // capacity_ - 1
+  std::uint32_t capacity_ = 0;  // slots allocated (0 before the first push)
   std::uint32_t head_ = 0;  // slot of the front
   std::uint32_t size_ = 0;
 };

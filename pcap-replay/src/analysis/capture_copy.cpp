@@ -4,6 +4,8 @@
 #include <emmintrin.h>
 #endif
 
+#include <memory>
+
 #include <replay/thresholds.hpp>
 
 namespace replay {
@@ -34,7 +36,7 @@ void RecentRing::push(const Segment& s, std::uint64_t peers, std::uint32_t d) {
     slot = items.size();
     items.emplace_back(s, peers);
   } else {
-    items[next] = RecentSegment(s, peers);
+    std::construct_at(&items[next], s, peers);  // trivially destructible: built in place, not copied
     next = (next + 1) % kRecentKept;
   }
   digest[slot] = d;
