@@ -77,9 +77,10 @@ NETSTACK_PARTS := tcp sim real_peer trace
 NETSTACK_OBJS := $(call objs,netstack/src) $(foreach p,$(NETSTACK_PARTS),$(call objs,netstack/src/$(p)))
 NETSTACK_CLI  := $(call objs,netstack/cli)
 # pcap-replay's library, one folder per concern: input (files, live, frames
-# to segments), analysis (the timer models and their verdicts), report (text,
+# to segments), analysis (the timer models and their verdicts), pipeline (the
+# file and live loops above the analysis), report (text,
 # JSON, HTML, CSV), plot (SVG graphs).
-REPLAY_PARTS  := input analysis analysis/engine report plot
+REPLAY_PARTS  := input analysis analysis/engine pipeline report plot
 REPLAY_OBJS   := $(call objs,pcap-replay/src) $(foreach p,$(REPLAY_PARTS),$(call objs,pcap-replay/src/$(p)))
 REPLAY_CLI    := $(call objs,pcap-replay/cli)
 TEST_MAIN     := $(OBJ)/tests/doctest_main.o

@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-#include <replay/capture_reader.hpp>
+#include <replay/input/capture_reader.hpp>
 
 namespace {
 

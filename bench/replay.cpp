@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include <replay/analyzer.hpp>
-#include <replay/capture_reader.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/input/capture_reader.hpp>
 
 namespace {
 

@@ -41,7 +41,7 @@
 # description is taken from the first). "\n" in the text stands for a
 # newline (to make a match unique across lines).
 #
-# Constants of pcap-replay/include/replay/thresholds.hpp are changed where
+# Constants of pcap-replay/include/replay/analysis/thresholds.hpp are changed where
 # the analysis reads them (options.hpp includes thresholds.hpp, so a change
 # of the definition rebuilds nearly every object; the verdicts see the same
 # value either way). Constants of thresholds.hpp left out, and why:

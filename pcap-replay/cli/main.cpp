@@ -36,19 +36,20 @@
 
 #include <fmt/format.h>
 
-#include <replay/analyze_live.hpp>
-#include <replay/analyzer.hpp>
+#include <replay/pipeline/analyze_live.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/pipeline/analyze_files.hpp>
 #include "bpf_check.hpp"
-#include <replay/check_stream.hpp>
-#include <replay/flow_list_stream.hpp>
-#include <replay/profile_hint.hpp>
-#include <replay/progress_line.hpp>
-#include <replay/report_html.hpp>
-#include <replay/report_json.hpp>
-#include <replay/report_text.hpp>
-#include <replay/report_view.hpp>
-#include <replay/sender_graph.hpp>
-#include <replay/timeline_csv.hpp>
+#include <replay/report/check_stream.hpp>
+#include <replay/report/flow_list_stream.hpp>
+#include <replay/analysis/profile_hint.hpp>
+#include <replay/report/progress_line.hpp>
+#include <replay/report/report_html.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/report/report_text.hpp>
+#include <replay/report/report_view.hpp>
+#include <replay/plot/sender_graph.hpp>
+#include <replay/report/timeline_csv.hpp>
 
 namespace {
 

@@ -11,7 +11,7 @@
 //  - a tunnel's inner packet lies inside the bytes it was opened from.
 #include <array>
 
-#include <replay/decode_frame.hpp>
+#include <replay/input/decode_frame.hpp>
 
 #include "common/memory_file.hpp"
 #include "input/tunnel_decap.hpp"

@@ -17,8 +17,8 @@
 #include <cstring>
 #include <vector>
 
-#include <replay/byte_stream.hpp>
-#include <replay/capture_reader.hpp>
+#include <replay/input/byte_stream.hpp>
+#include <replay/input/capture_reader.hpp>
 
 #include "common/memory_file.hpp"
 

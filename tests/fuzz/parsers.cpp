@@ -10,9 +10,9 @@
 //  - the parser ends (a bounded number of steps: each one consumes bytes).
 #include <cstring>
 
-#include <replay/byte_stream.hpp>
-#include <replay/capture_format.hpp>
-#include <replay/pcapng_file.hpp>
+#include <replay/input/byte_stream.hpp>
+#include <replay/input/capture_format.hpp>
+#include <replay/input/pcapng_file.hpp>
 
 #include "common/memory_file.hpp"
 #include "input/pcap_file.hpp"

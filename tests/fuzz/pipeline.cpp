@@ -18,11 +18,12 @@
 #include <numeric>
 #include <sstream>
 
-#include <replay/analyzer.hpp>
-#include <replay/report_html.hpp>
-#include <replay/report_json.hpp>
-#include <replay/report_text.hpp>
-#include <replay/timeline_csv.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/report/report_html.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/report/report_text.hpp>
+#include <replay/report/timeline_csv.hpp>
 
 #include "common/memory_file.hpp"
 

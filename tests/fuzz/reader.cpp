@@ -10,7 +10,7 @@
 //    (decompressed) input; read_error is set exactly when something was lost;
 //  - diagnostics are capped (limits::kMaxDiagnostics) and name the file and a
 //    frame that exists; clock steps are listed up to kMaxClockStepsListed.
-#include <replay/capture_reader.hpp>
+#include <replay/input/capture_reader.hpp>
 
 #include "common/memory_file.hpp"
 

@@ -29,10 +29,10 @@
 #include <string>
 #include <vector>
 
-#include <replay/analyzer.hpp>
-#include <replay/report_json.hpp>
-#include <replay/report_text.hpp>
-#include <replay/thresholds.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/report/report_text.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 #include "common/paths.hpp"
 #include "common/tools.hpp"

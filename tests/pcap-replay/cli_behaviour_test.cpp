@@ -15,10 +15,11 @@
 #include <sstream>
 
 #include "replay_scenario.hpp"
-#include <replay/report_json.hpp>
-#include <replay/profile_hint.hpp>
-#include <replay/report_text.hpp>
-#include <replay/report_view.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/analysis/profile_hint.hpp>
+#include <replay/report/report_text.hpp>
+#include <replay/report/report_view.hpp>
 
 using namespace replaytest;
 using replaytest::Profile;

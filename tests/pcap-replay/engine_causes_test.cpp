@@ -9,7 +9,7 @@
 
 #include <chrono>
 
-#include <replay/options.hpp>
+#include <replay/analysis/options.hpp>
 
 #include "analysis/engine/causes.hpp"
 

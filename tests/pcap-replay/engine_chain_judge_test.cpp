@@ -10,8 +10,8 @@
 #include <chrono>
 #include <vector>
 
-#include <replay/options.hpp>
-#include <replay/rules.hpp>
+#include <replay/analysis/options.hpp>
+#include <replay/analysis/rules.hpp>
 
 #include "analysis/engine/chain_judge.hpp"
 #include "analysis/engine/lateness.hpp"

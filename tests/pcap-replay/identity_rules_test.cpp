@@ -5,7 +5,7 @@
 
 #include <doctest/doctest.h>
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 #include "analysis/flow_table.hpp"
 

@@ -10,9 +10,9 @@
 #include <sstream>
 #include <utility>
 
-#include <replay/thresholds.hpp>
-#include <replay/timeline_csv.hpp>
-#include <replay/wireshark_ref.hpp>
+#include <replay/analysis/thresholds.hpp>
+#include <replay/report/timeline_csv.hpp>
+#include <replay/report/wireshark_ref.hpp>
 
 #include "common/tools.hpp"
 #include "identity_capture.hpp"

@@ -12,8 +12,8 @@
 #include <optional>
 #include <vector>
 
-#include <replay/analyzer.hpp>
-#include <replay/wireshark_ref.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/report/wireshark_ref.hpp>
 #include "segment_builder.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-// The lockstep finding (pcap-replay/include/replay/lockstep.hpp): each threshold at its
+// The lockstep finding (pcap-replay/include/replay/analysis/lockstep.hpp): each threshold at its
 // boundary on hand-built attempt lists (the arithmetic in the comments), the
 // reconnect chains, the collector, then the three captures: the simulator's
 // storm with exponential backoff (one lockstep group) and with full jitter
@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <replay/lockstep.hpp>
+#include <replay/analysis/lockstep.hpp>
 #include "replay_scenario.hpp"
-#include <replay/report_json.hpp>
-#include <replay/report_text.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/report/report_text.hpp>
 
 using namespace replaytest;
 using replay::lockstep::Attempt;

@@ -6,7 +6,8 @@
 #include <doctest/doctest.h>
 
 #include "replay_scenario.hpp"
-#include <replay/thresholds.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 using namespace replaytest;
 using replay::Level;

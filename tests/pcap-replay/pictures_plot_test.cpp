@@ -5,8 +5,8 @@
 
 #include <doctest/doctest.h>
 
-#include <replay/svg_plot.hpp>
-#include <replay/thresholds.hpp>
+#include <replay/plot/svg_plot.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 using replay::svg::Axis;
 

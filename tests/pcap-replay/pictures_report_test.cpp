@@ -18,9 +18,9 @@
 #include <fmt/format.h>
 
 #include "replay_scenario.hpp"
-#include <replay/report_html.hpp>
-#include <replay/sender_graph.hpp>
-#include <replay/thresholds.hpp>
+#include <replay/report/report_html.hpp>
+#include <replay/plot/sender_graph.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 using namespace replaytest;
 

@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
-#include <replay/analyzer.hpp>
-#include <replay/progress_line.hpp>
-#include <replay/thresholds.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/report/progress_line.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 #include "reader_capture_builder.hpp"
 

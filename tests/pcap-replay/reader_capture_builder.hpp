@@ -19,7 +19,7 @@
 #include <wire/ip.hpp>
 #include <wire/tcp.hpp>
 
-#include <replay/capture_reader.hpp>
+#include <replay/input/capture_reader.hpp>
 #include "common/paths.hpp"
 #include "common/pcap_file.hpp"
 

@@ -3,7 +3,7 @@
 // fuzz smoke run replays. Frames are built byte by byte here.
 #include "reader_capture_builder.hpp"
 
-#include <replay/decode_frame.hpp>
+#include <replay/input/decode_frame.hpp>
 
 using namespace readertest;
 

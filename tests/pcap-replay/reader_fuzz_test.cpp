@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include <replay/decode_frame.hpp>
+#include <replay/input/decode_frame.hpp>
 
 using namespace readertest;
 

@@ -9,8 +9,8 @@
 
 #include <sstream>
 
-#include <replay/analyzer.hpp>
-#include <replay/report_json.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/report/report_json.hpp>
 
 using namespace readertest;
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 // under any pattern of peeks and consumes.
 #include "reader_capture_builder.hpp"
 
-#include <replay/byte_stream.hpp>
+#include <replay/input/byte_stream.hpp>
 
 using namespace readertest;
 

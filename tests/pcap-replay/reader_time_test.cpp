@@ -4,7 +4,7 @@
 // frame and size and counted.
 #include "reader_capture_builder.hpp"
 
-#include <replay/pcapng_file.hpp>
+#include <replay/input/pcapng_file.hpp>
 
 using namespace readertest;
 

@@ -13,8 +13,8 @@
 #include <array>
 #include <sstream>
 
-#include <replay/decode_frame.hpp>
-#include <replay/wireshark_ref.hpp>
+#include <replay/input/decode_frame.hpp>
+#include <replay/report/wireshark_ref.hpp>
 
 #include "common/command.hpp"
 

@@ -21,10 +21,11 @@
 #include <wire/ip.hpp>
 #include <wire/tcp.hpp>
 
-#include <replay/analyzer.hpp>
-#include <replay/report_text.hpp>
-#include <replay/inferred_text.hpp>
-#include <replay/judgement_text.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/report/report_text.hpp>
+#include <replay/report/inferred_text.hpp>
+#include <replay/report/judgement_text.hpp>
 #include "common/command.hpp"
 #include "common/paths.hpp"
 #include "common/pcap_file.hpp"

@@ -9,9 +9,10 @@
 #include <sstream>
 
 #include "replay_scenario.hpp"
-#include <replay/report_json.hpp>
-#include <replay/report_text.hpp>
-#include <replay/timeline_csv.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/report/report_text.hpp>
+#include <replay/report/timeline_csv.hpp>
 
 using namespace replaytest;
 using replaytest::Profile;

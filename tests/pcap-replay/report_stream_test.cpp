@@ -12,11 +12,12 @@
 #include <string>
 #include <vector>
 
-#include <replay/analyzer.hpp>
-#include <replay/check_stream.hpp>
-#include <replay/flow_list_stream.hpp>
-#include <replay/report_json.hpp>
-#include <replay/report_text.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/report/check_stream.hpp>
+#include <replay/report/flow_list_stream.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/report/report_text.hpp>
 #include "common/paths.hpp"
 #include "common/tools.hpp"
 #include "heap_counter.hpp"

@@ -19,8 +19,9 @@
 #include <string_view>
 
 #include "replay_scenario.hpp"
-#include <replay/report_json.hpp>
-#include <replay/wireshark_ref.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/report/wireshark_ref.hpp>
 
 using namespace replaytest;
 using replaytest::Profile;

@@ -1,4 +1,4 @@
-// RingDeque (pcap-replay/include/replay/ring_deque.hpp): the contents of a
+// RingDeque (pcap-replay/include/replay/analysis/ring_deque.hpp): the contents of a
 // std::deque through random pushes, pops, inserts and erases, across the
 // buffer's wrap and its growth; a queue kept at the newest N cycles through
 // slots without growing; what a removed element owns is freed at once.
@@ -10,7 +10,7 @@
 #include <memory>
 #include <random>
 
-#include <replay/ring_deque.hpp>
+#include <replay/analysis/ring_deque.hpp>
 
 TEST_CASE("RingDeque: the contents of a std::deque through random pushes, pops, inserts and erases") {
   replay::RingDeque<std::uint32_t> ring;

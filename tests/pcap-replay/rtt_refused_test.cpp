@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <replay/analyzer.hpp>
+#include <replay/analysis/analyzer.hpp>
 #include "segment_builder.hpp"
 
 namespace {

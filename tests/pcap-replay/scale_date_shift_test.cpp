@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include <replay/analyzer.hpp>
-#include <replay/judgement_text.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/report/judgement_text.hpp>
 #include "replay_scenario.hpp"
 
 namespace {

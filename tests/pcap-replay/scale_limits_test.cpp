@@ -9,11 +9,12 @@
 #include <string>
 #include <vector>
 
-#include <replay/analyzer.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/pipeline/analyze_files.hpp>
 #include "replay_scenario.hpp"
 #include "segment_builder.hpp"
-#include <replay/rtt_sampling.hpp>
-#include <replay/thresholds.hpp>
+#include <replay/analysis/rtt_sampling.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 namespace {
 

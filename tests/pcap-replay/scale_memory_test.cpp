@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include <replay/analyzer.hpp>
-#include <replay/thresholds.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 #include "analysis/sender_model.hpp"
 #include "heap_counter.hpp"

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include <replay/segment.hpp>
+#include <replay/input/segment.hpp>
 #include <wire/address.hpp>
 
 namespace replaytest {

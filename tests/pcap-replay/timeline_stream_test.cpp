@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include <replay/analyzer.hpp>
-#include <replay/timeline_csv.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/pipeline/analyze_files.hpp>
+#include <replay/report/timeline_csv.hpp>
 #include "replay_scenario.hpp"
 #include "segment_builder.hpp"
 

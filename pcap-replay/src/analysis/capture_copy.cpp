@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 namespace replay {
 

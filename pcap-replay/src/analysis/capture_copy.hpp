@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include <replay/segment.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay {
 

@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include <replay/segment.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay {
 

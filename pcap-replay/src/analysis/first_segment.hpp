@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include <replay/segment.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay {
 

@@ -1,4 +1,4 @@
-#include <replay/flow_report.hpp>
+#include <replay/analysis/flow_report.hpp>
 
 #include <cstdio>
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 namespace replay {
 

@@ -52,7 +52,7 @@
 #include <absl/container/flat_hash_set.h>
 #include <absl/container/inlined_vector.h>
 
-#include <replay/segment.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay {
 

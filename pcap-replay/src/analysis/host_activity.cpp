@@ -1,6 +1,6 @@
 #include "analysis/host_activity.hpp"
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 namespace replay {
 

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include <replay/segment.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay {
 

@@ -10,8 +10,8 @@
 #include <span>
 #include <string_view>
 
-#include <replay/flow_report.hpp>
-#include <replay/options.hpp>
+#include <replay/analysis/flow_report.hpp>
+#include <replay/analysis/options.hpp>
 
 namespace replay {
 

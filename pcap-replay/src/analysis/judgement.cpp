@@ -1,4 +1,4 @@
-#include <replay/judgement.hpp>
+#include <replay/analysis/judgement.hpp>
 
 namespace replay {
 

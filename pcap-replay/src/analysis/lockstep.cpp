@@ -1,11 +1,11 @@
-#include <replay/lockstep.hpp>
+#include <replay/analysis/lockstep.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <tuple>
 
 #include <fmt/format.h>
-#include <replay/milliseconds.hpp>
+#include <replay/analysis/milliseconds.hpp>
 
 namespace replay::lockstep {
 

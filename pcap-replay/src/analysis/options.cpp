@@ -1,4 +1,4 @@
-#include <replay/options.hpp>
+#include <replay/analysis/options.hpp>
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include <replay/profile_hint.hpp>
+#include <replay/analysis/profile_hint.hpp>
 
 #include <map>
 

@@ -1,11 +1,11 @@
-#include <replay/rtt_sampling.hpp>
+#include <replay/analysis/rtt_sampling.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 #include <rto/seq.hpp>
 

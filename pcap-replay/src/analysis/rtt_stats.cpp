@@ -1,4 +1,4 @@
-#include <replay/rtt_stats.hpp>
+#include <replay/analysis/rtt_stats.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include <replay/rules.hpp>
+#include <replay/analysis/rules.hpp>
 
 #include <array>
 #include <stdexcept>

@@ -11,7 +11,7 @@
 #include <new>
 #include <utility>
 
-#include <replay/ring_deque.hpp>
+#include <replay/analysis/ring_deque.hpp>
 
 namespace replay {
 

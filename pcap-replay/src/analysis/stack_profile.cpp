@@ -1,4 +1,4 @@
-#include <replay/stack_profile.hpp>
+#include <replay/analysis/stack_profile.hpp>
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 #include <cstdio>
 

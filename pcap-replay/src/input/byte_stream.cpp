@@ -1,5 +1,5 @@
 // Plain or gzip input through one growable buffer.
-#include <replay/byte_stream.hpp>
+#include <replay/input/byte_stream.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
 // Capture front end: open (format by magic, gzip underneath), number every
 // record, report damage and clock steps, filter, decode frames.
-#include <replay/capture_reader.hpp>
+#include <replay/input/capture_reader.hpp>
 
 #include <pcap/pcap.h>
 
@@ -9,12 +9,12 @@
 #include <span>
 
 #include "input/bpf_filter.hpp"
-#include <replay/byte_stream.hpp>
-#include <replay/capture_format.hpp>
-#include <replay/decode_frame.hpp>
+#include <replay/input/byte_stream.hpp>
+#include <replay/input/capture_format.hpp>
+#include <replay/input/decode_frame.hpp>
 #include "input/decode_link.hpp"
 #include "input/pcap_file.hpp"
-#include <replay/pcapng_file.hpp>
+#include <replay/input/pcapng_file.hpp>
 
 namespace replay {
 

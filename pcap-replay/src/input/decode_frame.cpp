@@ -1,5 +1,5 @@
 // Frame -> Segment: link header, IP (tunnels followed), TCP.
-#include <replay/decode_frame.hpp>
+#include <replay/input/decode_frame.hpp>
 
 #include <algorithm>
 #include <string>

@@ -10,7 +10,7 @@
 
 #include <wire/error.hpp>
 
-#include <replay/segment.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay {
 

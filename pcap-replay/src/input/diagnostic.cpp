@@ -1,4 +1,4 @@
-#include <replay/diagnostic.hpp>
+#include <replay/input/diagnostic.hpp>
 
 namespace replay {
 

@@ -8,7 +8,7 @@
 #include <span>
 
 #include "input/decode_link.hpp"
-#include <replay/thresholds.hpp>
+#include <replay/input/reader_limits.hpp>
 
 namespace replay {
 

@@ -16,9 +16,9 @@
 #include <variant>
 #include <vector>
 
-#include <replay/decode_frame.hpp>
-#include <replay/diagnostic.hpp>
-#include <replay/segment.hpp>
+#include <replay/input/decode_frame.hpp>
+#include <replay/input/diagnostic.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <variant>
 
-#include <replay/capture_format.hpp>
+#include <replay/input/capture_format.hpp>
 
 namespace replay {
 

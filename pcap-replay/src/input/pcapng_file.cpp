@@ -1,5 +1,5 @@
 // pcapng parser: sections, interfaces, packet blocks, resynchronisation.
-#include <replay/pcapng_file.hpp>
+#include <replay/input/pcapng_file.hpp>
 
 #include <algorithm>
 #include <limits>

@@ -21,7 +21,7 @@
 
 #include <wire/error.hpp>
 
-#include <replay/segment.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay {
 

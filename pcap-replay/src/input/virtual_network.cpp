@@ -1,5 +1,5 @@
 // VirtualNetwork's text, as the report and the JSON print it.
-#include <replay/segment.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay {
 

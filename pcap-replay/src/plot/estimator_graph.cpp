@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 #include "plot/time_sequence_graph.hpp"
-#include <replay/milliseconds.hpp>
+#include <replay/analysis/milliseconds.hpp>
 
 namespace replay {
 

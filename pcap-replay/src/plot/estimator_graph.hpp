@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include <replay/flow_report.hpp>
-#include <replay/svg_plot.hpp>
+#include <replay/analysis/flow_report.hpp>
+#include <replay/plot/svg_plot.hpp>
 
 namespace replay {
 

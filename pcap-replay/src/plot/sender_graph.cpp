@@ -1,4 +1,4 @@
-#include <replay/sender_graph.hpp>
+#include <replay/plot/sender_graph.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "plot/estimator_graph.hpp"
-#include <replay/svg_plot.hpp>
+#include <replay/plot/svg_plot.hpp>
 #include "plot/time_sequence_graph.hpp"
 
 namespace replay {

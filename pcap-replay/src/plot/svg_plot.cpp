@@ -1,11 +1,11 @@
-#include <replay/svg_plot.hpp>
+#include <replay/plot/svg_plot.hpp>
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 namespace replay::svg {
 

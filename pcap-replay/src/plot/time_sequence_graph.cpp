@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include <replay/judgement_text.hpp>
-#include <replay/thresholds.hpp>
+#include <replay/report/judgement_text.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 namespace replay {
 

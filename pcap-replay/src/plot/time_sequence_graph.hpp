@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include <replay/flow_report.hpp>
-#include <replay/svg_plot.hpp>
+#include <replay/analysis/flow_report.hpp>
+#include <replay/plot/svg_plot.hpp>
 
 namespace replay {
 

@@ -1,11 +1,11 @@
-#include <replay/check_stream.hpp>
+#include <replay/report/check_stream.hpp>
 
 #include <string_view>
 
-#include <replay/report_json.hpp>
-#include <replay/report_text.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/report/report_text.hpp>
 
-#include <replay/json_flows_writer.hpp>
+#include <replay/report/json_flows_writer.hpp>
 
 namespace replay {
 

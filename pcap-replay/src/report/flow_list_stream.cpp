@@ -1,7 +1,7 @@
-#include <replay/flow_list_stream.hpp>
+#include <replay/report/flow_list_stream.hpp>
 
-#include <replay/report_json.hpp>
-#include <replay/report_text.hpp>
+#include <replay/report/report_json.hpp>
+#include <replay/report/report_text.hpp>
 
 namespace replay {
 

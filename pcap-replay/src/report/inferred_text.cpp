@@ -1,4 +1,4 @@
-#include <replay/inferred_text.hpp>
+#include <replay/report/inferred_text.hpp>
 
 #include <vector>
 

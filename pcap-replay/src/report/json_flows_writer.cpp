@@ -1,8 +1,8 @@
-#include <replay/json_flows_writer.hpp>
+#include <replay/report/json_flows_writer.hpp>
 
 #include <string_view>
 
-#include <replay/report_json.hpp>
+#include <replay/report/report_json.hpp>
 
 namespace replay {
 

@@ -1,4 +1,4 @@
-#include <replay/judgement_text.hpp>
+#include <replay/report/judgement_text.hpp>
 
 #include <fmt/format.h>
 

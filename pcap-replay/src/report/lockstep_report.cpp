@@ -1,7 +1,7 @@
 #include "report/lockstep_report.hpp"
 
 #include <fmt/format.h>
-#include <replay/milliseconds.hpp>
+#include <replay/analysis/milliseconds.hpp>
 
 namespace replay {
 

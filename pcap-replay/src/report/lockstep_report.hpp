@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include <replay/flow_report.hpp>
+#include <replay/analysis/flow_report.hpp>
 
 namespace replay {
 

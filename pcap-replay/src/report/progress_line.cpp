@@ -1,4 +1,4 @@
-#include <replay/progress_line.hpp>
+#include <replay/report/progress_line.hpp>
 
 #include <algorithm>
 #include <cmath>

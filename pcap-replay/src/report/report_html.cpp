@@ -1,4 +1,4 @@
-#include <replay/report_html.hpp>
+#include <replay/report/report_html.hpp>
 
 #include <algorithm>
 #include <iterator>
@@ -8,14 +8,14 @@
 
 #include <fmt/format.h>
 
-#include <replay/inferred_text.hpp>
-#include <replay/judgement_text.hpp>
-#include <replay/report_text.hpp>
-#include <replay/sender_graph.hpp>
-#include <replay/svg_plot.hpp>
-#include <replay/thresholds.hpp>
+#include <replay/report/inferred_text.hpp>
+#include <replay/report/judgement_text.hpp>
+#include <replay/report/report_text.hpp>
+#include <replay/plot/sender_graph.hpp>
+#include <replay/plot/svg_plot.hpp>
+#include <replay/analysis/thresholds.hpp>
 #include "plot/time_sequence_graph.hpp"
-#include <replay/milliseconds.hpp>
+#include <replay/analysis/milliseconds.hpp>
 
 namespace replay {
 

@@ -1,11 +1,11 @@
-#include <replay/report_json.hpp>
+#include <replay/report/report_json.hpp>
 
-#include <replay/analyzer.hpp>
-#include <replay/inferred_text.hpp>
-#include <replay/judgement_text.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/report/inferred_text.hpp>
+#include <replay/report/judgement_text.hpp>
 #include "report/lockstep_report.hpp"
-#include <replay/wireshark_ref.hpp>
-#include <replay/milliseconds.hpp>
+#include <replay/report/wireshark_ref.hpp>
+#include <replay/analysis/milliseconds.hpp>
 
 namespace replay {
 

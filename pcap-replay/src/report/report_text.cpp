@@ -1,17 +1,17 @@
-#include <replay/report_text.hpp>
+#include <replay/report/report_text.hpp>
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 #include <fmt/format.h>
 
 #include <map>
 
-#include <replay/analyzer.hpp>
-#include <replay/inferred_text.hpp>
-#include <replay/judgement_text.hpp>
+#include <replay/analysis/analyzer.hpp>
+#include <replay/report/inferred_text.hpp>
+#include <replay/report/judgement_text.hpp>
 #include "report/lockstep_report.hpp"
-#include <replay/wireshark_ref.hpp>
-#include <replay/milliseconds.hpp>
+#include <replay/report/wireshark_ref.hpp>
+#include <replay/analysis/milliseconds.hpp>
 
 namespace replay {
 

@@ -1,4 +1,4 @@
-#include <replay/report_view.hpp>
+#include <replay/report/report_view.hpp>
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include <replay/timeline_csv.hpp>
+#include <replay/report/timeline_csv.hpp>
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include <replay/wireshark_ref.hpp>
+#include <replay/report/wireshark_ref.hpp>
 
 #include <algorithm>
 #include <map>

@@ -20,7 +20,7 @@
 #include <optional>
 #include <span>
 
-#include <replay/interval.hpp>
+#include <replay/analysis/interval.hpp>
 
 #include "analysis/engine/lateness.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 namespace replay::engine {
 

@@ -15,8 +15,8 @@
 #include <optional>
 #include <string_view>
 
-#include <replay/flow_report.hpp>
-#include <replay/stack_profile.hpp>
+#include <replay/analysis/flow_report.hpp>
+#include <replay/analysis/stack_profile.hpp>
 
 #include "analysis/engine/lateness.hpp"
 #include "analysis/engine/sender_state.hpp"

@@ -20,9 +20,9 @@
 #include <span>
 #include <vector>
 
-#include <replay/flow_report.hpp>
-#include <replay/judgement.hpp>
-#include <replay/options.hpp>
+#include <replay/analysis/flow_report.hpp>
+#include <replay/analysis/judgement.hpp>
+#include <replay/analysis/options.hpp>
 
 namespace replay::engine {
 

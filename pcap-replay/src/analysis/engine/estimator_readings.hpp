@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <optional>
 
-#include <replay/options.hpp>
+#include <replay/analysis/options.hpp>
 
 #include "analysis/engine/chain_judge.hpp"
 #include "analysis/engine/replayed_rto.hpp"

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstddef>
 
-#include <replay/interval.hpp>
+#include <replay/analysis/interval.hpp>
 
 namespace replay::engine::limits {
 

@@ -10,9 +10,9 @@
 #include <chrono>
 #include <vector>
 
-#include <replay/interval.hpp>
-#include <replay/judgement.hpp>
-#include <replay/options.hpp>
+#include <replay/analysis/interval.hpp>
+#include <replay/analysis/judgement.hpp>
+#include <replay/analysis/options.hpp>
 
 namespace replay::engine {
 

@@ -6,7 +6,7 @@
 
 #include <rto/seq.hpp>
 
-#include <replay/thresholds.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 namespace replay::engine {
 

@@ -19,11 +19,11 @@
 
 #include <rto/seq.hpp>
 
-#include <replay/flow_report.hpp>
-#include <replay/options.hpp>
-#include <replay/ring_deque.hpp>
-#include <replay/rtt_sampling.hpp>
-#include <replay/segment.hpp>
+#include <replay/analysis/flow_report.hpp>
+#include <replay/analysis/options.hpp>
+#include <replay/analysis/ring_deque.hpp>
+#include <replay/analysis/rtt_sampling.hpp>
+#include <replay/input/segment.hpp>
 
 #include "analysis/clock_steps.hpp"
 #include "analysis/engine/causes.hpp"

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string_view>
 
-#include <replay/interval.hpp>
-#include <replay/judgement.hpp>
-#include <replay/segment.hpp>
+#include <replay/analysis/interval.hpp>
+#include <replay/analysis/judgement.hpp>
+#include <replay/input/segment.hpp>
 
 namespace replay::engine {
 

@@ -1,0 +1,72 @@
+#pragma once
+// Analysis options: the stack profile the sender is checked against, the
+// rto::Config it implies, and the tolerances.
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include <rto/config.hpp>
+
+#include <replay/analysis/stack_profile.hpp>
+#include <replay/analysis/thresholds.hpp>
+
+namespace replay {
+
+/// Everything the analysis needs to know besides the capture.
+struct Options {
+  /// The stack behaviour checked against (--profile); never null.
+  const StackProfile* profile = find_profile("rfc6298");
+  /// --profile auto: every sender is checked against each profile of
+  /// all_profiles() and reported against the one that explains it best.
+  bool auto_profile = false;
+  /// Estimator configuration: the profile's, with --rto-min / --rto-max /
+  /// --syn-linear applied.
+  rto::Config config = rto::Config::rfc6298();
+  /// Which of config's fields the user set (they are kept when --profile
+  /// auto switches profile).
+  bool user_min_rto = false, user_max_rto = false, user_syn_linear = false, user_granularity = false;
+  /// Clock granularity tolerance (--granularity, default 1 ms): absolute part
+  /// of every timing comparison.
+  std::chrono::microseconds granularity{1000};
+  /// Relative slack of every timing comparison, in percent of the predicted
+  /// value (default 10 %). Kept below 50 % so that it can never hide a
+  /// factor-of-two error (5.5).
+  unsigned slack_percent = 10;
+  /// A connection that is idle longer than this and then starts with a SYN
+  /// is a new connection (port reuse), even without FIN/RST. One that cannot
+  /// resume (reset, closed by a FIN from each side, or only SYNs nothing
+  /// answered) is over once idle longer than this: any later segment on its
+  /// 4-tuple is a new connection, and the analysis finishes it as the capture
+  /// passes that point (its report written while the input is read). 300 s
+  /// is more than twice RFC 9293's MSL (2 min, section 3.4.2): no segment of
+  /// it can still be in the network, and no TIME-WAIT (Linux: 60 s) lasts so
+  /// long.
+  std::chrono::microseconds idle_split{std::chrono::seconds{300}};
+  /// --max-flows: connections analysed in one run; the segments of later
+  /// ones are not analysed and the run exits 2 (limits::kDefaultMaxFlows).
+  std::size_t max_flows = limits::kDefaultMaxFlows;
+  /// --max-outstanding: unacknowledged segments of one sender; a sender
+  /// beyond it ends its connection's analysis there and the run exits 2
+  /// (limits::kDefaultMaxOutstanding).
+  std::size_t max_outstanding = limits::kDefaultMaxOutstanding;
+  /// false: connections only (`pcap-replay flows`): no sender is modelled,
+  /// so every SenderReport has only its addresses, and --max-outstanding,
+  /// which bounds the models, never applies.
+  bool model_senders = true;
+  /// Filled by the CLI: a BPF expression (informational in the report).
+  std::string filter;
+
+  /// The defaults of a profile.
+  static Options for_profile(const StackProfile& p);
+  /// The defaults of the profile named `name` (see find_profile); throws
+  /// std::invalid_argument naming the known profiles for an unknown name.
+  static Options for_profile(std::string_view name);
+  /// The same options against another profile (auto), keeping the user's overrides.
+  Options with_profile(const StackProfile& p) const;
+
+  /// Tolerance around a predicted duration: granularity + slack_percent of it.
+  std::chrono::microseconds tolerance(std::chrono::microseconds predicted) const;
+};
+
+}  // namespace replay
