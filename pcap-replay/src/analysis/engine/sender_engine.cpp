@@ -63,7 +63,9 @@ std::size_t SenderEngine::filter_pending(Keep keep) {
   std::uint8_t kept = 0;
   for (std::uint8_t i = 0; i < pending_count_; ++i) {
     const PendingSample& p = pending_[(pending_first_ + i) % pending_.size()];
-    if (keep(p)) pending_[(pending_first_ + kept++) % pending_.size()] = p;
+    if (!keep(p)) continue;
+    if (kept != i) pending_[(pending_first_ + kept) % pending_.size()] = p;  // no write where nothing moves
+    ++kept;
   }
   const std::size_t dropped = pending_count_ - kept;
   pending_count_ = kept;
