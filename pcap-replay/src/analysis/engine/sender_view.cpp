@@ -65,7 +65,7 @@ void SenderEngine::heard_through(std::uint32_t tsecr) {
 
 void SenderEngine::keep_before_acks(std::uint8_t kept) {
   before_count_ = kept;
-  if (kept == 0) before_next_ = 0;  // the next one in slot 0, beside the held sample
+  if (kept == 0) before_next_ = 0;  // the next one in slot 0: the same two lines each time
 }
 
 void SenderEngine::heard_until(CaptureTime t, std::optional<std::uint32_t> resent) {
