@@ -23,23 +23,36 @@ for f in sorted(os.listdir(inc)):
         print(f"pcap-replay/include/replay/{f}/: no such room ({', '.join(rank)})"); bad += 1
 def room_of(rel):
     p = rel.split("/")
-    if p[:3] == ["pcap-replay", "include", "replay"]: return p[3]
-    if p[:2] == ["pcap-replay", "src"]: return p[2]
+    if p[:3] == ["pcap-replay", "include", "replay"] and len(p) > 4: return p[3]
+    if p[:2] == ["pcap-replay", "src"] and len(p) > 3: return p[2]
     if p[:2] == ["pcap-replay", "cli"]: return "cli"
     return None
-pat = re.compile(r'^\s*#\s*include\s*[<"](?:replay/)?([a-z_]+)/[^>"]+[>"]')
+inc_re = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 for base in ("pcap-replay/include/replay", "pcap-replay/src", "pcap-replay/cli"):
     for d, _, files in os.walk(os.path.join(root, base)):
         for name in sorted(files):
-            if not name.endswith((".hpp", ".cpp", ".h")): continue
-            rel = os.path.relpath(os.path.join(d, name), root)
+            full = os.path.join(d, name)
+            rel = os.path.relpath(full, root)
             room = room_of(rel)
-            if room not in rank: continue
-            for n, line in enumerate(open(os.path.join(d, name), encoding="utf-8"), 1):
-                m = pat.match(line)
-                if not m or m.group(1) not in rank: continue
-                if rank[m.group(1)] > rank[room]:
-                    print(f"{rel}:{n}: {room} includes {m.group(1)} (above it): {line.strip()}"); bad += 1
+            if room not in rank:
+                print(f"{rel}: outside the rooms ({', '.join(rank)})"); bad += 1; continue
+            for n, line in enumerate(open(full, encoding="utf-8", errors="replace"), 1):
+                m = inc_re.match(line)
+                if not m: continue
+                target = None
+                if m.group(2).startswith("replay/"):  # <replay/ROOM/...>: the public headers
+                    target = "pcap-replay/include/" + m.group(2)
+                elif m.group(1) == '"':
+                    # "x.hpp" / "../x.hpp": next to the file, else under src/ (-Ipcap-replay/src)
+                    here = os.path.normpath(os.path.join(os.path.dirname(rel), m.group(2)))
+                    there = os.path.normpath(os.path.join("pcap-replay/src", m.group(2)))
+                    target = here if os.path.exists(os.path.join(root, here)) else there
+                if target is None: continue
+                to = room_of(target)
+                if to is None and target.startswith("pcap-replay/"):
+                    print(f"{rel}:{n}: includes {target}, outside the rooms"); bad += 1; continue
+                if to in rank and rank[to] > rank[room]:
+                    print(f"{rel}:{n}: {room} includes {to} (above it): {line.strip()}"); bad += 1
 sys.exit(1 if bad else 0)
 PY
 }
@@ -54,10 +67,14 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/pcap-replay"
 cp -r pcap-replay/include pcap-replay/src pcap-replay/cli "$tmp/pcap-replay/"
 sed -i '0,/^#include/s//#include <replay\/report\/report_text.hpp>\n#include/' "$tmp/pcap-replay/include/replay/input/segment.hpp"
-touch "$tmp/pcap-replay/include/replay/flat.hpp"
+sed -i '0,/^#include/s//#include "..\/report\/report_text.hpp"\n#include/' "$tmp/pcap-replay/include/replay/input/diagnostic.hpp"
+sed -i '0,/^#include/s//#include "report\/lockstep_report.hpp"\n#include/' "$tmp/pcap-replay/src/input/bpf_filter.cpp"
+touch "$tmp/pcap-replay/include/replay/flat.hpp" "$tmp/pcap-replay/src/stray.cpp"
 out=$(check "$tmp")
-if grep -q "input/segment.hpp:.*input includes report" <<<"$out" && grep -q "replay/flat.hpp: a public header outside" <<<"$out"; then
-  echo "ok: an input header including the report, and a header outside the rooms, are caught"
+if grep -q "input/segment.hpp:.*input includes report" <<<"$out" && grep -q "input/diagnostic.hpp:.*input includes report" <<<"$out" \
+   && grep -q "input/bpf_filter.cpp:.*input includes report" <<<"$out" && grep -q "replay/flat.hpp: a public header outside" <<<"$out" \
+   && grep -q "src/stray.cpp: outside the rooms" <<<"$out"; then
+  echo "ok: planted violations are caught (<replay/...>, \"../...\", \"room/...\" includes; files outside the rooms)"
 else
   printf '%s\n' "$out"; echo "FAIL: the layer check missed a planted violation"; fail=1
 fi

@@ -12,6 +12,7 @@
 #include <replay/analysis/options.hpp>
 
 #include "analysis/engine/causes.hpp"
+#include "analysis/engine/sender_state.hpp"
 
 namespace {
 
@@ -182,4 +183,17 @@ TEST_CASE("the lone segment at the PTO: a probe that may have been the RTO's exp
   CHECK(e.maybe_rto);
   p.is_head = false;
   CHECK_FALSE(explain(p, *lo.profile).maybe_rto);
+}
+
+TEST_CASE("MaybeTime: none is none; a capture time at CaptureTime::min() stays a time (1 ns later)") {
+  using replay::engine::MaybeTime;
+  CHECK_FALSE(MaybeTime{}.has_value());
+  CHECK_FALSE(MaybeTime{std::optional<replay::CaptureTime>{}}.has_value());
+  const replay::CaptureTime t{std::chrono::seconds{1'700'000'000}};
+  CHECK(*MaybeTime{t} == t);
+  // A pcapng if_tsoffset far below 1970 can date a frame at INT64_MIN ns.
+  const MaybeTime least{replay::CaptureTime::min()};
+  REQUIRE(least.has_value());
+  CHECK(*least == replay::CaptureTime::min() + std::chrono::nanoseconds{1});
+  CHECK(std::optional<replay::CaptureTime>(MaybeTime{std::optional{replay::CaptureTime::min()}}).has_value());
 }

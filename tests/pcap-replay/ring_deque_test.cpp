@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <random>
+#include <string>
 
 #include <replay/analysis/ring_deque.hpp>
 
@@ -86,4 +87,14 @@ TEST_CASE("RingDeque: what a popped, erased or cleared element owns is freed at 
   ring.clear();
   CHECK(c.use_count() == 1);
   CHECK(ring.empty());
+}
+
+TEST_CASE("RingDeque: pushing one of its own elements when full copies it before the slots move") {
+  replay::RingDeque<std::string> ring;
+  for (int i = 0; i < 4; ++i) ring.push_back(std::string(40, static_cast<char>('a' + i)));  // heap strings
+  REQUIRE(ring.size() == ring.capacity());  // full: the next push grows
+  ring.push_back(ring.front());
+  CHECK(ring.back() == std::string(40, 'a'));
+  ring.emplace_back(ring[1]);
+  CHECK(ring.back() == std::string(40, 'b'));
 }

@@ -112,7 +112,15 @@ class RingDeque {
   void push_back(const T& x) { emplace_back(x); }
   template <class... A>
   void emplace_back(A&&... a) {
-    if (size_ == capacity_) grow();
+    if (size_ == capacity_) {
+      // The arguments may be (or refer into) an element: built before
+      // grow() frees the old slots.
+      T x(std::forward<A>(a)...);
+      grow();
+      std::construct_at(&(*this)[size_], std::move(x));
+      ++size_;
+      return;
+    }
     T& slot = (*this)[size_];
     if constexpr (std::is_trivially_destructible_v<T>)
       std::construct_at(&slot, std::forward<A>(a)...);  // in place: the slot holds no live object to assign to

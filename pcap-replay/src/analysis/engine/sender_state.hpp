@@ -50,13 +50,13 @@ struct SendSequence {
 /// 16: the engine keeps a dozen per sender on the per-segment path, and
 /// every cache line of a sender's state is one more miss per segment once
 /// thousands of connections interleave. CaptureTime::min() (1677) stands for
-/// none; no capture carries it (the reader's times are from 1970 on).
+/// none; a time equal to it is stored 1 ns later.
 class MaybeTime {
  public:
   constexpr MaybeTime() = default;
   constexpr MaybeTime(std::nullopt_t) {}                 // NOLINT: as std::optional
-  constexpr MaybeTime(CaptureTime t) : t_(t) {}          // NOLINT
-  constexpr MaybeTime(const std::optional<CaptureTime>& o) : t_(o ? *o : kNone) {}  // NOLINT
+  constexpr MaybeTime(CaptureTime t) : t_(t == kNone ? kLeast : t) {}  // NOLINT
+  constexpr MaybeTime(const std::optional<CaptureTime>& o) : t_(o ? MaybeTime(*o).t_ : kNone) {}  // NOLINT
   constexpr operator std::optional<CaptureTime>() const {  // NOLINT
     return has_value() ? std::optional<CaptureTime>(t_) : std::nullopt;
   }
@@ -69,6 +69,9 @@ class MaybeTime {
 
  private:
   static constexpr CaptureTime kNone = CaptureTime::min();
+  // A crafted capture can date a frame at kNone (a pcapng if_tsoffset far
+  // below 1970): kept as the next nanosecond, so it stays a time.
+  static constexpr CaptureTime kLeast = kNone + std::chrono::nanoseconds{1};
   CaptureTime t_ = kNone;
 };
 
