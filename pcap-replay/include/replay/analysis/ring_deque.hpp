@@ -117,7 +117,7 @@ class RingDeque {
       // grow() frees the old slots.
       T x(std::forward<A>(a)...);
       grow();
-      std::construct_at(&(*this)[size_], std::move(x));
+      (*this)[size_] = std::move(x);  // the new slots hold default-constructed elements
       ++size_;
       return;
     }
