@@ -41,6 +41,7 @@
 #include <replay/pipeline/analyze_files.hpp>
 #include "bpf_check.hpp"
 #include <replay/report/check_stream.hpp>
+#include <replay/report/finding_lines.hpp>
 #include <replay/report/flow_list_stream.hpp>
 #include <replay/analysis/profile_hint.hpp>
 #include <replay/report/progress_line.hpp>
@@ -56,7 +57,7 @@ namespace {
 // The project's version is stated once (rto/rto.h); the JSON schema's in report_json.hpp.
 const std::string kVersion = fmt::format("pcap-replay {} (RFC 6298 retransmission-timer checker; JSON schema_version {})",
                                          RTO_VERSION_STRING, replay::kSchemaVersion);
-constexpr std::array<std::string_view, 4> kSubcommands{"check", "flows", "timeline", "plot"};
+constexpr std::array<std::string_view, 5> kSubcommands{"check", "findings", "flows", "timeline", "plot"};
 
 constexpr const char* kExitHelp =
     "Exit status: 0 no MUST-level departure; 1 MUST departures (--strict: also SHOULD; check only); "
@@ -83,6 +84,8 @@ struct Args {
   std::string filter;
   std::optional<std::uint64_t> flow, stream;
   bool findings_only = false, no_hint = false;
+  std::string level = "info";  // --level (check, findings): the least level shown
+  bool tsv = false;            // findings --tsv
   std::size_t max_flows = replay::limits::kDefaultMaxFlows;
   std::size_t max_outstanding = replay::limits::kDefaultMaxOutstanding;
   std::string html, svg_dir;  // check --html FILE, plot --svg DIR
@@ -92,6 +95,7 @@ struct Args {
   // timeline without --flow/--stream: each connection's rows are written as
   // the analysis finishes it (analyze_files' FlowSink), the header before the first.
   bool timeline_streamed = false, timeline_header = false;
+  bool findings_streamed = false;  // findings without --flow/--stream: lines as each connection is finished
 };
 
 // Set by SIGINT/SIGTERM during a live capture: stop and report.
@@ -325,7 +329,7 @@ constexpr const char* kOutOfMemory =
     "bound the run with --max-flows or --max-outstanding, or split the capture (exit status 2)\n";
 
 int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
+           bool check, bool findings, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
            replay::FlowListStream* listed);
 
 // glibc serves a block of at least M_MMAP_THRESHOLD from its own mapping;
@@ -352,23 +356,36 @@ int main(int argc, char** argv) {
   });
   Args a;
   CLI::App* check = app.add_subcommand("check", "report every sender's timer against the rules (default output: text)");
+  CLI::App* findings = app.add_subcommand(
+      "findings", "one line per finding: file, frame, level, rule, sender, message (like tshark -z expert)");
   CLI::App* flows = app.add_subcommand("flows", "list the connections (text, or --json)");
   CLI::App* timeline = app.add_subcommand("timeline", "every event with SRTT, RTTVAR, RTO and backoff after it (CSV)");
   CLI::App* plot = app.add_subcommand("plot", "one SVG picture per sender: time-sequence graph, timer, estimator");
   add_common(check, a);
+  add_common(findings, a);
   add_common(flows, a);
   add_common(timeline, a);
   add_model(check, a);
+  add_model(findings, a);
   add_model(timeline, a);
   add_live(check, a);
   add_live(flows, a);
   add_live(timeline, a);
   check->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
+  findings->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
+  for (CLI::App* sub : {check, findings})
+    sub->add_option("--level", a.level,
+                    "show only the findings at this level or above: must, should, may or info (the default: all); the "
+                    "summary and exit status still cover every finding")
+        ->check(CLI::IsMember({"must", "should", "may", "info"}, CLI::ignore_case));
+  findings->add_flag("--tsv", a.tsv,
+                     "tab-separated: file, frame, level, rule, sender (src -> dst), message; no header line");
   check->add_flag("--findings-only", a.findings_only,
                   "print only the senders with findings (the summary and exit status still cover every sender)");
   check->add_flag("--no-hint", a.no_hint,
                   "do not re-read the input under --profile auto to say which profile explains MUST departures");
   check->footer(kExitHelp);
+  findings->footer(kExitHelp);
   flows->footer(kListExitHelp);
   timeline->footer(kListExitHelp);
   plot->footer(kListExitHelp);
@@ -391,7 +408,7 @@ int main(int argc, char** argv) {
     for (auto s : kSubcommands) known = known || first == s;
     if (!known) {
       std::cerr << "pcap-replay: unknown subcommand \"" << first
-                << "\"; valid subcommands: check, flows, timeline, plot (see pcap-replay --help)\n";
+                << "\"; valid subcommands: check, findings, flows, timeline, plot (see pcap-replay --help)\n";
       return 2;
     }
   }
@@ -399,7 +416,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::RequiredError& e) {
     if (app.get_subcommands().empty()) {
-      std::cerr << "pcap-replay: a subcommand is required: check, flows or timeline (or plot, for pictures; see pcap-replay --help)\n";
+      std::cerr << "pcap-replay: a subcommand is required: check, findings, flows or timeline (or plot, for pictures; see pcap-replay --help)\n";
       return 2;
     }
     return app.exit(e) == 0 ? 0 : 2;
@@ -471,9 +488,19 @@ int main(int argc, char** argv) {
     if (check->parsed() && a.html.empty() && !a.flow && !a.stream && a.interface.empty()) {
       replay::ReportView view;
       view.findings_only = a.findings_only;
+      view.level = *replay::parse_level(a.level);
       streamed.emplace(std::cout, opt, view, a.json);
       mode = streamed->sink_mode();
       sink = [&streamed](replay::FlowReport& f, replay::CaptureTime origin) { streamed->flow(f, origin); };
+    }
+    if (findings->parsed() && !a.flow && !a.stream && a.interface.empty()) {  // files: lines as it goes
+      a.findings_streamed = true;
+      mode.keep_reports = false;  // written: the connection's report is dropped
+      replay::ReportView view;
+      view.level = *replay::parse_level(a.level);
+      sink = [&opt, &a, view](replay::FlowReport& f, replay::CaptureTime) {
+        replay::write_finding_lines(std::cout, f, opt, view, a.tsv);
+      };
     }
     if (flows->parsed() && !a.flow && !a.stream && a.interface.empty()) {
       listed.emplace(std::cout, opt, a.json);
@@ -502,7 +529,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return report(r, a, files, opt, check->parsed(), flows->parsed(), timeline->parsed(), plot->parsed(),
+    return report(r, a, files, opt, check->parsed(), findings->parsed(), flows->parsed(), timeline->parsed(), plot->parsed(),
                   streamed ? &*streamed : nullptr, listed ? &*listed : nullptr);
   } catch (const std::bad_alloc&) {
     std::cerr << kOutOfMemory;
@@ -513,7 +540,7 @@ int main(int argc, char** argv) {
 namespace {
 // Prints the report (and the input problems on stderr); the exit status.
 int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
+           bool check, bool findings, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
            replay::FlowListStream* listed) {
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
@@ -533,6 +560,7 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
   view.flow = a.flow;
   view.stream = a.stream;
   view.findings_only = a.findings_only;
+  view.level = *replay::parse_level(a.level);
   if (unusable.size() < r.inputs.size()) {
     if (auto err = view.error(r, replay::StreamNumbers(r))) {
       std::cerr << "pcap-replay: " << *err << "\n";
@@ -554,6 +582,12 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
     } catch (const std::exception& e) {
       std::cerr << "pcap-replay: plot --svg " << e.what() << "\n";
       return 2;
+    }
+  } else if (findings) {
+    if (!a.findings_streamed) {
+      const replay::StreamNumbers streams(r);
+      for (const auto& f : r.flows)
+        if (view.shows(f, streams)) replay::write_finding_lines(std::cout, f, opt, view, a.tsv);
     }
   } else if (timeline && a.timeline_streamed) {
     // Every connection's rows were written as it was finished; no connection: the header alone.
@@ -610,14 +644,14 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
               << " (disk full, or the reader closed the pipe?)\n";
     return 2;
   }
-  int status = check ? r.exit_status(a.strict) : 0;
+  int status = check || findings ? r.exit_status(a.strict) : 0;
   if (!unusable.empty()) status = 2;  // part of the input was unusable
   for (const auto& in : r.inputs)
     if (in.lost_data()) status = 2;  // part of a file could not be read: nothing is lost silently
   if (!r.limit_hits.empty()) status = 2;  // part of the input was not analysed
   if (!a.html.empty()) {
     std::ofstream page(a.html, std::ios::binary);
-    if (page) replay::write_html_report(page, r, status);
+    if (page) replay::write_html_report(page, r, status, view);
     page.close();
     if (!page) {
       std::cerr << "pcap-replay: --html " << a.html << ": cannot write the file\n";

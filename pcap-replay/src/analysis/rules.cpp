@@ -1,6 +1,8 @@
 #include <replay/analysis/rules.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <stdexcept>
 
 namespace replay {
@@ -13,6 +15,16 @@ std::string_view to_string(Level l) {
     case Level::info: return "INFO";
   }
   return "INFO";
+}
+
+std::optional<Level> parse_level(std::string_view name) {
+  for (Level l : {Level::must, Level::should, Level::may, Level::info}) {
+    const std::string_view t = to_string(l);
+    if (name.size() == t.size() &&
+        std::equal(name.begin(), name.end(), t.begin(), [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; }))
+      return l;
+  }
+  return std::nullopt;
 }
 
 namespace {

@@ -119,11 +119,13 @@ std::string flow_link(const Anchors& a, const FlowReport& f, std::size_t dir) {
   return std::to_string(f.id);
 }
 
-void write_connections(std::ostream& os, const Report& r, const Anchors& anchors) {
+void write_connections(std::ostream& os, const Report& r, const Anchors& anchors, const ReportView& view,
+                       const StreamNumbers& streams) {
   os << "<h2>Connections</h2>\n<div class=\"scroll\"><table class=\"sortable\" id=\"connections\">\n<thead><tr>"
         "<th>flow</th><th>file</th><th>client</th><th>server</th><th>packets</th><th>duration (s)</th>"
         "<th>retransmissions</th><th>timer expiries</th><th>MUST</th><th>SHOULD</th><th>INFO</th></tr></thead>\n<tbody>\n";
   for (const auto& f : r.flows) {
+    if (!view.shows(f, streams)) continue;
     std::uint64_t retx = 0, touts = 0, must = 0, should = 0, info = 0;
     for (const auto& s : f.senders) {
       retx += s.retransmissions();
@@ -144,17 +146,25 @@ void write_connections(std::ostream& os, const Report& r, const Anchors& anchors
   os << "</tbody></table></div>\n";
 }
 
-void write_findings(std::ostream& os, const Report& r, const Anchors& anchors) {
+void write_findings(std::ostream& os, const Report& r, const Anchors& anchors, const ReportView& view,
+                    const StreamNumbers& streams) {
   os << "<h2>Findings</h2>\n";
-  if (r.count(Level::must) + r.count(Level::should) + r.count(Level::may) + r.count(Level::info) == 0) {
-    os << "<p>none</p>\n";
+  std::size_t shown = 0;
+  for (const auto& f : r.flows)
+    if (view.shows(f, streams))
+      for (const auto& s : f.senders) shown += view.shown_findings(s);
+  if (shown == 0) {
+    os << (view.level == Level::info ? std::string("<p>none</p>\n")
+                                     : fmt::format("<p>none at {} or above (--level)</p>\n", to_string(view.level)));
     return;
   }
   os << "<div class=\"scroll\"><table class=\"sortable\" id=\"findings\">\n<thead><tr><th>flow</th><th>sender</th>"
         "<th>level</th><th>rule</th><th>frame</th><th>time (s)</th><th>what</th></tr></thead>\n<tbody>\n";
-  for (const auto& f : r.flows)
+  for (const auto& f : r.flows) {
+    if (!view.shows(f, streams)) continue;
     for (std::size_t d = 0; d < 2; ++d)
       for (const auto& x : f.senders[d].findings) {
+        if (!view.shows(x)) continue;
         const auto lvl = to_string(x.level);
         os << fmt::format(
             "<tr><td class=\"n\" data-v=\"{}\">{}</td><td>{}</td><td class=\"{}\" data-v=\"{}\">{}</td><td>{}</td>"
@@ -162,6 +172,7 @@ void write_findings(std::ostream& os, const Report& r, const Anchors& anchors) {
             f.id, flow_link(anchors, f, d), escape(to_string(f.senders[d].src)), lvl, static_cast<int>(x.level), lvl,
             escape(to_string(x.rule)), x.frame, rel_s(r, x.time), escape(describe(x, r.options)));
       }
+  }
   os << "</tbody></table></div>\n";
 }
 
@@ -203,11 +214,13 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
 
 }  // namespace
 
-std::vector<SenderRef> senders_worst_first(const Report& r) {
+std::vector<SenderRef> senders_worst_first(const Report& r, const ReportView& view) {
   std::vector<SenderRef> v;
+  const StreamNumbers streams(r);
   for (const auto& f : r.flows)
-    for (std::size_t d = 0; d < 2; ++d)
-      if (f.senders[d].data_segments > 0) v.push_back({&f, d});
+    if (view.shows(f, streams))
+      for (std::size_t d = 0; d < 2; ++d)
+        if (f.senders[d].data_segments > 0 && view.shows(f.senders[d])) v.push_back({&f, d});
   const auto key = [](const SenderRef& x) {
     const SenderReport& s = x.flow->senders[x.dir];
     return std::tuple{count_level(s, Level::must), count_level(s, Level::should), s.timeouts.size(), s.retransmissions()};
@@ -216,14 +229,15 @@ std::vector<SenderRef> senders_worst_first(const Report& r) {
   return v;
 }
 
-void write_html_report(std::ostream& os, const Report& r, int exit_status) {
+void write_html_report(std::ostream& os, const Report& r, int exit_status, const ReportView& view) {
   write_header(os, r, exit_status);
-  const auto senders = senders_worst_first(r);
+  const StreamNumbers streams(r);
+  const auto senders = senders_worst_first(r, view);
   const std::size_t sections = std::min(senders.size(), limits::kHtmlMaxSections);
   Anchors anchors;
   for (std::size_t i = 0; i < sections; ++i) anchors.insert(anchor(*senders[i].flow, senders[i].dir));
-  write_connections(os, r, anchors);
-  write_findings(os, r, anchors);
+  write_connections(os, r, anchors, view, streams);
+  write_findings(os, r, anchors, view, streams);
   os << fmt::format("<h2>Senders, the worst first ({})</h2>\n", senders.size());
   if (senders.size() > limits::kHtmlOpenSenders)
     os << fmt::format("<p>The first {} are open; click a heading to open the others.</p>\n", limits::kHtmlOpenSenders);

@@ -79,7 +79,8 @@ json alongside_json(const FlowReport& f) {
 json selection_json(const ReportView& v) {
   return {{"flow", v.flow ? json(*v.flow) : json(nullptr)},
           {"stream", v.stream ? json(*v.stream) : json(nullptr)},
-          {"findings_only", v.findings_only}};
+          {"findings_only", v.findings_only},
+          {"level", to_string(v.level)}};
 }
 
 json rtt_json(const RttStats& s) {
@@ -185,7 +186,7 @@ bool shows_sender(const FlowReport& f, std::size_t dir, const ReportView& view) 
 }
 
 json sender_json(const FlowReport& f, const Options& options, std::size_t dir, std::optional<std::uint64_t> stream,
-                 CaptureTime origin) {
+                 CaptureTime origin, const ReportView& view) {
   const auto rel = [&](CaptureTime t) { return seconds_between(t, origin); };
   const SenderReport& s = f.senders[dir];
   json jf;
@@ -251,7 +252,8 @@ json sender_json(const FlowReport& f, const Options& options, std::size_t dir, s
   }
   jf["timeouts"] = touts;
   json finds = json::array();
-  for (const auto& x : s.findings) finds.push_back(judgement_json(x, options, rel));
+  for (const auto& x : s.findings)
+    if (view.shows(x)) finds.push_back(judgement_json(x, options, rel));
   jf["findings"] = finds;
   jf["profile"] = s.profile;
   jf["inferred"] = inferred_json(s.inferred);
@@ -264,7 +266,7 @@ json sender_json(const FlowReport& f, const Options& options, std::size_t dir, s
 void append_flow_json(json& entries, const FlowReport& f, const Options& options, std::optional<std::uint64_t> stream,
                       CaptureTime origin, const ReportView& view) {
   for (std::size_t dir = 0; dir < 2; ++dir)
-    if (shows_sender(f, dir, view)) entries.push_back(sender_json(f, options, dir, stream, origin));
+    if (shows_sender(f, dir, view)) entries.push_back(sender_json(f, options, dir, stream, origin, view));
 }
 
 json to_json(const Report& r, const ReportView& view) {

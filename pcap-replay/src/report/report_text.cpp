@@ -191,12 +191,21 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
           os << "      * = predicted from the chain's earlier waits (the 5.5 doubling of the RTO they show, under "
                 "the timer's lateness); the chain's first expiry is predicted from the profile's RTO\n";
       }
-      if (s.findings.empty()) {
+      const std::size_t shown = view.shown_findings(s);
+      if (shown == 0 && s.findings.empty()) {
         os << "    findings: none\n";
+      } else if (shown == 0) {
+        os << fmt::format("    findings: none at {} or above ({} below, not shown: --level)\n", to_string(view.level),
+                          s.findings.size());
       } else {
-        os << "    findings:\n";
+        if (shown < s.findings.size())
+          os << fmt::format("    findings ({} below {} not shown: --level):\n", s.findings.size() - shown,
+                            to_string(view.level));
+        else
+          os << "    findings:\n";
         for (const auto& ru : all_rules()) {
           for (Level lv : {Level::must, Level::should, Level::may, Level::info}) {
+            if (!at_least(lv, view.level)) continue;
             std::vector<const Judgement*> these;
             for (const auto& x : s.findings)
               if (x.rule == ru.rule && x.level == lv) these.push_back(&x);

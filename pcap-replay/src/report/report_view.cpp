@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 
@@ -20,7 +21,12 @@ bool ReportView::shows(const FlowReport& f, std::optional<std::uint64_t> stream_
   return true;
 }
 
-bool ReportView::shows(const SenderReport& s) const { return !findings_only || !s.findings.empty(); }
+bool ReportView::shows(const SenderReport& s) const { return !findings_only || shown_findings(s) > 0; }
+
+std::size_t ReportView::shown_findings(const SenderReport& s) const {
+  return static_cast<std::size_t>(
+      std::count_if(s.findings.begin(), s.findings.end(), [this](const Judgement& j) { return shows(j); }));
+}
 
 std::optional<std::string> ReportView::error(const Report& r, const StreamNumbers& streams) const {
   const std::size_t n = r.flows.size();

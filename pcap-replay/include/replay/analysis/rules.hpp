@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,10 @@ enum class Level { must, should, may, info };
 
 /// "MUST", "SHOULD", "MAY", "INFO".
 std::string_view to_string(Level l);
+/// The level named "must", "should", "may" or "info" (any case); nullopt otherwise.
+std::optional<Level> parse_level(std::string_view name);
+/// Whether `l` is `floor` or above it (MUST above SHOULD above MAY above INFO).
+constexpr bool at_least(Level l, Level floor) { return static_cast<int>(l) <= static_cast<int>(floor); }
 
 /// The rules and notes pcap-replay reports. The token in each comment is
 /// the requirement's traceable name (RFC6298-2.4 ...); to_string() gives the

@@ -1,8 +1,9 @@
 #pragma once
-// What part of a report is printed (--flow, --stream, --findings-only). The
-// view only hides: the summary line, the lockstep section and the exit
-// status still cover the whole input.
+// What part of a report is printed (--flow, --stream, --findings-only,
+// --level). The view only hides: the summary line, the lockstep section and
+// the exit status still cover the whole input.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,7 +17,8 @@ namespace replay {
 struct ReportView {
   std::optional<std::uint64_t> flow;    ///< --flow N: only connection N (FlowReport::id, 1-based)
   std::optional<std::uint64_t> stream;  ///< --stream N: only connections whose tcp.stream (StreamNumbers) is N
-  bool findings_only = false;           ///< --findings-only: only senders with at least one finding
+  bool findings_only = false;           ///< --findings-only: only senders with at least one shown finding
+  Level level = Level::info;            ///< --level: only the findings at this level or above (at_least)
 
   /// Whether connection `f` is printed (its senders then by shows(s));
   /// `streams` are the report's tcp.stream numbers.
@@ -26,6 +28,10 @@ struct ReportView {
   bool shows(const FlowReport& f, std::optional<std::uint64_t> stream) const;
   /// Whether sender `s` (of a shown connection) is printed.
   bool shows(const SenderReport& s) const;
+  /// Whether finding `j` (of a shown sender) is printed: its level is `level` or above.
+  bool shows(const Judgement& j) const { return at_least(j.level, level); }
+  /// How many of `s`'s findings are printed.
+  std::size_t shown_findings(const SenderReport& s) const;
   /// Why the view is an argument error, or nullopt: --flow naming no
   /// connection ("--flow 9: no such connection; the input has 3 (1-3)"),
   /// --stream naming none, or --stream under a BPF filter (the stream

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# `pcap-replay findings` and `--level` from the command line, on the lab's
+# rto-max-low.pcap (Linux, tcp_rto_max_ms=5000, a blackhole; README of
+# tests/captures/lab): under rfc6298 one SHOULD 2.4 (frame 279) and four
+# MUST 2.5 (frames 284-287). tshark is the oracle for those frames: each is
+# a retransmission of the same SEQ, about 5.12 s after the one before (the
+# cap the MUST names), so a reader of the capture in Wireshark sees what the
+# lines say. Exit 0 pass, 77 skip (no binary, or no tshark outside CI), 1 fail.
+set -u
+BUILD=${BUILD:-build}
+BIN="$BUILD/bin/pcap-replay"
+CAP=tests/captures/lab/rto-max-low.pcap
+[ -x "$BIN" ] || { echo "skip: $BIN not built"; exit 77; }
+if ! command -v tshark > /dev/null; then
+  [ -n "${CI:-}" ] && { echo "FAIL: tshark missing in CI (make deps installs it)"; exit 1; }
+  echo "skip: no tshark"; exit 77
+fi
+fail=0
+out=$(mktemp); err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
+expect() {  # expect STATUS DESCRIPTION -- command...
+  local want=$1 what=$2; shift 3
+  "$@" > "$out" 2> "$err"; local got=$?
+  if [ "$got" -ne "$want" ]; then echo "FAIL: $what: exit $got, expected $want"; head -3 "$err"; fail=1
+  else echo "ok: $what (exit $got)"; fi
+}
+
+expect 1 "findings --level must: the MUST lines, exit 1" -- "$BIN" findings --profile rfc6298 --level must --tsv "$CAP"
+frames=$(cut -f2 "$out" | tr '\n' ' ')
+[ "$frames" = "284 285 286 287 " ] || { echo "FAIL: MUST frames '$frames', expected 284-287"; fail=1; }
+awk -F'\t' 'NF != 6 || $1 != "'"$CAP"'" || $3 != "MUST" || $4 != "2.5" || $5 != "198.18.0.1:42140 -> 198.18.0.2:5001" { bad = 1 }
+            END { exit bad }' "$out" || { echo "FAIL: a TSV line is not file, frame, MUST, 2.5, sender, message"; fail=1; }
+# The oracle: tshark calls each a retransmission of one SEQ, 5.12 s (+-5 ms) after the previous one.
+tshark -r "$CAP" -Y 'frame.number >= 283 && frame.number <= 287' -T fields -e frame.number -e frame.time_relative \
+  -e tcp.seq -e tcp.analysis.retransmission 2> /dev/null |
+  awk 'NR > 1 && ($4 != 1 || $3 != seq || ($2 - t) < 5.115 || ($2 - t) > 5.125) { bad = 1 } { t = $2; seq = $3 }
+       END { exit bad || NR != 5 }' || { echo "FAIL: tshark does not see frames 284-287 as retransmissions 5.12 s apart"; fail=1; }
+
+expect 1 "findings, every level: the SHOULD first (frame order)" -- "$BIN" findings --profile rfc6298 "$CAP"
+head -1 "$out" | grep -q "^$CAP:279: SHOULD 2.4 198.18.0.1:42140 -> 198.18.0.2:5001: " ||
+  { echo "FAIL: first line is not frame 279's SHOULD 2.4: $(head -1 "$out")"; fail=1; }
+[ "$(wc -l < "$out")" -eq 5 ] || { echo "FAIL: $(wc -l < "$out") lines, expected 5"; fail=1; }
+expect 1 "findings --flow 1 (the report kept, not streamed): the same lines" -- "$BIN" findings --profile rfc6298 --flow 1 "$CAP"
+[ "$(wc -l < "$out")" -eq 5 ] || { echo "FAIL: --flow 1 gave $(wc -l < "$out") lines"; fail=1; }
+expect 0 "findings under linux: nothing to say, exit 0" -- "$BIN" findings --profile linux --level should "$CAP"
+[ ! -s "$out" ] || { echo "FAIL: lines printed where linux finds nothing at SHOULD: $(head -1 "$out")"; fail=1; }
+expect 0 "findings --strict with SHOULD only: exit 0 without, 1 with --strict" -- \
+  "$BIN" findings --profile rfc6298 tests/captures/lab/rto-min-route.pcap
+expect 1 "  ... --strict" -- "$BIN" findings --strict --profile rfc6298 tests/captures/lab/rto-min-route.pcap
+expect 2 "--level warn is refused" -- "$BIN" findings --level warn "$CAP"
+grep -q -- '--level' "$err" || { echo "FAIL: the error does not name --level"; fail=1; }
+
+expect 1 "check --level MUST (any case): no SHOULD line, the summary still counts it" -- \
+  "$BIN" check --profile rfc6298 --level MUST "$CAP"
+grep -q '\[SHOULD 2.4\]' "$out" && { echo "FAIL: check --level must printed a SHOULD"; fail=1; }
+grep -q 'findings: 4 MUST, 1 SHOULD' "$out" || { echo "FAIL: the summary line lost the hidden SHOULD"; fail=1; }
+expect 1 "check --json --level must" -- "$BIN" check --json --profile rfc6298 --level must "$CAP"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((x["level"], x["frame"]) for s in d["flows"] for x in s["findings"])
+assert got == [("MUST", f) for f in (284, 285, 286, 287)], got
+assert d["selection"]["level"] == "MUST" and d["summary"]["should"] == 1, d["selection"]' "$out" ||
+  { echo "FAIL: check --json --level must"; fail=1; }
+exit $fail
