@@ -582,16 +582,26 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
       if (j.outcome == Outcome::broken) ++broken_in[{j.frame, j.rule}];
   for (Judgement& j : chosen.judgements) {
     if (j.outcome == Outcome::broken && broken_in[{j.frame, j.rule}] < readings) {
-      // Broken under this reading, kept under another: cannot tell.
-      j.outcome = Outcome::cannot_tell;
-      j.level = Level::info;
-      j.topic = Topic::readings_differ;
+      // Broken under this reading, kept under another: cannot tell. The
+      // readings named are those of the probe the judgement depends on (the
+      // latest weighed one at or before its frame): as a probe, as an
+      // expiry, each keeping the rule if any reading of the other probes
+      // with it does. (Read before `j` changes: it is the chosen reading's.)
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < open.size(); ++i)
+        if (events[open[i]].frame <= j.frame) k = i;
+      bool keeps[2] = {false, false};  // [as probe, as expiry]
       for (std::size_t mask = 0; mask < readings; ++mask) {
         bool broken = false;
         for (const Judgement& x : outcomes[mask].judgements)
           broken = broken || (x.outcome == Outcome::broken && x.frame == j.frame && x.rule == j.rule);
-        j.readings.push_back({mask == 0 ? Reading::as_probe : Reading::as_expiry, !broken});
+        keeps[mask >> k & 1] = keeps[mask >> k & 1] || !broken;
       }
+      j.outcome = Outcome::cannot_tell;
+      j.level = Level::info;
+      j.topic = Topic::readings_differ;
+      j.readings.push_back({Reading::as_probe, keeps[0]});
+      j.readings.push_back({Reading::as_expiry, keeps[1]});
     }
     out.judgements.push_back(std::move(j));
   }
