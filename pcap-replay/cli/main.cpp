@@ -40,6 +40,7 @@
 #include <replay/analysis/analyzer.hpp>
 #include <replay/pipeline/analyze_files.hpp>
 #include "bpf_check.hpp"
+#include <replay/report/annotated_capture.hpp>
 #include <replay/report/check_stream.hpp>
 #include <replay/report/finding_lines.hpp>
 #include <replay/report/flow_list_stream.hpp>
@@ -57,7 +58,7 @@ namespace {
 // The project's version is stated once (rto/rto.h); the JSON schema's in report_json.hpp.
 const std::string kVersion = fmt::format("pcap-replay {} (RFC 6298 retransmission-timer checker; JSON schema_version {})",
                                          RTO_VERSION_STRING, replay::kSchemaVersion);
-constexpr std::array<std::string_view, 5> kSubcommands{"check", "findings", "flows", "timeline", "plot"};
+constexpr std::array<std::string_view, 6> kSubcommands{"check", "findings", "annotate", "flows", "timeline", "plot"};
 
 constexpr const char* kExitHelp =
     "Exit status: 0 no MUST-level departure; 1 MUST departures (--strict: also SHOULD; check only); "
@@ -86,6 +87,9 @@ struct Args {
   bool findings_only = false, no_hint = false;
   std::string level = "info";  // --level (check, findings): the least level shown
   bool tsv = false;            // findings --tsv
+  std::string output;          // annotate -o OUT.pcapng
+  replay::FrameComments comments;  // annotate: the findings by frame
+  bool comments_streamed = false;  // annotate without --flow/--stream: collected as each connection is finished
   std::size_t max_flows = replay::limits::kDefaultMaxFlows;
   std::size_t max_outstanding = replay::limits::kDefaultMaxOutstanding;
   std::string html, svg_dir;  // check --html FILE, plot --svg DIR
@@ -328,8 +332,8 @@ constexpr const char* kOutOfMemory =
     "pcap-replay: out of memory: the input holds more connections or outstanding data than this machine's memory; "
     "bound the run with --max-flows or --max-outstanding, or split the capture (exit status 2)\n";
 
-int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool findings, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
+int report(replay::Report& r, Args& a, const std::vector<std::string>& files, const replay::Options& opt,
+           bool check, bool findings, bool annotate, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
            replay::FlowListStream* listed);
 
 // glibc serves a block of at least M_MMAP_THRESHOLD from its own mapping;
@@ -358,26 +362,35 @@ int main(int argc, char** argv) {
   CLI::App* check = app.add_subcommand("check", "report every sender's timer against the rules (default output: text)");
   CLI::App* findings = app.add_subcommand(
       "findings", "one line per finding: file, frame, level, rule, sender, message (like tshark -z expert)");
+  CLI::App* annotate = app.add_subcommand(
+      "annotate", "a copy of the capture in pcapng with each finding as a comment on its frame (for Wireshark)");
   CLI::App* flows = app.add_subcommand("flows", "list the connections (text, or --json)");
   CLI::App* timeline = app.add_subcommand("timeline", "every event with SRTT, RTTVAR, RTO and backoff after it (CSV)");
   CLI::App* plot = app.add_subcommand("plot", "one SVG picture per sender: time-sequence graph, timer, estimator");
   add_common(check, a);
   add_common(findings, a);
+  add_common(annotate, a);
   add_common(flows, a);
   add_common(timeline, a);
   add_model(check, a);
   add_model(findings, a);
+  add_model(annotate, a);
   add_model(timeline, a);
   add_live(check, a);
   add_live(flows, a);
   add_live(timeline, a);
   check->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
   findings->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
-  for (CLI::App* sub : {check, findings})
+  for (CLI::App* sub : {check, findings, annotate})
     sub->add_option("--level", a.level,
                     "show only the findings at this level or above: must, should, may or info (the default: all); the "
                     "summary and exit status still cover every finding")
         ->check(CLI::IsMember({"must", "should", "may", "info"}, CLI::ignore_case));
+  annotate
+      ->add_option("-o,--output", a.output,
+                   "the pcapng file to write: every frame of the input as read, each finding a comment on its frame "
+                   "(Wireshark: frame.comment contains \"5.5\")")
+      ->required();
   findings->add_flag("--tsv", a.tsv,
                      "tab-separated: file, frame, level, rule, sender (src -> dst), message; no header line");
   check->add_flag("--findings-only", a.findings_only,
@@ -386,6 +399,7 @@ int main(int argc, char** argv) {
                   "do not re-read the input under --profile auto to say which profile explains MUST departures");
   check->footer(kExitHelp);
   findings->footer(kExitHelp);
+  annotate->footer(kListExitHelp);
   flows->footer(kListExitHelp);
   timeline->footer(kListExitHelp);
   plot->footer(kListExitHelp);
@@ -408,7 +422,7 @@ int main(int argc, char** argv) {
     for (auto s : kSubcommands) known = known || first == s;
     if (!known) {
       std::cerr << "pcap-replay: unknown subcommand \"" << first
-                << "\"; valid subcommands: check, findings, flows, timeline, plot (see pcap-replay --help)\n";
+                << "\"; valid subcommands: check, findings, annotate, flows, timeline, plot (see pcap-replay --help)\n";
       return 2;
     }
   }
@@ -416,7 +430,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::RequiredError& e) {
     if (app.get_subcommands().empty()) {
-      std::cerr << "pcap-replay: a subcommand is required: check, findings, flows or timeline (or plot, for pictures; see pcap-replay --help)\n";
+      std::cerr << "pcap-replay: a subcommand is required: check, findings, flows or timeline (or annotate, plot; see pcap-replay --help)\n";
       return 2;
     }
     return app.exit(e) == 0 ? 0 : 2;
@@ -426,6 +440,23 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> inputs = a.read_files;
   inputs.insert(inputs.end(), a.files.begin(), a.files.end());
+  if (annotate->parsed()) {
+    // The input is read twice (the analysis, then the copy), into one pcapng.
+    std::error_code ec;
+    if (inputs.size() > 1) {
+      std::cerr << "pcap-replay: annotate: one capture file at a time (its copy is one pcapng file); got "
+                << inputs.size() << "\n";
+      return 2;
+    }
+    if (inputs.size() == 1 && inputs[0] == "-") {
+      std::cerr << "pcap-replay: annotate reads its input twice (the analysis, then the copy): give a file, not -\n";
+      return 2;
+    }
+    if (inputs.size() == 1 && std::filesystem::exists(a.output, ec) && std::filesystem::equivalent(a.output, inputs[0], ec)) {
+      std::cerr << "pcap-replay: annotate: -o " << a.output << " is the input file; write the copy elsewhere\n";
+      return 2;
+    }
+  }
   if (inputs.empty() && a.interface.empty()) {
     CLI::App* sub = app.get_subcommands().front();
     std::cerr << "pcap-replay: " << sub->get_name() << ": no capture file given (pcap-replay " << sub->get_name()
@@ -502,6 +533,15 @@ int main(int argc, char** argv) {
         replay::write_finding_lines(std::cout, f, opt, view, a.tsv);
       };
     }
+    if (annotate->parsed() && !a.flow && !a.stream) {  // the comments collected as it goes
+      a.comments_streamed = true;
+      mode.keep_reports = false;
+      replay::ReportView view;
+      view.level = *replay::parse_level(a.level);
+      sink = [&opt, &a, view](replay::FlowReport& f, replay::CaptureTime) {
+        replay::add_finding_comments(a.comments, f, opt, view);
+      };
+    }
     if (flows->parsed() && !a.flow && !a.stream && a.interface.empty()) {
       listed.emplace(std::cout, opt, a.json);
       mode = listed->sink_mode();
@@ -529,7 +569,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return report(r, a, files, opt, check->parsed(), findings->parsed(), flows->parsed(), timeline->parsed(), plot->parsed(),
+    return report(r, a, files, opt, check->parsed(), findings->parsed(), annotate->parsed(), flows->parsed(), timeline->parsed(), plot->parsed(),
                   streamed ? &*streamed : nullptr, listed ? &*listed : nullptr);
   } catch (const std::bad_alloc&) {
     std::cerr << kOutOfMemory;
@@ -538,9 +578,35 @@ int main(int argc, char** argv) {
 }
 
 namespace {
+// annotate: the copy of `in` with a.comments; 0 written, 2 not (said on stderr).
+int write_annotated(const Args& a, const std::string& in) {
+  std::ofstream out(a.output, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    std::cerr << "pcap-replay: annotate -o " << a.output << ": cannot write the file: " << std::strerror(errno) << "\n";
+    return 2;
+  }
+  const auto res = replay::write_annotated_pcapng(in, out, a.comments, kVersion);
+  out.close();
+  if (const auto* e = std::get_if<std::string>(&res)) {
+    std::cerr << "pcap-replay: annotate: " << *e << "\n";
+    return 2;
+  }
+  if (!out) {
+    std::cerr << "pcap-replay: annotate -o " << a.output << ": writing failed (disk full?)\n";
+    return 2;
+  }
+  const auto& done = std::get<replay::AnnotateResult>(res);
+  std::size_t notes = 0;
+  for (const auto& [frame, texts] : a.comments) notes += texts.size();
+  std::cout << fmt::format("{}: {} frame(s) of {}, {} with comments ({} finding(s))\n", a.output, done.frames, in,
+                           done.commented, notes);
+  // Damaged stretches were named by the analysis (lost input, exit 2); the copy skips them too.
+  return done.damage.empty() && done.read_error.empty() ? 0 : 2;
+}
+
 // Prints the report (and the input problems on stderr); the exit status.
-int report(replay::Report& r, const Args& a, const std::vector<std::string>& files, const replay::Options& opt,
-           bool check, bool findings, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
+int report(replay::Report& r, Args& a, const std::vector<std::string>& files, const replay::Options& opt,
+           bool check, bool findings, bool annotate, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
            replay::FlowListStream* listed) {
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
@@ -583,6 +649,13 @@ int report(replay::Report& r, const Args& a, const std::vector<std::string>& fil
       std::cerr << "pcap-replay: plot --svg " << e.what() << "\n";
       return 2;
     }
+  } else if (annotate) {
+    if (!a.comments_streamed) {
+      const replay::StreamNumbers streams(r);
+      for (const auto& f : r.flows)
+        if (view.shows(f, streams)) replay::add_finding_comments(a.comments, f, opt, view);
+    }
+    if (int rc = write_annotated(a, files.front()); rc != 0) return rc;
   } else if (findings) {
     if (!a.findings_streamed) {
       const replay::StreamNumbers streams(r);

@@ -6,18 +6,18 @@ _pcap_replay() {
   sub=
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
-      check|findings|flows|timeline|plot) sub=${COMP_WORDS[i]}; break ;;
+      check|findings|annotate|flows|timeline|plot) sub=${COMP_WORDS[i]}; break ;;
     esac
   done
   if [[ -z $sub ]]; then
-    COMPREPLY=($(compgen -W "check findings flows timeline plot --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "check findings annotate flows timeline plot --help --version" -- "$cur"))
     return
   fi
   case $prev in
     -r|--read) COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap|pcap.gz)' -- "$cur") $(compgen -d -- "$cur")); return ;;
     --profile) COMPREPLY=($(compgen -W "rfc6298 linux freebsd macos windows auto" -- "$cur")); return ;;
     --svg) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-    --html) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --html|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --level) COMPREPLY=($(compgen -W "must should may info" -- "$cur")); return ;;
     -i|--interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
     --duration|-c|--count) return ;;
@@ -27,6 +27,7 @@ _pcap_replay() {
   case $sub in
     check) opts+=" --json --html --strict --findings-only --no-hint --level" ;;
     findings) opts+=" --tsv --strict --level" ;;
+    annotate) opts+=" -o --output --level" ;;
     flows) opts+=" --json" ;;
     timeline) opts+=" --csv" ;;
     plot) opts+=" --svg" ;;
@@ -35,7 +36,7 @@ _pcap_replay() {
     check|flows|timeline) opts+=" -i --interface --duration -c --count" ;;
   esac
   case $sub in
-    check|findings|timeline|plot) opts+=" --profile --rto-min --rto-max --syn-linear --granularity --slack --max-flows --max-outstanding" ;;
+    check|findings|annotate|timeline|plot) opts+=" --profile --rto-min --rto-max --syn-linear --granularity --slack --max-flows --max-outstanding" ;;
   esac
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -102,7 +102,7 @@ if [ -f "$P/zeek__pppoe-over-qinq.pcap" ]; then
 fi
 # The command line itself.
 expect 2 "unknown subcommand" -- "$BIN" frobnicate x
-has_err 'unknown subcommand "frobnicate"; valid subcommands: check, findings, flows, timeline, plot'
+has_err 'unknown subcommand "frobnicate"; valid subcommands: check, findings, annotate, flows, timeline, plot'
 expect 2 "no subcommand: the valid ones listed" -- "$BIN"
 has_err "a subcommand is required: check, findings, flows or timeline"
 expect 0 "--version" -- "$BIN" --version
@@ -154,7 +154,7 @@ grep -q 'unusable input' /tmp/pcap_replay_cli_err.$$ && { echo "FAIL: BPF error 
 [ -s /tmp/pcap_replay_cli.$$ ] && { echo "FAIL: a report despite the bad filter"; fail=1; }
 expect 2 "CLI11's own errors start with the program's name" -- "$BIN" check --profile bsd "$T/syn-loss.pcap"
 if grep -qv '^pcap-replay: ' /tmp/pcap_replay_cli_err.$$; then echo "FAIL: a stderr line without the program's name"; fail=1; fi
-for sub in check findings flows timeline; do
+for sub in check findings annotate flows timeline; do
   expect 0 "$sub --version" -- "$BIN" $sub --version
   has_out "pcap-replay 0."
 done
@@ -241,7 +241,7 @@ done
 schema=$("$BIN" check --json tests/captures/linux-blackhole.pcap 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["schema_version"])')
 "$BIN" --version | grep -q "schema_version $schema)" && echo "ok: --version names the JSON schema_version the report writes ($schema)" \
   || { echo "FAIL: --version does not name schema_version $schema"; fail=1; }
-for sub in check findings flows timeline plot; do
+for sub in check findings annotate flows timeline plot; do
   for o in $("$BIN" $sub --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
     grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$MAN" || { echo "FAIL: man page lacks $sub $o"; fail=1; }
     [ "$o" = --help ] && continue

@@ -15,6 +15,7 @@
 #include "input/decode_link.hpp"
 #include "input/pcap_file.hpp"
 #include <replay/input/pcapng_file.hpp>
+#include <replay/input/record_source.hpp>
 
 namespace replay {
 
@@ -48,23 +49,11 @@ std::variant<CaptureReader, std::string> CaptureReader::open(const std::string& 
   r.file_index_ = file_index;
   r.st_ = std::make_unique<State>(std::move(std::get<ByteStream>(stream)), bpf);
   State& st = *r.st_;
-  const auto head = st.in.peek(4);
-  const std::string what = st.in.gzip() ? " (gzip-compressed)" : "";
-  if (head.empty()) {
-    return path_or_dash + ": cannot open: the file is empty" + what +
-           (st.in.error().empty() ? "" : " (" + st.in.error() + ")");
-  }
-  std::variant<std::unique_ptr<RecordParser>, std::string> parser;
-  if (is_pcap_magic(head)) {
-    parser = make_pcap_parser(st.in, path_or_dash);
-  } else if (is_pcapng_magic(head)) {
-    parser = make_pcapng_parser(st.in, path_or_dash);
-  } else {
-    return path_or_dash + ": cannot open: unknown file format" + what + " (neither pcap nor pcapng)";
-  }
+  const bool pcap = is_pcap_magic(st.in.peek(4));  // (before the parser reads on)
+  auto parser = open_record_parser(st.in, path_or_dash);
   if (auto* e = std::get_if<std::string>(&parser)) return *e;
   st.parser = std::move(std::get<std::unique_ptr<RecordParser>>(parser));
-  if (is_pcap_magic(head)) {
+  if (pcap) {
     r.linktype_ = st.parser->first_dlt();
     if (!link_type_supported(r.linktype_)) {
       return path_or_dash + ": link type " + std::to_string(r.linktype_) + " (" + r.linktype_name() +
@@ -74,7 +63,7 @@ std::variant<CaptureReader, std::string> CaptureReader::open(const std::string& 
   if (st.filter.active()) {
     // pcap: the file's link type. pcapng: interfaces come later; the
     // expression is checked on Ethernet here and compiled per interface.
-    const int dlt = is_pcap_magic(head) ? r.linktype_ : 1;
+    const int dlt = pcap ? r.linktype_ : 1;
     if (auto err = st.filter.prepare(dlt, 262144)) {
       return path_or_dash + ": BPF filter \"" + bpf + "\" does not compile: " + *err;
     }

@@ -30,6 +30,10 @@ class PcapParser final : public RecordParser {
       : in_(in), swapped_(swapped), nano_(nano), dlt_(dlt), snaplen_(snaplen) {}
 
   int first_dlt() const override { return dlt_; }
+  std::optional<RawInterface> interface(std::uint32_t index) const override {
+    if (index != 0) return std::nullopt;
+    return RawInterface{dlt_, snaplen_};
+  }
 
   ParseStep next(RawRecord& out) override {
     for (;;) {

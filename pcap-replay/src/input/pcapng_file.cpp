@@ -50,6 +50,11 @@ class PcapngParser final : public RecordParser {
   PcapngParser(ByteStream& in, std::string name) : in_(in), name_(std::move(name)) {}
 
   int first_dlt() const override { return first_dlt_; }
+  std::optional<RawInterface> interface(std::uint32_t index) const override {
+    if (index < section_base_ || index - section_base_ >= ifaces_.size()) return std::nullopt;
+    const Iface& f = ifaces_[index - section_base_];
+    return RawInterface{f.dlt, f.snaplen};
+  }
 
   /// Reads the first SHB (and any blocks up to the first packet stays for next()).
   std::string start() {

@@ -70,6 +70,12 @@ struct Damage {
   }
 };
 
+/// An interface of the file, as its records name it (RawRecord::interface).
+struct RawInterface {
+  int dlt = 0;                ///< libpcap DLT_ value
+  std::uint32_t snaplen = 0;  ///< snapshot length (0: none given)
+};
+
 /// Result of a parser's next().
 enum class ParseStep { kRecord, kDamage, kEnd };
 
@@ -84,6 +90,9 @@ class RecordParser {
   const Damage& damage() const { return damage_; }
   /// The DLT_ value of the first interface ("the file's link type").
   virtual int first_dlt() const = 0;
+  /// Interface `index` (RawRecord::interface's numbering) when the parser
+  /// still knows it (pcapng: one of the current section's), else nullopt.
+  virtual std::optional<RawInterface> interface(std::uint32_t index) const = 0;
 
  protected:
   Damage damage_;
