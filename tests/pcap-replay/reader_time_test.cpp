@@ -69,12 +69,42 @@ TEST_CASE("time: a clock that steps back is reported with its frame and size, an
   CHECK(r.stats.clock_steps[0].back == std::chrono::milliseconds(750));
   CHECK(r.stats.clock_steps[1].frame == 5);
   CHECK(r.stats.clock_steps[1].back == std::chrono::microseconds(100));
+  // The 750 ms step warned at its frame; the 0.1 ms one (reordering, within
+  // kClockReorderMax) in the file's one summary line, at the end.
   REQUIRE(r.diagnostics.size() == 2);
   CHECK(r.diagnostics[0].frame == 3);
   CHECK(r.diagnostics[0].field == "frame.time");
   CHECK_FALSE(r.diagnostics[0].skipped);
   CHECK(r.diagnostics[0].message.find("750.000000 ms from frame 2") != std::string::npos);
-  CHECK(r.diagnostics[1].message.find("0.100000 ms from frame 4") != std::string::npos);
+  CHECK(r.diagnostics[1].frame == 5);
+  CHECK(r.diagnostics[1].field == "frame.time");
+  CHECK(r.diagnostics[1].message.find("1 frame(s) dated before the frame read just before them, by at most "
+                                      "0.100000 ms (the first: frame 5)") != std::string::npos);
+  CHECK(r.stats.reordered == 1);
+}
+
+TEST_CASE("time: reordering up to kClockReorderMax is one line per file; a step just beyond keeps its own warning") {
+  // Times 10 s, then back 1000 us (frame 2: reordering, the bound itself),
+  // 10.1 s, back 300 us (frame 4), 10.2 s, back 1001 us (frame 6: a step of
+  // the capture clock), 10.3 s (frame 7: no step).
+  const auto path = write_temp(pcap_file(0xA1B2C3D4, 228,
+                                         {{10, 0, syn()}, {9, 999'000, syn()}, {10, 100'000, syn()},
+                                          {10, 99'700, syn()}, {10, 200'000, syn()}, {10, 198'999, syn()},
+                                          {10, 300'000, syn()}}),
+                               "reorder.pcap");
+  const ReadResult r = read_all(path);
+  CHECK(r.segments.size() == 7);
+  CHECK(r.stats.clock_steps_back == 3);
+  CHECK(r.stats.reordered == 2);
+  CHECK(r.stats.largest_reordered == std::chrono::microseconds(1000));
+  CHECK(r.stats.first_reordered_frame == 2);
+  std::vector<std::uint64_t> frames;
+  for (const auto& d : r.diagnostics)
+    if (d.field == "frame.time") frames.push_back(d.frame);
+  // Frame 6's own warning; the summary at frame 2 (no line for frame 4).
+  CHECK(frames == std::vector<std::uint64_t>{6, 2});
+  CHECK(r.diagnostics.back().message.find("2 frame(s) dated before the frame read just before them, by at most "
+                                          "1.000000 ms (the first: frame 2)") != std::string::npos);
 }
 
 TEST_CASE("time: clock steps past kMaxClockStepsListed are counted, not listed") {

@@ -176,6 +176,19 @@ void CaptureReader::check_return(std::uint64_t frame, std::int64_t t) {
   }
 }
 
+void CaptureReader::summarise_reordering() {
+  if (stats_.reordered == 0) return;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(stats_.largest_reordered.count()) / 1e6);
+  report(stats_.first_reordered_frame, "frame.time",
+         std::to_string(stats_.reordered) + " frame(s) dated before the frame read just before them, by at most " +
+             buf + " ms (the first: frame " + std::to_string(stats_.first_reordered_frame) +
+             "): within the " + std::to_string(limits::kClockReorderMax.count()) +
+             " us two capture interfaces disagree by, reordering rather than a step of the capture clock; the "
+             "frames are used with their own times",
+         false);
+}
+
 bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
   if (have_time_ && t < last_time_) {
     // The difference of two ordered int64 fits in uint64 (computed there, no
@@ -197,17 +210,22 @@ bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
       open_steps_.push_back(OpenStep{last_time_, t, rebase_ns_, last_frame_, frame});
       rebase_ns_ = after_latest(t);
     }
-    if (stats_.clock_steps.size() < kMaxClockStepsListed) {
+    if (!rebased) {  // reordering: summarised at the end of the file (summarise_reordering)
+      if (stats_.reordered++ == 0) stats_.first_reordered_frame = frame;
+      if (back > stats_.largest_reordered) stats_.largest_reordered = back;
+    }
+    const bool listed = stats_.clock_steps.size() < kMaxClockStepsListed;
+    if (listed)
       stats_.clock_steps.push_back(ClockStep{frame, back, rebased, std::chrono::nanoseconds{rebase_ns_}, std::nullopt});
+    if (rebased && listed) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(back.count()) / 1e6);
       report(frame, "frame.time",
              std::string("the clock steps back ") + buf + " ms from frame " + std::to_string(last_frame_) +
                  " (this frame is dated before the one read just before it); the frame is used" +
-                 (rebased ? std::string("; more than the ") + std::to_string(limits::kClockReorderMax.count()) +
-                                " us two capture interfaces disagree by, so a step of the capture clock: the "
-                                "time that passed across it is unknown and no interval across it is judged"
-                          : std::string()),
+                 "; more than the " + std::to_string(limits::kClockReorderMax.count()) +
+                 " us two capture interfaces disagree by, so a step of the capture clock: the time that passed "
+                 "across it is unknown and no interval across it is judged",
              false);
     }
   }
@@ -229,6 +247,7 @@ bool CaptureReader::next(Segment& out) {
     stats_.bytes_read = st.in.raw_bytes_read();
     if (step == ParseStep::kEnd) {
       done_ = true;
+      summarise_reordering();
       if (!st.in.error().empty()) {
         LostRange lr;
         lr.byte_begin = lr.byte_end = st.in.offset();

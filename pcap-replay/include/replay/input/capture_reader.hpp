@@ -71,6 +71,13 @@ struct CaptureStats {
   std::vector<LostRange> lost;          ///< every stretch that could not be read, in file order
   std::uint64_t clock_steps_back = 0;   ///< frames dated before their predecessor
   std::chrono::nanoseconds largest_step_back{0};  ///< the largest such step
+  /// Of them, the reordering (a step back of at most limits::kClockReorderMax:
+  /// interfaces timestamping independently), summarised in one diagnostic
+  /// at the end of the file rather than one per frame: how many, the largest,
+  /// the first frame.
+  std::uint64_t reordered = 0;
+  std::chrono::nanoseconds largest_reordered{0};
+  std::uint64_t first_reordered_frame = 0;
   /// Frames whose clock returns to where it was before a step back
   /// (limits::kClockReturnSlack; ClockStep::returns_from).
   std::uint64_t clock_returns = 0;
@@ -143,6 +150,8 @@ class CaptureReader {
   void report(std::uint64_t frame, std::string field, std::string message, bool skipped = true);
   void on_damage();
   bool check_time(std::uint64_t frame, std::int64_t t);
+  /// The one diagnostic of the file's reordering (CaptureStats::reordered), at its end.
+  void summarise_reordering();
   // The rebase that puts own time `t` just after the latest model time
   // (limits::kClockReorderMax + 1 ns later).
   std::int64_t after_latest(std::int64_t t) const;
