@@ -42,6 +42,7 @@
 #include "bpf_check.hpp"
 #include <replay/report/annotated_capture.hpp>
 #include <replay/report/check_stream.hpp>
+#include <replay/report/display_filter.hpp>
 #include <replay/report/finding_lines.hpp>
 #include <replay/report/flow_list_stream.hpp>
 #include <replay/analysis/profile_hint.hpp>
@@ -85,6 +86,8 @@ struct Args {
   std::string filter;
   std::optional<std::uint64_t> flow, stream;
   bool findings_only = false, no_hint = false;
+  std::string display_filter;                   // -Y EXPR (as given)
+  std::optional<replay::DisplayFilter> display;  // -Y, parsed
   std::string level = "info";  // --level (check, findings): the least level shown
   bool tsv = false;            // findings --tsv
   std::string output;          // annotate -o OUT.pcapng
@@ -208,6 +211,10 @@ void add_common(CLI::App* app, Args& a) {
   app->add_option("-f,--filter", a.filter, "BPF filter expression (tcpdump syntax)");
   app->add_option("--flow", a.flow, "only connection N (the flow numbers of pcap-replay flows, from 1)");
   app->add_option("--stream", a.stream, "only the connection Wireshark numbers tcp.stream N (from 0; not with -f)");
+  app->add_option("-Y,--display-filter", a.display_filter,
+                  "a Wireshark display filter, of the fields whose meaning for connections and findings is plain: "
+                  "tcp.stream == N, frame.number == N (or !=, <, <=, >, >=), ip.addr == A, ipv6.addr == A, "
+                  "tcp.port == P, joined by &&; the analysis still reads every packet (-f filters before it)");
   app->set_version_flag("--version", kVersion);
 }
 
@@ -236,6 +243,18 @@ void add_model(CLI::App* app, Args& a) {
                               "frame only, exit 2 (default {})",
                               replay::limits::kDefaultMaxOutstanding))
       ->check(CLI::PositiveNumber);
+}
+
+// What the report shows of what was analysed (--flow, --stream,
+// --findings-only, --level, -Y).
+replay::ReportView make_view(const Args& a) {
+  replay::ReportView view;
+  view.flow = a.flow;
+  view.stream = a.stream;
+  view.findings_only = a.findings_only;
+  view.level = *replay::parse_level(a.level);
+  view.display = a.display;
+  return view;
 }
 
 // ms -> us, rounded; the caller has checked the range (finite, 0..1 h).
@@ -438,6 +457,28 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  // "check x.pcap tcp port 80": a tcpdump filter after the files.
+  if (auto expr = replay::trailing_bpf(a.files, [](const std::string& p) {
+        std::error_code ec;
+        return p == "-" || std::filesystem::exists(p, ec);
+      })) {
+    std::cerr << "pcap-replay: \"" << *expr << "\" after the capture files reads as a tcpdump filter expression, "
+              << "not files; give it with -f '" << *expr << "' (a BPF filter, applied as the capture is read)\n";
+    return 2;
+  }
+  if (!a.display_filter.empty()) {
+    auto parsed = replay::DisplayFilter::parse(a.display_filter);
+    if (const auto* e = std::get_if<std::string>(&parsed)) {
+      std::cerr << "pcap-replay: " << *e << "\n";
+      return 2;
+    }
+    a.display = std::get<replay::DisplayFilter>(parsed);
+    if (a.display->reads_stream() && !a.filter.empty()) {
+      std::cerr << "pcap-replay: -Y \"" << a.display_filter << "\": Wireshark's stream numbers count the connections "
+                << "the filter \"" << a.filter << "\" hides, which are not read; use --flow or drop -f\n";
+      return 2;
+    }
+  }
   std::vector<std::string> inputs = a.read_files;
   inputs.insert(inputs.end(), a.files.begin(), a.files.end());
   if (annotate->parsed()) {
@@ -493,6 +534,7 @@ int main(int argc, char** argv) {
   }
   if (a.slack_percent) opt.slack_percent = *a.slack_percent;
   opt.filter = a.filter;
+  if (a.display) opt.frames = a.display->frames();  // -Y frame.number: which connections have such a packet
   opt.max_flows = a.max_flows;
   opt.max_outstanding = a.max_outstanding;
   // The text connection list shows nothing of the senders: they are not modelled.
@@ -517,9 +559,7 @@ int main(int argc, char** argv) {
     replay::FlowSink sink;
     replay::SinkMode mode;
     if (check->parsed() && a.html.empty() && !a.flow && !a.stream && a.interface.empty()) {
-      replay::ReportView view;
-      view.findings_only = a.findings_only;
-      view.level = *replay::parse_level(a.level);
+      const replay::ReportView view = make_view(a);
       streamed.emplace(std::cout, opt, view, a.json);
       mode = streamed->sink_mode();
       sink = [&streamed](replay::FlowReport& f, replay::CaptureTime origin) { streamed->flow(f, origin); };
@@ -527,27 +567,25 @@ int main(int argc, char** argv) {
     if (findings->parsed() && !a.flow && !a.stream && a.interface.empty()) {  // files: lines as it goes
       a.findings_streamed = true;
       mode.keep_reports = false;  // written: the connection's report is dropped
-      replay::ReportView view;
-      view.level = *replay::parse_level(a.level);
-      sink = [&opt, &a, view](replay::FlowReport& f, replay::CaptureTime) {
-        replay::write_finding_lines(std::cout, f, opt, view, a.tsv);
+      sink = [&opt, &a, view = make_view(a), streams = replay::StreamCounter(opt.filter.empty())](
+                 replay::FlowReport& f, replay::CaptureTime) mutable {
+        if (view.shows(f, streams.next(f))) replay::write_finding_lines(std::cout, f, opt, view, a.tsv);
       };
     }
     if (annotate->parsed() && !a.flow && !a.stream) {  // the comments collected as it goes
       a.comments_streamed = true;
       mode.keep_reports = false;
-      replay::ReportView view;
-      view.level = *replay::parse_level(a.level);
-      sink = [&opt, &a, view](replay::FlowReport& f, replay::CaptureTime) {
-        replay::add_finding_comments(a.comments, f, opt, view);
+      sink = [&opt, &a, view = make_view(a), streams = replay::StreamCounter(opt.filter.empty())](
+                 replay::FlowReport& f, replay::CaptureTime) mutable {
+        if (view.shows(f, streams.next(f))) replay::add_finding_comments(a.comments, f, opt, view);
       };
     }
-    if (flows->parsed() && !a.flow && !a.stream && a.interface.empty()) {
+    if (flows->parsed() && !a.flow && !a.stream && !a.display && a.interface.empty()) {
       listed.emplace(std::cout, opt, a.json);
       mode = listed->sink_mode();
       sink = [&listed](replay::FlowReport& f, replay::CaptureTime origin) { listed->flow(f, origin); };
     }
-    if (timeline->parsed() && !a.flow && !a.stream && a.interface.empty()) {  // files: rows as it goes
+    if (timeline->parsed() && !a.flow && !a.stream && !a.display && a.interface.empty()) {  // files: rows as it goes
       a.timeline_streamed = true;
       mode.keep_reports = false;  // written: the connection's report is dropped
       sink = [&a](replay::FlowReport& f, replay::CaptureTime origin) {
@@ -622,11 +660,7 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
   // Nothing could be read: no text report; the JSON still names the inputs and their errors.
   if (unusable.size() == r.inputs.size() && !(a.json && !timeline)) return 2;
   if (auto note = replay::empty_input_note(r)) std::cerr << "pcap-replay: note: " << *note << "\n";
-  replay::ReportView view;
-  view.flow = a.flow;
-  view.stream = a.stream;
-  view.findings_only = a.findings_only;
-  view.level = *replay::parse_level(a.level);
+  const replay::ReportView view = make_view(a);
   if (unusable.size() < r.inputs.size()) {
     if (auto err = view.error(r, replay::StreamNumbers(r))) {
       std::cerr << "pcap-replay: " << *err << "\n";

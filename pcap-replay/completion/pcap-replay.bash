@@ -21,9 +21,9 @@ _pcap_replay() {
     --level) COMPREPLY=($(compgen -W "must should may info" -- "$cur")); return ;;
     -i|--interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
     --duration|-c|--count) return ;;
-    -f|--filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding) return ;;
+    -f|--filter|-Y|--display-filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding) return ;;
   esac
-  local opts="-h --help --version -r --read -f --filter --flow --stream"
+  local opts="-h --help --version -r --read -f --filter -Y --display-filter --flow --stream"
   case $sub in
     check) opts+=" --json --html --strict --findings-only --no-hint --level" ;;
     findings) opts+=" --tsv --strict --level" ;;

@@ -62,4 +62,25 @@ got = sorted((x["level"], x["frame"]) for s in d["flows"] for x in s["findings"]
 assert got == [("MUST", f) for f in (284, 285, 286, 287)], got
 assert d["selection"]["level"] == "MUST" and d["summary"]["should"] == 1, d["selection"]' "$out" ||
   { echo "FAIL: check --json --level must"; fail=1; }
+
+# -Y: the connections it shows are the tcp.stream values tshark -Y gives for
+# the same expression (many-flows.pcap: 120 connections interleaved).
+M=tests/captures/lab/many-flows.pcap
+for y in 'tcp.port == 5001 && frame.number >= 100 && frame.number < 120' 'frame.number == 500' \
+         'frame.number > 3000 and frame.number != 3100' 'ip.addr == 198.18.0.2 && tcp.port == 5002' \
+         'tcp.stream == 7' 'tcp.stream == 7 && frame.number <= 10'; do
+  want=$(tshark -r "$M" -Y "$y" -T fields -e tcp.stream 2> /dev/null | sort -un | tr '\n' ' ')
+  got=$("$BIN" flows -Y "$y" "$M" | awk 'NR > 1 { print $2 }' | sort -un | tr '\n' ' ')
+  [ "$got" = "$want" ] && echo "ok: -Y '$y': tcp.stream $got" ||
+    { echo "FAIL: -Y '$y': ours '$got', tshark '$want'"; fail=1; }
+done
+expect 1 "findings -Y frame.number: only the findings at those frames" -- \
+  "$BIN" findings --profile rfc6298 --tsv -Y 'frame.number >= 285 && frame.number <= 286' "$CAP"
+[ "$(cut -f2 "$out" | tr '\n' ' ')" = "285 286 " ] || { echo "FAIL: -Y frames: $(cut -f2 "$out" | tr '\n' ' ')"; fail=1; }
+expect 2 "-Y with a field not read: refused, -f suggested" -- "$BIN" check -Y 'tcp.analysis.retransmission' "$CAP"
+grep -q -- "-f takes a BPF filter" "$err" || { echo "FAIL: no -f hint"; fail=1; }
+expect 2 "-Y tcp.stream under -f: refused (the numbering counts hidden connections)" -- \
+  "$BIN" flows -f 'tcp port 5001' -Y 'tcp.stream == 1' "$M"
+expect 2 "a tcpdump filter after the files: the -f hint" -- "$BIN" check "$CAP" tcp port 80
+grep -q "give it with -f 'tcp port 80'" "$err" || { echo "FAIL: no -f hint for the trailing filter"; fail=1; }
 exit $fail

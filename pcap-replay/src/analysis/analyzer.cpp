@@ -95,6 +95,7 @@ struct FlowHead {
   std::uint32_t syn_isn = 0;     // FlowReport::syn_isn, when has_syn_isn
   bool has_syn_isn = false;
   bool saw_syn = false, saw_fin = false, saw_rst = false;
+  bool has_selected_frame = false;  // FlowReport's (Options::frames)
   std::uint64_t packets = 0, first_frame = 0, last_frame = 0;
   CaptureTime first_time{}, last_time{};
 };
@@ -656,6 +657,7 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
   f.saw_syn = h.saw_syn;
   f.saw_fin = h.saw_fin;
   f.saw_rst = h.saw_rst;
+  f.has_selected_frame = h.has_selected_frame;
   if (h.has_syn_isn) f.syn_isn = h.syn_isn;
   f.capture_duplicates = live.capture_duplicates;
   f.duplicate_frames = std::move(live.duplicate_frames);
@@ -784,6 +786,7 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   if (m.at(idx).slot.cannot_resume()) m.quiet.emplace_back(m.at(idx).slot.last_time, idx);
   Connection& c = m.at(idx);
   FlowHead& f = c.head;
+  if (m.options.frames && m.options.frames->contains(s.frame)) f.has_selected_frame = true;
   if (c.finished() || (c.live() && c.live()->over_limit)) {
     ++m.report.dropped_segments;
     return;

@@ -80,7 +80,8 @@ json selection_json(const ReportView& v) {
   return {{"flow", v.flow ? json(*v.flow) : json(nullptr)},
           {"stream", v.stream ? json(*v.stream) : json(nullptr)},
           {"findings_only", v.findings_only},
-          {"level", to_string(v.level)}};
+          {"level", to_string(v.level)},
+          {"display_filter", v.display ? json(v.display->text) : json(nullptr)}};
 }
 
 json rtt_json(const RttStats& s) {

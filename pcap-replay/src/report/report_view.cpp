@@ -13,6 +13,7 @@ bool ReportView::shows(const FlowReport& f, const StreamNumbers& streams) const 
 bool ReportView::shows(const FlowReport& f, std::optional<std::uint64_t> stream_of_f) const {
   if (flow && f.id != *flow) return false;
   if (stream && stream_of_f != stream) return false;
+  if (display && !display->shows(f, stream_of_f)) return false;
   if (findings_only) {
     for (const auto& s : f.senders)
       if (shows(s)) return true;
@@ -32,6 +33,10 @@ std::optional<std::string> ReportView::error(const Report& r, const StreamNumber
   const std::size_t n = r.flows.size();
   const std::string have = n == 0 ? "the input has none" : fmt::format("the input has {} (1-{})", n, n);
   if (flow && (*flow == 0 || *flow > n)) return fmt::format("--flow {}: no such connection; {}", *flow, have);
+  if (display && display->reads_stream() && !r.options.filter.empty())
+    return fmt::format("-Y \"{}\": Wireshark's stream numbers count the connections the filter \"{}\" hides, "
+                       "which are not read; use --flow (see pcap-replay flows) or drop -f",
+                       display->text, r.options.filter);
   if (stream && !r.options.filter.empty())
     return fmt::format("--stream {}: Wireshark's stream numbers count the connections the filter \"{}\" hides, "
                        "which are not read; use --flow (see pcap-replay flows) or drop -f",

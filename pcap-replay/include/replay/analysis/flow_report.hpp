@@ -278,6 +278,8 @@ struct FlowReport {
   std::uint64_t first_frame = 0, last_frame = 0;  ///< Wireshark frame numbers in `file`
   CaptureTime first_time{}, last_time{};
   bool saw_syn = false, saw_fin = false, saw_rst = false;  ///< flags seen on the connection
+  /// One of its packets is among Options::frames (-Y frame.number), captured again or not.
+  bool has_selected_frame = false;
   /// SEQ of the SYN (without ACK) that is the connection's first segment, when it is one.
   std::optional<std::uint32_t> syn_isn;
   /// Copies of its packets captured again (on another interface, VLAN or

@@ -3,8 +3,10 @@
 // rto::Config it implies, and the tolerances.
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <rto/config.hpp>
 
@@ -14,6 +16,18 @@
 namespace replay {
 
 /// Everything the analysis needs to know besides the capture.
+/// A set of frame numbers: [lo, hi] without `excluded`.
+struct FrameSelection {
+  std::uint64_t lo = 0, hi = ~std::uint64_t{0};
+  std::vector<std::uint64_t> excluded;
+  bool contains(std::uint64_t frame) const {
+    if (frame < lo || frame > hi) return false;
+    for (std::uint64_t x : excluded)
+      if (x == frame) return false;
+    return true;
+  }
+};
+
 struct Options {
   /// The stack behaviour checked against (--profile); never null.
   const StackProfile* profile = find_profile("rfc6298");
@@ -56,6 +70,9 @@ struct Options {
   bool model_senders = true;
   /// Filled by the CLI: a BPF expression (informational in the report).
   std::string filter;
+  /// Frames asked about (-Y frame.number): each connection notes whether one
+  /// of its packets is among them (FlowReport::has_selected_frame).
+  std::optional<FrameSelection> frames;
 
   /// The defaults of a profile.
   static Options for_profile(const StackProfile& p);

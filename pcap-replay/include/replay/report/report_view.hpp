@@ -1,6 +1,6 @@
 #pragma once
 // What part of a report is printed (--flow, --stream, --findings-only,
-// --level). The view only hides: the summary line, the lockstep section and
+// --level, -Y). The view only hides: the summary line, the lockstep section and
 // the exit status still cover the whole input.
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include <replay/analysis/flow_report.hpp>
+#include <replay/report/display_filter.hpp>
 #include <replay/report/wireshark_ref.hpp>
 
 namespace replay {
@@ -19,6 +20,7 @@ struct ReportView {
   std::optional<std::uint64_t> stream;  ///< --stream N: only connections whose tcp.stream (StreamNumbers) is N
   bool findings_only = false;           ///< --findings-only: only senders with at least one shown finding
   Level level = Level::info;            ///< --level: only the findings at this level or above (at_least)
+  std::optional<DisplayFilter> display; ///< -Y: the connections and the findings' frames it allows
 
   /// Whether connection `f` is printed (its senders then by shows(s));
   /// `streams` are the report's tcp.stream numbers.
@@ -29,7 +31,7 @@ struct ReportView {
   /// Whether sender `s` (of a shown connection) is printed.
   bool shows(const SenderReport& s) const;
   /// Whether finding `j` (of a shown sender) is printed: its level is `level` or above.
-  bool shows(const Judgement& j) const { return at_least(j.level, level); }
+  bool shows(const Judgement& j) const { return at_least(j.level, level) && (!display || display->shows_frame(j.frame)); }
   /// How many of `s`'s findings are printed.
   std::size_t shown_findings(const SenderReport& s) const;
   /// Why the view is an argument error, or nullopt: --flow naming no
