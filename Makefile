@@ -47,7 +47,8 @@ LIB := $(BUILD)/lib
 OBJ := $(BUILD)/obj
 
 PCAP_LIBS := $(shell pkg-config --libs libpcap 2>/dev/null || echo -lpcap)
-PCAP_LIBS += -lz  # zlib: gzip-compressed captures (pcap-replay/src/input/byte_stream.cpp)
+# Compressed captures (pcap-replay/src/input/decompressor.cpp): gzip, zstd, xz, bzip2.
+PCAP_LIBS += -lz -lzstd -llzma -lbz2
 # Abseil's flat_hash_set: the flow table (pcap-replay/src/analysis/flow_table.hpp).
 PCAP_LIBS += $(shell pkg-config --libs absl_flat_hash_set 2>/dev/null || echo -labsl_raw_hash_set -labsl_hash -labsl_city -labsl_low_level_hash)
 
@@ -59,7 +60,7 @@ INC_REPLAY   := -Ipcap-replay/include
 # Debian packages the build, the tests and `make run` need.
 DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \
                 nlohmann-json3-dev libcli11-dev libfmt-dev tshark tcpdump tcptrace \
-                hyperfine iproute2 nftables gcc cmake librsvg2-bin zlib1g-dev libabsl-dev groff-base time procps \
+                hyperfine iproute2 nftables gcc cmake librsvg2-bin zlib1g-dev libzstd-dev liblzma-dev libbz2-dev zstd xz-utils bzip2 libabsl-dev groff-base time procps \
                 clang libclang-rt-dev
 
 srcs = $(sort $(wildcard $(1)/*.cpp))

@@ -14,7 +14,7 @@ _pcap_replay() {
     return
   fi
   case $prev in
-    -r|--read) COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap|pcap.gz)' -- "$cur") $(compgen -d -- "$cur")); return ;;
+    -r|--read) COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap|gz|zst|xz|bz2)' -- "$cur") $(compgen -d -- "$cur")); return ;;
     --profile) COMPREPLY=($(compgen -W "rfc6298 linux freebsd macos windows auto" -- "$cur")); return ;;
     --svg) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --html|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -41,7 +41,7 @@ _pcap_replay() {
   if [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
   else
-    COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap)' -- "$cur") $(compgen -d -- "$cur"))
+    COMPREPLY=($(compgen -f -X '!*.@(pcap|pcapng|cap|gz|zst|xz|bz2)' -- "$cur") $(compgen -d -- "$cur"))
   fi
 }
 complete -o filenames -F _pcap_replay pcap-replay

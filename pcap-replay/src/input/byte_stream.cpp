@@ -1,32 +1,27 @@
-// Plain or gzip input through one growable buffer.
+// Plain or compressed input through one growable buffer.
 #include <replay/input/byte_stream.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
 
+#include "input/decompressor.hpp"
+
 namespace replay {
 namespace {
 
-constexpr std::size_t kReadChunk = 256 * 1024;  // one read(2) / one inflate() output
-constexpr std::uint8_t kGzipMagic0 = 0x1f, kGzipMagic1 = 0x8b;  // RFC 1952 2.3.1 ID1, ID2
+constexpr std::size_t kReadChunk = 256 * 1024;  // one read(2) / one decompressed chunk
 
 }  // namespace
 
-struct ByteStream::Gz {
-  z_stream z{};
-  std::vector<std::uint8_t> in = std::vector<std::uint8_t>(kReadChunk);
-  bool init = false;
-  bool member_ended = false;  // the last inflate() ended a member (Z_STREAM_END)
-  ~Gz() {
-    if (init) inflateEnd(&z);
-  }
+struct ByteStream::Inflate {
+  Compression format = Compression::none;
+  std::unique_ptr<Decompressor> d;
 };
 
 ByteStream::ByteStream(ByteStream&& o) noexcept { *this = std::move(o); }
@@ -34,9 +29,9 @@ ByteStream& ByteStream::operator=(ByteStream&& o) noexcept {
   if (this != &o) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(o.fd_, -1);
-    gzip_ = o.gzip_;
+    compressed_ = o.compressed_;
     eof_ = o.eof_;
-    gz_ = std::move(o.gz_);
+    inflate_ = std::move(o.inflate_);
     buf_ = std::move(o.buf_);
     begin_ = o.begin_;
     end_ = o.end_;
@@ -52,6 +47,8 @@ ByteStream::~ByteStream() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+std::string_view ByteStream::compression() const { return inflate_ ? to_string(inflate_->format) : ""; }
+
 std::variant<ByteStream, std::string> ByteStream::open(const std::string& path_or_dash) {
   ByteStream s;
   const bool stdin_ = path_or_dash == "-";
@@ -62,23 +59,22 @@ std::variant<ByteStream, std::string> ByteStream::open(const std::string& path_o
     if (S_ISDIR(st.st_mode)) return path_or_dash + ": cannot open: is a directory";
     if (S_ISREG(st.st_mode)) s.file_size_ = static_cast<std::uint64_t>(st.st_size);
   }
-  // Two bytes tell gzip from a capture (pcap and pcapng magics start otherwise).
-  std::uint8_t head[2];
+  // The first bytes tell a compressed format from a capture (the pcap and
+  // pcapng magics begin otherwise).
+  std::uint8_t head[kCompressionMagicBytes];
   std::size_t got = 0;
-  while (got < 2) {
-    const std::size_t n = s.read_raw(head + got, 2 - got);
+  while (got < sizeof head) {
+    const std::size_t n = s.read_raw(head + got, sizeof head - got);
     if (n == 0) break;
     got += n;
   }
-  if (got == 2 && head[0] == kGzipMagic0 && head[1] == kGzipMagic1) {
-    s.gzip_ = true;
-    s.gz_ = std::make_unique<Gz>();
-    if (inflateInit2(&s.gz_->z, 15 + 16) != Z_OK) return path_or_dash + ": cannot open: zlib initialisation failed";
-    s.gz_->init = true;
-    s.gz_->in[0] = head[0];
-    s.gz_->in[1] = head[1];
-    s.gz_->z.next_in = s.gz_->in.data();
-    s.gz_->z.avail_in = 2;
+  const Compression c = compression_of({head, got});
+  if (c != Compression::none) {
+    std::string err;
+    auto d = make_decompressor(c, {head, got}, err);
+    if (!d) return path_or_dash + ": cannot open: " + err;
+    s.compressed_ = true;
+    s.inflate_ = std::make_unique<Inflate>(Inflate{c, std::move(d)});
   } else {
     s.pushback_.assign(head, head + got);
   }
@@ -106,38 +102,11 @@ std::size_t ByteStream::fill(std::uint8_t* out, std::size_t cap) {
     pushback_.erase(pushback_.begin(), pushback_.begin() + static_cast<std::ptrdiff_t>(n));
     return n;
   }
-  if (!gzip_) return read_raw(out, cap);
-  Gz& g = *gz_;
-  for (;;) {
-    if (g.z.avail_in == 0) {
-      const std::size_t n = read_raw(g.in.data(), g.in.size());
-      if (n == 0) {
-        if (!g.member_ended && error_.empty()) error_ = "gzip: the compressed stream is cut short";
-        return 0;
-      }
-      g.z.next_in = g.in.data();
-      g.z.avail_in = static_cast<uInt>(n);
-    }
-    if (g.member_ended) {
-      // Another member follows (gzip -d reads concatenated members as one stream).
-      if (inflateReset(&g.z) != Z_OK) return 0;
-      g.member_ended = false;
-    }
-    g.z.next_out = out;
-    g.z.avail_out = static_cast<uInt>(cap);
-    const int rc = inflate(&g.z, Z_NO_FLUSH);
-    const std::size_t produced = cap - g.z.avail_out;
-    if (rc == Z_STREAM_END) {
-      g.member_ended = true;
-    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-      const std::uint64_t at = raw_read_ - g.z.avail_in;
-      error_ = std::string("gzip: ") + (g.z.msg != nullptr ? g.z.msg : "corrupt data") + " at compressed byte " +
-               std::to_string(at);
-      eof_ = true;
-      return produced;
-    }
-    if (produced > 0) return produced;
-  }
+  if (!compressed_) return read_raw(out, cap);
+  const std::size_t n =
+      inflate_->d->read(out, cap, [this](std::uint8_t* o, std::size_t c) { return read_raw(o, c); }, error_);
+  if (!error_.empty()) eof_ = true;  // what came before the damage is used; nothing after it
+  return n;
 }
 
 std::span<const std::uint8_t> ByteStream::peek(std::size_t n) {

@@ -8,12 +8,14 @@ namespace replay {
 
 std::variant<std::unique_ptr<RecordParser>, std::string> open_record_parser(ByteStream& in, const std::string& name) {
   const auto head = in.peek(4);
-  const std::string what = in.gzip() ? " (gzip-compressed)" : "";
-  if (head.empty())
-    return name + ": cannot open: the file is empty" + what + (in.error().empty() ? "" : " (" + in.error() + ")");
+  const std::string what = in.compressed() ? " (" + std::string(in.compression()) + "-compressed)" : "";
+  if (head.empty() && !in.error().empty())  // nothing decompressed before the damage
+    return name + ": cannot open: " + in.error() + "; nothing before it could be read";
+  if (head.empty()) return name + ": cannot open: the file is empty" + what;
   if (is_pcap_magic(head)) return make_pcap_parser(in, name);
   if (is_pcapng_magic(head)) return make_pcapng_parser(in, name);
-  return name + ": cannot open: unknown file format" + what + " (neither pcap nor pcapng)";
+  return name + ": cannot open: unknown file format" + what + " (neither pcap nor pcapng)" +
+         (in.error().empty() ? "" : "; " + in.error());
 }
 
 std::uint32_t linktype_of_dlt(int dlt) {

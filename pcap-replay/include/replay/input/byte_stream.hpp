@@ -1,8 +1,9 @@
 #pragma once
-// The bytes of one capture input, file or standard input, plain or gzip
-// (RFC 1952, detected by its magic 1f 8b, concatenated members read one after
-// the other, as gzip -d does), through one buffer the parsers look into
-// without copying. Offsets are positions in the (decompressed) capture
+// The bytes of one capture input, file or standard input, plain or
+// compressed (gzip, zstd, xz or bzip2, told by its magic: decompressor.hpp;
+// concatenated streams read one after the other, as the tools' -d does),
+// through one buffer the parsers look into without copying. Offsets are
+// positions in the (decompressed) capture
 // stream, which is what a pcap or pcapng parser and its messages speak of.
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -38,10 +40,13 @@ class ByteStream {
   /// Bytes consumed since the start of the (decompressed) stream.
   std::uint64_t offset() const { return offset_; }
 
-  /// True when the input is gzip-compressed.
-  bool gzip() const { return gzip_; }
+  /// True when the input is compressed (any format).
+  bool compressed() const { return compressed_; }
+  /// The compressed format's name ("gzip", "zstd", "xz", "bzip2"); empty
+  /// when the input is not compressed.
+  std::string_view compression() const;
 
-  /// Bytes read from the file or pipe so far (compressed bytes for gzip):
+  /// Bytes read from the file or pipe so far (compressed bytes when compressed):
   /// with file_size(), the fraction of the input read, for a progress line.
   std::uint64_t raw_bytes_read() const { return raw_read_; }
 
@@ -49,8 +54,9 @@ class ByteStream {
   std::optional<std::uint64_t> file_size() const { return file_size_; }
 
   /// Why the input ended early: a read(2) error ("read: Input/output error")
-  /// or a gzip stream that is corrupt or cut short ("gzip: invalid block type
-  /// at compressed byte 1234"). Empty when the input ended cleanly.
+  /// or a compressed stream that is corrupt or cut short ("gzip: invalid block
+  /// type at compressed byte 1234", "zstd: the compressed stream is cut
+  /// short"). Empty when the input ended cleanly.
   const std::string& error() const { return error_; }
 
   /// The most bytes peek() keeps buffered: the largest pcapng block the
@@ -62,22 +68,22 @@ class ByteStream {
   ~ByteStream();
 
  private:
-  struct Gz;  // zlib state and its input buffer
+  struct Inflate;  // the decompressor and its format
   ByteStream() = default;
   std::size_t fill(std::uint8_t* out, std::size_t cap);  // raw or inflated bytes, 0 at the end
   std::size_t read_raw(std::uint8_t* out, std::size_t cap);
 
   int fd_ = -1;
-  bool gzip_ = false;
+  bool compressed_ = false;
   bool eof_ = false;
-  std::unique_ptr<Gz> gz_;
+  std::unique_ptr<Inflate> inflate_;
   std::vector<std::uint8_t> buf_;
   std::size_t begin_ = 0, end_ = 0;  // unread bytes are buf_[begin_, end_)
   std::uint64_t offset_ = 0;
   std::uint64_t raw_read_ = 0;
   std::optional<std::uint64_t> file_size_;
   std::string error_;
-  // Bytes read ahead of the stream to detect gzip (the first 2), handed out first.
+  // Bytes read ahead of the stream to tell a compressed format (its magic), handed out first.
   std::vector<std::uint8_t> pushback_;
 };
 

@@ -37,7 +37,7 @@ struct AnnotateResult {
   std::string read_error;       ///< why the input ended early, else empty
 };
 
-/// Reads capture file `in` (pcap or pcapng, gzip or not) record by record
+/// Reads capture file `in` (pcap or pcapng, compressed or not) record by record
 /// and writes it to `out` as one pcapng section: one interface per interface
 /// of the input (its link type and snapshot length; timestamps in ns), each
 /// record as an Enhanced Packet Block with its bytes, original length and
