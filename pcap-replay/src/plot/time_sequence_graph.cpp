@@ -75,7 +75,8 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::array<std::size_t, kSendKinds> per_kind{};
   std::size_t acks = 0, sacks = 0;
   for (const auto& e : s.timeline) {
-    if (e.event == kCaptureCopyEvent) continue;  // the packet drawn once, at its first capture
+    // The packet drawn once, at its first capture; a held sample is no segment.
+    if (e.event == kCaptureCopyEvent || e.event == kHeldSampleEvent) continue;
     if (from_peer(e.event)) {
       ++acks;
       widen(e.rel_seq);
@@ -139,7 +140,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::string repeats;
   std::unordered_map<std::uint64_t, double> frame_y;  // for the finding markers
   for (const auto& e : s.timeline) {
-    if (from_peer(e.event) || e.event == kCaptureCopyEvent) continue;
+    if (from_peer(e.event) || e.event == kCaptureCopyEvent || e.event == kHeldSampleEvent) continue;
     const SendKind k = kind_of(e.event);
     const std::size_t ki = static_cast<std::size_t>(k);
     const double y0 = seq.map(e.rel_seq), y1 = seq.map(static_cast<double>(e.rel_seq) + e.len);

@@ -94,6 +94,10 @@ enum class SampleKind : std::uint8_t {
 /// Its row names the copied frame (TimelineEvent::copy_of) and carries the
 /// estimator state of the row before it (a copy changes nothing).
 inline constexpr std::string_view kCaptureCopyEvent = "capture-copy";
+/// The timeline event of an RTT sample held until the sender must have
+/// processed the ACK that gave it (a capture point away from the sender),
+/// taken then: its frame is the ACK's.
+inline constexpr std::string_view kHeldSampleEvent = "held-sample";
 
 /// One event of a sender's timeline (for `timeline --csv`), with the
 /// estimator state after it.
@@ -101,7 +105,7 @@ struct TimelineEvent {
   std::uint64_t frame = 0;  ///< Wireshark frame number
   CaptureTime time{};       ///< capture timestamp
   /// SendKind name (a segment the sender sent), "ack", "dup-ack", "sack"
-  /// (the peer's, as the sender saw it), or kCaptureCopyEvent.
+  /// (the peer's, as the sender saw it), kCaptureCopyEvent, or kHeldSampleEvent.
   std::string_view event;
   std::uint32_t rel_seq = 0;  ///< relative SEQ (send) or ACK (ack)
   std::optional<std::chrono::microseconds> sample;  ///< the RTT sample the event gave, if any

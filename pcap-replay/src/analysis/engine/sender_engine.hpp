@@ -195,7 +195,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   bool take_sample(std::chrono::microseconds r, SampleKind kind, std::chrono::microseconds corr);
   /// Takes the pending samples the sender must have processed by `now`.
   void settle_pending_samples(CaptureTime now);
-  void take_pending(const PendingSample& p);
+  /// Takes a held sample; `now`: the latest time its timeline row may have
+  /// (the segment being processed; max at the end).
+  void take_pending(const PendingSample& p, CaptureTime now);
   /// Removes and returns the oldest held sample (there must be one).
   PendingSample pop_pending();
   void add_pending(const PendingSample& p);

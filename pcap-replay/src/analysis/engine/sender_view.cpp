@@ -86,7 +86,7 @@ void SenderEngine::on_valid_sample() {
 }
 
 void SenderEngine::settle_pending_samples(CaptureTime now) {
-  while (pending_count_ > 0 && pending_[pending_first_].until <= now) take_pending(pop_pending());
+  while (pending_count_ > 0 && pending_[pending_first_].until <= now) take_pending(pop_pending(), now);
 }
 
 SenderEngine::PendingSample SenderEngine::pop_pending() {
@@ -97,12 +97,12 @@ SenderEngine::PendingSample SenderEngine::pop_pending() {
 }
 
 void SenderEngine::add_pending(const PendingSample& p) {
-  if (pending_count_ == pending_.size()) take_pending(pop_pending());  // the oldest is taken as it is
+  if (pending_count_ == pending_.size()) take_pending(pop_pending(), last_peer_time_.value_or(CaptureTime::max()));  // the oldest is taken as it is
   pending_[(pending_first_ + pending_count_) % pending_.size()] = p;
   ++pending_count_;
 }
 
-void SenderEngine::take_pending(const PendingSample& p) {
+void SenderEngine::take_pending(const PendingSample& p, CaptureTime now) {
   if (!est_.on_sample(p.r, p.r - sender_rtt_.value_or(microseconds{0}), p.snd_una, p.snd_nxt)) {
     ++out_.samples_refused;
     if (p.event && *p.event < out_.timeline.size()) {  // the timeline shows no sample either
@@ -125,11 +125,24 @@ void SenderEngine::take_pending(const PendingSample& p) {
       out_.timeline[i].rto = rto;
       out_.timeline[i].backoff = backoff;
     }
+  } else if (p.event && *p.event < out_.timeline.size()) {
+    // Taken once the sender must have processed the ACK (p.until, or the
+    // event that made it take it then): a row of its own, the ACK's frame
+    // and the estimator after the sample, so that each row's values are
+    // those after it and the last row's are the report's final ones.
+    const TimelineEvent& ack = out_.timeline[*p.event];
+    const auto& e = est_.estimator();
+    TimelineEvent row{ack.frame, std::min(p.until, now), kHeldSampleEvent, ack.rel_seq, p.r, p.kind,
+                      e.srtt(), e.rttvar(), current_rto(), data_expiries()};
+    if (!out_.timeline.empty() && out_.timeline.back().time > row.time) row.time = out_.timeline.back().time;
+    out_.timeline.push_back(row);
   }
 }
 
 bool SenderEngine::take_sample(microseconds r, SampleKind kind, microseconds corr) {
-  settle_pending_samples(CaptureTime::max());  // the samples in the order the sender took them
+  // The samples in the order the sender took them (the held ones' rows at
+  // the peer segment being processed, at the latest).
+  while (pending_count_ > 0) take_pending(pop_pending(), last_peer_time_.value_or(CaptureTime::max()));
   if (!est_.on_sample(r, r - corr, seq_.snd_una, seq_.snd_max)) {
     ++out_.samples_refused;
     return false;
