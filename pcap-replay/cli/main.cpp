@@ -758,10 +758,14 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
   if (!r.limit_hits.empty()) status = 2;  // part of the input was not analysed
   if (!a.html.empty()) {
     std::ofstream page(a.html, std::ios::binary);
-    if (page) replay::write_html_report(page, r, status, view);
+    if (!page) {
+      std::cerr << "pcap-replay: --html " << a.html << ": cannot write the file: " << std::strerror(errno) << "\n";
+      return 2;
+    }
+    replay::write_html_report(page, r, status, view);
     page.close();
     if (!page) {
-      std::cerr << "pcap-replay: --html " << a.html << ": cannot write the file\n";
+      std::cerr << "pcap-replay: --html " << a.html << ": writing the file failed (disk full?)\n";
       return 2;
     }
   }

@@ -253,4 +253,12 @@ done
 got=$(bash -c "source $COMP; COMP_WORDS=(pcap-replay check --profile ''); COMP_CWORD=3; _pcap_replay; echo \"\${COMPREPLY[*]}\"")
 [ "$got" = "rfc6298 linux freebsd macos windows auto" ] || { echo "FAIL: --profile completion: $got"; fail=1; }
 rm -f /tmp/pcap_replay_cli.$$ /tmp/pcap_replay_cli_err.$$
+# What a setting on the command line replaced is in the heading; an
+# unwritable --html names the reason.
+expect 0 "--rto-min and --syn-linear named in the heading" -- \
+  "$BIN" check --rto-min 200 --syn-linear 2 tests/captures/linux-blackhole.pcap
+has_out "(RFC 6298 as written; set on the command line: minimum RTO 200 ms, SYN linear timeouts 2)"
+expect 2 "--html into a missing directory: the reason" -- \
+  "$BIN" check --html /nonexistent-dir/x.html tests/captures/linux-blackhole.pcap
+has_err "--html /nonexistent-dir/x.html: cannot write the file: No such file or directory"
 exit $fail

@@ -62,8 +62,16 @@ void write_text_heading(std::ostream& os, const Options& o) {
                       "tolerance {:.3f} ms + {}% of the predicted value\n",
                       profile_names(), ms(o.granularity), o.slack_percent);
   } else {
-    os << fmt::format("pcap-replay check: profile {} ({}), tolerance {:.3f} ms + {}% of the predicted value{}\n",
-                      o.profile->name, o.profile->title, ms(o.granularity), o.slack_percent,
+    std::string overridden;  // the profile's numbers the command line replaced
+    const auto add = [&](bool set, std::string_view what) {
+      if (set) overridden += (overridden.empty() ? "; set on the command line: " : ", ") + std::string(what);
+    };
+    add(o.user_min_rto, fmt::format("minimum RTO {:.0f} ms", ms(o.config.min_rto)));
+    add(o.user_max_rto, fmt::format("maximum RTO {:.0f} ms", ms(o.config.max_rto)));
+    add(o.user_syn_linear, fmt::format("SYN linear timeouts {}", o.config.syn_linear_timeouts));
+    add(o.user_granularity, fmt::format("G {:.3f} ms", ms(o.config.granularity)));
+    os << fmt::format("pcap-replay check: profile {} ({}{}), tolerance {:.3f} ms + {}% of the predicted value{}\n",
+                      o.profile->name, o.profile->title, overridden, ms(o.granularity), o.slack_percent,
                       o.profile->lateness == Lateness::linux_wheel
                           ? ", plus Linux timer-wheel lateness (up to 12.5 %, never early)"
                           : "");
