@@ -355,20 +355,23 @@ TEST_CASE("RTT statistics: a hand-made capture with samples of 10, 30 and 50 ms,
   std::filesystem::remove(file);
 }
 
-TEST_CASE("rel_time: a second input counts from the first input's frame 1 (tshark's frame.time_epoch)") {
+TEST_CASE("rel_time: each input counts from its own frame 1 (tshark's frame.time_relative of that file)") {
   if (!have_tshark_tool()) return;
   const std::string a = linux_trace("syn-loss"), b = linux_trace("bulk-clean");
   if (!have_file(a) || !have_file(b)) return;
-  const auto ta = tshark_fields(a, "-e frame.time_epoch");
-  const auto tb = tshark_fields(b, "-e frame.time_epoch");
-  REQUIRE(ta.count(1));
-  REQUIRE(tb.count(1));
+  const auto tb = tshark_fields(b, "-e frame.time_relative");
   std::vector<std::string> errors;
   const auto r = replay::analyze_files({a, b}, replay::Options::for_profile(Profile::rfc6298), false, errors);
   const auto j = replay::flows_to_json(r);
   REQUIRE(j["flows"].size() == 2);
   CHECK(j["flows"][0]["rel_time"].get<double>() == doctest::Approx(0.0));
-  // bulk-clean's frame 1, in seconds after syn-loss's frame 1.
-  const double expected = std::stod(tb.at(1)[1]) - std::stod(ta.at(1)[1]);
+  // bulk-clean's connection begins at its frame 1: 0 s as tshark shows that file (not the
+  // seconds since syn-loss's frame 1, as before).
+  const std::uint64_t first = j["flows"][1]["first_frame"].get<std::uint64_t>();
+  REQUIRE(tb.count(first));
+  const double expected = std::stod(tb.at(first)[1]);
   CHECK(std::abs(j["flows"][1]["rel_time"].get<double>() - expected) < 1e-6);
+  REQUIRE(r.inputs.size() == 2);
+  REQUIRE(r.inputs[1].first_frame_time.has_value());
+  CHECK(r.origin_of(1) == *r.inputs[1].first_frame_time);
 }

@@ -344,13 +344,16 @@ struct Analyzer::Impl final : FlowStore {
   FlowSink sink;
   SinkMode mode;
   std::optional<CaptureTime> origin;
+  std::vector<std::optional<CaptureTime>> file_origins;  // by file_index (set_file_origin)
   std::size_t next_sunk = 0;
   // Gives the sink the finished connections it can have, in order; drops
   // each one it had unless the reports are kept.
   void drain() {
     if (!sink || !origin) return;
     while (next_sunk < total() && at(next_sunk).finished()) {
-      sink(*at(next_sunk).report(), *origin);
+      const FlowReport& f = *at(next_sunk).report();
+      const bool own = f.file_index < file_origins.size() && file_origins[f.file_index];
+      sink(*at(next_sunk).report(), own ? *file_origins[f.file_index] : *origin);
       ++next_sunk;
       if (mode.keep_reports) continue;
       report.streamed.add(*conns.front().report());
@@ -665,6 +668,8 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
   f.senders = std::move(senders);
   c.state = std::move(made);  // the Live (its models) goes
   restore_capture_times(f);  // the frames' own times again, before the flow sink sees it
+  if (report.file_totals.size() <= f.file_index) report.file_totals.resize(f.file_index + 1);
+  report.file_totals[f.file_index].add(f);
   drain();
 }
 
@@ -872,6 +877,12 @@ void Analyzer::add_input(const InputFile& in) { impl_->report.inputs.push_back(i
 void Analyzer::set_flow_sink(FlowSink sink, SinkMode mode) {
   impl_->sink = std::move(sink);
   impl_->mode = std::move(mode);
+}
+
+void Analyzer::set_file_origin(std::size_t file_index, CaptureTime origin) {
+  Impl& m = *impl_;
+  if (m.file_origins.size() <= file_index) m.file_origins.resize(file_index + 1);
+  m.file_origins[file_index] = origin;
 }
 
 void Analyzer::set_origin(CaptureTime origin) {

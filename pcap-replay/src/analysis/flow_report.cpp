@@ -56,7 +56,7 @@ std::uint64_t SenderReport::retransmissions() const {
   return n;
 }
 
-void StreamedTotals::add(const FlowReport& f) {
+void FlowTotals::add(const FlowReport& f) {
   ++flows;
   for (const auto& s : f.senders) {
     retransmissions += s.retransmissions();

@@ -34,16 +34,23 @@ Report analyze_files(const std::vector<std::string>& files, const Options& optio
     Segment seg;
     // The origin as soon as it is known (the flow sink waits for it); a look
     // at the reader every limits::kProgressEverySegments segments.
+    // Its connections' times count from its own frame 1 (set_file_origin).
+    std::optional<CaptureTime> file_origin;
     for (std::uint64_t n = 1; reader.next(seg); ++n) {
-      if (!origin && reader.stats().first_frame_time) a.set_origin(*(origin = reader.stats().first_frame_time));
+      if (!file_origin && reader.stats().first_frame_time) {
+        a.set_file_origin(i, *(file_origin = reader.stats().first_frame_time));
+        if (!origin) a.set_origin(*(origin = file_origin));
+      }
       a.add(seg);
       if (progress && n % limits::kProgressEverySegments == 0)
         progress(FileProgress{i, files[i], reader.stats().frames, reader.progress()});
     }
     const std::vector<Diagnostic>& diags = reader.diagnostics();
     const CaptureStats& st = reader.stats();
+    if (!file_origin && st.first_frame_time) a.set_file_origin(i, *st.first_frame_time);
     if (!origin && st.first_frame_time) a.set_origin(*(origin = st.first_frame_time));
     in.frames = st.frames;
+    in.first_frame_time = st.first_frame_time;
     in.tcp_segments = st.tcp_segments;
     in.read_error = st.read_error;
     in.lost = st.lost;

@@ -69,7 +69,7 @@ std::string sender_svg_name(const FlowReport& f, std::size_t dir) {
 std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bool standalone) {
   const SenderReport& s = f.senders[dir];
   if (!has_graph(s)) return {};
-  const CaptureTime origin = r.first_time;
+  const CaptureTime origin = r.origin_of(f.file_index);  // its file's frame 1
   // The time range: the connection, every event, every arming and window end.
   double t0 = std::numeric_limits<double>::infinity(), t1 = -t0;
   const auto widen = [&](CaptureTime t) {

@@ -23,7 +23,8 @@ namespace {
 
 using svg::escape;
 
-double rel_s(const Report& r, CaptureTime t) { return seconds_since(t, r.first_time); }
+// Seconds from frame 1 of the file of connection `f`.
+double rel_s(const Report& r, const FlowReport& f, CaptureTime t) { return seconds_since(t, r.origin_of(f.file_index)); }
 
 std::size_t count_level(const SenderReport& s, Level l) {
   return static_cast<std::size_t>(std::count_if(s.findings.begin(), s.findings.end(), [&](const Judgement& f) { return f.level == l; }));
@@ -170,7 +171,7 @@ void write_findings(std::ostream& os, const Report& r, const Anchors& anchors, c
             "<tr><td class=\"n\" data-v=\"{}\">{}</td><td>{}</td><td class=\"{}\" data-v=\"{}\">{}</td><td>{}</td>"
             "<td class=\"n\">{}</td><td class=\"n\">{:.6f}</td><td>{}</td></tr>\n",
             f.id, flow_link(anchors, f, d), escape(to_string(f.senders[d].src)), lvl, static_cast<int>(x.level), lvl,
-            escape(to_string(x.rule)), x.frame, rel_s(r, x.time), escape(describe(x, r.options)));
+            escape(to_string(x.rule)), x.frame, rel_s(r, f, x.time), escape(describe(x, r.options)));
       }
   }
   os << "</tbody></table></div>\n";
@@ -200,7 +201,7 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
           "<tr><td class=\"n\">{}</td><td class=\"n\">{:.3f}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
           "<td class=\"n\" data-v=\"{:.1f}\">{}</td><td class=\"n\">{}{}</td><td class=\"n\" data-v=\"{:.1f}\">{}</td>"
           "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-          t.frame, rel_s(r, t.time), t.rel_seq, t.expiry, ms(t.wait.lo), t.wait_unknown ? std::string("?") : escape(interval_text(t.wait)),
+          t.frame, rel_s(r, f, t.time), t.rel_seq, t.expiry, ms(t.wait.lo), t.wait_unknown ? std::string("?") : escape(interval_text(t.wait)),
           escape(interval_text(t.predicted)), t.basis == Basis::doubling ? "*" : "", ms(t.accepted.lo),
           t.wait_unknown ? std::string("-") : escape(interval_text(t.accepted)), to_string(t.armed_by), to_string(t.verdict), escape(rules));
     }

@@ -37,6 +37,17 @@ json inputs_json(const Report& r) {
                  {"read_error", in.read_error},
                  {"lost", lost_json(in)}});
     if (in.kernel_drops) a.back()["kernel_drops"] = *in.kernel_drops;  // live capture only
+    // Its own frame 1 (its connections' rel_time origin) and what it gave.
+    const std::size_t i = a.size() - 1;
+    const FlowTotals t = i < r.file_totals.size() ? r.file_totals[i] : FlowTotals{};
+    a.back()["first_time"] = in.first_frame_time ? json(to_seconds(*in.first_frame_time)) : json(nullptr);
+    a.back()["summary"] = {{"flows", t.flows},
+                           {"retransmissions", t.retransmissions},
+                           {"timeouts", t.timeouts},
+                           {"must", t.findings[static_cast<std::size_t>(Level::must)]},
+                           {"should", t.findings[static_cast<std::size_t>(Level::should)]},
+                           {"may", t.findings[static_cast<std::size_t>(Level::may)]},
+                           {"info", t.findings[static_cast<std::size_t>(Level::info)]}};
   }
   for (std::size_t i = 0; i < r.inputs.size(); ++i) {
     // Only for an input whose clock stepped back (the document of any other
@@ -297,7 +308,7 @@ json to_json(const Report& r, const ReportView& view) {
   json flows = json::array();
   for (const auto& f : r.flows) {
     const auto stream = streams.of(f);
-    if (view.shows(f, stream)) append_flow_json(flows, f, r.options, stream, r.first_time, view);
+    if (view.shows(f, stream)) append_flow_json(flows, f, r.options, stream, r.origin_of(f.file_index), view);
   }
   doc["flows"] = flows;
   doc["lockstep"] = lockstep_json(r);
@@ -368,7 +379,7 @@ json flows_to_json(const Report& r, const ReportView& view) {
   const StreamNumbers streams(r);
   json flows = json::array();
   for (const auto& f : r.flows)
-    if (view.shows(f, streams)) flows.push_back(flow_list_entry(f, streams.of(f), r.first_time));
+    if (view.shows(f, streams)) flows.push_back(flow_list_entry(f, streams.of(f), r.origin_of(f.file_index)));
   doc["flows"] = flows;
   return doc;
 }

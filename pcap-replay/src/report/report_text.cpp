@@ -51,7 +51,7 @@ void write_text_report(std::ostream& os, const Report& r, const ReportView& view
   const StreamNumbers streams(r);
   for (const auto& f : r.flows) {
     const auto stream = streams.of(f);
-    if (view.shows(f, stream)) write_text_flow(os, f, r.options, stream, r.first_time, view);
+    if (view.shows(f, stream)) write_text_flow(os, f, r.options, stream, r.origin_of(f.file_index), view);
   }
   write_text_ending(os, r);
 }
@@ -235,6 +235,21 @@ void write_text_ending(std::ostream& os, const Report& r) {
   if (auto note = empty_input_note(r)) os << "\nnote: " << *note << "\n";
   write_input_problems(os, r);
   write_lockstep_text(os, r);
+  if (r.inputs.size() > 1) {  // per file: its times count from its own frame 1
+    os << "\nper file:\n";
+    for (std::size_t i = 0; i < r.inputs.size(); ++i) {
+      const InputFile& in = r.inputs[i];
+      const FlowTotals t = i < r.file_totals.size() ? r.file_totals[i] : FlowTotals{};
+      const auto n = [&](Level l) { return t.findings[static_cast<std::size_t>(l)]; };
+      os << fmt::format("  {}: {} frame(s), {} flow(s), {} retransmission(s), {} timeout(s); findings: {} MUST, {} "
+                        "SHOULD, {} MAY, {} INFO{}\n",
+                        in.name, in.frames, t.flows, t.retransmissions, t.timeouts, n(Level::must), n(Level::should),
+                        n(Level::may), n(Level::info),
+                        !in.usable()                ? "; unusable"
+                        : in.first_frame_time       ? fmt::format("; frame 1 at {}", format_epoch(*in.first_frame_time))
+                                                    : std::string());
+    }
+  }
   os << "\n" << summary_line(r) << "\n";
 }
 

@@ -24,7 +24,7 @@ void write_timeline_rows(std::ostream& os, const FlowReport& f, CaptureTime orig
 
 void write_timeline_csv(std::ostream& os, const Report& r) {
   write_timeline_header(os);
-  for (const auto& f : r.flows) write_timeline_rows(os, f, r.first_time);
+  for (const auto& f : r.flows) write_timeline_rows(os, f, r.origin_of(f.file_index));
 }
 
 }  // namespace replay

@@ -70,6 +70,10 @@ class Analyzer {
   /// The time Report::first_time will be (the first frame of the first
   /// input that has one, as analyze_files sets it); call once, when known.
   void set_origin(CaptureTime origin);
+  /// The time of frame 1 of input file `file_index` (Report::origin_of):
+  /// the sink is given it as the origin of that file's connections. Call
+  /// before the file's first segment is added; without it, set_origin's.
+  void set_file_origin(std::size_t file_index, CaptureTime origin);
 
   /// TCP connections seen so far (for a status line).
   std::size_t connections() const;

@@ -312,8 +312,8 @@ struct FlowReport {
 /// What the end of a report needs of the connections a flow sink wrote and
 /// the Analyzer then dropped (Analyzer::set_flow_sink, SinkMode::keep_reports
 /// false): the summary's counts.
-struct StreamedTotals {
-  std::uint64_t flows = 0;            ///< connections dropped
+struct FlowTotals {
+  std::uint64_t flows = 0;            ///< connections
   std::uint64_t retransmissions = 0;  ///< SenderReport::retransmissions() of their senders, summed
   std::uint64_t timeouts = 0;         ///< their senders' timer expiries (SenderReport::timeouts)
   std::array<std::uint64_t, 4> findings{};  ///< their senders' findings, by Level (index = Level)
@@ -331,8 +331,13 @@ struct Report {
   /// were dropped: see `streamed`).
   std::vector<FlowReport> flows;
   /// The connections written by a flow sink and then dropped, as totals.
-  StreamedTotals streamed;
-  CaptureTime first_time{};             ///< rel_time origin: frame 1 of the first input read by analyze_files (Wireshark frame.time_relative), else the earliest segment
+  FlowTotals streamed;
+  /// Every connection (kept or streamed) as totals per input file, by file_index.
+  std::vector<FlowTotals> file_totals;
+  /// The report's origin: frame 1 of the first input read by analyze_files
+  /// (Wireshark frame.time_relative), else the earliest segment. A
+  /// connection's times count from its own file's frame 1 (origin_of).
+  CaptureTime first_time{};
   bool have_first_time = false;
   /// Connections to one server that retried in lockstep (INFO), and herds
   /// that retried jittered; see lockstep.hpp.
@@ -347,6 +352,13 @@ struct Report {
   std::uint64_t dropped_skipped = 0, dropped_warned = 0;
 
   std::uint64_t count(Level l) const;   ///< findings of level l over all flows (kept and streamed)
+  /// Where the times of file `file_index`'s connections count from: its own
+  /// frame 1, as Wireshark opening that file shows them (InputFile::
+  /// first_frame_time), else first_time.
+  CaptureTime origin_of(std::size_t file_index) const {
+    if (file_index < inputs.size() && inputs[file_index].first_frame_time) return *inputs[file_index].first_frame_time;
+    return first_time;
+  }
   /// Connections analysed: the kept ones and the streamed (dropped) ones.
   std::uint64_t flow_count() const { return streamed.flows + flows.size(); }
   /// Exit status: 1 if any MUST finding (or SHOULD when strict), else 0.

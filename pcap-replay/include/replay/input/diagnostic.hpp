@@ -66,6 +66,9 @@ struct InputFile {
   std::string name;                ///< the path as given ("-" for stdin)
   bool opened = false;             ///< libpcap opened it (and the BPF filter compiled)
   std::uint64_t frames = 0;        ///< records read (the last Wireshark frame number)
+  /// The time of its frame 1 (Wireshark's frame.time_relative origin for
+  /// this file), when frame 1 had a usable one.
+  std::optional<std::chrono::time_point<std::chrono::system_clock, std::chrono::nanoseconds>> first_frame_time;
   std::uint64_t tcp_segments = 0;  ///< TCP segments analysed (after the filter)
   std::uint64_t skipped_frames = 0;  ///< frames skipped with a diagnostic
   bool read_error = false;         ///< part of the file could not be read (see lost)
