@@ -81,7 +81,6 @@ void write_text_heading(std::ostream& os, const Options& o) {
                       o.profile->additive.count() ? fmt::format(", {:.0f} ms added to every RTO", ms(o.profile->additive))
                                                   : std::string());
   }
-  os << "  model: " << limits::describe_thresholds() << "\n";
 }
 
 void write_text_flow(std::ostream& os, const FlowReport& f, const Options& options, std::optional<std::uint64_t> stream,
@@ -250,7 +249,9 @@ void write_text_ending(std::ostream& os, const Report& r) {
                                                     : std::string());
     }
   }
-  os << "\n" << summary_line(r) << "\n";
+  // The model's thresholds, for the record: below the report, not above it.
+  os << "\nmodel: " << limits::describe_thresholds() << "\n";
+  os << summary_line(r) << "\n";
 }
 
 void write_input_problems(std::ostream& os, const Report& r) {

@@ -26,8 +26,8 @@ namespace replay {
 /// goes calls itself.
 void write_text_report(std::ostream& os, const Report& r, const ReportView& view = {});
 
-/// The heading of write_text_report: profile (or auto), tolerance, the RTO
-/// settings and the model's thresholds.
+/// The heading of write_text_report: profile (or auto), tolerance and the
+/// RTO settings (the model's thresholds are written at the end).
 void write_text_heading(std::ostream& os, const Options& o);
 
 /// The part of write_text_report for connection `f` (the caller decides
@@ -39,8 +39,8 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
                      const ReportView& view = {});
 
 /// The end of write_text_report: the empty-input note, write_input_problems,
-/// the lockstep section and summary_line (over every connection, kept or
-/// streamed).
+/// the lockstep section, the per-file lines (several inputs), the model's
+/// thresholds and summary_line (over every connection, kept or streamed).
 void write_text_ending(std::ostream& os, const Report& r);
 
 /// The input problems, each kind under its own heading: files that could not
