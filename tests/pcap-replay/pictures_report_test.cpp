@@ -132,8 +132,16 @@ TEST_CASE("pictures: the HTML page is self-contained and lists what the report f
   CHECK(html.find("href=\"http") == std::string::npos);
   CHECK(html.find("<link") == std::string::npos);
   CHECK(occurrences(html, "<script>") == 1);  // the inline table sorter
-  CHECK(occurrences(html, "<svg ") == 2);     // one picture per sender
-  CHECK(occurrences(html, "<details ") == 2);
+  // One picture for the data sender; the other (its SYN-ACK only: no
+  // expiry, no retransmission, no finding) is a row of the quiet table.
+  CHECK(occurrences(html, "<svg ") == 1);
+  CHECK(occurrences(html, "<details ") == 1);
+  CHECK(html.find("<h2>Senders with nothing to show (1)</h2>") != std::string::npos);
+  CHECK(html.find("<tr><td class=\"n\">1</td><td>198.18.0.2:5001</td><td>198.18.0.1:54906</td>") != std::string::npos);
+  // One input: named at the top (and in the page title and the sender's
+  // section), not in a column of the connections table.
+  CHECK(occurrences(html, "<th>file</th>") == 0);
+  CHECK(occurrences(html, "tests/captures/linux-blackhole.pcap") == 3);
   CHECK(occurrences(html, "<details id=\"flow-1-c2s\" open>") == 1);
   CHECK(occurrences(html, "class=\"expiry\"") == 6);
   // The findings table: one row, the SHOULD 2.4 at frame 179.
@@ -168,26 +176,67 @@ TEST_CASE("pictures: 120 connections: the worst senders first, kHtmlOpenSenders 
   const std::string html = html_of(r);
   // The kHtmlOpenSenders-th section is open, the next one is not.
   CHECK(occurrences(html, "\" open><summary>") == replay::limits::kHtmlOpenSenders);
-  const std::size_t sections = std::min(senders.size(), replay::limits::kHtmlMaxSections);
+  // Sections for the senders with something to show, worst first; the rest one row each.
+  std::vector<replay::SenderRef> story;
+  for (const auto& x : senders) {
+    const auto& s = x.flow->senders[x.dir];
+    if (!s.timeouts.empty() || s.retransmissions() > 0 || !s.findings.empty()) story.push_back(x);
+  }
+  REQUIRE(story.size() < senders.size());
+  const std::size_t sections = std::min(story.size(), replay::limits::kHtmlMaxSections);
   CHECK(occurrences(html, "<details id=") == sections);
+  CHECK(html.find(fmt::format("<h2>Senders with nothing to show ({})</h2>", senders.size() - story.size())) !=
+        std::string::npos);
   // Every RTO expiry of the sectioned senders is drawn.
   std::size_t expiries = 0;
-  for (std::size_t i = 0; i < sections; ++i) expiries += senders[i].flow->senders[senders[i].dir].timeouts.size();
+  for (std::size_t i = 0; i < sections; ++i) expiries += story[i].flow->senders[story[i].dir].timeouts.size();
   CHECK(occurrences(html, "class=\"expiry\"") == expiries);
 }
 
-TEST_CASE("pictures: 1200 connections: kHtmlMaxSections sections, the rest one table row each") {
+TEST_CASE("pictures: 1200 refused connections: nothing to show, one quiet row each, no picture") {
   const auto r = analyze(kStorm, Profile::rfc6298, true);
   REQUIRE(r.flows.size() == 1200);
   const auto senders = replay::senders_worst_first(r);
-  REQUIRE(senders.size() > replay::limits::kHtmlMaxSections);
+  const std::string html = html_of(r);
+  CHECK(occurrences(html, "<details id=") == 0);
+  CHECK(occurrences(html, "<svg ") == 0);
+  const auto table = html.find("id=\"quiet-senders\"");
+  REQUIRE(table != std::string::npos);
+  CHECK(occurrences(html.substr(table), "<tr><td class=\"n\">") == senders.size());
+  CHECK(html.size() < 4'000'000);  // a page to open, not a dump
+}
+
+TEST_CASE("pictures: kHtmlMaxSections senders with a section, one more is a row of the other senders' table") {
+  // kHtmlMaxSections + 1 connections, each sender with one timer expiry (something to show).
+  replay::Report r;
+  r.first_time = replay::CaptureTime{std::chrono::seconds{1'000'000}};
+  for (std::size_t i = 0; i < replay::limits::kHtmlMaxSections + 1; ++i) {
+    replay::FlowReport f;
+    f.id = i + 1;
+    f.file = "synthetic";
+    f.first_time = r.first_time;
+    f.last_time = r.first_time + std::chrono::seconds{1};
+    auto& s = f.senders[0];
+    s.data_segments = 1;
+    s.profile = "rfc6298";
+    replay::TimelineEvent e;
+    e.frame = 1;
+    e.time = r.first_time;
+    e.event = "send";
+    e.len = 1;
+    s.timeline.push_back(e);
+    replay::TimeoutRecord t;
+    t.frame = 2;
+    t.time = r.first_time + std::chrono::seconds{1};
+    s.timeouts.push_back(t);
+    r.flows.push_back(std::move(f));
+  }
   const std::string html = html_of(r);
   CHECK(occurrences(html, "<details id=") == replay::limits::kHtmlMaxSections);
-  CHECK(occurrences(html, "<svg ") == replay::limits::kHtmlMaxSections);
   const auto table = html.find("id=\"other-senders\"");
   REQUIRE(table != std::string::npos);
-  CHECK(occurrences(html.substr(table), "<tr><td class=\"n\">") == senders.size() - replay::limits::kHtmlMaxSections);
-  CHECK(html.size() < 4'000'000);  // a page to open, not a dump (1200 flows: about 1.4 MB)
+  CHECK(occurrences(html.substr(table), "<tr><td class=\"n\">") == 1);
+  CHECK(html.find("id=\"quiet-senders\"") == std::string::npos);
 }
 
 namespace {

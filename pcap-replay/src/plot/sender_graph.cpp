@@ -103,8 +103,9 @@ std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bo
                  standalone ? "xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" " : "", num(kWidth), num(kHeight),
                  num(kWidth), num(kHeight), f.id, dir == 0 ? "c2s" : "s2c");
   fmt::format_to(o, "<rect width=\"{}\" height=\"{}\" fill=\"#fafafa\"/>\n", num(kWidth), num(kHeight));
+  // The file's name without its directories, so that the title fits.
   const std::string title = fmt::format("flow {} sender {} \u2192 {}  ({}, profile {})", f.id, to_string(s.src),
-                                        to_string(s.dst), f.file, s.profile);
+                                        to_string(s.dst), std::filesystem::path(f.file).filename().string(), s.profile);
   fmt::format_to(o, "<text x=\"{}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", num(kSeqBox.left),
                  svg::escape(title));
   const std::string sub =

@@ -1,8 +1,10 @@
 #include <replay/report/report_html.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <set>
+#include <span>
 #include <sstream>
 #include <tuple>
 
@@ -122,8 +124,13 @@ std::string flow_link(const Anchors& a, const FlowReport& f, std::size_t dir) {
 
 void write_connections(std::ostream& os, const Report& r, const Anchors& anchors, const ReportView& view,
                        const StreamNumbers& streams) {
-  os << "<h2>Connections</h2>\n<div class=\"scroll\"><table class=\"sortable\" id=\"connections\">\n<thead><tr>"
-        "<th>flow</th><th>file</th><th>client</th><th>server</th><th>packets</th><th>duration (s)</th>"
+  // The file is named once, at the top of the page; a column (its name
+  // without the directories) only when there are several.
+  const bool files = r.inputs.size() > 1;
+  os << "<h2>Connections</h2>\n";
+  os << "<div class=\"scroll\"><table class=\"sortable\" id=\"connections\">\n<thead><tr>"
+     << "<th>flow</th>" << (files ? "<th>file</th>" : "")
+     << "<th>client</th><th>server</th><th>packets</th><th>duration (s)</th>"
         "<th>retransmissions</th><th>timer expiries</th><th>MUST</th><th>SHOULD</th><th>INFO</th></tr></thead>\n<tbody>\n";
   for (const auto& f : r.flows) {
     if (!view.shows(f, streams)) continue;
@@ -137,10 +144,14 @@ void write_connections(std::ostream& os, const Report& r, const Anchors& anchors
     }
     const std::size_t d = f.senders[0].data_segments >= f.senders[1].data_segments ? 0 : 1;
     os << fmt::format(
-        "<tr><td class=\"n\" data-v=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td>"
+        "<tr><td class=\"n\" data-v=\"{}\">{}</td>{}<td>{}</td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{:.3f}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n{}\">{}</td>"
         "<td class=\"n{}\">{}</td><td class=\"n\">{}</td></tr>\n",
-        f.id, flow_link(anchors, f, d), escape(f.file), escape(to_string(f.client)), escape(to_string(f.server)), f.packets,
+        f.id, flow_link(anchors, f, d),
+        files ? fmt::format("<td title=\"{}\">{}</td>", escape(f.file),
+                            escape(std::filesystem::path(f.file).filename().string()))
+              : std::string(),
+        escape(to_string(f.client)), escape(to_string(f.server)), f.packets,
         std::chrono::duration<double>(f.last_time - f.first_time).count(), retx, touts, must ? " MUST" : "", must,
         should ? " SHOULD" : "", should, info);
   }
@@ -213,6 +224,28 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
   os << "</details>\n";
 }
 
+// A sender has something to show: a timer expiry, a retransmission, or a finding the view shows.
+bool has_story(const SenderReport& s, const ReportView& view) {
+  return !s.timeouts.empty() || s.retransmissions() > 0 || view.shown_findings(s) > 0;
+}
+
+// Senders as rows of one table (id: the table's).
+void write_sender_rows(std::ostream& os, std::span<const SenderRef> rows, std::string_view id) {
+  os << fmt::format("<div class=\"scroll\"><table class=\"sortable\" id=\"{}\">\n<thead><tr><th>flow</th><th>sender</th>"
+                    "<th>peer</th><th>packets</th><th>retransmissions</th><th>timer expiries</th><th>MUST</th><th>SHOULD</th>"
+                    "<th>INFO</th></tr></thead>\n<tbody>\n",
+                    id);
+  for (const SenderRef& x : rows) {
+    const SenderReport& s = x.flow->senders[x.dir];
+    os << fmt::format("<tr><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
+                      "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
+                      x.flow->id, escape(to_string(s.src)), escape(to_string(s.dst)), s.packets, s.retransmissions(),
+                      s.timeouts.size(), count_level(s, Level::must), count_level(s, Level::should),
+                      count_level(s, Level::info) + count_level(s, Level::may));
+  }
+  os << "</tbody></table></div>\n";
+}
+
 }  // namespace
 
 std::vector<SenderRef> senders_worst_first(const Report& r, const ReportView& view) {
@@ -233,14 +266,18 @@ std::vector<SenderRef> senders_worst_first(const Report& r, const ReportView& vi
 void write_html_report(std::ostream& os, const Report& r, int exit_status, const ReportView& view) {
   write_header(os, r, exit_status);
   const StreamNumbers streams(r);
-  const auto senders = senders_worst_first(r, view);
+  // The senders with something to show (a timer expiry, a retransmission, a
+  // finding) get a section with their picture; the others one table row.
+  std::vector<SenderRef> senders, quiet;
+  for (const SenderRef& x : senders_worst_first(r, view))
+    (has_story(x.flow->senders[x.dir], view) ? senders : quiet).push_back(x);
   const std::size_t sections = std::min(senders.size(), limits::kHtmlMaxSections);
   Anchors anchors;
   for (std::size_t i = 0; i < sections; ++i) anchors.insert(anchor(*senders[i].flow, senders[i].dir));
   write_connections(os, r, anchors, view, streams);
   write_findings(os, r, anchors, view, streams);
   os << fmt::format("<h2>Senders, the worst first ({})</h2>\n", senders.size());
-  if (senders.size() > limits::kHtmlOpenSenders)
+  if (sections > limits::kHtmlOpenSenders)
     os << fmt::format("<p>The first {} are open; click a heading to open the others.</p>\n", limits::kHtmlOpenSenders);
   for (std::size_t i = 0; i < sections; ++i)
     write_sender(os, r, *senders[i].flow, senders[i].dir, i < limits::kHtmlOpenSenders);
@@ -248,18 +285,13 @@ void write_html_report(std::ostream& os, const Report& r, int exit_status, const
     os << fmt::format("<h2>The other {} senders</h2>\n<p>Only the worst {} senders have a section with a picture on this "
                       "page; <code>pcap-replay plot --svg DIR</code> draws every sender.</p>\n",
                       senders.size() - sections, sections);
-    os << "<div class=\"scroll\"><table class=\"sortable\" id=\"other-senders\">\n<thead><tr><th>flow</th><th>sender</th>"
-          "<th>peer</th><th>packets</th><th>retransmissions</th><th>timer expiries</th><th>MUST</th><th>SHOULD</th>"
-          "<th>INFO</th></tr></thead>\n<tbody>\n";
-    for (std::size_t i = sections; i < senders.size(); ++i) {
-      const SenderReport& s = senders[i].flow->senders[senders[i].dir];
-      os << fmt::format("<tr><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-                        "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
-                        senders[i].flow->id, escape(to_string(s.src)), escape(to_string(s.dst)), s.packets,
-                        s.retransmissions(), s.timeouts.size(), count_level(s, Level::must),
-                        count_level(s, Level::should), count_level(s, Level::info) + count_level(s, Level::may));
-    }
-    os << "</tbody></table></div>\n";
+    write_sender_rows(os, std::span<const SenderRef>(senders).subspan(sections), "other-senders");
+  }
+  if (!quiet.empty()) {
+    os << fmt::format("<h2>Senders with nothing to show ({})</h2>\n<p>No timer expiry, no retransmission, no finding: "
+                      "one row each, no picture (<code>pcap-replay plot --svg DIR</code> draws them too).</p>\n",
+                      quiet.size());
+    write_sender_rows(os, quiet, "quiet-senders");
   }
   os << "<p style=\"font-size:.8em;color:#666\">Written by pcap-replay check --html: one self-contained page, no "
         "network access; the tables sort on a click on their headings.</p>\n";
