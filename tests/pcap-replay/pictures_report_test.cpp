@@ -187,9 +187,18 @@ TEST_CASE("pictures: 120 connections: the worst senders first, kHtmlOpenSenders 
   CHECK(occurrences(html, "<details id=") == sections);
   CHECK(html.find(fmt::format("<h2>Senders with nothing to show ({})</h2>", senders.size() - story.size())) !=
         std::string::npos);
-  // Every RTO expiry of the sectioned senders is drawn.
+  // Every RTO expiry of the sectioned senders is drawn, again in the zoomed picture of its episode.
   std::size_t expiries = 0;
-  for (std::size_t i = 0; i < sections; ++i) expiries += story[i].flow->senders[story[i].dir].timeouts.size();
+  for (std::size_t i = 0; i < sections; ++i) {
+    const auto& f = *story[i].flow;
+    const auto& s = f.senders[story[i].dir];
+    expiries += s.timeouts.size();
+    for (const auto& e : replay::zoomed_episodes(r, f, story[i].dir))
+      for (const auto& t : s.timeouts) {
+        const double at = replay::seconds_between(t.time, r.origin_of(f.file_index));
+        if (at >= e.t0 && at <= e.t1) ++expiries;
+      }
+  }
   CHECK(occurrences(html, "class=\"expiry\"") == expiries);
 }
 
@@ -237,6 +246,43 @@ TEST_CASE("pictures: kHtmlMaxSections senders with a section, one more is a row 
   REQUIRE(table != std::string::npos);
   CHECK(occurrences(html.substr(table), "<tr><td class=\"n\">") == 1);
   CHECK(html.find("id=\"quiet-senders\"") == std::string::npos);
+}
+
+TEST_CASE("pictures: a short retransmission episode gets a zoomed picture; one spanning the connection does not") {
+  // spurious-rto-eifel.pcap (lab): one RTO episode, short beside the
+  // connection; linux-blackhole.pcap: its backoff chain fills the connection.
+  const auto eifel = analyze("tests/captures/lab/spurious-rto-eifel.pcap", Profile::linux_kernel, true);
+  std::size_t zoomed = 0;
+  for (const auto& f : eifel.flows)
+    for (std::size_t d = 0; d < 2; ++d) {
+      const auto& s = f.senders[d];
+      const auto all = replay::episodes(eifel, f, d);
+      const auto z = replay::zoomed_episodes(eifel, f, d);
+      CHECK(z.size() <= all.size());
+      for (const auto& e : z) {
+        ++zoomed;
+        const double origin_to_first = replay::seconds_between(f.first_time, eifel.origin_of(f.file_index));
+        const double whole = replay::seconds_between(f.last_time, eifel.origin_of(f.file_index)) - origin_to_first;
+        CHECK(e.t1 - e.t0 < replay::limits::kZoomBelowShare * whole);  // short beside the connection
+        // Its window holds its expiries, and the zoomed picture draws exactly those.
+        std::size_t inside = 0;
+        for (const auto& t : s.timeouts) {
+          const double at = replay::seconds_between(t.time, eifel.origin_of(f.file_index));
+          if (at >= e.t0 && at <= e.t1) ++inside;
+          if (t.frame == e.first_frame || t.frame == e.last_frame) CHECK((at >= e.t0 && at <= e.t1));
+        }
+        const std::string svg = replay::sender_svg(eifel, f, d, true, e);
+        CHECK(svg.find("data-zoom-t0=") != std::string::npos);
+        CHECK(occurrences(svg, "class=\"expiry\"") == inside);
+      }
+    }
+  CHECK(zoomed == 1);
+  const std::string html = html_of(eifel);
+  CHECK(occurrences(html, "class=\"graph zoom\"") == zoomed);
+  const auto bh = analyze(kBlackhole, Profile::rfc6298, true);
+  REQUIRE(replay::episodes(bh, bh.flows[0], 0).size() == 1);
+  CHECK(replay::zoomed_episodes(bh, bh.flows[0], 0).empty());
+  CHECK(occurrences(html_of(bh), "class=\"graph zoom\"") == 0);
 }
 
 namespace {

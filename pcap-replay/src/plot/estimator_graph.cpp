@@ -22,18 +22,24 @@ using svg::num;
 bool draw_estimator(std::string& out, std::vector<std::string>& notes, const SenderReport& s, CaptureTime origin,
                     const svg::Axis& time, const svg::Box& box) {
   auto o = std::back_inserter(out);
+  // What the time axis shows (all of it, or an episode zoomed: sender_graph.hpp).
+  const auto in_view = [&](CaptureTime t) {
+    const double v = seconds_since(t, origin);
+    return v >= time.lo && v <= time.hi;
+  };
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
   const auto widen = [&](double v) {
     if (v > 0) lo = std::min(lo, v);
     hi = std::max(hi, v);
   };
   for (const auto& e : s.timeline) {
+    if (!in_view(e.time)) continue;
     widen(ms(e.rto));
     if (e.srtt) widen(ms(*e.srtt));
     if (e.rttvar) widen(ms(*e.rttvar));
   }
   for (const auto& t : s.timeouts)
-    if (!t.wait_unknown) widen(ms(t.wait.lo));
+    if (!t.wait_unknown && in_view(t.time)) widen(ms(t.wait.lo));
   if (!std::isfinite(lo)) lo = hi > 0 ? hi : 1;
   const bool log = svg::use_log_scale(lo, hi);
   const svg::Range r = log ? svg::padded(lo, hi, true) : svg::padded(0, hi, false, 0.06, 0);
@@ -56,11 +62,24 @@ bool draw_estimator(std::string& out, std::vector<std::string>& notes, const Sen
     fmt::format_to(std::back_inserter(pts), "{},{} ", num(x), num(*y));
     prev = y;
   };
+  const TimelineEvent* before = nullptr;  // the latest row before the view: its values enter at the left edge
   for (std::size_t i = 0; i < s.timeline.size(); ++i) {
     const auto& e = s.timeline[i];
     const bool rise = e.backoff > prev_backoff;
     const bool change = e.backoff != prev_backoff;
     prev_backoff = e.backoff;
+    if (seconds_since(e.time, origin) < time.lo) {
+      before = &e;
+      continue;
+    }
+    if (!in_view(e.time)) break;
+    if (before != nullptr) {
+      const double x0 = time.px_lo;
+      if (before->srtt) step(srtt, psrtt, x0, val.map(ms(*before->srtt)));
+      if (before->rttvar) step(rttvar, prttvar, x0, val.map(ms(*before->rttvar)));
+      step(rto, prto, x0, val.map(ms(before->rto)));
+      before = nullptr;
+    }
     if (i % stride != 0 && !change && i + 1 != s.timeline.size()) continue;
     ++drawn;
     const double x = X(e.time);
@@ -93,7 +112,7 @@ bool draw_estimator(std::string& out, std::vector<std::string>& notes, const Sen
     notes.push_back(fmt::format("estimator steps: 1 in {} drawn, every backoff change kept ({} of {})", stride, drawn,
                                 s.timeline.size()));
   for (const auto& t : s.timeouts)
-    if (!t.wait_unknown)
+    if (!t.wait_unknown && in_view(t.time))
     fmt::format_to(o,
                    "<circle class=\"wait\" data-frame=\"{}\" cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\">"
                    "<title>frame {}: waited {:.1f} ms (predicted {:.1f} ms)</title></circle>\n",

@@ -66,11 +66,10 @@ std::string sender_svg_name(const FlowReport& f, std::size_t dir) {
   return fmt::format("flow-{}-{}.svg", f.id, dir == 0 ? "c2s" : "s2c");
 }
 
-std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bool standalone) {
-  const SenderReport& s = f.senders[dir];
-  if (!has_graph(s)) return {};
+namespace {
+// The whole picture's time range: the connection, every event, every arming and window end.
+svg::Range whole_range(const Report& r, const FlowReport& f, const SenderReport& s) {
   const CaptureTime origin = r.origin_of(f.file_index);  // its file's frame 1
-  // The time range: the connection, every event, every arming and window end.
   double t0 = std::numeric_limits<double>::infinity(), t1 = -t0;
   const auto widen = [&](CaptureTime t) {
     const double v = seconds_since(t, origin);
@@ -86,7 +85,49 @@ std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bo
     widen(arm);
     if (t.accepted.bounded()) widen(arm + std::chrono::duration_cast<std::chrono::nanoseconds>(t.accepted.hi));
   }
-  const svg::Range tr = svg::padded(t0, t1, false, 0.01, 0);
+  return svg::padded(t0, t1, false, 0.01, 0);
+}
+}  // namespace
+
+std::vector<Episode> episodes(const Report& r, const FlowReport& f, std::size_t dir) {
+  const SenderReport& s = f.senders[dir];
+  const CaptureTime origin = r.origin_of(f.file_index);
+  std::vector<Episode> out;
+  for (const TimeoutRecord& t : s.timeouts) {
+    const double at = seconds_since(t.time, origin);
+    const double armed = seconds_since(t.time - std::chrono::duration_cast<std::chrono::nanoseconds>(t.wait.hi), origin);
+    if (out.empty() || t.expiry <= 1) out.push_back(Episode{armed, at, t.frame, t.frame, 0});
+    Episode& e = out.back();
+    e.t0 = std::min(e.t0, armed);
+    e.t1 = std::max(e.t1, at);
+    e.last_frame = t.frame;
+    ++e.expiries;
+  }
+  return out;
+}
+
+std::vector<Episode> zoomed_episodes(const Report& r, const FlowReport& f, std::size_t dir) {
+  std::vector<Episode> out;
+  if (!has_graph(f.senders[dir])) return out;
+  const svg::Range whole = whole_range(r, f, f.senders[dir]);
+  const double min_pad = std::chrono::duration<double>(limits::kZoomMinPad).count();
+  for (Episode e : episodes(r, f, dir)) {
+    const double pad = std::max(min_pad, (e.t1 - e.t0) * limits::kZoomPadShare);
+    e.t0 -= pad;
+    e.t1 += pad;
+    if (e.t1 - e.t0 >= limits::kZoomBelowShare * (whole.hi - whole.lo)) continue;
+    out.push_back(e);
+    if (out.size() == limits::kZoomMaxEpisodes) break;
+  }
+  return out;
+}
+
+std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bool standalone,
+                       const std::optional<Episode>& zoom) {
+  const SenderReport& s = f.senders[dir];
+  if (!has_graph(s)) return {};
+  const CaptureTime origin = r.origin_of(f.file_index);  // its file's frame 1
+  const svg::Range tr = zoom ? svg::Range{zoom->t0, zoom->t1} : whole_range(r, f, s);
   const svg::Axis time{tr.lo, tr.hi, kSeqBox.left, kSeqBox.right, false};
 
   std::string body;
@@ -99,13 +140,17 @@ std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bo
   if (standalone) out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   fmt::format_to(o,
                  "<svg {}width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
-                 "class=\"sender-graph\" data-flow=\"{}\" data-direction=\"{}\">\n",
+                 "class=\"sender-graph\" data-flow=\"{}\" data-direction=\"{}\"{}>\n",
                  standalone ? "xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" " : "", num(kWidth), num(kHeight),
-                 num(kWidth), num(kHeight), f.id, dir == 0 ? "c2s" : "s2c");
+                 num(kWidth), num(kHeight), f.id, dir == 0 ? "c2s" : "s2c",
+                 zoom ? fmt::format(" data-zoom-t0=\"{:.6f}\" data-zoom-t1=\"{:.6f}\"", zoom->t0, zoom->t1) : std::string());
   fmt::format_to(o, "<rect width=\"{}\" height=\"{}\" fill=\"#fafafa\"/>\n", num(kWidth), num(kHeight));
   // The file's name without its directories, so that the title fits.
-  const std::string title = fmt::format("flow {} sender {} \u2192 {}  ({}, profile {})", f.id, to_string(s.src),
-                                        to_string(s.dst), std::filesystem::path(f.file).filename().string(), s.profile);
+  const std::string title =
+      zoom ? fmt::format("flow {} sender {} \u2192 {}: expiries at frames {}-{}, zoomed to {:.3f}-{:.3f} s", f.id,
+                         to_string(s.src), to_string(s.dst), zoom->first_frame, zoom->last_frame, zoom->t0, zoom->t1)
+           : fmt::format("flow {} sender {} \u2192 {}  ({}, profile {})", f.id, to_string(s.src), to_string(s.dst),
+                         std::filesystem::path(f.file).filename().string(), s.profile);
   fmt::format_to(o, "<text x=\"{}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", num(kSeqBox.left),
                  svg::escape(title));
   const std::string sub =
@@ -126,8 +171,9 @@ std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bo
   for (double v : time.ticks(10))
     fmt::format_to(o, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>\n", num(time.map(v)),
                    num(kEstBox.bottom + 15), svg::tick_label(v));
-  fmt::format_to(o, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">time since the first frame of the capture (s)</text>\n",
-                 num((kEstBox.left + kEstBox.right) / 2), num(kEstBox.bottom + 34));
+  fmt::format_to(o, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">time since the first frame of the capture (s){}</text>\n",
+                 num((kEstBox.left + kEstBox.right) / 2), num(kEstBox.bottom + 34),
+                 zoom ? ": one retransmission episode, zoomed" : "");
 
   Legend lg{out, kSeqBox.top + 10};
   lg.heading("transmissions");

@@ -64,7 +64,12 @@ double seconds_since(CaptureTime t, CaptureTime origin) {
 void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const SenderReport& s,
                         const Options& options, CaptureTime origin, const svg::Axis& time, const svg::Box& box) {
   auto o = std::back_inserter(out);
-  // The sequence range: every transmission's bytes, every ACK and SACK edge.
+  // What the time axis shows (all of it, or an episode zoomed: sender_graph.hpp).
+  const auto in_view = [&](CaptureTime t) {
+    const double v = seconds_since(t, origin);
+    return v >= time.lo && v <= time.hi;
+  };
+  // The sequence range: every transmission's bytes, every ACK and SACK edge in view.
   double lo = 0, hi = 0;
   bool any = false;
   const auto widen = [&](double v) {
@@ -76,7 +81,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::size_t acks = 0, sacks = 0;
   for (const auto& e : s.timeline) {
     // The packet drawn once, at its first capture; a held sample is no segment.
-    if (e.event == kCaptureCopyEvent || e.event == kHeldSampleEvent) continue;
+    if (e.event == kCaptureCopyEvent || e.event == kHeldSampleEvent || !in_view(e.time)) continue;
     if (from_peer(e.event)) {
       ++acks;
       widen(e.rel_seq);
@@ -106,7 +111,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::size_t sack_i = 0, ack_i = 0, sack_drawn = 0, ack_drawn = 0;
   std::optional<double> prev_ack_y;
   for (const auto& e : s.timeline) {
-    if (!from_peer(e.event)) continue;
+    if (!from_peer(e.event) || !in_view(e.time)) continue;
     const double x = X(e.time);
     if (e.sack_count && sack_i++ % sack_stride == 0) {
       ++sack_drawn;
@@ -140,7 +145,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::string repeats;
   std::unordered_map<std::uint64_t, double> frame_y;  // for the finding markers
   for (const auto& e : s.timeline) {
-    if (from_peer(e.event) || e.event == kCaptureCopyEvent || e.event == kHeldSampleEvent) continue;
+    if (from_peer(e.event) || e.event == kCaptureCopyEvent || e.event == kHeldSampleEvent || !in_view(e.time)) continue;
     const SendKind k = kind_of(e.event);
     const std::size_t ki = static_cast<std::size_t>(k);
     const double y0 = seq.map(e.rel_seq), y1 = seq.map(static_cast<double>(e.rel_seq) + e.len);
@@ -175,6 +180,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   // dotted line joining each expiry to its retransmission.
   std::size_t row = 0;
   for (const auto& t : s.timeouts) {
+    if (!in_view(t.time)) continue;
     // The latest reading of the arm (the wait's lower end).
     const CaptureTime arm = t.time - std::chrono::duration_cast<std::chrono::nanoseconds>(t.wait.lo);
     const double y_seq = seq.map(t.rel_seq);
@@ -212,6 +218,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   // and frame (staggered in three rows so neighbours do not overlap).
   std::size_t n = 0;
   for (const auto& f : s.findings) {
+    if (!in_view(f.time)) continue;
     const auto it = frame_y.find(f.frame);
     const double y = it != frame_y.end() ? it->second : box.top + 10;
     const double x = X(f.time);

@@ -219,7 +219,17 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
     os << "</tbody></table>\n<p style=\"font-size:.8em\">* predicted from the previous expiry's wait (the 5.5 "
           "doubling), once the chain departed from the profile's RTO.</p>\n";
   }
-  if (has_graph(s)) os << "<div class=\"graph\">\n" << sender_svg(r, f, d, false) << "</div>\n";
+  if (has_graph(s)) {
+    os << "<div class=\"graph\">\n" << sender_svg(r, f, d, false) << "</div>\n";
+    // Each short episode again, zoomed: on the whole connection's axis its
+    // expiries, windows and findings would lie on top of each other.
+    const auto zoomed = zoomed_episodes(r, f, d);
+    for (std::size_t i = 0; i < zoomed.size(); ++i)
+      os << fmt::format("<p class=\"zoom\">Episode {}: {} timer expir{} (frames {}-{}), {:.3f}-{:.3f} s, zoomed:</p>\n",
+                        i + 1, zoomed[i].expiries, zoomed[i].expiries == 1 ? "y" : "ies", zoomed[i].first_frame,
+                        zoomed[i].last_frame, zoomed[i].t0, zoomed[i].t1)
+         << "<div class=\"graph zoom\">\n" << sender_svg(r, f, d, false, zoomed[i]) << "</div>\n";
+  }
   else os << "<p>no picture: the report was made without the timeline</p>\n";
   os << "</details>\n";
 }

@@ -207,6 +207,16 @@ inline constexpr std::size_t kHtmlOpenSenders = 8;
 /// pictures: `pcap-replay plot --svg DIR`), so a capture of thousands of
 /// connections makes a page of a few MB, not hundreds.
 inline constexpr std::size_t kHtmlMaxSections = 100;
+/// A retransmission episode (plot/sender_graph.hpp) gets a zoomed picture of
+/// its own when, padded, it spans less than this share of the sender's
+/// whole picture: below it, its expiries and windows crowd together there.
+inline constexpr double kZoomBelowShare = 0.25;
+/// An episode's picture shows this share of the episode's span before and
+/// after it (and at least kZoomMinPad), so its arming and what followed show.
+inline constexpr double kZoomPadShare = 0.15;
+inline constexpr std::chrono::milliseconds kZoomMinPad{20};
+/// Zoomed pictures per sender on the HTML page (its first episodes).
+inline constexpr std::size_t kZoomMaxEpisodes = 3;
 
 /// One line naming these values, for the report's explanation.
 std::string describe_thresholds();
