@@ -360,8 +360,8 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
 // blocks that grow with the connection count (the flow table, the deques of
 // connections and attempts) then land in the heap, and once freed they
 // leave holes the per-connection records fragment: 2 M one-SYN connections
-// peaked at 1.10 GB instead of 0.88 GB (bench/README.md, "CPU per packet,
-// fourth pass"). Keeping the default as a fixed threshold keeps them apart.
+// peak at 1.10 GB instead of 0.88 GB (bench/README.md). Keeping the default
+// as a fixed threshold keeps them apart.
 constexpr int kMmapThreshold = 128 * 1024;  // bytes: glibc's default, fixed
 }  // namespace
 

@@ -117,7 +117,7 @@ void TcpSender::Impl::on_syn_sent_segment(const wire::TcpHeader& h, rto::Instant
   una = 1;
   // Karn (3): the SYN-ACK gives a sample only if the SYN was never
   // retransmitted; no TSecr sample here, so a retransmitted SYN never yields
-  // one (shared case B15).
+  // one (which SYN the SYN-ACK answers is ambiguous).
   if (auto r = sampler.on_ack(h.ack, seq32(0), seq32(max), now)) take_sample(*r, now);
   timer.on_handshake_complete(syn_timed_out, est.has_sample());  // 5.7
   timer.on_all_acked();                                          // 5.2, progress for R2
@@ -219,7 +219,7 @@ void TcpSender::Impl::on_ack(const wire::TcpHeader& h, std::size_t payload_len, 
     ++dupacks;
     if (cc.on_dup_ack(dupacks, h.ack, static_cast<std::uint32_t>(max - una), seq32(max))) {
       // RFC 6582 3.2 step 3: fast retransmit the first unacknowledged segment.
-      // The timer is left running (5.1 starts it only when stopped; B12).
+      // The timer is left running (5.1 starts it only when it is stopped).
       ++stats.fast_recoveries;
       send_segment(una, smss, now, SendReason::Fast);
     } else if (dupacks <= 2 && !cc.in_recovery()) {

@@ -143,7 +143,7 @@ struct Connection {
 };
 // 144: the FlowSlot's ISN of each side (8 bytes more than one ISN) is what
 // tells a new connection or another host on a 4-tuple from a retransmission.
-static_assert(sizeof(Connection) <= 144, "a connection record is kept for every open connection (issue 9: 2 M in 1 GB)");
+static_assert(sizeof(Connection) <= 144, "a connection record is kept for every open connection (2 M in 1 GB)");
 
 // The senders' reports of a connection between `client` and `server`, empty.
 std::unique_ptr<std::array<SenderReport, 2>> new_senders(const Endpoint& client, const Endpoint& server) {

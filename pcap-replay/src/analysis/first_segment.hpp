@@ -3,7 +3,7 @@
 // what its connection record already holds (file, frame, time, endpoints)
 // and with its SACK blocks, rare in a first segment, apart. 88 bytes (a
 // 96-byte heap block) where a Segment is 168: with 2 M one-SYN connections
-// (issue 9: under 1 GB) every byte counts 2 MB.
+// (to hold in under 1 GB) every byte counts 2 MB.
 
 #include <array>
 #include <chrono>

@@ -480,7 +480,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         fast_recovery_point_ = seq_.snd_max;
       }
       if (o.is_head) {
-        // RFC 6298 5.1: fast retransmit does not move the timer (B12); Linux
+        // RFC 6298 5.1: fast retransmit does not move the timer (it runs); Linux
         // re-arms the RTO at a retransmission of the head.
         if (opt_.profile->rearm_from_head) {
           arm(s.time, ArmCause::head_retransmit, tsval);
