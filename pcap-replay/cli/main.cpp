@@ -677,6 +677,7 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
     std::cerr << "pcap-replay: limit: " << r.dropped_segments << " segment(s) not analysed (exit status 2)\n";
 
   if (plot) {
+    replay::keep_shown_flows(r, view);  // --flow, --stream, -Y: only those connections' pictures
     try {
       for (const auto& path : replay::write_sender_svgs(r, a.svg_dir)) std::cout << path << "\n";
     } catch (const std::exception& e) {

@@ -69,4 +69,9 @@ touch "$tmp/not-a-dir"
 if [ $st -ne 2 ] || ! grep -q "not-a-dir/x" "$tmp/err"; then echo "FAIL: plot --svg into a file: exit $st, $(cat "$tmp/err")"; fail=1; else echo "ok: plot --svg bad directory: exit 2, named"; fi
 "$BIN" check --html "$tmp/not-a-dir/r.html" tests/captures/linux-blackhole.pcap >/dev/null 2>"$tmp/err"; st=$?
 if [ $st -ne 2 ] || ! grep -q "not-a-dir/r.html" "$tmp/err"; then echo "FAIL: check --html unwritable: exit $st, $(cat "$tmp/err")"; fail=1; else echo "ok: check --html unwritable file: exit 2, named"; fi
+# --flow, --stream and -Y choose the pictures plot writes too (many-flows: flow 4 is tcp.stream 3).
+got=$("$BIN" plot --svg "$tmp/pick" --flow 3 tests/captures/lab/many-flows.pcap | xargs -n1 basename | tr '\n' ' ')
+[ "$got" = "flow-3-c2s.svg flow-3-s2c.svg " ] && echo "ok: plot --flow 3 draws flow 3 only" || { echo "FAIL: plot --flow 3 wrote: $got"; fail=1; }
+got=$("$BIN" plot --svg "$tmp/pick-y" -Y 'tcp.stream == 3' tests/captures/lab/many-flows.pcap | xargs -n1 basename | tr '\n' ' ')
+[ "$got" = "flow-4-c2s.svg flow-4-s2c.svg " ] && echo "ok: plot -Y 'tcp.stream == 3' draws flow 4 only" || { echo "FAIL: plot -Y wrote: $got"; fail=1; }
 exit $fail
