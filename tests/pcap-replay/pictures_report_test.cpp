@@ -285,6 +285,54 @@ TEST_CASE("pictures: a short retransmission episode gets a zoomed picture; one s
   CHECK(occurrences(html_of(bh), "class=\"graph zoom\"") == 0);
 }
 
+TEST_CASE("pictures: zoom windows are padded by kZoomPadShare (at least kZoomMinPad); at most kZoomMaxEpisodes") {
+  // One sender over 100 s with kZoomMaxEpisodes + 1 chains of one expiry each:
+  // chain k armed at 10k s, expiring 0.1 s later (wait 100 ms); one more
+  // chain of two expiries 1 s apart (armed 79 s, expiries 80 s and 81 s).
+  using namespace std::chrono;
+  replay::Report r;
+  r.first_time = replay::CaptureTime{seconds{1'000'000}};
+  replay::FlowReport f;
+  f.id = 1;
+  f.first_time = r.first_time;
+  f.last_time = r.first_time + seconds{100};
+  auto& s = f.senders[0];
+  s.data_segments = 1;
+  replay::TimelineEvent e;
+  e.time = r.first_time;
+  e.event = "send";
+  s.timeline.push_back(e);
+  const auto expiry = [&](double at_s, double wait_s, unsigned n, std::uint64_t frame) {
+    replay::TimeoutRecord t;
+    t.time = r.first_time + duration_cast<nanoseconds>(duration<double>(at_s));
+    t.wait = replay::Interval::point(duration_cast<microseconds>(duration<double>(wait_s)));
+    t.expiry = n;
+    t.frame = frame;
+    s.timeouts.push_back(t);
+  };
+  expiry(80.0, 1.0, 1, 800);
+  expiry(81.0, 1.0, 2, 810);
+  for (std::size_t k = 1; k <= replay::limits::kZoomMaxEpisodes + 1; ++k) expiry(10.0 * k + 0.1, 0.1, 1, k);
+  r.flows.push_back(f);
+  const auto all = replay::episodes(r, r.flows[0], 0);
+  REQUIRE(all.size() == replay::limits::kZoomMaxEpisodes + 2);
+  CHECK(all[0].expiries == 2);
+  CHECK(all[0].t0 == doctest::Approx(79.0));  // armed 1 s before its first expiry
+  CHECK(all[0].t1 == doctest::Approx(81.0));
+  const auto z = replay::zoomed_episodes(r, r.flows[0], 0);
+  REQUIRE(z.size() == replay::limits::kZoomMaxEpisodes);
+  // The 2 s chain: padded by kZoomPadShare of 2 s (0.3 s) each side.
+  const double pad = 2.0 * replay::limits::kZoomPadShare;
+  CHECK(pad > duration<double>(replay::limits::kZoomMinPad).count());
+  CHECK(z[0].t0 == doctest::Approx(79.0 - pad));
+  CHECK(z[0].t1 == doctest::Approx(81.0 + pad));
+  // A 0.1 s chain: kZoomPadShare of it (15 ms) is below kZoomMinPad (20 ms): padded by that.
+  const double min_pad = duration<double>(replay::limits::kZoomMinPad).count();
+  CHECK(0.1 * replay::limits::kZoomPadShare < min_pad);
+  CHECK(z[1].t0 == doctest::Approx(10.0 - min_pad));
+  CHECK(z[1].t1 == doctest::Approx(10.1 + min_pad));
+}
+
 namespace {
 
 // A sender of n first transmissions of 100 bytes, 1 ms apart, no ACKs.
