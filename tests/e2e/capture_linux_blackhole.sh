@@ -45,7 +45,7 @@ if [ -x "$BUILD/bin/pcap-replay" ]; then
   # tail-loss probe went out during the first wait.
   "$BUILD/bin/pcap-replay" check --json "$CAP" | python3 -c '
 import json, sys
-f = json.load(sys.stdin)["flows"][0]
+f = json.load(sys.stdin)["flows"][0]["senders"][0]
 got = [(t["frame"], t["verdict"]) for t in f["timeouts"]]
 want = [(179, "early")] + [(n, "ok") for n in range(180, 185)]
 assert got == want, got

@@ -62,7 +62,7 @@ for l in story:
         sys.exit("unparsed story line: " + l)
     told.append((round(float(m.group(1)), 3), round(float(m.group(2)), 1), m.group(3), int(m.group(4))))
 report = json.load(open(sys.argv[2]))
-flow = [f for f in report["flows"] if f["direction"] == "client->server"][0]
+flow = [f for c in report["flows"] for f in c["senders"] if f["direction"] == "client->server"][0]
 seen = [(round(t["rel_time"], 3), round(t["observed_rto_ms"], 1), None if t["syn"] else str(t["seq"]), t["backoff"])
         for t in flow["timeouts"]]
 if not told or told != seen:

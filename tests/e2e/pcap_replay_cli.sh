@@ -34,12 +34,12 @@ expect 1 "--syn-linear 0 under linux: the linear SYN timeouts depart from 5.5" -
 grep -q '\[MUST 5.5\]' /tmp/pcap_replay_cli.$$ || { echo "FAIL: no 5.5 with --syn-linear 0"; fail=1; }
 expect 0 "--rto-min 100 under linux: the profile's rto_min overridden (RTO 340 -> 240 ms)" -- \
   "$BIN" check --json --profile linux --rto-min 100 "$T/blackhole-backoff.pcap"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["flows"][0]["timeouts"][0]; assert d["rto_config"]["min_rto_ms"]==100.0 and t["predicted_rto_ms"]<300, t' \
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["flows"][0]["senders"][0]["timeouts"][0]; assert d["rto_config"]["min_rto_ms"]==100.0 and t["predicted_rto_ms"]<300, t' \
   /tmp/pcap_replay_cli.$$ || { echo "FAIL: --rto-min"; fail=1; }
 expect 0 "JSON output" -- "$BIN" check --json --profile linux "$T/syn-loss.pcap"
 # The 6th SYN expiry: the first after Linux's 4 linear ones, predicted as
 # the chain's RTO (about 1 s) doubled: the window holds 2000 ms.
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["flows"][0]["timeouts"][5]["predicted_ms"]; assert p[0] <= 2000.0 <= p[1], p' \
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["flows"][0]["senders"][0]["timeouts"][5]["predicted_ms"]; assert p[0] <= 2000.0 <= p[1], p' \
   /tmp/pcap_replay_cli.$$ || { echo "FAIL: JSON content"; fail=1; }
 expect 0 "timeline CSV" -- "$BIN" timeline --csv --profile linux "$T/syn-loss.pcap"
 head -1 /tmp/pcap_replay_cli.$$ | grep -q '^flow,direction,frame,time,rel_time,event,seq,sample_us,sample_kind,srtt_us,rttvar_us,rto_us,backoff,copy_of$' \

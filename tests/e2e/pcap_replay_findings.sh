@@ -58,7 +58,7 @@ expect 1 "check --json --level must" -- "$BIN" check --json --profile rfc6298 --
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-got = sorted((x["level"], x["frame"]) for s in d["flows"] for x in s["findings"])
+got = sorted((x["level"], x["frame"]) for c in d["flows"] for s in c["senders"] for x in s["findings"])
 assert got == [("MUST", f) for f in (284, 285, 286, 287)], got
 assert d["selection"]["level"] == "MUST" and d["summary"]["should"] == 1, d["selection"]' "$out" ||
   { echo "FAIL: check --json --level must"; fail=1; }

@@ -183,13 +183,13 @@ assert "kernel_drops" not in sins[0], "a file's input has kernel_drops: %r" % si
 for k in ("frames", "tcp_segments"):
     assert ins[0][k] == sins[0][k], "%s: live %d, tcpdump %d" % (k, ins[0][k], sins[0][k])
 def client(doc):
-    s = [f for f in doc["flows"] if f["src"].startswith(caddr + ":")]
+    s = [f for c in doc["flows"] for f in c["senders"] if f["src"].startswith(caddr + ":")]
     assert len(s) == 1, "client senders: %d" % len(s)
     return s[0]
 got, sgot = client(live), client(side)
 assert kernel >= 1, "the kernel saw no timeout: the drop did not work"
 assert len(got["timeouts"]) == kernel, "timeouts: pcap-replay %d, kernel TcpExtTCPTimeouts %d" % (len(got["timeouts"]), kernel)
-key = lambda doc: sorted((f["src"], x["rule"], x["level"], x["frame"]) for f in doc["flows"] for x in f["findings"])
+key = lambda doc: sorted((f["src"], x["rule"], x["level"], x["frame"]) for c in doc["flows"] for f in c["senders"] for x in f["findings"])
 assert key(live) == key(side), "findings: live %r, tcpdump %r" % (key(live), key(side))
 tkey = lambda f: [(t["frame"], t["seq"], t["verdict"]) for t in f["timeouts"]]
 assert tkey(got) == tkey(sgot), "timeouts: live %r, tcpdump %r" % (tkey(got), tkey(sgot))

@@ -25,7 +25,7 @@ python3 - "$tmp" "$want" "$C" << 'PY' || fail=1
 import json, sys
 tmp, want, second = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 both = json.load(open(f"{tmp}/both.json"))
-got = [x["rel_time"] for s in both["flows"] if s["file"] == second for x in s["findings"] if x["frame"] == 204]
+got = [x["rel_time"] for c in both["flows"] if c["file"] == second for s in c["senders"] for x in s["findings"] if x["frame"] == 204]
 assert got and abs(got[0] - want) < 1e-6, f"frame 204 of the second file at {got}, tshark says {want}"
 print(f"ok: the second file's frame 204 at {got[0]:.6f} s, as tshark reads that file alone")
 for i, alone in enumerate(("a", "c")):

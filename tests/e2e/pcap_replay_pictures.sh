@@ -35,11 +35,12 @@ for cap in "${captures[@]}"; do
   python3 - "$tmp/$name.json" "$d" "$tmp/$name.html" <<'PY' || fail=1
 import json, os, re, sys, xml.etree.ElementTree as ET
 doc = json.load(open(sys.argv[1])); d = sys.argv[2]; page = open(sys.argv[3]).read()
+senders = [dict(s, flow=c["flow"]) for c in doc["flows"] for s in c["senders"]]  # schema 3: senders inside connections
 bad = 0
 def count(svg, cls, kind=None):
     pat = r'class="%s"' % cls + (r' data-kind="%s"' % kind if kind else '')
     return len(re.findall(pat, svg))
-for s in doc["flows"]:
+for s in senders:
     if s["data_segments"] == 0: continue
     path = os.path.join(d, "flow-%d-%s.svg" % (s["flow"], "c2s" if s["direction"] == "client->server" else "s2c"))
     if not os.path.exists(path): print("FAIL: missing", path); bad = 1; continue
@@ -57,9 +58,9 @@ for s in doc["flows"]:
         want = {k: v for k, v in want.items() if not k.startswith("tx:")}
     diff = {k: (want[k], got[k]) for k in want if want[k] != got[k]}
     if diff: print("FAIL:", path, "JSON vs SVG (want, got):", diff); bad = 1
-timeouts = sum(len(s["timeouts"]) for s in doc["flows"])
+timeouts = sum(len(s["timeouts"]) for s in senders)
 if "src=" in page or "<link" in page: print("FAIL: the page references an external resource"); bad = 1
-print("ok: %s: %d sender(s), %d expiry marker(s) match the JSON" % (os.path.basename(d), sum(1 for s in doc["flows"] if s["data_segments"]), timeouts) if not bad else "")
+print("ok: %s: %d sender(s), %d expiry marker(s) match the JSON" % (os.path.basename(d), sum(1 for s in senders if s["data_segments"]), timeouts) if not bad else "")
 sys.exit(bad)
 PY
 done

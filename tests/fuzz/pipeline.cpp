@@ -81,19 +81,24 @@ void check_summary(const nlohmann::json& doc, const replay::Report& r) {
 
 // check --json lists, per flow in order, each sender that sent data (SCHEMA.md),
 // with its packets, data-bearing segments, timeouts and findings.
-void check_json_senders(const nlohmann::json& entries, const replay::Report& r) {
-  std::size_t i = 0;
-  for (const replay::FlowReport& f : r.flows)
+void check_json_senders(const nlohmann::json& connections, const replay::Report& r) {
+  fuzz::check(connections.size() == r.flows.size(), "JSON lists every connection");
+  for (std::size_t c = 0; c < r.flows.size(); ++c) {
+    const replay::FlowReport& f = r.flows[c];
+    const nlohmann::json& entries = connections[c].at("senders");
+    fuzz::check(connections[c].at("flow").get<std::size_t>() == f.id, "a JSON connection carries its flow id");
+    std::size_t i = 0;
     for (const replay::SenderReport& s : f.senders) {
       if (s.data_segments == 0) continue;
       fuzz::check(i < entries.size(), "JSON lists every sender that sent data");
       const nlohmann::json& e = entries[i++];
-      fuzz::check(e.at("flow").get<std::size_t>() == f.id && e.at("packets").get<std::uint64_t>() == s.packets &&
+      fuzz::check(e.at("packets").get<std::uint64_t>() == s.packets &&
                       e.at("data_segments").get<std::uint64_t>() == s.data_segments &&
                       e.at("timeouts").size() == s.timeouts.size() && e.at("findings").size() == s.findings.size(),
                   "a JSON sender entry carries its sender's counts");
     }
-  fuzz::check(i == entries.size(), "JSON lists only senders that sent data");
+    fuzz::check(i == entries.size(), "JSON lists only senders that sent data");
+  }
 }
 
 nlohmann::json parse(const std::string& text, const char* what) {

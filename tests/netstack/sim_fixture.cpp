@@ -146,7 +146,10 @@ std::optional<long> pcap_replay_retransmissions(const std::filesystem::path& pca
   CHECK(doc["diagnostics"].empty());
   std::vector<Expected> found;
   std::optional<long> count;
-  for (const auto& f : doc["flows"]) {
+  nlohmann::json senders = nlohmann::json::array();  // check --json: connections, their senders inside
+  for (const auto& c : doc["flows"])
+    for (const auto& x : c["senders"]) senders.push_back(x);
+  for (const auto& f : senders) {
     for (const auto& x : f["findings"]) found.push_back({x["rule"].get<std::string>(), x["frame"].get<long>()});
     if (expected.empty()) {
       for (const auto& t : f["timeouts"]) CHECK(t["verdict"] == "ok");

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include "common/report_json.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -301,8 +303,9 @@ TEST_CASE("view: --findings-only keeps the senders with findings (linux-blackhol
   replay::ReportView v;
   v.findings_only = true;
   const auto j = replay::to_json(r, v);
-  REQUIRE(j["flows"].size() == 1);  // of the 2 data-bearing directions
-  CHECK(j["flows"][0]["src"] == "198.18.0.1:54906");
+  REQUIRE(j["flows"].size() == 1);
+  REQUIRE(j["flows"][0]["senders"].size() == 1);  // of the 2 data-bearing directions
+  CHECK(j["flows"][0]["senders"][0]["src"] == "198.18.0.1:54906");
   CHECK(j["summary"]["should"] == 1);
   std::ostringstream t;
   replay::write_text_report(t, r, v);

@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include "common/report_json.hpp"
+
 #include <algorithm>
 #include <sstream>
 #include <string>
@@ -41,7 +43,7 @@ std::vector<std::pair<std::string, std::uint64_t>> shown(const replay::Report& r
   v.level = floor;
   std::vector<std::pair<std::string, std::uint64_t>> out;
   const nlohmann::json doc = replay::to_json(r, v);  // (held: a range over a temporary's member dangles)
-  for (const auto& s : doc["flows"])
+  for (const auto& s : testcommon::report_senders(doc))
     for (const auto& x : s["findings"]) out.emplace_back(x["level"].get<std::string>(), x["frame"].get<std::uint64_t>());
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   return out;

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "common/report_json.hpp"
+
 #include <nlohmann/json.hpp>
 #include <fstream>
 #include <sstream>
@@ -23,9 +25,11 @@ TEST_CASE("output: JSON has flows[].timeouts[] and flows[].findings[] with the d
   CHECK(j["profile"] == "rfc6298");
   CHECK(j["tolerance"]["granularity_ms"] == 1.0);
   CHECK(j["tolerance"]["slack_percent"] == 10);
-  // Both directions sent data-bearing segments (the receiver: SYN-ACK and FIN).
-  REQUIRE(j["flows"].size() == 2);
-  const auto& f = j["flows"][0];
+  // One connection; both directions sent data-bearing segments (the receiver: SYN-ACK and FIN).
+  REQUIRE(j["flows"].size() == 1);
+  REQUIRE(j["flows"][0]["senders"].size() == 2);
+  const auto senders = testcommon::report_senders(j);
+  const auto& f = senders[0];
   CHECK(f["direction"] == "client->server");
   CHECK(f["src"] == "198.18.0.1:39008");
   REQUIRE(f["timeouts"].size() == 8);
@@ -281,7 +285,8 @@ TEST_CASE("output: every key of a sender, an expiry and a finding is documented 
   // rto-min-route (linux): an expiry, a setting note with its setting object.
   auto r = analyze("tests/captures/lab/rto-min-route.pcap", Profile::linux_kernel);
   const nlohmann::json j = replay::to_json(r);
-  const auto& s = j["flows"][0];
+  documented(j["flows"][0]);  // the connection (its senders inside)
+  const auto& s = j["flows"][0]["senders"][0];
   documented(s);
   REQUIRE(!s["timeouts"].empty());
   documented(s["timeouts"][0]);

@@ -12,6 +12,8 @@
 
 #include <doctest/doctest.h>
 
+#include "common/report_json.hpp"
+
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -106,7 +108,7 @@ TEST_CASE("rel_time: every timeout and finding at tshark's frame.time_relative (
     const auto r = analyze_file(c.file, c.filter);
     const auto j = replay::to_json(r);
     std::size_t compared = 0;
-    for (const auto& f : j["flows"])
+    for (const auto& f : testcommon::report_senders(j))
       for (const char* key : {"timeouts", "findings"})
         for (const auto& x : f[key]) {
           const std::uint64_t frame = x["frame"];

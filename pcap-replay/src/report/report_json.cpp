@@ -193,6 +193,29 @@ void put_input_fields(json& doc, const Report& r, const ReportView& view) {
 }  // namespace
 
 namespace {
+// A connection's own fields, as both documents give them (check's with its
+// senders' full reports inside, flows' with their counts).
+json connection_json(const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin) {
+  return {{"flow", f.id},
+          {"tcp_stream", stream_json(stream)},
+          {"stream_filter", stream_filter(f, stream)},
+          {"file", f.file},
+          {"client", to_string(f.client)},
+          {"server", to_string(f.server)},
+          {"packets", f.packets},
+          {"first_frame", f.first_frame},
+          {"last_frame", f.last_frame},
+          {"time", to_seconds(f.first_time)},
+          {"rel_time", seconds_between(f.first_time, origin)},
+          {"duration_s", seconds_between(f.last_time, f.first_time)},
+          {"syn", f.saw_syn},
+          {"fin", f.saw_fin},
+          {"rst", f.saw_rst},
+          {"capture_duplicates", f.capture_duplicates},
+          {"virtual_networks", vnets_json(f)},
+          {"alongside", alongside_json(f)}};
+}
+
 bool shows_sender(const FlowReport& f, std::size_t dir, const ReportView& view) {
   return f.senders[dir].data_segments != 0 && view.shows(f.senders[dir]);
 }
@@ -201,12 +224,9 @@ json sender_json(const FlowReport& f, const Options& options, std::size_t dir, s
                  CaptureTime origin, const ReportView& view) {
   const auto rel = [&](CaptureTime t) { return seconds_between(t, origin); };
   const SenderReport& s = f.senders[dir];
+  (void)stream;
   json jf;
-  jf["flow"] = f.id;
-  jf["tcp_stream"] = stream_json(stream);
-  jf["stream_filter"] = stream_filter(f, stream);
   jf["direction"] = dir == 0 ? "client->server" : "server->client";
-  jf["file"] = f.file;
   jf["src"] = to_string(s.src);
   jf["dst"] = to_string(s.dst);
   jf["packets"] = s.packets;
@@ -217,9 +237,6 @@ json sender_json(const FlowReport& f, const Options& options, std::size_t dir, s
   jf["tsval_peer"] = s.tsval_peer;
   jf["sack"] = s.sack;
   jf["peer_seen"] = s.peer_seen;
-  jf["capture_duplicates"] = f.capture_duplicates;
-  jf["virtual_networks"] = vnets_json(f);
-  jf["alongside"] = alongside_json(f);
   jf["rtt_samples"] = {{"karn", s.samples_seq},
                        {"ts_echo", s.samples_ts},
                        {"ambiguous_acks", s.ambiguous_acks},
@@ -277,8 +294,12 @@ json sender_json(const FlowReport& f, const Options& options, std::size_t dir, s
 
 void append_flow_json(json& entries, const FlowReport& f, const Options& options, std::optional<std::uint64_t> stream,
                       CaptureTime origin, const ReportView& view) {
+  json entry = connection_json(f, stream, origin);
+  json senders = json::array();
   for (std::size_t dir = 0; dir < 2; ++dir)
-    if (shows_sender(f, dir, view)) entries.push_back(sender_json(f, options, dir, stream, origin, view));
+    if (shows_sender(f, dir, view)) senders.push_back(sender_json(f, options, dir, stream, origin, view));
+  entry["senders"] = std::move(senders);
+  entries.push_back(std::move(entry));
 }
 
 json to_json(const Report& r, const ReportView& view) {
@@ -349,26 +370,11 @@ json flow_list_entry(const FlowReport& f, std::optional<std::uint64_t> stream, C
                        {"data_segments", s.data_segments},
                        {"bytes", s.bytes}});
   }
-  return {{"flow", f.id},
-          {"tcp_stream", stream_json(stream)},
-          {"stream_filter", stream_filter(f, stream)},
-          {"file", f.file},
-          {"client", to_string(f.client)},
-          {"server", to_string(f.server)},
-          {"packets", f.packets},
-          {"first_frame", f.first_frame},
-          {"last_frame", f.last_frame},
-          {"time", to_seconds(f.first_time)},
-          {"rel_time", seconds_between(f.first_time, origin)},
-          {"duration_s", seconds_between(f.last_time, f.first_time)},
-          {"syn", f.saw_syn},
-          {"fin", f.saw_fin},
-          {"rst", f.saw_rst},
-          {"capture_duplicates", f.capture_duplicates},
-          {"virtual_networks", vnets_json(f)},
-          {"alongside", alongside_json(f)},
-          {"senders", senders}};
+  json entry = connection_json(f, stream, origin);
+  entry["senders"] = std::move(senders);
+  return entry;
 }
+
 
 json flows_to_json(const Report& r, const ReportView& view) {
   json doc;

@@ -22,17 +22,18 @@ namespace replay {
 /// `view` shows ("selection" says which), the summary covers everything.
 nlohmann::json to_json(const Report& r, const ReportView& view = {});
 
-/// Appends to `entries` the "flows" entries of connection `f` in to_json's
-/// document: one object per sender that sent a data-bearing segment and
+/// Appends to `entries` the "flows" entry of connection `f` in to_json's
+/// document: the connection's fields as flows_to_json gives them, and
+/// "senders", one object per sender that sent a data-bearing segment and
 /// `view` shows (the caller decides whether `view` shows `f`); `stream` is
 /// its tcp.stream (StreamNumbers, StreamCounter), times since `origin`
-/// (Report::first_time).
+/// (Report::origin_of its file).
 void append_flow_json(nlohmann::json& entries, const FlowReport& f, const Options& options,
                       std::optional<std::uint64_t> stream, CaptureTime origin, const ReportView& view = {});
 
 /// The report document's schema_version (pcap-replay/SCHEMA.md): raised when
 /// a key changes meaning or goes away.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 /// The top-level keys of a report document (to_json, flows_to_json) that
 /// dump_document() writes first, in this order: those known before any input
