@@ -62,7 +62,7 @@ const std::string kVersion = fmt::format("pcap-replay {} (RFC 6298 retransmissio
 constexpr std::array<std::string_view, 6> kSubcommands{"check", "findings", "annotate", "flows", "timeline", "plot"};
 
 constexpr const char* kExitHelp =
-    "Exit status: 0 no MUST-level departure; 1 MUST departures (--strict: also SHOULD; check only); "
+    "Exit status: 0 no MUST-level departure; 1 MUST departures (--strict: also SHOULD; check and findings); "
     "2 bad arguments, or unusable input: a file that cannot be opened, whose first record cannot be "
     "read, or whose every frame is malformed (the report of the other files is still printed, the "
     "unusable ones are named on stderr and in the report); also 2 when part of a file could not be read "
@@ -90,6 +90,7 @@ struct Args {
   std::optional<replay::DisplayFilter> display;  // -Y, parsed
   std::string level = "info";  // --level (check, findings): the least level shown
   bool tsv = false;            // findings --tsv
+  std::vector<replay::FindingLine> finding_lines;  // findings: collected, printed in frame order
   std::string output;          // annotate -o OUT.pcapng
   replay::FrameComments comments;  // annotate: the findings by frame
   bool comments_streamed = false;  // annotate without --flow/--stream: collected as each connection is finished
@@ -103,6 +104,7 @@ struct Args {
   // the analysis finishes it (analyze_files' FlowSink), the header before the first.
   bool timeline_streamed = false, timeline_header = false;
   bool findings_streamed = false;  // findings without --flow/--stream: lines as each connection is finished
+  std::size_t shown = 0;           // connections a streaming sink showed (findings, annotate)
 };
 
 // Set by SIGINT/SIGTERM during a live capture: stop and report.
@@ -458,14 +460,23 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   // "check x.pcap tcp port 80": a tcpdump filter after the files.
-  if (auto expr = replay::trailing_bpf(a.files, [](const std::string& p) {
-        std::error_code ec;
-        return p == "-" || std::filesystem::exists(p, ec);
-      })) {
+  const auto exists = [](const std::string& p) {
+    std::error_code ec;
+    return p == "-" || std::filesystem::exists(p, ec);
+  };
+  if (auto expr = replay::trailing_bpf(a.files, exists); expr && !replay::bpf_error(*expr)) {
     std::cerr << "pcap-replay: \"" << *expr << "\" after the capture files reads as a tcpdump filter expression, "
               << "not files; give it with -f '" << *expr << "' (a BPF filter, applied as the capture is read)\n";
     return 2;
   }
+  // "check x.pcap 'tcp.stream == 0'": a display filter where a file was expected.
+  for (const std::string& f : a.files)
+    if (!exists(f) && f.find("==") != std::string::npos &&
+        std::holds_alternative<replay::DisplayFilter>(replay::DisplayFilter::parse(f))) {
+      std::cerr << "pcap-replay: \"" << f << "\" is not a file but reads as a display filter; give it with -Y '" << f
+                << "'\n";
+      return 2;
+    }
   if (!a.display_filter.empty()) {
     auto parsed = replay::DisplayFilter::parse(a.display_filter);
     if (const auto* e = std::get_if<std::string>(&parsed)) {
@@ -489,8 +500,15 @@ int main(int argc, char** argv) {
                 << inputs.size() << "\n";
       return 2;
     }
-    if (inputs.size() == 1 && inputs[0] == "-") {
-      std::cerr << "pcap-replay: annotate reads its input twice (the analysis, then the copy): give a file, not -\n";
+    if (inputs.size() == 1 && (inputs[0] == "-" || (std::filesystem::exists(inputs[0], ec) &&
+                                                     !std::filesystem::is_regular_file(inputs[0], ec)))) {
+      std::cerr << "pcap-replay: annotate reads its input twice (the analysis, then the copy): give a regular file, "
+                << "not " << (inputs[0] == "-" ? std::string("-") : "\"" + inputs[0] + "\" (a pipe or device)") << "\n";
+      return 2;
+    }
+    if (a.output == "-") {
+      std::cerr << "pcap-replay: annotate -o -: the copy is written to a file, not standard output (its report "
+                << "line goes there); give a file name\n";
       return 2;
     }
     if (inputs.size() == 1 && std::filesystem::exists(a.output, ec) && std::filesystem::equivalent(a.output, inputs[0], ec)) {
@@ -569,7 +587,9 @@ int main(int argc, char** argv) {
       mode.keep_reports = false;  // written: the connection's report is dropped
       sink = [&opt, &a, view = make_view(a), streams = replay::StreamCounter(opt.filter.empty())](
                  replay::FlowReport& f, replay::CaptureTime) mutable {
-        if (view.shows(f, streams.next(f))) replay::write_finding_lines(std::cout, f, opt, view, a.tsv);
+        if (!view.shows(f, streams.next(f))) return;
+        ++a.shown;
+        replay::finding_lines(a.finding_lines, f, opt, view, a.tsv);
       };
     }
     if (annotate->parsed() && !a.flow && !a.stream) {  // the comments collected as it goes
@@ -577,7 +597,9 @@ int main(int argc, char** argv) {
       mode.keep_reports = false;
       sink = [&opt, &a, view = make_view(a), streams = replay::StreamCounter(opt.filter.empty())](
                  replay::FlowReport& f, replay::CaptureTime) mutable {
-        if (view.shows(f, streams.next(f))) replay::add_finding_comments(a.comments, f, opt, view);
+        if (!view.shows(f, streams.next(f))) return;
+        ++a.shown;
+        replay::add_finding_comments(a.comments, f, opt, view);
       };
     }
     if (flows->parsed() && !a.flow && !a.stream && !a.display && a.interface.empty()) {
@@ -625,19 +647,22 @@ int write_annotated(const Args& a, const std::string& in) {
   }
   const auto res = replay::write_annotated_pcapng(in, out, a.comments, kVersion);
   out.close();
+  std::error_code ec;
   if (const auto* e = std::get_if<std::string>(&res)) {
     std::cerr << "pcap-replay: annotate: " << *e << "\n";
+    std::filesystem::remove(a.output, ec);  // no copy rather than an empty one
     return 2;
   }
   if (!out) {
     std::cerr << "pcap-replay: annotate -o " << a.output << ": writing failed (disk full?)\n";
+    std::filesystem::remove(a.output, ec);
     return 2;
   }
   const auto& done = std::get<replay::AnnotateResult>(res);
   std::size_t notes = 0;
   for (const auto& [frame, texts] : a.comments) notes += texts.size();
-  std::cout << fmt::format("{}: {} frame(s) of {}, {} with comments ({} finding(s))\n", a.output, done.frames, in,
-                           done.commented, notes);
+  std::cerr << fmt::format("pcap-replay: wrote {}: {} frame(s) of {}, {} with comments ({} finding(s))\n", a.output,
+                           done.frames, in, done.commented, notes);
   // Damaged stretches were named by the analysis (lost input, exit 2); the copy skips them too.
   return done.damage.empty() && done.read_error.empty() ? 0 : 2;
 }
@@ -695,8 +720,10 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
     if (!a.findings_streamed) {
       const replay::StreamNumbers streams(r);
       for (const auto& f : r.flows)
-        if (view.shows(f, streams)) replay::write_finding_lines(std::cout, f, opt, view, a.tsv);
+        if (view.shows(f, streams)) replay::finding_lines(a.finding_lines, f, opt, view, a.tsv);
     }
+    // A file's findings in frame order, across its connections (as tshark -z expert).
+    replay::write_finding_lines(std::cout, std::move(a.finding_lines));
   } else if (timeline && a.timeline_streamed) {
     // Every connection's rows were written as it was finished; no connection: the header alone.
     if (!a.timeline_header) replay::write_timeline_header(std::cout);
@@ -745,6 +772,16 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
       replay::write_text_report(std::cout, r, view);
       if (hint) std::cout << "hint: " << *hint << "\n";
     }
+  }
+  if (a.display) {  // a display filter that shows nothing says so, as -f does
+    std::size_t shown = streamed ? streamed->shown() : a.shown;
+    if (!streamed && !a.findings_streamed && !a.comments_streamed) {
+      const replay::StreamNumbers streams(r);
+      for (const auto& f : r.flows) shown += view.shows(f, streams) ? 1 : 0;
+    }
+    if (shown == 0 && r.flow_count() > 0)
+      std::cerr << "pcap-replay: note: -Y \"" << a.display->text << "\" shows none of the " << r.flow_count()
+                << " connection(s); the summary and exit status still cover them\n";
   }
   std::cout.flush();
   if (!std::cout) {

@@ -33,7 +33,8 @@ same_frames() {  # same_frames IN OUT WHAT
 }
 
 expect 0 "annotate thin-linear under rfc6298" -- "$BIN" annotate --profile rfc6298 "$CAP" -o "$tmp/a.pcapng"
-grep -q "^$tmp/a.pcapng: 477 frame(s) of $CAP" "$tmp/out" || { echo "FAIL: summary line: $(cat "$tmp/out")"; fail=1; }
+grep -q "^pcap-replay: wrote $tmp/a.pcapng: 477 frame(s) of $CAP" "$tmp/err" || { echo "FAIL: summary line: $(cat "$tmp/err")"; fail=1; }
+[ ! -s "$tmp/out" ] || { echo "FAIL: annotate wrote to standard output"; fail=1; }
 same_frames "$CAP" "$tmp/a.pcapng" "pcap in, pcapng out"
 # The 5.5 comments are on the frames `findings` names for 5.5, and only there.
 want=$("$BIN" findings --profile rfc6298 --tsv "$CAP" | awk -F'\t' '$4 == "5.5" { print $2 }' | sort -un | tr '\n' ' ')
@@ -68,6 +69,10 @@ expect 2 "standard input is refused (read twice)" -- "$BIN" annotate - -o "$tmp/
 grep -q 'not -' "$tmp/err" || { echo "FAIL: the error does not say why"; fail=1; }
 expect 2 "two inputs are refused" -- "$BIN" annotate "$CAP" "$CAP" -o "$tmp/t.pcapng"
 expect 2 "-o is required" -- "$BIN" annotate "$CAP"
+
+expect 2 "-o - is refused (the copy goes to a file)" -- "$BIN" annotate "$CAP" -o -
+expect 2 "a pipe is refused (read twice), no copy left behind" -- "$BIN" annotate <(cat "$CAP") -o "$tmp/pipe.pcapng"
+[ ! -e "$tmp/pipe.pcapng" ] || { echo "FAIL: a copy was left behind"; fail=1; }
 
 # A pcapng of many interfaces (the public zeek capture: its packets on interface 48 of 126).
 P=../shared/traces/public/zeek__ldap-gap-data-missing.pcapng

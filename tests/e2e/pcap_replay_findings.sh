@@ -83,4 +83,15 @@ expect 2 "-Y tcp.stream under -f: refused (the numbering counts hidden connectio
   "$BIN" flows -f 'tcp port 5001' -Y 'tcp.stream == 1' "$M"
 expect 2 "a tcpdump filter after the files: the -f hint" -- "$BIN" check "$CAP" tcp port 80
 grep -q "give it with -f 'tcp port 80'" "$err" || { echo "FAIL: no -f hint for the trailing filter"; fail=1; }
+# Across connections: one file's lines in frame order (many-flows: 120 connections interleaved).
+"$BIN" findings --profile rfc6298 --tsv tests/captures/lab/many-flows.pcap | cut -f2 > "$out.frames"
+sort -n -c "$out.frames" && [ -s "$out.frames" ] && echo "ok: findings across connections in frame order" ||
+  { echo "FAIL: findings not in frame order: $(head -4 "$out.frames" | tr '\n' ' ')"; fail=1; }
+rm -f "$out.frames"
+expect 2 "a quoted tcpdump filter after the files: the -f hint" -- "$BIN" check "$CAP" 'tcp port 80'
+grep -q "give it with -f 'tcp port 80'" "$err" || { echo "FAIL: no -f hint for the quoted filter"; fail=1; }
+expect 2 "a display filter where a file was expected: the -Y hint" -- "$BIN" check "$CAP" 'tcp.stream == 0'
+grep -q "give it with -Y 'tcp.stream == 0'" "$err" || { echo "FAIL: no -Y hint"; fail=1; }
+expect 0 "-Y matching no connection: a note" -- "$BIN" flows -Y 'tcp.port == 9' "$CAP"
+grep -q 'shows none of the 1 connection(s)' "$err" || { echo "FAIL: no note for a -Y that shows nothing"; fail=1; }
 exit $fail

@@ -273,6 +273,8 @@ TEST_CASE("pictures: a short retransmission episode gets a zoomed picture; one s
         }
         const std::string svg = replay::sender_svg(eifel, f, d, true, e);
         CHECK(svg.find("data-zoom-t0=") != std::string::npos);
+        // The cumulative ACK in force across the window is drawn, though no ACK arrives in it.
+        CHECK(occurrences(svg, "class=\"ack\"") == 1);
         CHECK(occurrences(svg, "class=\"expiry\"") == inside);
       }
     }

@@ -110,7 +110,7 @@ TEST_CASE("level: text and HTML hide what is below the level and say so") {
   replay::write_text_report(t, r, v);
   CHECK(t.str().find("[SHOULD 2.4]") == std::string::npos);
   CHECK(t.str().find("[MUST 2.5]") != std::string::npos);
-  CHECK(t.str().find("findings (1 below MUST not shown: --level):") != std::string::npos);
+  CHECK(t.str().find("findings (1 hidden by --level MUST):") != std::string::npos);
   CHECK(t.str().find("findings: 4 MUST, 1 SHOULD") != std::string::npos);  // the summary line
   std::ostringstream all;
   replay::write_text_report(all, r);
@@ -131,8 +131,11 @@ TEST_CASE("findings: one line per finding, in frame order; TSV has the six field
   replay::ReportView v;
   v.level = replay::Level::should;
   std::ostringstream text, tsv;
-  replay::write_finding_lines(text, r.flows[0], r.options, v, false);
-  replay::write_finding_lines(tsv, r.flows[0], r.options, v, true);
+  std::vector<replay::FindingLine> text_lines, tsv_lines;
+  replay::finding_lines(text_lines, r.flows[0], r.options, v, false);
+  replay::finding_lines(tsv_lines, r.flows[0], r.options, v, true);
+  replay::write_finding_lines(text, text_lines);
+  replay::write_finding_lines(tsv, tsv_lines);
   std::istringstream lines(text.str());
   std::vector<std::string> got;
   for (std::string l; std::getline(lines, l);) got.push_back(l);
@@ -151,7 +154,9 @@ TEST_CASE("findings: one line per finding, in frame order; TSV has the six field
   CHECK(frames == std::vector<std::string>{"279", "284", "285", "286", "287"});
   v.level = replay::Level::must;
   std::ostringstream musts;
-  replay::write_finding_lines(musts, r.flows[0], r.options, v, true);
+  std::vector<replay::FindingLine> must_lines;
+  replay::finding_lines(must_lines, r.flows[0], r.options, v, true);
+  replay::write_finding_lines(musts, must_lines);
   CHECK(count(musts.str(), "\n") == 4);
   CHECK(musts.str().find("SHOULD") == std::string::npos);
 }

@@ -79,6 +79,11 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   };
   std::array<std::size_t, kSendKinds> per_kind{};
   std::size_t acks = 0, sacks = 0;
+  // The cumulative ACK in force where the view begins (a zoomed view): drawn from its left edge.
+  std::optional<std::uint32_t> ack_before;
+  for (const auto& e : s.timeline)
+    if (from_peer(e.event) && seconds_since(e.time, origin) < time.lo) ack_before = e.rel_seq;
+  if (ack_before) widen(*ack_before);
   for (const auto& e : s.timeline) {
     // The packet drawn once, at its first capture; a held sample is no segment.
     if (e.event == kCaptureCopyEvent || e.event == kHeldSampleEvent || !in_view(e.time)) continue;
@@ -110,6 +115,10 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   std::string sack_path, ack_points;
   std::size_t sack_i = 0, ack_i = 0, sack_drawn = 0, ack_drawn = 0;
   std::optional<double> prev_ack_y;
+  if (ack_before) {
+    prev_ack_y = seq.map(*ack_before);
+    fmt::format_to(std::back_inserter(ack_points), "{},{} ", num(box.left), num(*prev_ack_y));
+  }
   for (const auto& e : s.timeline) {
     if (!from_peer(e.event) || !in_view(e.time)) continue;
     const double x = X(e.time);

@@ -42,6 +42,7 @@ void CheckStream::flow(FlowReport& f, CaptureTime origin) {
   hint_.judged(f);
   const auto stream = streams_.next(f);
   if (!view_.shows(f, stream)) return;
+  ++shown_;
   if (!json_) {
     begin_text();
     write_text_flow(os_, f, options_, stream, origin, view_);

@@ -185,7 +185,23 @@ bool DisplayFilter::reads_stream() const {
   return std::any_of(terms.begin(), terms.end(), [](const Term& t) { return t.field == Field::tcp_stream; });
 }
 
-std::optional<std::string> trailing_bpf(const std::vector<std::string>& args, bool (*exists)(const std::string&)) {
+std::optional<std::string> trailing_bpf(const std::vector<std::string>& given, bool (*exists)(const std::string&)) {
+  // A quoted expression is one argument: its words count one by one.
+  std::vector<std::string> args;
+  for (const std::string& g : given) {
+    if (exists(g)) {
+      args.push_back(g);
+      continue;
+    }
+    std::size_t i = 0;
+    while (i < g.size()) {
+      const std::size_t j = g.find(' ', i);
+      const std::string w = g.substr(i, j == std::string::npos ? std::string::npos : j - i);
+      if (!w.empty()) args.push_back(w);
+      if (j == std::string::npos) break;
+      i = j + 1;
+    }
+  }
   // The words a tcpdump expression begins with (pcap-filter(7) primitives and qualifiers).
   static constexpr std::array<std::string_view, 22> kWords{
       "tcp", "udp", "icmp", "icmp6", "ip", "ip6", "arp", "ether", "vlan", "host", "net", "port",

@@ -18,7 +18,8 @@ std::string tsv_field(std::string s) {
 }
 }  // namespace
 
-void write_finding_lines(std::ostream& os, const FlowReport& f, const Options& o, const ReportView& view, bool tsv) {
+void finding_lines(std::vector<FindingLine>& out, const FlowReport& f, const Options& o, const ReportView& view,
+                   bool tsv) {
   struct Shown {
     const Judgement* j;
     std::size_t dir;
@@ -32,13 +33,20 @@ void write_finding_lines(std::ostream& os, const FlowReport& f, const Options& o
     const SenderReport& s = f.senders[x.dir];
     const std::string sender = to_string(s.src) + " -> " + to_string(s.dst);
     const std::string message = describe(*x.j, o);
-    if (tsv)
-      os << fmt::format("{}\t{}\t{}\t{}\t{}\t{}\n", tsv_field(f.file), x.j->frame, to_string(x.j->level),
-                        to_string(x.j->rule), tsv_field(sender), tsv_field(message));
-    else
-      os << fmt::format("{}:{}: {} {} {}: {}\n", f.file, x.j->frame, to_string(x.j->level), to_string(x.j->rule), sender,
-                        message);
+    out.push_back(FindingLine{
+        f.file_index, x.j->frame,
+        tsv ? fmt::format("{}\t{}\t{}\t{}\t{}\t{}", tsv_field(f.file), x.j->frame, to_string(x.j->level),
+                          to_string(x.j->rule), tsv_field(sender), tsv_field(message))
+            : fmt::format("{}:{}: {} {} {}: {}", f.file, x.j->frame, to_string(x.j->level), to_string(x.j->rule), sender,
+                          message)});
   }
+}
+
+void write_finding_lines(std::ostream& os, std::vector<FindingLine> lines) {
+  std::stable_sort(lines.begin(), lines.end(), [](const FindingLine& a, const FindingLine& b) {
+    return a.file_index != b.file_index ? a.file_index < b.file_index : a.frame < b.frame;
+  });
+  for (const FindingLine& l : lines) os << l.text << '\n';
 }
 
 }  // namespace replay

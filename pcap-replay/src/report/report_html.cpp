@@ -275,6 +275,9 @@ std::vector<SenderRef> senders_worst_first(const Report& r, const ReportView& vi
 
 void write_html_report(std::ostream& os, const Report& r, int exit_status, const ReportView& view) {
   write_header(os, r, exit_status);
+  if (const std::string sel = view.describe(); !sel.empty())
+    os << "<p class=\"selection\">Shown: what " << escape(sel)
+       << " selects; the summary cards and the exit status count the whole input.</p>\n";
   const StreamNumbers streams(r);
   // The senders with something to show (a timer expiry, a retransmission, a
   // finding) get a section with their picture; the others one table row.

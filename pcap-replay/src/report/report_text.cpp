@@ -202,12 +202,10 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
       if (shown == 0 && s.findings.empty()) {
         os << "    findings: none\n";
       } else if (shown == 0) {
-        os << fmt::format("    findings: none at {} or above ({} below, not shown: --level)\n", to_string(view.level),
-                          s.findings.size());
+        os << fmt::format("    findings: none shown ({} hidden by {})\n", s.findings.size(), view.describe());
       } else {
         if (shown < s.findings.size())
-          os << fmt::format("    findings ({} below {} not shown: --level):\n", s.findings.size() - shown,
-                            to_string(view.level));
+          os << fmt::format("    findings ({} hidden by {}):\n", s.findings.size() - shown, view.describe());
         else
           os << "    findings:\n";
         for (const auto& ru : all_rules()) {

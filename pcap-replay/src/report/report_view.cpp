@@ -29,6 +29,17 @@ std::size_t ReportView::shown_findings(const SenderReport& s) const {
       std::count_if(s.findings.begin(), s.findings.end(), [this](const Judgement& j) { return shows(j); }));
 }
 
+std::string ReportView::describe() const {
+  std::string out;
+  const auto add = [&out](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  if (flow) add(fmt::format("--flow {}", *flow));
+  if (stream) add(fmt::format("--stream {}", *stream));
+  if (findings_only) add("--findings-only");
+  if (level != Level::info) add(fmt::format("--level {}", to_string(level)));
+  if (display) add(fmt::format("-Y \"{}\"", display->text));
+  return out;
+}
+
 std::optional<std::string> ReportView::error(const Report& r, const StreamNumbers& streams) const {
   const std::size_t n = r.flows.size();
   const std::string have = n == 0 ? "the input has none" : fmt::format("the input has {} (1-{})", n, n);

@@ -37,6 +37,8 @@ class CheckStream {
   void flow(FlowReport& f, CaptureTime origin);
   /// The senders with MUST findings seen so far (HintTally::judged).
   HintTally& hint() { return hint_; }
+  /// Connections the view showed so far.
+  std::size_t shown() const { return shown_; }
   /// Writes the rest of the report: `r` is what analyze_files returned
   /// (Report::streamed counts the written connections), `profile_hint` the
   /// hint line (text: "hint: ..." after the summary; JSON: "profile_hint").
@@ -50,6 +52,7 @@ class CheckStream {
 
   std::ostream& os_;
   const Options& options_;
+  std::size_t shown_ = 0;
   ReportView view_;
   bool json_;
   bool begun_ = false;       // the heading is written (text)

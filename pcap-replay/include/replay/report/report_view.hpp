@@ -34,6 +34,9 @@ struct ReportView {
   bool shows(const Judgement& j) const { return at_least(j.level, level) && (!display || display->shows_frame(j.frame)); }
   /// How many of `s`'s findings are printed.
   std::size_t shown_findings(const SenderReport& s) const;
+  /// What the view hides, in words ("--level MUST; -Y \"tcp.port == 80\""),
+  /// empty when it shows everything.
+  std::string describe() const;
   /// Why the view is an argument error, or nullopt: --flow naming no
   /// connection ("--flow 9: no such connection; the input has 3 (1-3)"),
   /// --stream naming none, or --stream under a BPF filter (the stream
