@@ -74,6 +74,16 @@ expect 2 "-o - is refused (the copy goes to a file)" -- "$BIN" annotate "$CAP" -
 expect 2 "a pipe is refused (read twice), no copy left behind" -- "$BIN" annotate <(cat "$CAP") -o "$tmp/pipe.pcapng"
 [ ! -e "$tmp/pipe.pcapng" ] || { echo "FAIL: a copy was left behind"; fail=1; }
 
+# The input's own comments are kept (editcap writes them), ours added after.
+if command -v editcap > /dev/null; then
+  editcap -a '1:first' -a '284:a note of mine' tests/captures/lab/rto-max-low.pcap "$tmp/c.pcapng" 2> /dev/null
+  expect 0 "annotate a capture with comments of its own" -- "$BIN" annotate --profile rfc6298 "$tmp/c.pcapng" -o "$tmp/c-out.pcapng"
+  c1=$(tshark -r "$tmp/c-out.pcapng" -Y 'frame.number == 1' -T fields -e frame.comment 2> /dev/null)
+  c284=$(tshark -r "$tmp/c-out.pcapng" -Y 'frame.number == 284' -T fields -e frame.comment 2> /dev/null)
+  [ "$c1" = "first" ] && case "$c284" in "a note of mine,pcap-replay: MUST 2.5 "*) true ;; *) false ;; esac &&
+    echo "ok: the input's comments kept, ours after them" || { echo "FAIL: comments: '$c1' / '$c284'"; fail=1; }
+fi
+
 # A pcapng of many interfaces (the public zeek capture: its packets on interface 48 of 126).
 P=../shared/traces/public/zeek__ldap-gap-data-missing.pcapng
 if [ -f "$P" ]; then

@@ -137,6 +137,8 @@ class PcapngParser final : public RecordParser {
           }
           fill(out, at, u32(body.data()), (std::uint64_t{u32(body.data() + 4)} << 32) | u32(body.data() + 8),
                body.subspan(20, caplen), u32(body.data() + 16));
+          out.options = body.subspan(std::min<std::size_t>(body.size(), 20 + (std::size_t{caplen} + 3) / 4 * 4));
+          out.options_swapped = swapped_;
           return ParseStep::kRecord;
         }
         case kOpb: {
@@ -148,6 +150,8 @@ class PcapngParser final : public RecordParser {
           }
           fill(out, at, u16(body.data()), (std::uint64_t{u32(body.data() + 4)} << 32) | u32(body.data() + 8),
                body.subspan(20, caplen), u32(body.data() + 16));
+          out.options = body.subspan(std::min<std::size_t>(body.size(), 20 + (std::size_t{caplen} + 3) / 4 * 4));
+          out.options_swapped = swapped_;
           return ParseStep::kRecord;
         }
         case kSpb: {
@@ -210,6 +214,8 @@ class PcapngParser final : public RecordParser {
   void fill(RawRecord& out, std::uint64_t at, std::uint32_t iface, std::uint64_t ts,
             std::span<const std::uint8_t> data, std::uint32_t wire_len) {
     out.data = data;
+    out.options = {};
+    out.options_swapped = false;
     out.wire_len = wire_len;
     out.offset = at;
     out.no_timestamp = false;

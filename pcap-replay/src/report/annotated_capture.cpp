@@ -76,6 +76,24 @@ std::string fit_option(std::string s) {
   return s + "...";
 }
 
+// The opt_comment values of a pcapng packet block's options, as stored
+// (code and length in the section's byte order; the end option or a
+// truncated option ends them).
+std::vector<std::string> input_comments(const RawRecord& rec) {
+  std::vector<std::string> out;
+  const auto u16 = [&](const std::uint8_t* p) {
+    return rec.options_swapped ? static_cast<std::uint16_t>((p[0] << 8) | p[1]) : static_cast<std::uint16_t>(p[0] | (p[1] << 8));
+  };
+  const auto& o = rec.options;
+  for (std::size_t p = 0; p + 4 <= o.size();) {
+    const std::uint16_t code = u16(o.data() + p), len = u16(o.data() + p + 2);
+    if (code == kOptEnd || p + 4 + len > o.size()) break;
+    if (code == kOptComment) out.emplace_back(reinterpret_cast<const char*>(o.data() + p + 4), len);
+    p += 4 + (std::size_t{len} + 3) / 4 * 4;
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_finding_comments(FrameComments& out, const FlowReport& f, const Options& o, const ReportView& view) {
@@ -157,11 +175,14 @@ std::variant<AnnotateResult, std::string> write_annotated_pcapng(const std::stri
     epb.u32(static_cast<std::uint32_t>(rec.data.size()));
     epb.u32(rec.wire_len);
     epb.raw(rec.data.data(), rec.data.size());
+    // The comments the input's block had come first, kept as they were.
+    const std::vector<std::string> kept = input_comments(rec);
+    for (const std::string& text : kept) epb.option(kOptComment, text);
     const auto c = comments.find(frame);
     if (c != comments.end())
       for (const std::string& text : c->second) epb.option(kOptComment, fit_option(text));
     for (const std::string& text : notes) epb.option(kOptComment, text);
-    const bool commented = c != comments.end() || !notes.empty();
+    const bool commented = c != comments.end() || !notes.empty() || !kept.empty();
     if (commented) epb.end_options();
     epb.write(out, kEnhancedPacket);
     ++res.frames;

@@ -43,6 +43,11 @@ struct RawRecord {
   bool bad_interface = false;          ///< pcapng: the block names an interface the section does not have
   bool no_timestamp = false;           ///< pcapng Simple Packet Block: the format has no timestamp
   std::uint64_t offset = 0;            ///< stream offset of the record (or block) header
+  /// pcapng Enhanced / obsolete Packet Block: the block's options as stored
+  /// (in the section's byte order, `options_swapped` when not the host's),
+  /// valid until the parser's next call; empty for pcap and Simple Packet Blocks.
+  std::span<const std::uint8_t> options;
+  bool options_swapped = false;
 };
 
 /// A stretch of the file that could not be read: the parser has skipped it

@@ -41,7 +41,8 @@ struct AnnotateResult {
 /// and writes it to `out` as one pcapng section: one interface per interface
 /// of the input (its link type and snapshot length; timestamps in ns), each
 /// record as an Enhanced Packet Block with its bytes, original length and
-/// time as read, and the comments `comments` holds for its frame. A record
+/// time as read, its own comments (a pcapng input's opt_comment options,
+/// kept first), and the comments `comments` holds for its frame. A record
 /// whose time could not be read is written at time 0 with a comment saying
 /// so; a pcapng Simple Packet Block (no time in the format) at the time of
 /// the record before it. `application` is the section's shb_userappl.
