@@ -147,8 +147,12 @@ std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bo
   fmt::format_to(o, "<rect width=\"{}\" height=\"{}\" fill=\"#fafafa\"/>\n", num(kWidth), num(kHeight));
   // The file's name without its directories, so that the title fits.
   const std::string title =
-      zoom ? fmt::format("flow {} sender {} \u2192 {}: expiries at frames {}-{}, zoomed to {:.3f}-{:.3f} s", f.id,
-                         to_string(s.src), to_string(s.dst), zoom->first_frame, zoom->last_frame, zoom->t0, zoom->t1)
+      zoom ? fmt::format("flow {} sender {} \u2192 {}: {}, zoomed to {:.3f}-{:.3f} s", f.id, to_string(s.src),
+                         to_string(s.dst),
+                         zoom->first_frame == zoom->last_frame
+                             ? fmt::format("the expiry at frame {}", zoom->first_frame)
+                             : fmt::format("expiries at frames {}-{}", zoom->first_frame, zoom->last_frame),
+                         zoom->t0, zoom->t1)
            : fmt::format("flow {} sender {} \u2192 {}  ({}, profile {})", f.id, to_string(s.src), to_string(s.dst),
                          std::filesystem::path(f.file).filename().string(), s.profile);
   fmt::format_to(o, "<text x=\"{}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", num(kSeqBox.left),
@@ -165,8 +169,8 @@ std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bo
   fmt::format_to(o, "<text x=\"{}\" y=\"52\" font-size=\"11\" fill=\"#444\">time-sequence graph and the replayed retransmission timer</text>\n",
                  num(kSeqBox.left));
   out += body;
-  fmt::format_to(o, "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#444\">replayed estimator (RFC 6298 2.2-2.5, with the 5.5 backoff)</text>\n",
-                 num(kEstBox.left), num(kEstBox.top - 5));
+  fmt::format_to(o, "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#444\">replayed estimator ({}, with the 5.5 backoff)</text>\n",
+                 num(kEstBox.left), num(kEstBox.top - 5), s.profile == "linux" ? "Linux's tcp_rtt_estimator" : "RFC 6298 2.2-2.5");
   // The shared time axis, under the estimator graph.
   for (double v : time.ticks(10))
     fmt::format_to(o, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>\n", num(time.map(v)),

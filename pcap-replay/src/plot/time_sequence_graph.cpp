@@ -30,7 +30,13 @@ constexpr std::array<KindStyle, kSendKinds> kStyles{{
     {"#8c564b", "spurious retransmission"},
     {"#a0a0a0", "unclassified repeat"},
     {"#b5b800", "out of order (not a retx)"},
+    {"#1f77b4", "SYN-ACK reply to a duplicate SYN"},
+    {"#2ca02c", "loss probe with new data"},
+    {"#7f7f7f", "keep-alive"},
+    {"#bcbd22", "zero-window probe"},
 }};
+// Every kind has its colour and legend name (a kind added without them fails here).
+static_assert(!kStyles.back().label.empty() && kStyles.size() == kSendKinds);
 
 bool from_peer(std::string_view event) { return event == "ack" || event == "dup-ack" || event == "sack"; }
 

@@ -216,8 +216,10 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
           escape(interval_text(t.predicted)), t.basis == Basis::doubling ? "*" : "", ms(t.accepted.lo),
           t.wait_unknown ? std::string("-") : escape(interval_text(t.accepted)), to_string(t.armed_by), to_string(t.verdict), escape(rules));
     }
-    os << "</tbody></table>\n<p style=\"font-size:.8em\">* predicted from the previous expiry's wait (the 5.5 "
-          "doubling), once the chain departed from the profile's RTO.</p>\n";
+    os << "</tbody></table>\n";
+    if (std::any_of(s.timeouts.begin(), s.timeouts.end(), [](const TimeoutRecord& t) { return t.basis == Basis::doubling; }))
+      os << "<p style=\"font-size:.8em\">* predicted from the previous expiry's wait (the 5.5 doubling), once the "
+            "chain departed from the profile's RTO.</p>\n";
   }
   if (has_graph(s)) {
     os << "<div class=\"graph\">\n" << sender_svg(r, f, d, false) << "</div>\n";
@@ -225,9 +227,12 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
     // expiries, windows and findings would lie on top of each other.
     const auto zoomed = zoomed_episodes(r, f, d);
     for (std::size_t i = 0; i < zoomed.size(); ++i)
-      os << fmt::format("<p class=\"zoom\">Episode {}: {} timer expir{} (frames {}-{}), {:.3f}-{:.3f} s, zoomed:</p>\n",
-                        i + 1, zoomed[i].expiries, zoomed[i].expiries == 1 ? "y" : "ies", zoomed[i].first_frame,
-                        zoomed[i].last_frame, zoomed[i].t0, zoomed[i].t1)
+      os << fmt::format("<p class=\"zoom\">Episode {}: {} timer expir{} ({}), {:.3f}-{:.3f} s, zoomed:</p>\n", i + 1,
+                        zoomed[i].expiries, zoomed[i].expiries == 1 ? "y" : "ies",
+                        zoomed[i].first_frame == zoomed[i].last_frame
+                            ? fmt::format("frame {}", zoomed[i].first_frame)
+                            : fmt::format("frames {}-{}", zoomed[i].first_frame, zoomed[i].last_frame),
+                        zoomed[i].t0, zoomed[i].t1)
          << "<div class=\"graph zoom\">\n" << sender_svg(r, f, d, false, zoomed[i]) << "</div>\n";
   }
   else os << "<p>no picture: the report was made without the timeline</p>\n";
