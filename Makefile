@@ -367,6 +367,8 @@ ifneq ($(MAN1),)
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
 endif
+	install -d $(DESTDIR)$(PREFIX)/share/doc/pcap-replay
+	install -m 644 pcap-replay/SCHEMA.md $(DESTDIR)$(PREFIX)/share/doc/pcap-replay/
 ifneq ($(COMPLETION),)
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 644 $(COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pcap-replay

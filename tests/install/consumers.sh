@@ -52,7 +52,8 @@ done
 # Man pages and the completion: installed exactly when the sources exist.
 for pair in pcap-replay/man/pcap-replay.1:share/man/man1/pcap-replay.1 \
             netstack/man/netstack.1:share/man/man1/netstack.1 \
-            pcap-replay/completion/pcap-replay.bash:share/bash-completion/completions/pcap-replay; do
+            pcap-replay/completion/pcap-replay.bash:share/bash-completion/completions/pcap-replay \
+            pcap-replay/SCHEMA.md:share/doc/pcap-replay/SCHEMA.md; do
   src=${pair%%:*} dst=${pair#*:}
   if [ -e "$src" ]; then
     cmp -s "$src" "$prefix/$dst" && ok "$src installed as $dst" || bad "$src installed as $dst"
