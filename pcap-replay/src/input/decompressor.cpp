@@ -153,6 +153,7 @@ class Xz final : public Decompressor {
   }
   ~Xz() override { lzma_end(&s_); }
   std::size_t read(std::uint8_t* out, std::size_t cap, const RawRead& raw, std::string& error) override {
+    if (ended_) return 0;  // liblzma is not to be called again after the end
     for (;;) {
       const bool more = in_.refill(raw);
       s_.next_in = in_.data();
@@ -162,7 +163,10 @@ class Xz final : public Decompressor {
       const lzma_ret rc = lzma_code(&s_, more ? LZMA_RUN : LZMA_FINISH);
       in_.used(in_.avail() - s_.avail_in);
       const std::size_t produced = cap - s_.avail_out;
-      if (rc == LZMA_STREAM_END) return produced;
+      if (rc == LZMA_STREAM_END) {
+        ended_ = true;
+        return produced;
+      }
       if (rc != LZMA_OK) {
         if (rc == LZMA_BUF_ERROR && !more) error = "xz: the compressed stream is cut short";
         else error = within("xz", rc == LZMA_DATA_ERROR ? "corrupt data" : rc == LZMA_FORMAT_ERROR ? "not an .xz stream"
@@ -180,6 +184,7 @@ class Xz final : public Decompressor {
  private:
   Input in_;
   lzma_stream s_ = LZMA_STREAM_INIT;
+  bool ended_ = false;
 };
 
 class Bzip2 final : public Decompressor {
