@@ -546,8 +546,8 @@ int main(int argc, char** argv) {
   if (a.rto_max_ms) opt.config.max_rto = from_ms(*a.rto_max_ms), opt.user_max_rto = true;
   if (a.syn_linear) opt.config.syn_linear_timeouts = *a.syn_linear, opt.user_syn_linear = true;
   if (a.granularity_ms) {
-    opt.granularity = from_ms(*a.granularity_ms);
-    opt.config.granularity = opt.granularity;
+    opt.absolute_tolerance = from_ms(*a.granularity_ms);
+    opt.config.granularity = opt.absolute_tolerance;  // --granularity is G and the tolerance alike
     opt.user_granularity = true;
   }
   if (a.slack_percent) opt.slack_percent = *a.slack_percent;

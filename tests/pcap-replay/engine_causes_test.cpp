@@ -36,7 +36,7 @@ Observation plain_expiry() {
   x.since_peer = milliseconds{1000};
   x.rto_left = milliseconds{1000};
   x.tolerance = o.tolerance(milliseconds{1000});
-  x.granularity = o.granularity;
+  x.absolute_tolerance = o.absolute_tolerance;
   x.slack_percent = o.slack_percent;
   x.jitter = replay::engine::timer_jitter(o);
   x.tick = o.config.tick;
@@ -155,7 +155,7 @@ TEST_CASE("the highest segment on a timer is a probe once per ACK, never with lo
   p.is_highest = true;
   p.srtt = milliseconds{10};
   p.since_arm = p.since_new_data = milliseconds{24};
-  p.granularity = lo.granularity;
+  p.absolute_tolerance = lo.absolute_tolerance;
   p.jitter = replay::engine::timer_jitter(lo);
   p.tick = lo.config.tick;
   CHECK(replay::engine::fits_probe(p, *lo.profile));
@@ -175,7 +175,7 @@ TEST_CASE("the lone segment at the PTO: a probe that may have been the RTO's exp
   p.srtt = milliseconds{10};
   // One segment: PTO 2 x 10 + 200 = 220 ms (on a 4 ms tick).
   p.since_arm = p.since_new_data = p.since_peer = milliseconds{220};
-  p.granularity = lo.granularity;
+  p.absolute_tolerance = lo.absolute_tolerance;
   p.jitter = replay::engine::timer_jitter(lo);
   p.tick = lo.config.tick;
   const auto e = explain(p, *lo.profile);

@@ -37,7 +37,7 @@ Observation linux_probe_occasion(microseconds since) {
   x.srtt = milliseconds{10};
   x.since_arm = since;
   x.since_new_data = since;
-  x.granularity = o.granularity;  // 1 ms
+  x.absolute_tolerance = o.absolute_tolerance;  // 1 ms
   x.slack_percent = o.slack_percent;
   x.jitter = replay::engine::timer_jitter(o);
   x.tick = o.config.tick;  // 4 ms

@@ -34,7 +34,7 @@ Options Options::with_profile(const StackProfile& p) const {
 }
 
 std::chrono::microseconds Options::tolerance(std::chrono::microseconds predicted) const {
-  return granularity + predicted * slack_percent / 100;
+  return absolute_tolerance + predicted * slack_percent / 100;
 }
 
 }  // namespace replay

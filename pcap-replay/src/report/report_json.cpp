@@ -309,7 +309,7 @@ json to_json(const Report& r, const ReportView& view) {
   doc["schema_version"] = kSchemaVersion;
   doc["kind"] = "check";
   doc["profile"] = o.auto_profile ? std::string("auto") : std::string(o.profile->name);
-  doc["tolerance"] = {{"granularity_ms", ms(o.granularity)},
+  doc["tolerance"] = {{"granularity_ms", ms(o.absolute_tolerance)},
                       {"slack_percent", o.slack_percent},
                       {"timer_wheel_lateness", o.profile->lateness == Lateness::linux_wheel}};
   doc["rto_config"] = {{"initial_rto_ms", ms(o.config.initial_rto)},

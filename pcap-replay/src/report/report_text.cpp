@@ -60,7 +60,7 @@ void write_text_heading(std::ostream& os, const Options& o) {
   if (o.auto_profile) {
     os << fmt::format("pcap-replay check: profile auto (each sender against {}; the best fit is reported), "
                       "tolerance {:.3f} ms + {}% of the predicted value\n",
-                      profile_names(), ms(o.granularity), o.slack_percent);
+                      profile_names(), ms(o.absolute_tolerance), o.slack_percent);
   } else {
     std::string overridden;  // the profile's numbers the command line replaced
     const auto add = [&](bool set, std::string_view what) {
@@ -71,7 +71,7 @@ void write_text_heading(std::ostream& os, const Options& o) {
     add(o.user_syn_linear, fmt::format("SYN linear timeouts {}", o.config.syn_linear_timeouts));
     add(o.user_granularity, fmt::format("G {:.3f} ms", ms(o.config.granularity)));
     os << fmt::format("pcap-replay check: profile {} ({}{}), tolerance {:.3f} ms + {}% of the predicted value{}\n",
-                      o.profile->name, o.profile->title, overridden, ms(o.granularity), o.slack_percent,
+                      o.profile->name, o.profile->title, overridden, ms(o.absolute_tolerance), o.slack_percent,
                       o.profile->lateness == Lateness::linux_wheel
                           ? ", plus Linux timer-wheel lateness (up to 12.5 %, never early)"
                           : "");

@@ -40,9 +40,10 @@ struct Options {
   /// Which of config's fields the user set (they are kept when --profile
   /// auto switches profile).
   bool user_min_rto = false, user_max_rto = false, user_syn_linear = false, user_granularity = false;
-  /// Clock granularity tolerance (--granularity, default 1 ms): absolute part
-  /// of every timing comparison.
-  std::chrono::microseconds granularity{1000};
+  /// The absolute part of every timing comparison's tolerance (default
+  /// 1 ms). --granularity sets it and RFC 6298's G (config.granularity)
+  /// alike: the clock's granularity is what a wait may be off by.
+  std::chrono::microseconds absolute_tolerance{1000};
   /// Relative slack of every timing comparison, in percent of the predicted
   /// value (default 10 %). Kept below 50 % so that it can never hide a
   /// factor-of-two error (5.5).
@@ -82,7 +83,7 @@ struct Options {
   /// The same options against another profile (auto), keeping the user's overrides.
   Options with_profile(const StackProfile& p) const;
 
-  /// Tolerance around a predicted duration: granularity + slack_percent of it.
+  /// Tolerance around a predicted duration: absolute_tolerance + slack_percent of it.
   std::chrono::microseconds tolerance(std::chrono::microseconds predicted) const;
 };
 

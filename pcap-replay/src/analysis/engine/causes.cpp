@@ -47,7 +47,7 @@ bool fits_probe(const Observation& o, const StackProfile& p) {
   // The tolerance of the probe's own timing: the granularity and the slack
   // of the PTO (not of the RTO, which may be many times longer); for a timer
   // known exactly, the granularity only (the capture's timestamps).
-  const microseconds tol = o.granularity + (p.probe.exact ? microseconds{0} : std::max(fire, pto) * o.slack_percent / 100);
+  const microseconds tol = o.absolute_tolerance + (p.probe.exact ? microseconds{0} : std::max(fire, pto) * o.slack_percent / 100);
   const microseconds lo = least > tol ? least - tol : microseconds{0};
   // The probe timer counts from the ACK that armed it; a stack that re-arms
   // it at every transmission of new data, from the later of the two.

@@ -71,7 +71,7 @@ struct Observation {
   std::chrono::microseconds since_new_data = std::chrono::microseconds::max();
   std::optional<std::chrono::microseconds> srtt;
   std::chrono::microseconds tolerance{0};      ///< the timing tolerance around the RTO's prediction
-  std::chrono::microseconds granularity{0};    ///< the clock's granularity (--granularity)
+  std::chrono::microseconds absolute_tolerance{0};  ///< Options::absolute_tolerance (--granularity)
   unsigned slack_percent = 0;                  ///< the relative tolerance (--slack): around the PTO, of the PTO
   TimerLateness jitter;                        ///< how late the profile's timers fire (timer_jitter)
   std::chrono::microseconds tick{0};           ///< the profile's timer tick (PTO rounding)

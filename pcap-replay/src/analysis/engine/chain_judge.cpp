@@ -140,7 +140,7 @@ class ReadingJudge {
     if (x.basis != Basis::profile_rto && x.basis != Basis::fallback_57) return microseconds{1};
     const Interval base = x.floorless ? *x.floorless : x.basis == Basis::fallback_57 && x.before_57 ? *x.before_57 : x.rto;
     const Ratio slack{static_cast<std::int64_t>(opt_.slack_percent), 100};
-    const microseconds r = base.lo - slack.ceil_of(base.lo) - opt_.granularity;
+    const microseconds r = base.lo - slack.ceil_of(base.lo) - opt_.absolute_tolerance;
     return std::max(r, microseconds{1});
   }
 
@@ -150,8 +150,8 @@ class ReadingJudge {
     const unsigned base = doublings(from + 1, v.linear);
     for (std::size_t i = from; i <= to; ++i) {
       const ObservedExpiry& e = *chain_[i];
-      Interval iv = !e.wait_unknown ? widened(e.wait, opt_.granularity)
-                    : e.bridged    ? widened(*e.bridged, opt_.granularity)
+      Interval iv = !e.wait_unknown ? widened(e.wait, opt_.absolute_tolerance)
+                    : e.bridged    ? widened(*e.bridged, opt_.absolute_tolerance)
                                    : Interval{microseconds{0}, microseconds::max()};
       // The chain's first expiry came later than the profile's RTO allows:
       // the timer fired late (never a departure), so its wait bounds the RTO
@@ -226,7 +226,7 @@ class ReadingJudge {
   // The first expiry of the chain against the profile's RTO then.
   void judge_first(const ObservedExpiry& e, TimeoutRecord& rec) {
     const TimerLateness& lat = models_.front();
-    const microseconds g = opt_.granularity;
+    const microseconds g = opt_.absolute_tolerance;
     const Ratio slack{static_cast<std::int64_t>(opt_.slack_percent), 100};
     const FirstExpectation& x = e.expect;
     // The window an RTO in `rto` fires in, less the replayed estimator's
@@ -367,7 +367,7 @@ class ReadingJudge {
   // Expiry j fits the run under variant v and lateness model m.
   void keep(std::size_t j, TimeoutRecord& rec, const Variant& v, std::size_t m) {
     const ObservedExpiry& e = *chain_[j];
-    const microseconds g = opt_.granularity;
+    const microseconds g = opt_.absolute_tolerance;
     const auto prefix = waits(run_start_, j - 1, v);
     const unsigned d = doublings(j + 1, v.linear) - doublings(run_start_ + 1, v.linear);
     const unsigned d_prev = doublings(j, v.linear) - doublings(run_start_ + 1, v.linear);
@@ -441,7 +441,7 @@ class ReadingJudge {
   // Expiry j departs from the run: too short (a rule broken), too long (late).
   void depart(std::size_t j, TimeoutRecord& rec) {
     const ObservedExpiry& e = *chain_[j];
-    const microseconds g = opt_.granularity;
+    const microseconds g = opt_.absolute_tolerance;
     const Variant& v = variants_[current_];
     const auto prefix = waits(run_start_, j - 1, v);
     const unsigned d = doublings(j + 1, v.linear) - doublings(run_start_ + 1, v.linear);
@@ -552,7 +552,7 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
     for (std::size_t i = open[k] + 1; i < events.size() && !next; ++i)
       if (!events[i].maybe_probe) next = &events[i];
     if (!next || p.wait_unknown || next->wait_unknown) continue;
-    const auto g = opt_.granularity;
+    const auto g = opt_.absolute_tolerance;
     const FitWait pair[2] = {{Interval{p.wait.lo - g, p.wait.hi + g}, 0}, {Interval{next->wait.lo - g, next->wait.hi + g}, 0}};
     bool fits = false;
     for (const TimerLateness& l : models) fits = fits || fit(pair, l, FitBounds{}).has_value();

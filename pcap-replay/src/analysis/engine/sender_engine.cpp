@@ -285,7 +285,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
                        : std::chrono::abs(since(s.time, *heard_peer_));
     o.rto_left = current_rto();
     o.tolerance = opt_.tolerance(current_rto());
-    o.granularity = opt_.granularity;
+    o.absolute_tolerance = opt_.absolute_tolerance;
     o.slack_percent = opt_.slack_percent;
     o.jitter = timer_jitter(opt_);
     o.tick = opt_.config.tick;
@@ -363,7 +363,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     o.since_new_data = since(s.time, *last_new_data_time_);
   o.srtt = est_.estimator().srtt();
   o.tolerance = opt_.tolerance(rto);
-  o.granularity = opt_.granularity;
+  o.absolute_tolerance = opt_.absolute_tolerance;
   o.slack_percent = opt_.slack_percent;
   o.jitter = timer_jitter(opt_);
   o.tick = opt_.config.tick;
