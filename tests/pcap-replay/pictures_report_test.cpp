@@ -335,6 +335,40 @@ TEST_CASE("pictures: zoom windows are padded by kZoomPadShare (at least kZoomMin
   CHECK(z[1].t1 == doctest::Approx(10.1 + min_pad));
 }
 
+TEST_CASE("pictures: an episode is zoomed below kZoomBelowShare of the picture's axis, not above") {
+  // A connection from 0 to 100 s: the axis is [0, 101] (1 % padding; not
+  // below 0). One expiry at 50 + x s after a wait of x s: the episode spans
+  // x, padded by kZoomPadShare each side: 1.3 x. Under kZoomBelowShare
+  // (0.25) of 101 s, 25.25 s: zoomed up to x = 19.42 s.
+  using namespace std::chrono;
+  const auto one_episode = [](double x) {
+    replay::Report r;
+    r.first_time = replay::CaptureTime{seconds{1'000'000}};
+    replay::FlowReport f;
+    f.id = 1;
+    f.first_time = r.first_time;
+    f.last_time = r.first_time + seconds{100};
+    auto& s = f.senders[0];
+    s.data_segments = 1;
+    replay::TimelineEvent e;
+    e.time = r.first_time;
+    e.event = "send";
+    s.timeline.push_back(e);
+    replay::TimeoutRecord t;
+    t.time = r.first_time + duration_cast<nanoseconds>(duration<double>(50.0 + x));
+    t.wait = replay::Interval::point(duration_cast<microseconds>(duration<double>(x)));
+    t.expiry = 1;
+    t.frame = 2;
+    s.timeouts.push_back(t);
+    r.flows.push_back(f);
+    return replay::zoomed_episodes(r, r.flows[0], 0).size();
+  };
+  REQUIRE(replay::limits::kZoomBelowShare == 0.25);  // the arithmetic above
+  REQUIRE(replay::limits::kZoomPadShare == 0.15);
+  CHECK(one_episode(19.3) == 1);  // 25.09 s < 25.25 s
+  CHECK(one_episode(19.6) == 0);  // 25.48 s > 25.25 s
+}
+
 namespace {
 
 // A sender of n first transmissions of 100 bytes, 1 ms apart, no ACKs.
