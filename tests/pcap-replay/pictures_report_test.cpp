@@ -369,6 +369,23 @@ TEST_CASE("pictures: an episode is zoomed below kZoomBelowShare of the picture's
   CHECK(one_episode(19.6) == 0);  // 25.48 s > 25.25 s
 }
 
+TEST_CASE("pictures: a picture's title names the file without its directories; the page honours --flow") {
+  const auto r = analyze(kManyFlows, Profile::rfc6298, true);
+  const std::string svg = replay::sender_svg(r, r.flows[2], 0, true);
+  CHECK(svg.find("(many-flows.pcap, profile rfc6298)") != std::string::npos);
+  CHECK(svg.find("tests/captures/lab/many-flows.pcap") == std::string::npos);
+  replay::ReportView v;
+  v.flow = 3;
+  std::ostringstream page;
+  replay::write_html_report(page, r, 0, v);
+  const std::string html = page.str();
+  // Flow 3's senders only (sections or rows), and the selection said.
+  CHECK(html.find("Shown: what --flow 3 selects") != std::string::npos);
+  CHECK(occurrences(html, "<details id=\"flow-3-") + occurrences(html, "<tr><td class=\"n\">3</td>") >= 1);
+  CHECK(html.find("id=\"flow-4-") == std::string::npos);
+  CHECK(html.find("<tr><td class=\"n\">4</td>") == std::string::npos);
+}
+
 namespace {
 
 // A sender of n first transmissions of 100 bytes, 1 ms apart, no ACKs.
