@@ -232,6 +232,14 @@ rule-unheard-fast ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; e2.kin
 rule-heard-resent ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; const bool shown_unheard = resent && ;; const bool shown_unheard = false && resent && ;; heard_until: a resend of what the ACK acknowledged no longer shows it unheard
 rule-unheard-clock ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; before.ack_clocked = ack_clocked(s.time, b->time).has_value() || ;; before.ack_clocked = ack_clocked(s.time).has_value() || ;; an unheard ACK still clocks the resend read as sent without it
 rule-ambiguous-once ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (!ambiguous_through_ || seq_gt(ack, *ambiguous_through_)) ++out_.ambiguous_acks; ;; ++out_.ambiguous_acks; ;; an ACK counted ambiguous when a resend voided its sample is counted again when repeated
+# ---- 2026-12-04: readings of a cannot-tell, held samples in the timeline, reordering, zoom windows
+s5-readings-label ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; keeps[mask >> k & 1] = keeps[mask >> k & 1] || !broken; ;; keeps[mask >> k & 1] = true; ;; a cannot-tell names every reading as keeping the rule
+s5-held-sample-row ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; out_.timeline.push_back(row); ;; (void)row; ;; a held sample taken later leaves no timeline row
+s5-reorder-summary ;; pcap-replay/src/input/capture_reader.cpp ;; if (!rebased) {  // reordering ;; if (false) {  // reordering ;; reordering no longer summarised
+s5-zoom-share ;; pcap-replay/include/replay/analysis/thresholds.hpp ;; kZoomBelowShare = 0.25; ;; kZoomBelowShare = 0.3; ;; kZoomBelowShare 0.25 -> 0.3
+s5-zoom-pad ;; pcap-replay/include/replay/analysis/thresholds.hpp ;; kZoomPadShare = 0.15; ;; kZoomPadShare = 0.2; ;; kZoomPadShare 0.15 -> 0.2
+s5-zoom-min-pad ;; pcap-replay/include/replay/analysis/thresholds.hpp ;; kZoomMinPad{20}; ;; kZoomMinPad{10}; ;; kZoomMinPad 20 ms -> 10 ms
+s5-zoom-max ;; pcap-replay/include/replay/analysis/thresholds.hpp ;; kZoomMaxEpisodes = 3; ;; kZoomMaxEpisodes = 4; ;; kZoomMaxEpisodes 3 -> 4
 EOF
 
 # ---- the table ------------------------------------------------------------------
