@@ -287,10 +287,16 @@ TEST_CASE("pictures: a short retransmission episode gets a zoomed picture; one s
   CHECK(occurrences(html_of(bh), "class=\"graph zoom\"") == 0);
 }
 
-TEST_CASE("pictures: zoom windows are padded by kZoomPadShare (at least kZoomMinPad); at most kZoomMaxEpisodes") {
-  // One sender over 100 s with kZoomMaxEpisodes + 1 chains of one expiry each:
-  // chain k armed at 10k s, expiring 0.1 s later (wait 100 ms); one more
-  // chain of two expiries 1 s apart (armed 79 s, expiries 80 s and 81 s).
+namespace {
+// A report of one connection from 0 to 100 s whose client sent one segment
+// at 0 s and expired its timer at each of `expiries` (at, wait, expiry
+// number, frame; seconds).
+struct Expiry {
+  double at_s, wait_s;
+  unsigned n;
+  std::uint64_t frame;
+};
+replay::Report one_sender_with(const std::vector<Expiry>& expiries) {
   using namespace std::chrono;
   replay::Report r;
   r.first_time = replay::CaptureTime{seconds{1'000'000}};
@@ -304,18 +310,27 @@ TEST_CASE("pictures: zoom windows are padded by kZoomPadShare (at least kZoomMin
   e.time = r.first_time;
   e.event = "send";
   s.timeline.push_back(e);
-  const auto expiry = [&](double at_s, double wait_s, unsigned n, std::uint64_t frame) {
+  for (const Expiry& x : expiries) {
     replay::TimeoutRecord t;
-    t.time = r.first_time + duration_cast<nanoseconds>(duration<double>(at_s));
-    t.wait = replay::Interval::point(duration_cast<microseconds>(duration<double>(wait_s)));
-    t.expiry = n;
-    t.frame = frame;
+    t.time = r.first_time + duration_cast<nanoseconds>(duration<double>(x.at_s));
+    t.wait = replay::Interval::point(duration_cast<microseconds>(duration<double>(x.wait_s)));
+    t.expiry = x.n;
+    t.frame = x.frame;
     s.timeouts.push_back(t);
-  };
-  expiry(80.0, 1.0, 1, 800);
-  expiry(81.0, 1.0, 2, 810);
-  for (std::size_t k = 1; k <= replay::limits::kZoomMaxEpisodes + 1; ++k) expiry(10.0 * k + 0.1, 0.1, 1, k);
+  }
   r.flows.push_back(f);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("pictures: zoom windows are padded by kZoomPadShare (at least kZoomMinPad); at most kZoomMaxEpisodes") {
+  // One sender over 100 s with kZoomMaxEpisodes + 1 chains of one expiry each:
+  // chain k armed at 10k s, expiring 0.1 s later (wait 100 ms); one more
+  // chain of two expiries 1 s apart (armed 79 s, expiries 80 s and 81 s).
+  using namespace std::chrono;
+  std::vector<Expiry> xs{{80.0, 1.0, 1, 800}, {81.0, 1.0, 2, 810}};
+  for (std::size_t k = 1; k <= replay::limits::kZoomMaxEpisodes + 1; ++k) xs.push_back({10.0 * k + 0.1, 0.1, 1, k});
+  const replay::Report r = one_sender_with(xs);
   const auto all = replay::episodes(r, r.flows[0], 0);
   REQUIRE(all.size() == replay::limits::kZoomMaxEpisodes + 2);
   CHECK(all[0].expiries == 2);
@@ -340,27 +355,8 @@ TEST_CASE("pictures: an episode is zoomed below kZoomBelowShare of the picture's
   // below 0). One expiry at 50 + x s after a wait of x s: the episode spans
   // x, padded by kZoomPadShare each side: 1.3 x. Under kZoomBelowShare
   // (0.25) of 101 s, 25.25 s: zoomed up to x = 19.42 s.
-  using namespace std::chrono;
   const auto one_episode = [](double x) {
-    replay::Report r;
-    r.first_time = replay::CaptureTime{seconds{1'000'000}};
-    replay::FlowReport f;
-    f.id = 1;
-    f.first_time = r.first_time;
-    f.last_time = r.first_time + seconds{100};
-    auto& s = f.senders[0];
-    s.data_segments = 1;
-    replay::TimelineEvent e;
-    e.time = r.first_time;
-    e.event = "send";
-    s.timeline.push_back(e);
-    replay::TimeoutRecord t;
-    t.time = r.first_time + duration_cast<nanoseconds>(duration<double>(50.0 + x));
-    t.wait = replay::Interval::point(duration_cast<microseconds>(duration<double>(x)));
-    t.expiry = 1;
-    t.frame = 2;
-    s.timeouts.push_back(t);
-    r.flows.push_back(f);
+    const replay::Report r = one_sender_with({{50.0 + x, x, 1, 2}});
     return replay::zoomed_episodes(r, r.flows[0], 0).size();
   };
   REQUIRE(replay::limits::kZoomBelowShare == 0.25);  // the arithmetic above

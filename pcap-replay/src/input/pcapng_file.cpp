@@ -1,5 +1,6 @@
 // pcapng parser: sections, interfaces, packet blocks, resynchronisation.
 #include <replay/input/pcapng_file.hpp>
+#include <replay/input/pcapng_format.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -8,20 +9,12 @@
 namespace replay {
 namespace {
 
-// Block types (draft-ietf-opsawg-pcapng section 11.1).
-constexpr std::uint32_t kShb = 0x0A0D0D0A;
-constexpr std::uint32_t kIdb = 1;
-constexpr std::uint32_t kOpb = 2;   // obsolete Packet Block (appendix A)
-constexpr std::uint32_t kSpb = 3;
-constexpr std::uint32_t kNrb = 4;
-constexpr std::uint32_t kIsb = 5;
-constexpr std::uint32_t kEpb = 6;
+using namespace pcapng;  // block types and option codes (pcapng_format.hpp)
+// The other block types it knows (draft-ietf-opsawg-pcapng section 11.1).
 constexpr std::uint32_t kDsb = 0x0A;         // Decryption Secrets Block
 constexpr std::uint32_t kJournal = 9;        // systemd Journal Export Block
 constexpr std::uint32_t kCustomCopy = 0x00000BAD;
 constexpr std::uint32_t kCustomNoCopy = 0x40000BAD;
-constexpr std::uint32_t kByteOrderMagic = 0x1A2B3C4D;
-constexpr std::uint16_t kOptEnd = 0, kOptTsresol = 9, kOptTsoffset = 14;  // IDB options (4.2)
 constexpr std::uint8_t kDefaultTsresol = 6;   // microseconds when if_tsresol is absent
 constexpr std::size_t kMinBlock = 12;         // type, length, trailing length
 constexpr std::size_t kScanChunk = 1u << 20;  // positions tried per buffer fill while scanning
@@ -192,20 +185,15 @@ class PcapngParser final : public RecordParser {
     Iface f;
     f.dlt = dlt_of_linktype(u16(body.data()));
     f.snaplen = u32(body.data() + 4);
-    // Options: code (2), length (2), value padded to 4 bytes; opt_endofopt ends them.
-    for (std::size_t p = 8; p + 4 <= body.size();) {
-      const std::uint16_t code = u16(body.data() + p), olen = u16(body.data() + p + 2);
-      if (code == kOptEnd || p + 4 + olen > body.size()) break;
-      const std::uint8_t* v = body.data() + p + 4;
-      if (code == kOptTsresol && olen >= 1) f.tsresol = v[0];
-      if (code == kOptTsoffset && olen >= 8) {
-        const std::uint64_t lo = u32(v), hi = u32(v + 4);
+    for_each_option(body.subspan(8), swapped_, [&](std::uint16_t code, std::span<const std::uint8_t> v) {
+      if (code == kOptTsresol && !v.empty()) f.tsresol = v[0];
+      if (code == kOptTsoffset && v.size() >= 8) {
+        const std::uint64_t lo = u32(v.data()), hi = u32(v.data() + 4);
         // 64-bit value in the section's byte order: the first word is the low one when little-endian.
         const std::uint64_t raw = swapped_ ? (lo << 32) | hi : (hi << 32) | lo;
         f.tsoffset = static_cast<std::int64_t>(raw);
       }
-      p += 4 + (std::size_t{olen} + 3) / 4 * 4;
-    }
+    });
     if (total_ifaces_ == 0) first_dlt_ = f.dlt;
     ifaces_.push_back(f);
     ++total_ifaces_;

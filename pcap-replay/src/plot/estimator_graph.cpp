@@ -23,10 +23,7 @@ bool draw_estimator(std::string& out, std::vector<std::string>& notes, const Sen
                     const svg::Axis& time, const svg::Box& box) {
   auto o = std::back_inserter(out);
   // What the time axis shows (all of it, or an episode zoomed: sender_graph.hpp).
-  const auto in_view = [&](CaptureTime t) {
-    const double v = seconds_since(t, origin);
-    return v >= time.lo && v <= time.hi;
-  };
+  const auto in_view = [&](CaptureTime t) { return time.contains(seconds_since(t, origin)); };
   double lo = std::numeric_limits<double>::infinity(), hi = 0;
   const auto widen = [&](double v) {
     if (v > 0) lo = std::min(lo, v);

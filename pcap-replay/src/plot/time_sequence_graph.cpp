@@ -71,10 +71,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
                         const Options& options, CaptureTime origin, const svg::Axis& time, const svg::Box& box) {
   auto o = std::back_inserter(out);
   // What the time axis shows (all of it, or an episode zoomed: sender_graph.hpp).
-  const auto in_view = [&](CaptureTime t) {
-    const double v = seconds_since(t, origin);
-    return v >= time.lo && v <= time.hi;
-  };
+  const auto in_view = [&](CaptureTime t) { return time.contains(seconds_since(t, origin)); };
   // The sequence range: every transmission's bytes, every ACK and SACK edge in view.
   double lo = 0, hi = 0;
   bool any = false;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <replay/analysis/rules.hpp>
+#include <replay/input/pcapng_format.hpp>
 #include <replay/input/record_source.hpp>
 #include <replay/report/judgement_text.hpp>
 
@@ -13,15 +14,7 @@ namespace replay {
 
 namespace {
 
-// pcapng block types and option codes (draft-ietf-opsawg-pcapng).
-constexpr std::uint32_t kSectionHeader = 0x0A0D0D0A;
-constexpr std::uint32_t kInterfaceDescription = 0x00000001;
-constexpr std::uint32_t kEnhancedPacket = 0x00000006;
-constexpr std::uint32_t kByteOrderMagic = 0x1A2B3C4D;
-constexpr std::uint16_t kOptEnd = 0;
-constexpr std::uint16_t kOptComment = 1;
-constexpr std::uint16_t kShbUserAppl = 4;
-constexpr std::uint16_t kIfTsresol = 9;
+using namespace pcapng;  // block types and option codes (input/pcapng_format.hpp)
 constexpr std::uint8_t kNanoseconds = 9;  // if_tsresol: 10^-9 s
 
 // A block under construction: its body in little-endian, then framed.
@@ -81,16 +74,9 @@ std::string fit_option(std::string s) {
 // truncated option ends them).
 std::vector<std::string> input_comments(const RawRecord& rec) {
   std::vector<std::string> out;
-  const auto u16 = [&](const std::uint8_t* p) {
-    return rec.options_swapped ? static_cast<std::uint16_t>((p[0] << 8) | p[1]) : static_cast<std::uint16_t>(p[0] | (p[1] << 8));
-  };
-  const auto& o = rec.options;
-  for (std::size_t p = 0; p + 4 <= o.size();) {
-    const std::uint16_t code = u16(o.data() + p), len = u16(o.data() + p + 2);
-    if (code == kOptEnd || p + 4 + len > o.size()) break;
-    if (code == kOptComment) out.emplace_back(reinterpret_cast<const char*>(o.data() + p + 4), len);
-    p += 4 + (std::size_t{len} + 3) / 4 * 4;
-  }
+  for_each_option(rec.options, rec.options_swapped, [&out](std::uint16_t code, std::span<const std::uint8_t> v) {
+    if (code == kOptComment) out.emplace_back(reinterpret_cast<const char*>(v.data()), v.size());
+  });
   return out;
 }
 
@@ -120,7 +106,7 @@ std::variant<AnnotateResult, std::string> write_annotated_pcapng(const std::stri
   shb.u64(~std::uint64_t{0});  // section length not given
   shb.option(kShbUserAppl, application);
   shb.end_options();
-  shb.write(out, kSectionHeader);
+  shb.write(out, kShb);
 
   AnnotateResult res;
   // The input's interface ids are kept: before a record of interface N,
@@ -132,9 +118,9 @@ std::variant<AnnotateResult, std::string> write_annotated_pcapng(const std::stri
     idb.u16(static_cast<std::uint16_t>(linktype_of_dlt(f.dlt)));
     idb.u16(0);  // reserved
     idb.u32(f.snaplen);
-    idb.option(kIfTsresol, std::string_view(reinterpret_cast<const char*>(&kNanoseconds), 1));
+    idb.option(kOptTsresol, std::string_view(reinterpret_cast<const char*>(&kNanoseconds), 1));
     idb.end_options();
-    idb.write(out, kInterfaceDescription);
+    idb.write(out, kIdb);
   };
   std::uint64_t described = 0;  // interfaces 0 .. described - 1 are in the copy
   RawRecord rec;
@@ -184,7 +170,7 @@ std::variant<AnnotateResult, std::string> write_annotated_pcapng(const std::stri
     for (const std::string& text : notes) epb.option(kOptComment, text);
     const bool commented = c != comments.end() || !notes.empty() || !kept.empty();
     if (commented) epb.end_options();
-    epb.write(out, kEnhancedPacket);
+    epb.write(out, kEpb);
     ++res.frames;
     if (commented) ++res.commented;
   }

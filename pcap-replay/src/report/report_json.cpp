@@ -220,11 +220,10 @@ bool shows_sender(const FlowReport& f, std::size_t dir, const ReportView& view) 
   return f.senders[dir].data_segments != 0 && view.shows(f.senders[dir]);
 }
 
-json sender_json(const FlowReport& f, const Options& options, std::size_t dir, std::optional<std::uint64_t> stream,
-                 CaptureTime origin, const ReportView& view) {
+json sender_json(const FlowReport& f, const Options& options, std::size_t dir, CaptureTime origin,
+                 const ReportView& view) {
   const auto rel = [&](CaptureTime t) { return seconds_between(t, origin); };
   const SenderReport& s = f.senders[dir];
-  (void)stream;
   json jf;
   jf["direction"] = dir == 0 ? "client->server" : "server->client";
   jf["src"] = to_string(s.src);
@@ -297,7 +296,7 @@ void append_flow_json(json& entries, const FlowReport& f, const Options& options
   json entry = connection_json(f, stream, origin);
   json senders = json::array();
   for (std::size_t dir = 0; dir < 2; ++dir)
-    if (shows_sender(f, dir, view)) senders.push_back(sender_json(f, options, dir, stream, origin, view));
+    if (shows_sender(f, dir, view)) senders.push_back(sender_json(f, options, dir, origin, view));
   entry["senders"] = std::move(senders);
   entries.push_back(std::move(entry));
 }

@@ -35,6 +35,8 @@ struct Axis {
   double px_lo = 0, px_hi = 1;  ///< where lo and hi land
   bool log = false;
 
+  /// Whether data value v is inside [lo, hi] (what the axis shows).
+  bool contains(double v) const { return v >= lo && v <= hi; }
   /// The pixel coordinate of data value v (clamped to the range first; a log
   /// axis maps v <= 0 to lo).
   double map(double v) const;
