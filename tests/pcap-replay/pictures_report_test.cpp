@@ -324,20 +324,21 @@ replay::Report one_sender_with(const std::vector<Expiry>& expiries) {
 }  // namespace
 
 TEST_CASE("pictures: zoom windows are padded by kZoomPadShare (at least kZoomMinPad); at most kZoomMaxEpisodes") {
-  // One sender over 100 s with kZoomMaxEpisodes + 1 chains of one expiry each:
-  // chain k armed at 10k s, expiring 0.1 s later (wait 100 ms); one more
-  // chain of two expiries 1 s apart (armed 79 s, expiries 80 s and 81 s).
+  // One sender over 100 s with 4 chains of one expiry each: chain k armed
+  // at 10k s, expiring 0.1 s later (wait 100 ms); one more chain of two
+  // expiries 1 s apart (armed 79 s, expiries 80 s and 81 s): 5 episodes,
+  // all short; kZoomMaxEpisodes (3) of them zoomed.
   using namespace std::chrono;
   std::vector<Expiry> xs{{80.0, 1.0, 1, 800}, {81.0, 1.0, 2, 810}};
-  for (std::size_t k = 1; k <= replay::limits::kZoomMaxEpisodes + 1; ++k) xs.push_back({10.0 * k + 0.1, 0.1, 1, k});
+  for (std::uint64_t k = 1; k <= 4; ++k) xs.push_back({10.0 * static_cast<double>(k) + 0.1, 0.1, 1, k});
   const replay::Report r = one_sender_with(xs);
   const auto all = replay::episodes(r, r.flows[0], 0);
-  REQUIRE(all.size() == replay::limits::kZoomMaxEpisodes + 2);
+  REQUIRE(all.size() == 5);
   CHECK(all[0].expiries == 2);
   CHECK(all[0].t0 == doctest::Approx(79.0));  // armed 1 s before its first expiry
   CHECK(all[0].t1 == doctest::Approx(81.0));
   const auto z = replay::zoomed_episodes(r, r.flows[0], 0);
-  REQUIRE(z.size() == replay::limits::kZoomMaxEpisodes);
+  REQUIRE(z.size() == 3);
   // The 2 s chain: padded by kZoomPadShare of 2 s (0.3 s) each side.
   const double pad = 2.0 * replay::limits::kZoomPadShare;
   CHECK(pad > duration<double>(replay::limits::kZoomMinPad).count());
