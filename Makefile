@@ -343,6 +343,7 @@ bench: deps
 
 # Man pages and the bash completion, installed when they exist.
 MAN1       := $(wildcard pcap-replay/man/pcap-replay.1 netstack/man/netstack.1)
+MAN3       := $(wildcard rto/man/rto.3)
 COMPLETION := $(wildcard pcap-replay/completion/pcap-replay.bash)
 RTO_SUBST  := sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@RTO_VERSION@|$(RTO_VERSION)|g' \
                   -e 's|@RTO_SOVERSION@|$(RTO_SOVERSION)|g'
@@ -366,6 +367,10 @@ install: all
 ifneq ($(MAN1),)
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+endif
+ifneq ($(MAN3),)
+	install -d $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 $(MAN3) $(DESTDIR)$(PREFIX)/share/man/man3/
 endif
 	install -d $(DESTDIR)$(PREFIX)/share/doc/pcap-replay
 	install -m 644 pcap-replay/SCHEMA.md $(DESTDIR)$(PREFIX)/share/doc/pcap-replay/

@@ -9,7 +9,9 @@
 #   - consumers built against the tree and run: a C++23 program through
 #     pkg-config, a C99 program (shared and static), a C99 program that keeps
 #     its estimators inside its own structs and drives a wheel by
-#     rto_wheel_next_deadline_us (shared and static), a C++23 client of the
+#     rto_wheel_next_deadline_us (shared and static), a C99 client of the
+#     retry library's C API with its backoff in its own struct (shared and
+#     static), a C++23 client of the
 #     retry library alone through pkg-config rto-retry, and a CMake project
 #     using find_package(rto COMPONENTS retry) (the README's TimerWheel example
 #     at C++23, C, and the retry client with rto::retry);
@@ -43,7 +45,7 @@ fi
 ok "make install PREFIX=$prefix"
 
 for f in include/rto/rto.h include/rto/export.h include/rto/rto.hpp include/rto/timer_wheel.hpp \
-         include/rto/retry/retry.hpp include/rto/retry/export.h lib/librto_retry.a lib/pkgconfig/rto-retry.pc \
+         include/rto/retry/retry.hpp include/rto/retry/retry.h include/rto/retry/export.h lib/librto_retry.a lib/pkgconfig/rto-retry.pc \
          lib/librto.a lib/pkgconfig/rto.pc lib/cmake/rto/rtoConfig.cmake \
          lib/cmake/rto/rtoConfigVersion.cmake bin/pcap-replay bin/netstack; do
   [ -e "$prefix/$f" ] || bad "installed $f"
@@ -52,6 +54,7 @@ done
 # Man pages and the completion: installed exactly when the sources exist.
 for pair in pcap-replay/man/pcap-replay.1:share/man/man1/pcap-replay.1 \
             netstack/man/netstack.1:share/man/man1/netstack.1 \
+            rto/man/rto.3:share/man/man3/rto.3 \
             pcap-replay/completion/pcap-replay.bash:share/bash-completion/completions/pcap-replay \
             pcap-replay/SCHEMA.md:share/doc/pcap-replay/SCHEMA.md; do
   src=${pair%%:*} dst=${pair#*:}
@@ -121,9 +124,14 @@ rsoname=$(readelf -d "$rreal" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 ! readelf -d "$rreal" | grep -q 'NEEDED.*librto\.so' && ok "librto_retry.so does not need librto.so" \
   || bad "librto_retry.so needs librto.so"
 nm -D --defined-only "$rreal" | awk '{ print $3 }' | c++filt >"$tmp/retry-exports"
-rothers=$(grep -vE '(^|[ ])rto::' "$tmp/retry-exports" || true)
-[ -s "$tmp/retry-exports" ] && [ -z "$rothers" ] && ok "librto_retry.so exports only rto::" \
+rothers=$(grep -vE '^rto_[a-z0-9_]+$' "$tmp/retry-exports" | grep -vE '(^|[ ])rto::' || true)
+[ -s "$tmp/retry-exports" ] && [ -z "$rothers" ] && ok "librto_retry.so exports only rto_* and rto::" \
   || { bad "librto_retry.so exports:"; echo "$rothers" | head; }
+rdeclared=$(grep -oE '^RTO_RETRY_API [^(]*\b(rto_[a-z0-9_]+)\(' "$prefix/include/rto/retry/retry.h" | grep -oE 'rto_[a-z0-9_]+\($' | tr -d '(' | sort)
+rexported=$(grep -E '^rto_' "$tmp/retry-exports" | sort)
+[ -n "$rdeclared" ] && [ "$rdeclared" = "$rexported" ] \
+  && ok "the $(wc -w <<<"$rexported") C functions librto_retry.so exports are those rto/retry/retry.h declares" \
+  || { bad "C exports of librto_retry.so differ from rto/retry/retry.h"; diff <(echo "$rdeclared") <(echo "$rexported") | head; }
 grep -qE '^rto::Backoff::Backoff\(' "$tmp/retry-exports" && grep -qx 'typeinfo for rto::BackoffPolicyError' "$tmp/retry-exports" \
   && ok "the retry API (rto::Backoff, BackoffPolicyError's typeinfo) is exported by librto_retry.so" || bad "retry API exports"
 shared=$(comm -12 <(sort -u "$tmp/exports") <(sort -u "$tmp/retry-exports"))
@@ -202,6 +210,27 @@ if cc -std=c99 -Werror $san_flags "$cprog" $(pkg-config --cflags rto) "$prefix/l
     && ok "C consumer linked with librto.a and Libs.private ($private) runs" || bad "static C consumer"
 else
   cat "$tmp/cs.log"; bad "static C consumer build (Libs.private: $private)"
+fi
+
+# ---- C client of the retry library: rto/retry/retry.h, shared, then static --------
+rprog=$here/retry-c-consumer/retry_c.c
+# shellcheck disable=SC2086
+if cc -std=c99 -Wall -Wextra -Wpedantic -Werror $san_flags "$rprog" $(pkg-config --cflags --libs rto-retry) \
+     -Wl,-rpath,"$prefix/lib" -o "$tmp/retry_c" 2>"$tmp/rc.log"; then
+  readelf -d "$tmp/retry_c" | grep -q "NEEDED.*\[librto_retry.so.$major\]" \
+    && ok "C retry client links librto_retry.so.$major" || bad "C retry client is not linked to librto_retry.so.$major"
+  "$tmp/retry_c" >"$tmp/rc.out" 2>&1 && ok "C retry client with its backoff in its own struct runs: $(tail -n 1 "$tmp/rc.out")" \
+    || { cat "$tmp/rc.out"; bad "C retry client run"; }
+else
+  cat "$tmp/rc.log"; bad "C retry client build"
+fi
+rprivate=$(pkg-config --static --libs-only-l rto-retry | sed 's/-lrto_retry\b//')
+# shellcheck disable=SC2086
+if cc -std=c99 -Werror $san_flags "$rprog" $(pkg-config --cflags rto-retry) "$prefix/lib/librto_retry.a" $rprivate \
+     -o "$tmp/retry_c_static" 2>"$tmp/rcs.log"; then
+  "$tmp/retry_c_static" >/dev/null 2>&1 && ok "the C retry client linked with librto_retry.a runs" || bad "static C retry client"
+else
+  cat "$tmp/rcs.log"; bad "static C retry client build"
 fi
 
 # ---- C embedding: caller-allocated states, a wheel driven by next_deadline --------

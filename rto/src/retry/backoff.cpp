@@ -132,6 +132,10 @@ void BackoffPolicy::validate() const {
   if (multiplier_num < multiplier_den || multiplier_num > kMaxMultiplierTerm)
     fail("multiplier_num", std::to_string(multiplier_num) + " must be in multiplier_den (" +
                                std::to_string(multiplier_den) + ")..65536: a multiplier below 1 would shrink");
+  if (static_cast<unsigned>(jitter) > static_cast<unsigned>(Jitter::proportional))
+    fail("jitter", std::to_string(static_cast<int>(jitter)) + " is not a Jitter");
+  if (static_cast<unsigned>(server_delay) > static_cast<unsigned>(ServerDelay::clamp_to_cap))
+    fail("server_delay", std::to_string(static_cast<int>(server_delay)) + " is not a ServerDelay");
   if (jitter_permille > 1000) fail("jitter_permille", std::to_string(jitter_permille) + " must be in 0..1000");
   if (deadline && (*deadline <= microseconds::zero() || *deadline > kMaxDuration))
     fail("deadline", us(*deadline) + " must be in (0, 366 days]");
