@@ -25,6 +25,7 @@
 #include "rto/rtt_sampler.hpp"
 #include "rto/seq.hpp"
 #include "rto/timer_wheel.hpp"
+#include "c_state.hpp"
 
 namespace {
 
@@ -45,10 +46,9 @@ struct SamplerState {
   bool started = false;  // a segment was sent: snd_una and snd_max are known
 };
 
-// Storage of type S for a state of type T: size and alignment fit (S is the
-// union of private bytes alone).
-template <class S, class T>
-constexpr bool fits = sizeof(T) <= sizeof(S) && alignof(T) <= alignof(S);
+using rto::c_state::copy_message;
+using rto::c_state::fits;
+using rto::c_state::impl;
 
 static_assert(fits<rto_estimator, EstimatorState>, "raise RTO_ESTIMATOR_BYTES (an ABI change)");
 static_assert(fits<rto_sampler, SamplerState>, "raise RTO_SAMPLER_BYTES (an ABI change)");
@@ -58,16 +58,6 @@ static_assert(fits<rto_wheel_entry, rto::TimerEntry>, "raise RTO_WHEEL_ENTRY_BYT
 static_assert(std::is_trivially_destructible_v<EstimatorState> && std::is_trivially_destructible_v<SamplerState> &&
                   std::is_trivially_destructible_v<rto::RetransmissionTimer>,
               "the estimator, sampler and timer hold no resource (rto.h promises their memory may be reused)");
-
-// The C++ object living in a C state's bytes.
-template <class T, class S>
-T& impl(S* s) {
-  return *std::launder(reinterpret_cast<T*>(s->private_.bytes_));
-}
-template <class T, class S>
-const T& impl(const S* s) {
-  return *std::launder(reinterpret_cast<const T*>(s->private_.bytes_));
-}
 
 rto::Instant at(int64_t now_us) { return rto::Instant{microseconds{now_us}}; }
 
@@ -204,11 +194,7 @@ rto_status rto_config_validate(const rto_config* config, char* message, size_t m
     try {
       to_cpp(*config).validate();
     } catch (const rto::ConfigError& e) {
-      if (message != nullptr && message_size > 0) {
-        const size_t n = std::min(std::strlen(e.what()), message_size - 1);
-        std::memcpy(message, e.what(), n);
-        message[n] = '\0';
-      }
+      copy_message(e.what(), message, message_size);
       return RTO_ERR_INVALID_CONFIG;
     }
     return RTO_OK;

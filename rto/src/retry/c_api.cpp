@@ -5,10 +5,8 @@
 
 #include "rto/retry/retry.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <exception>
 #include <limits>
 #include <new>
@@ -16,27 +14,20 @@
 #include <type_traits>
 
 #include "rto/retry/backoff.hpp"
+#include "../c_state.hpp"
 
 namespace {
 
 using std::chrono::microseconds;
 
-template <class S, class T>
-constexpr bool fits = sizeof(T) <= sizeof(S) && alignof(T) <= alignof(S);
+using rto::c_state::copy_message;
+using rto::c_state::fits;
+using rto::c_state::impl;
 
 static_assert(fits<rto_backoff, rto::Backoff>, "raise RTO_BACKOFF_BYTES (an ABI change)");
 static_assert(fits<rto_connection_backoff, rto::ConnectionBackoff>, "raise RTO_CONNECTION_BACKOFF_BYTES (an ABI change)");
 static_assert(std::is_trivially_destructible_v<rto::Backoff> && std::is_trivially_destructible_v<rto::ConnectionBackoff>,
               "the backoffs hold no resource (retry.h promises their memory may be reused)");
-
-template <class T, class S>
-T& impl(S* s) {
-  return *std::launder(reinterpret_cast<T*>(s->private_.bytes_));
-}
-template <class T, class S>
-const T& impl(const S* s) {
-  return *std::launder(reinterpret_cast<const T*>(s->private_.bytes_));
-}
 
 // The caller's rto_random as a std::uniform_random_bit_generator of 64 bits.
 // Called only when the caller gave one (the entry points check first).
@@ -157,11 +148,7 @@ rto_retry_status rto_backoff_policy_validate(const rto_backoff_policy* policy, c
     to_cpp(*policy).validate();
     return RTO_RETRY_OK;
   } catch (const rto::BackoffPolicyError& e) {
-    if (message != nullptr && message_size > 0) {
-      const size_t n = std::min(std::strlen(e.what()), message_size - 1);
-      std::memcpy(message, e.what(), n);
-      message[n] = '\0';
-    }
+    copy_message(e.what(), message, message_size);
     return RTO_RETRY_ERR_INVALID_POLICY;
   } catch (...) {
     return RTO_RETRY_ERR_INTERNAL;
