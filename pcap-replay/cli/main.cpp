@@ -53,6 +53,7 @@
 #include <replay/report/report_view.hpp>
 #include <replay/plot/sender_graph.hpp>
 #include <replay/report/timeline_csv.hpp>
+#include <replay/report/input_counts.hpp>
 
 namespace {
 

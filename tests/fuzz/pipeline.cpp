@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include <replay/analysis/analyzer.hpp>
+#include <replay/report/input_counts.hpp>
 #include <replay/pipeline/analyze_files.hpp>
 #include <replay/report/report_html.hpp>
 #include <replay/report/report_json.hpp>

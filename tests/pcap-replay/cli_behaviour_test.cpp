@@ -18,6 +18,7 @@
 
 #include "replay_scenario.hpp"
 #include <replay/pipeline/analyze_files.hpp>
+#include <replay/report/input_counts.hpp>
 #include <replay/report/report_json.hpp>
 #include <replay/analysis/profile_hint.hpp>
 #include <replay/report/report_text.hpp>

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <replay/analysis/analyzer.hpp>
+#include <replay/report/input_counts.hpp>
 #include <replay/pipeline/analyze_files.hpp>
 #include "replay_scenario.hpp"
 #include "segment_builder.hpp"

@@ -6,6 +6,7 @@
 #include <replay/report/report_text.hpp>
 
 #include <replay/report/json_flows_writer.hpp>
+#include <replay/report/input_counts.hpp>
 
 namespace replay {
 

@@ -6,6 +6,7 @@
 #include "report/lockstep_report.hpp"
 #include <replay/report/wireshark_ref.hpp>
 #include <replay/analysis/milliseconds.hpp>
+#include <replay/report/input_counts.hpp>
 
 namespace replay {
 

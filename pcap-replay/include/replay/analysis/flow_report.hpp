@@ -272,20 +272,26 @@ struct AlongsideOf {
 };
 
 /// One connection (4-tuple, split on reuse), both directions.
-struct FlowReport {
-  // (fields below: the connection as a whole; per direction in `senders`)
-  std::size_t id = 0;           ///< 1-based, in order of first packet
-  std::size_t file_index = 0;
-  std::string file;
-  Endpoint client, server;      ///< client = the side that sent the first SYN (else the first sender)
-  std::uint64_t packets = 0;     ///< segments of both directions
-  std::uint64_t first_frame = 0, last_frame = 0;  ///< Wireshark frame numbers in `file`
-  CaptureTime first_time{}, last_time{};
+/// A connection as a whole, as the analysis holds it while the connection is
+/// read (Analyzer: one per open connection, so kept small) and as its report
+/// states it (FlowReport).
+struct FlowHead {
+  Endpoint client, server;       ///< client = the side that sent the first SYN (else the first sender)
+  std::uint32_t file_index = 0;  ///< Segment::file_index: which input file (an index into the command line's)
+  /// SEQ of the SYN (without ACK) that is the connection's first segment, when it is one.
+  std::optional<std::uint32_t> syn_isn;
   bool saw_syn = false, saw_fin = false, saw_rst = false;  ///< flags seen on the connection
   /// One of its packets is among Options::frames (-Y frame.number), captured again or not.
   bool has_selected_frame = false;
-  /// SEQ of the SYN (without ACK) that is the connection's first segment, when it is one.
-  std::optional<std::uint32_t> syn_isn;
+  std::uint64_t packets = 0;                      ///< segments of both directions
+  std::uint64_t first_frame = 0, last_frame = 0;  ///< Wireshark frame numbers in its file
+  CaptureTime first_time{}, last_time{};
+};
+
+struct FlowReport : FlowHead {
+  // (FlowHead's fields: the connection as a whole; per direction in `senders`)
+  std::size_t id = 0;  ///< 1-based, in order of first packet
+  std::string file;    ///< its input file's name (FlowHead::file_index)
   /// Copies of its packets captured again (on another interface, VLAN or
   /// capture point), ignored: the rule and its windows are stated once in
   /// thresholds.hpp ("one datagram captured more than once"). A copy seen on
