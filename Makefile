@@ -378,6 +378,8 @@ ifneq ($(COMPLETION),)
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 644 $(COMPLETION) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pcap-replay
 endif
+	@echo "installed under $(DESTDIR)$(PREFIX). A program linked to librto.so or librto_retry.so finds them when"
+	@echo "$(PREFIX)/lib is on the dynamic linker's path: sudo ldconfig, or -Wl,-rpath,$(PREFIX)/lib, or LD_LIBRARY_PATH (man 3 rto)."
 
 clean:
 	rm -rf build

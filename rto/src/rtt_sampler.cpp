@@ -55,10 +55,13 @@ std::optional<microseconds> RttSampler::on_ack(std::uint32_t ack, std::uint32_t 
   if (!seq_gt(ack, snd_una) || seq_gt(ack, snd_max)) return std::nullopt;
   if (!timing_ || seq_lt(ack, timed_end_)) return std::nullopt;
   timing_ = 0;
-  const microseconds elapsed = now - timed_at_;
-  // A clock stepped back gives a negative elapsed time: discard it.
-  if (elapsed < microseconds::zero()) return std::nullopt;
-  return elapsed;
+  // A clock stepped back gives a negative elapsed time: discard it; so is a
+  // difference past the range of microseconds (the times at its two ends).
+  if (now < timed_at_) return std::nullopt;
+  std::int64_t elapsed = 0;
+  if (__builtin_sub_overflow(now.time_since_epoch().count(), timed_at_.time_since_epoch().count(), &elapsed))
+    return std::nullopt;
+  return microseconds{elapsed};
 }
 
 std::optional<microseconds> RttSampler::on_ack_ts(std::uint32_t ack, std::uint32_t tsecr, std::uint32_t snd_una,

@@ -287,6 +287,24 @@ else
   cat "$tmp/cms.log"; bad "CMake consumer with rto::rto_static"
 fi
 
+# A C-only project (project(app LANGUAGES C)): the C APIs through the static
+# targets (the package adds the C++ runtime the C linker does not) and the shared ones.
+for kind in static shared; do
+  if [ $kind = static ]; then t=rto::rto_static rt=rto::retry_static; else t=rto::rto_c rt=rto::retry; fi
+  if cmake -S "$here/cmake-c-consumer" -B "$tmp/cmc-$kind" -DCMAKE_PREFIX_PATH="$prefix" -DRTO_TARGET=$t \
+       -DRTO_RETRY_TARGET=$rt -DCMAKE_BUILD_RPATH="$prefix/lib" -DCMAKE_C_FLAGS="$san_flags" \
+       -DCMAKE_EXE_LINKER_FLAGS="$san_flags" >"$tmp/cmc-$kind.log" 2>&1 && cmake --build "$tmp/cmc-$kind" >>"$tmp/cmc-$kind.log" 2>&1; then
+    if [ $kind = static ]; then
+      ! readelf -d "$tmp/cmc-$kind/c_embed" | grep -q 'NEEDED.*librto' && ! readelf -d "$tmp/cmc-$kind/retry_c" | grep -q 'NEEDED.*librto' \
+        || bad "C-only CMake project: static targets linked a shared rto"
+    fi
+    "$tmp/cmc-$kind/c_embed" >/dev/null 2>&1 && "$tmp/cmc-$kind/retry_c" >/dev/null 2>&1 \
+      && ok "a C-only CMake project links $t and $rt and runs both C programs" || bad "C-only CMake project with $t, $rt: run"
+  else
+    tail -n 20 "$tmp/cmc-$kind.log"; bad "C-only CMake project with $t and $rt (configure/build)"
+  fi
+done
+
 # ---- the package's version rules ---------------------------------------------------
 probe() {  # probe WANT PREFIX_PATH [COMPONENTS]: 0 when find_package(rto WANT [COMPONENTS ...]) succeeds
   cmake -S "$here/version-probe" -B "$tmp/probe-$1${3:+-$3}" -DWANT="$1" -DCMAKE_PREFIX_PATH="$2" \

@@ -113,3 +113,18 @@ TEST_CASE("gRPC policy with limits: max_attempts and a deadline on the next star
   CHECK(timed.on_failure(at_ms(1'000), mid) == at_ms(2'600));  // exactly at the deadline: allowed
   CHECK_FALSE(timed.on_failure(at_ms(2'600), mid).has_value());  // 5.16 s > 2.6 s
 }
+
+TEST_CASE("ConnectionBackoff at the ends of the caller's clock: deadlines held at the end, not wrapped") {
+  const Instant highest{std::chrono::microseconds{INT64_MAX}}, lowest{std::chrono::microseconds{INT64_MIN}};
+  ConnectionBackoff late(BackoffPolicy::grpc_connection());
+  // now + 1 s and now + 20 s are past the range: the deadline is the last instant.
+  CHECK(late.attempt_deadline(Instant{std::chrono::microseconds{INT64_MAX - 5}}) == highest);
+  // A 1 s deadline, failures at the first and the last instant: the second
+  // start is 2^64 - 1 us after the first, past any deadline: give up.
+  BackoffPolicy p = BackoffPolicy::grpc_connection().with_deadline(std::chrono::seconds{1});
+  p.jitter_permille = 0;
+  ConnectionBackoff span(p);
+  std::mt19937_64 g(1);
+  CHECK(span.on_failure(lowest, g) == lowest + std::chrono::seconds{1});  // starts at the backoff deadline
+  CHECK_FALSE(span.on_failure(highest, g).has_value());
+}

@@ -76,6 +76,29 @@ TEST_CASE("random_u64 from a generator whose range is not a power of two rejects
   CHECK(g.i == 128);
 }
 
+TEST_CASE("a generator stuck on a rejected value is answered after kMaxRedraws (64) more draws, not spun on") {
+  // x = 0 for n = 3: low word 0 < 2^64 mod 3 = 1, rejected each time; after the
+  // first draw and 64 redraws the last one's high word, floor(0 * 3 / 2^64) = 0.
+  ScriptedGenerator zero{0};
+  CHECK(rto::uniform_below(zero, 3) == 0u);
+  CHECK(zero.draws == 65u);
+  // The narrow generator stuck at 3 (v = 2 >= 2^1): each of the 64 bits takes
+  // 1 + 64 draws and is then v & 1 = 0.
+  struct Stuck3 {
+    using result_type = std::uint32_t;
+    static constexpr result_type min() { return 1; }
+    static constexpr result_type max() { return 3; }
+    int i = 0;
+    result_type operator()() { ++i; return 3; }
+  } g;
+  CHECK(rto::random_u64(g) == 0u);
+  CHECK(g.i == 64 * 65);
+  // A full-jitter backoff over a generator of zeros: waits of 0, not a hang.
+  Backoff b(BackoffPolicy::full_jitter(seconds{1}, seconds{5}));
+  ScriptedGenerator zeros{0};
+  CHECK(b.next_delay(zeros) == microseconds{0});  // U[0, 1 000 000]: 1 000 001 values, x = 0 -> 0
+}
+
 TEST_CASE("uniform_below is unbiased for a small range: counts over 6 values stay within 5 % (5 sd)") {
   std::mt19937 g(7);  // 32-bit generator: two draws per word
   int counts[6] = {};

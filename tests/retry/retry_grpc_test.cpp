@@ -135,3 +135,11 @@ TEST_CASE("Retrier: a pushback asking not to retry ends the call and counts as a
   CHECK(once.on_attempt(AttemptOutcome::grpc(GrpcStatus::unavailable, GrpcPushback::after(milliseconds{5})), g).reason ==
         Reason::attempts);
 }
+
+TEST_CASE("GrpcStatusSet: a number that is no gRPC code (outside 0..16) is never in a set") {
+  GrpcStatusSet s;
+  s.insert(static_cast<GrpcStatus>(40));  // a peer's integer cast unchecked: 1 << 40 would be undefined
+  CHECK(s.empty());
+  CHECK_FALSE(GrpcStatusSet{GrpcStatus::unavailable}.contains(static_cast<GrpcStatus>(17)));
+  CHECK(GrpcStatusSet{GrpcStatus::unauthenticated}.contains(GrpcStatus::unauthenticated));  // 16, the last code
+}

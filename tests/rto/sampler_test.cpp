@@ -221,3 +221,19 @@ TEST_CASE("RFC6298-3-karn sampler told SND.MAX: a segment starting below it is a
   s.on_send(1200, 100, 1200, at_ms(70));
   CHECK(s.on_ack_ts(1300, 0, 1200, 1300, at_ms(75)) == milliseconds{75});
 }
+
+TEST_CASE("a sample across the ends of the caller's clock is discarded, not overflowed") {
+  const Instant lowest{microseconds{INT64_MIN}}, highest{microseconds{INT64_MAX}};
+  // Sent at the last microsecond, ACKed at the first: the clock went back.
+  RttSampler back;
+  back.on_send(1000, 100, highest);
+  CHECK_FALSE(back.on_ack(1100, lowest).has_value());
+  // Sent at the first, ACKed at the last: 2^64 - 1 us does not fit microseconds.
+  RttSampler forward;
+  forward.on_send(1000, 100, lowest);
+  CHECK_FALSE(forward.on_ack(1100, highest).has_value());
+  // One microsecond short of the range still is a (refusable) sample: INT64_MAX - 0.
+  RttSampler edge;
+  edge.on_send(1000, 100, Instant{microseconds{0}});
+  CHECK(edge.on_ack(1100, highest) == microseconds{INT64_MAX});
+}

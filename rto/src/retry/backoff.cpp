@@ -217,9 +217,9 @@ Instant ConnectionBackoff::attempt_deadline(Instant now) {
   if (!started_) {
     started_ = true;
     first_start_ = now;
-    backoff_deadline_ = now + policy_.base;  // current_deadline = now + INITIAL_BACKOFF
+    backoff_deadline_ = detail::saturating_add(now, policy_.base);  // current_deadline = now + INITIAL_BACKOFF
   }
-  const Instant floor = now + policy_.min_connect_timeout;
+  const Instant floor = detail::saturating_add(now, policy_.min_connect_timeout);
   return backoff_deadline_ > floor ? backoff_deadline_ : floor;
 }
 

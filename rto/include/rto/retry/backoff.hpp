@@ -20,6 +20,23 @@
 
 namespace rto {
 
+namespace detail {
+/// t + d, d >= 0, held at Instant::max() instead of overflowing (a caller's
+/// clock near the end of its range).
+inline Instant saturating_add(Instant t, std::chrono::microseconds d) {
+  std::int64_t out = 0;
+  if (__builtin_add_overflow(t.time_since_epoch().count(), d.count(), &out)) return Instant::max();
+  return Instant{std::chrono::microseconds{out}};
+}
+/// b - a for b >= a, held at microseconds::max() instead of overflowing.
+inline std::chrono::microseconds saturating_since(Instant b, Instant a) {
+  std::int64_t out = 0;
+  if (__builtin_sub_overflow(b.time_since_epoch().count(), a.time_since_epoch().count(), &out))
+    return std::chrono::microseconds::max();
+  return std::chrono::microseconds{out};
+}
+}  // namespace detail
+
 /// Thrown by BackoffPolicy::validate() (and so by Backoff's and
 /// ConnectionBackoff's constructors). what() names the field, e.g.
 /// "rto::BackoffPolicy.cap: 500000 us is below base (1000000 us)".
@@ -283,10 +300,10 @@ class RTO_RETRY_API ConnectionBackoff {
     if (failures_ != ~0u) ++failures_;
     if (policy_.max_attempts != 0 && failures_ >= policy_.max_attempts) return std::nullopt;
     const Instant start = now > backoff_deadline_ ? now : backoff_deadline_;
-    if (policy_.deadline && start - first_start_ > *policy_.deadline) return std::nullopt;
+    if (policy_.deadline && detail::saturating_since(start, first_start_) > *policy_.deadline) return std::nullopt;
     backoff_ = policy_.grow(backoff_);
     const std::chrono::microseconds j{backoff_.count() * spread_permille() / 1000};
-    backoff_deadline_ = start + uniform_duration(g, backoff_ - j, backoff_ + j);
+    backoff_deadline_ = detail::saturating_add(start, uniform_duration(g, backoff_ - j, backoff_ + j));
     return start;
   }
 

@@ -71,7 +71,12 @@ class GrpcStatusSet {
   static constexpr GrpcStatusSet a6_default() { return GrpcStatusSet{GrpcStatus::unavailable}; }
 
  private:
-  static constexpr std::uint32_t bit(GrpcStatus s) { return std::uint32_t{1} << static_cast<unsigned>(s); }
+  // A number that is no gRPC code (outside 0..16, e.g. a status cast from a
+  // peer's integer) has no bit: never inserted, never contained.
+  static constexpr std::uint32_t bit(GrpcStatus s) {
+    const auto code = static_cast<unsigned>(s);
+    return code <= static_cast<unsigned>(GrpcStatus::unauthenticated) ? std::uint32_t{1} << code : 0;
+  }
   std::uint32_t bits_ = 0;
 };
 

@@ -61,7 +61,7 @@ extern "C" {
 typedef enum rto_retry_status RTO_RETRY_ENUM_BASE {
   RTO_RETRY_OK = 0,                   /**< Success; out-parameters were written. */
   RTO_RETRY_ERR_NULL = 1,             /**< A required pointer (state, out-parameter, or the generator a jittered policy draws from) was NULL. */
-  RTO_RETRY_ERR_INVALID_ARGUMENT = 2, /**< A time argument was out of range (a negative elapsed or wait other than RTO_BACKOFF_ELAPSED_WAITED). */
+  RTO_RETRY_ERR_INVALID_ARGUMENT = 2, /**< A time argument was out of range: a negative elapsed_us other than RTO_BACKOFF_ELAPSED_WAITED (a negative server wait is taken as 0, not refused). */
   RTO_RETRY_ERR_INVALID_POLICY = 3,   /**< The rto_backoff_policy failed validation (rto_backoff_policy_validate says which field). */
   RTO_RETRY_ERR_INTERNAL = 4          /**< An unexpected internal failure (a bug: please report it). */
 } rto_retry_status;

@@ -12,6 +12,13 @@
 
 namespace rto {
 
+/// The most draws either rejection loop below makes after its first: a fair
+/// generator is rejected 64 times in a row with probability below 2^-64, so
+/// only a generator that keeps returning a rejected value (a constant 0, as a
+/// test may write) reaches it; the last draw is then used as it is (its bias
+/// is moot for such a generator, and the call returns instead of spinning).
+inline constexpr int kMaxRedraws = 64;
+
 namespace detail {
 
 /// The 128-bit product of two 64-bit words, as (high, low) words. Portable
@@ -54,9 +61,14 @@ std::uint64_t random_u64(G& g) {
     constexpr std::uint64_t limit = std::uint64_t{1} << bits;
     std::uint64_t acc = 0;
     int have = 0;
+    int redraws = 0;
     while (have < 64) {
-      const std::uint64_t v = static_cast<std::uint64_t>(g()) - static_cast<std::uint64_t>(G::min());
-      if (v >= limit) continue;  // rejection keeps the k bits uniform
+      std::uint64_t v = static_cast<std::uint64_t>(g()) - static_cast<std::uint64_t>(G::min());
+      if (v >= limit) {  // rejection keeps the k bits uniform
+        if (++redraws <= kMaxRedraws) continue;
+        v &= limit - 1;  // a generator stuck above the power of two: its low bits
+      }
+      redraws = 0;
       acc = (bits >= 64 ? 0 : (acc << bits)) | v;
       have += bits;
     }
@@ -69,14 +81,16 @@ std::uint64_t random_u64(G& g) {
 /// the 128-bit product x*n is formed; its low word below (2^64 - n) mod n is
 /// rejected (so every result has the same number of x), and the high word,
 /// floor(x*n / 2^64), is the result. Hand rule for tests: x = f * 2^64 gives
-/// floor(f * n); e.g. x = 2^63 gives floor(n/2). n = 0 returns 0.
+/// floor(f * n); e.g. x = 2^63 gives floor(n/2). n = 0 returns 0. A
+/// generator stuck on a rejected value is answered after kMaxRedraws more draws.
 template <std::uniform_random_bit_generator G>
 std::uint64_t uniform_below(G& g, std::uint64_t n) {
   if (n == 0) return 0;
   auto m = detail::multiply_64x64(random_u64(g), n);
   if (m.low < n) {
     const std::uint64_t threshold = (0 - n) % n;  // 2^64 mod n
-    while (m.low < threshold) m = detail::multiply_64x64(random_u64(g), n);
+    for (int redraws = 0; m.low < threshold && redraws < kMaxRedraws; ++redraws)
+      m = detail::multiply_64x64(random_u64(g), n);
   }
   return m.high;
 }
