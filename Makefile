@@ -234,7 +234,7 @@ $(BIN)/test-netstack: $(TEST_MAIN) $(TEST_COMMON) $(TEST_NETSTACK) $(NETSTACK_LI
 	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
 
 # The backoff experiments (bench/backoff-sim/*.cpp, one program; not a Google Benchmark).
-$(BIN)/backoff-sim: $(BACKOFF_SIM) $(LIBRETRY)
+$(BIN)/backoff-sim: $(BACKOFF_SIM) $(LIBRETRY) $(LIBREPLAY)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@ -lfmt
 
@@ -244,7 +244,7 @@ $(BIN)/bench-%: $(OBJ)/bench/%.o $(LIBREPLAY) $(NETSTACK_LINK)
 
 # Experiment 4 (bench/README.md, "Reconnect storm"): a program, not a Google
 # Benchmark, so its sources live in their own folder, outside BENCHES.
-$(BIN)/reconnect-storm: $(STORM_OBJS) $(NETSTACK_LINK) $(LIBRETRY)
+$(BIN)/reconnect-storm: $(STORM_OBJS) $(LIBREPLAY) $(NETSTACK_LINK) $(LIBRETRY)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(PCAP_LIBS) -lfmt
 

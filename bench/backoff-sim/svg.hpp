@@ -1,6 +1,7 @@
 #pragma once
-// Hand-written SVG charts for backoff-sim: line charts and grouped bar charts
-// with axes, ticks, labels and a legend. No dependencies.
+// backoff-sim's charts: line charts and grouped bar charts with a legend,
+// laid out on the project's SVG blocks (replay::svg, pcap-replay/plot):
+// escaping, axes and their ticks, the plot frame.
 
 #include <string>
 #include <utility>

@@ -5,10 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <replay/plot/svg_plot.hpp>
+
 namespace storm {
 
 namespace {
 constexpr double kPanelW = 520, kPanelH = 96, kLeft = 130, kTop = 56, kGapX = 40, kGapY = 26, kAxisH = 30;
+constexpr std::size_t kTimeTicks = 6;  // about as many time labels under each column
 }
 
 void write_svg(std::ostream& os, const std::vector<StormResult>& results, std::chrono::microseconds bin,
@@ -26,10 +29,7 @@ void write_svg(std::ostream& os, const std::vector<StormResult>& results, std::c
   for (double& s : span_s) s = std::ceil(s / 10.0) * 10.0;
   const double width = kLeft + 2 * kPanelW + kGapX + 20;
   const double height = kTop + static_cast<double>(rows.size()) * (kPanelH + kGapY) + kAxisH + 10;
-  os << fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{:.0f}" height="{:.0f}" viewBox="0 0 {:.0f} {:.0f}" font-family="sans-serif" font-size="12">)",
-                    width, height, width, height)
-     << "\n";
-  os << fmt::format(R"(<rect width="{:.0f}" height="{:.0f}" fill="white"/>)", width, height) << "\n";
+  os << replay::svg::document_open(width, height);
   os << fmt::format(R"(<text x="{:.0f}" y="20" font-size="15" font-weight="bold">Reconnect storm: SYNs arriving at the server per {:.0f} ms</text>)",
                     kLeft, bin_s * 1000)
      << "\n";
@@ -42,7 +42,9 @@ void write_svg(std::ostream& os, const std::vector<StormResult>& results, std::c
   }
   for (std::size_t row = 0; row < rows.size(); ++row) {
     const double y0 = kTop + static_cast<double>(row) * (kPanelH + kGapY);
-    os << fmt::format(R"(<text x="10" y="{:.0f}" font-weight="bold">{}</text>)", y0 + kPanelH / 2, rows[row]) << "\n";
+    os << fmt::format(R"(<text x="10" y="{:.0f}" font-weight="bold">{}</text>)", y0 + kPanelH / 2,
+                      replay::svg::escape(rows[row]))
+       << "\n";
     for (int col = 0; col < 2; ++col) {
       const double x0 = kLeft + col * (kPanelW + kGapX);
       const auto it = std::find_if(results.begin(), results.end(),
@@ -78,12 +80,14 @@ void write_svg(std::ostream& os, const std::vector<StormResult>& results, std::c
   const double ya = kTop + static_cast<double>(rows.size()) * (kPanelH + kGapY) - kGapY;
   for (int col = 0; col < 2; ++col) {
     const double x0 = kLeft + col * (kPanelW + kGapX);
-    const double step = span_s[col] > 60 ? 20 : 10;
-    for (double s = 0; s <= span_s[col] + 1e-9; s += step) {
-      const double x = x0 + s * kPanelW / span_s[col];
+    const replay::svg::Axis time{0, span_s[col], x0, x0 + kPanelW, false};
+    for (double s : time.ticks(kTimeTicks)) {
+      const double x = time.map(s);
       os << fmt::format(R"(<line x1="{:.1f}" y1="{:.0f}" x2="{:.1f}" y2="{:.0f}" stroke="#333"/>)", x, ya, x, ya + 5)
          << "\n";
-      os << fmt::format(R"(<text x="{:.1f}" y="{:.0f}" text-anchor="middle">{:.0f}</text>)", x, ya + 18, s) << "\n";
+      os << fmt::format(R"(<text x="{:.1f}" y="{:.0f}" text-anchor="middle">{}</text>)", x, ya + 18,
+                        replay::svg::tick_label(s))
+         << "\n";
     }
     os << fmt::format(R"(<text x="{:.0f}" y="{:.0f}" text-anchor="end">time (s)</text>)", x0 + kPanelW, ya + 30)
        << "\n";

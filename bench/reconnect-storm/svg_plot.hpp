@@ -1,5 +1,5 @@
 #pragma once
-// A hand-written SVG of the storm: one panel per strategy (rows) and outage
+// An SVG of the storm (on the project's SVG blocks, replay::svg): one panel per strategy (rows) and outage
 // mode (columns), SYNs arriving at the server per bin as bars over time, the
 // server's opening marked by a dashed line. Each panel has its own y scale
 // (its peak is written in it) and every panel of a column the same x scale.

@@ -60,3 +60,23 @@ TEST_CASE("pictures: tick labels") {
   CHECK(replay::svg::tick_label(0.25) == "0.25");
   CHECK(replay::svg::tick_label(0.00002) == "0.00002");  // no exponent
 }
+
+TEST_CASE("pictures: the x axis's words go under the box, the title centred (every chart's, bench's too)") {
+  // Box 100..300 wide, bottom 200; x from 0 to 10 over 100..300 px: ticks
+  // 0, 5, 10 (target 2: raw 5, a 5 x 10^0 step) at 100, 200, 300.
+  const replay::svg::Box box{100, 50, 300, 200};
+  const Axis x{0, 10, 100, 300, false};
+  std::string out;
+  replay::svg::draw_x_labels(out, box, x, 2, "time (s)");
+  CHECK(out ==
+        "<text x=\"100.0\" y=\"215.0\" text-anchor=\"middle\" font-size=\"11\">0</text>\n"
+        "<text x=\"200.0\" y=\"215.0\" text-anchor=\"middle\" font-size=\"11\">5</text>\n"
+        "<text x=\"300.0\" y=\"215.0\" text-anchor=\"middle\" font-size=\"11\">10</text>\n"
+        "<text x=\"200.0\" y=\"234.0\" text-anchor=\"middle\" font-size=\"12\">time (s)</text>\n");
+  std::string bare;
+  replay::svg::draw_x_labels(bare, box, x, 2, "");
+  CHECK(bare.find("234.0") == std::string::npos);  // no title line
+  CHECK(replay::svg::document_open(800, 480) ==
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800.0\" height=\"480.0\" viewBox=\"0 0 800.0 480.0\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+}

@@ -172,12 +172,9 @@ std::string sender_svg(const Report& r, const FlowReport& f, std::size_t dir, bo
   fmt::format_to(o, "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#444\">replayed estimator ({}, with the 5.5 backoff)</text>\n",
                  num(kEstBox.left), num(kEstBox.top - 5), s.profile == "linux" ? "Linux's tcp_rtt_estimator" : "RFC 6298 2.2-2.5");
   // The shared time axis, under the estimator graph.
-  for (double v : time.ticks(10))
-    fmt::format_to(o, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>\n", num(time.map(v)),
-                   num(kEstBox.bottom + 15), svg::tick_label(v));
-  fmt::format_to(o, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">time since the first frame of the capture (s){}</text>\n",
-                 num((kEstBox.left + kEstBox.right) / 2), num(kEstBox.bottom + 34),
-                 zoom ? ": one retransmission episode, zoomed" : "");
+  svg::draw_x_labels(out, kEstBox, time, 10,
+                     zoom ? "time since the first frame of the capture (s): one retransmission episode, zoomed"
+                          : "time since the first frame of the capture (s)");
 
   Legend lg{out, kSeqBox.top + 10};
   lg.heading("transmissions");

@@ -135,4 +135,21 @@ void draw_frame(std::string& out, const Box& box, const Axis& x, std::size_t x_t
                  num(box.left - 58), num((box.top + box.bottom) / 2), y_title);
 }
 
+void draw_x_labels(std::string& out, const Box& box, const Axis& x, std::size_t x_ticks, std::string_view x_title) {
+  auto o = std::back_inserter(out);
+  for (double v : x.ticks(x_ticks))
+    fmt::format_to(o, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>\n", num(x.map(v)),
+                   num(box.bottom + 15), tick_label(v));
+  if (x_title.empty()) return;
+  fmt::format_to(o, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">{}</text>\n",
+                 num((box.left + box.right) / 2), num(box.bottom + 34), x_title);
+}
+
+std::string document_open(double width, double height) {
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      num(width), num(height));
+}
+
 }  // namespace replay::svg

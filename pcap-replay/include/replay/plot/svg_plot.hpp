@@ -1,7 +1,9 @@
 #pragma once
-// Small SVG building blocks for the pcap-replay pictures (report_html,
-// `plot --svg`): XML escaping, linear and log axes with readable ticks,
-// decimation of long series. Coordinates are SVG user units (pixels).
+// Small SVG building blocks for every picture the project draws (pcap-replay's
+// report_html and `plot --svg`, bench's backoff-sim and reconnect-storm
+// charts): XML escaping, coordinates, linear and log axes with readable
+// ticks, a plot frame and its axis labels, decimation of long series.
+// Coordinates are SVG user units (pixels).
 
 #include <cstddef>
 #include <string>
@@ -72,5 +74,16 @@ Range padded(double lo, double hi, bool log, double pad = 0.03, double floor = 0
 /// literal text).
 void draw_frame(std::string& out, const Box& box, const Axis& x, std::size_t x_ticks, const Axis& y,
                 std::size_t y_ticks, std::string_view y_title);
+
+/// Appends the x axis's words under the box: the label of each of about
+/// `x_ticks` ticks of `x` (at box.bottom + 15) and `x_title` centred under
+/// them (at box.bottom + 34), written as given (escape it first if it is not
+/// literal text); no title when it is empty.
+void draw_x_labels(std::string& out, const Box& box, const Axis& x, std::size_t x_ticks, std::string_view x_title);
+
+/// The start of a standalone SVG document `width` x `height` user units
+/// (viewBox the same), sans-serif 12, on a white background; close it with
+/// "</svg>\n".
+std::string document_open(double width, double height);
 
 }  // namespace replay::svg
