@@ -547,3 +547,18 @@ TEST_CASE("kMinTimerWait's quiet period: a peer segment between two sends ends i
   CHECK(client(b2b).timeouts.empty());
   CHECK(count(client(b2b), SendKind::unclassified) == 1);
 }
+
+TEST_CASE("limits::Ratio: a fraction applied exactly, at its boundary") {
+  using replay::limits::Ratio;
+  constexpr Ratio half{1, 2}, three_halves{3, 2};
+  CHECK(half.of(std::chrono::microseconds{1001}) == std::chrono::microseconds{500});  // 1001 / 2, truncated
+  CHECK(half.of(std::int64_t{7}) == 3);
+  CHECK(three_halves.reached_by(std::int64_t{3}, std::int64_t{2}));         // 3/2 exactly
+  CHECK_FALSE(three_halves.reached_by(std::int64_t{299}, std::int64_t{200}));  // 1.495
+  CHECK(three_halves.reached_by(std::chrono::microseconds{301}, std::chrono::microseconds{200}));
+  // The named ratios, as the prose of the thresholds states them.
+  CHECK(replay::limits::kAckClockBand.num == 1);
+  CHECK(replay::limits::kAckClockBand.den == 2);
+  CHECK(replay::limits::kBurstFraction.num * 2 == replay::limits::kBurstFraction.den);
+  CHECK(replay::limits::kDoublingExpected.num * 2 == replay::limits::kDoublingExpected.den * 3);
+}

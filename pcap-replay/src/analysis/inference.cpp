@@ -89,7 +89,7 @@ void infer_settings(SenderReport& s, const Options& judged, std::span<const std:
     for (std::size_t i = 1; i < w.size() && same(w[i], w[i - 1]); ++i) ++lin;
     bool grew = false;
     for (std::size_t i = 1; i < w.size(); ++i)
-      grew = grew || w[i] * limits::kDoublingExpectedDen >= w[i - 1] * limits::kDoublingExpectedNum;
+      grew = grew || limits::kDoublingExpected.reached_by(w[i], w[i - 1]);
     if (!grew) in.linear_data = std::max(in.linear_data, lin);
   }
   for (const auto& t : s.timeouts)

@@ -13,7 +13,7 @@ std::string describe_thresholds() {
                 "the newest sent is an old copy in the network; a later expiry of a chain is predicted as the "
                 "doubling of the RTO its earlier waits show, under the timer's lateness",
                 kMinTimerWait.count() / 1000.0, kAckClockMin.count() / 1000.0,
-                static_cast<long long>(kAckClockBandNum), static_cast<long long>(kAckClockBandDen), static_cast<long long>(kBurstFractionDen / kBurstFractionNum),
+                static_cast<long long>(kAckClockBand.num), static_cast<long long>(kAckClockBand.den), static_cast<long long>(kBurstFraction.den / kBurstFraction.num),
                 kOldTsvalTicks);
   return buf;
 }

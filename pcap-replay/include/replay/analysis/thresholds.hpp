@@ -20,6 +20,22 @@ using std::chrono::milliseconds;
 
 // ---- what is a timer expiry ---------------------------------------------
 
+/// A threshold that is a fraction num/den, applied exactly (integer
+/// arithmetic: no floating point on the verdict path).
+struct Ratio {
+  std::int64_t num, den;
+  /// x * num / den, truncated as integer division is (x: an integer or a duration).
+  template <class T>
+  constexpr T of(T x) const {
+    return x * num / den;
+  }
+  /// Whether a / b reaches num / den (b > 0): a * den >= b * num, no division.
+  template <class T>
+  constexpr bool reached_by(T a, T b) const {
+    return a * den >= b * num;
+  }
+};
+
 /// No retransmission timer of any stack fires sooner than this after the
 /// event that armed it: Linux's shortest timer is the loss probe at
 /// 2*SRTT + 2 jiffies (8 ms at HZ=250, tcp_schedule_loss_probe); RTOs are at
@@ -39,7 +55,7 @@ inline constexpr microseconds kAckClockMin{2'000};
 /// See kAckClockMin: the relative width of the band around the
 /// capture-to-sender round trip in which a response shows up (path jitter,
 /// the sender's own processing).
-inline constexpr std::int64_t kAckClockBandNum = 1, kAckClockBandDen = 2;
+inline constexpr Ratio kAckClockBand{1, 2};
 /// How many of the peer's latest segments a response may answer.
 inline constexpr std::size_t kAckClockHistory = 32;
 /// A segment sent within this time of the sender's previous segment, which
@@ -59,7 +75,7 @@ inline constexpr microseconds kCaptureAtSender{1'000};
 /// expiry's wait after the previous retransmission of the burst is part of
 /// the burst, not a further expiry (a further expiry comes no sooner than
 /// the backed-off RTO, i.e. about 1x to 2x the previous wait).
-inline constexpr std::int64_t kBurstFractionNum = 1, kBurstFractionDen = 2;
+inline constexpr Ratio kBurstFraction{1, 2};
 
 /// RACK's reordering timer (RFC 8985 6.2) fires a fraction of an RTT after
 /// an ACK that showed a hole: a timer-driven repeat with loss evidence within
@@ -145,7 +161,7 @@ inline constexpr microseconds kRfcMinRto{1'000'000};
 
 /// A chain's waits "grew" (inference: no plateau, no cap read from them)
 /// where one is at least this factor (x 3/2) of the previous.
-inline constexpr std::int64_t kDoublingExpectedNum = 3, kDoublingExpectedDen = 2;
+inline constexpr Ratio kDoublingExpected{3, 2};
 
 // ---- reading a sender's settings (inference.hpp) -------------------------
 

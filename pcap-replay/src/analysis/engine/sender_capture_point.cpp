@@ -38,7 +38,7 @@ void SenderEngine::learn_handshake_delays() {
 
 microseconds SenderEngine::ack_delay_hi() const {
   const microseconds d = sender_rtt_.value_or(microseconds{0});
-  return d + d * limits::kAckClockBandNum / limits::kAckClockBandDen;
+  return d + limits::kAckClockBand.of(d);
 }
 
 std::optional<CaptureTime> SenderEngine::heard_peer_time(std::optional<std::uint32_t> tsecr) const {

@@ -378,7 +378,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         break;
       }
     const microseconds burst_gap =
-        std::max(last_wait * limits::kBurstFractionNum / limits::kBurstFractionDen, limits::kMinTimerWait);
+        std::max(limits::kBurstFraction.of(last_wait), limits::kMinTimerWait);
     o.in_rto_burst = since(s.time, *burst_last_) < burst_gap && !across_step(*burst_last_, s.time);
     // A burst member carries the burst's TSval (within a tick or two); one
     // its own clock shows sent a burst gap later is a further expiry.

@@ -72,7 +72,7 @@ bool SenderEngine::resent_since(std::uint32_t seq, std::uint32_t end, CaptureTim
 
 microseconds SenderEngine::response_floor() const {
   const microseconds d = sender_rtt_.value_or(microseconds{0});
-  return d - d * limits::kAckClockBandNum / limits::kAckClockBandDen;
+  return d - limits::kAckClockBand.of(d);
 }
 
 bool SenderEngine::fill_hole(std::uint32_t seq, std::uint32_t end, CaptureTime t, const wire::TcpOptions& opts) {
