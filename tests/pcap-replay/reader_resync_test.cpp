@@ -234,6 +234,14 @@ TEST_CASE("gzip: a .pcap.gz and a .pcapng.gz read as their plain files; gzip on 
   CHECK(c.segments.size() < kBlackholeFrames);
   REQUIRE_FALSE(c.stats.lost.empty());
   CHECK(c.stats.lost.back().to_end);
+  // One loss, told once: the record the cut stream stops in is where it
+  // begins, its frames unknown (the rest of the compressed input held more),
+  // and the one diagnostic names the stream's reason.
+  CHECK(c.stats.lost.size() == 1);
+  CHECK_FALSE(c.stats.lost.back().frames_lost.has_value());
+  std::size_t cut_said = 0;
+  for (const auto& d : c.diagnostics) cut_said += d.message.find("cut short") != std::string::npos ? 1 : 0;
+  CHECK(cut_said == 1);
 }
 
 TEST_CASE("compressed: zstd, xz and bzip2 read as the plain file, concatenated streams as one, on standard input too") {

@@ -116,7 +116,9 @@ void CaptureReader::on_damage() {
     stats_.frames += n;
     stats_.frames_lost += n;
   }
+  const std::size_t kept = diagnostics_.size();
   report(d.frames == std::optional<std::uint64_t>(0) ? 0 : first, "pcap", std::move(msg));
+  damage_diagnostic_ = diagnostics_.size() > kept ? std::optional<std::size_t>(kept) : std::nullopt;
 }
 
 namespace {
@@ -249,15 +251,26 @@ bool CaptureReader::next(Segment& out) {
       done_ = true;
       summarise_reordering();
       if (!st.in.error().empty()) {
-        LostRange lr;
-        lr.byte_begin = lr.byte_end = st.in.offset();
-        lr.frames_before = stats_.frames;
-        lr.to_end = true;
-        stats_.lost.push_back(lr);
-        stats_.read_error = true;
-        report(stats_.frames + 1, "pcap",
-               "read error at byte " + std::to_string(st.in.offset()) + ": " + st.in.error() +
-                   "; the rest of the file is skipped");
+        const std::uint64_t end = st.in.offset();
+        // The damaged stream stopped inside a record, which the parser found
+        // cut (on_damage): one loss, told once, with the stream's reason;
+        // how many frames the rest of the compressed input held is unknown.
+        LostRange* cut = !stats_.lost.empty() && stats_.lost.back().to_end && stats_.lost.back().byte_end == end
+                             ? &stats_.lost.back()
+                             : nullptr;
+        const std::string why = st.in.error() + "; the rest of the file is skipped";
+        if (cut && damage_diagnostic_ && *damage_diagnostic_ < diagnostics_.size()) {
+          cut->frames_lost.reset();
+          diagnostics_[*damage_diagnostic_].message += " (the input stops there: " + why + ")";
+        } else {
+          LostRange lr;
+          lr.byte_begin = lr.byte_end = end;
+          lr.frames_before = stats_.frames;
+          lr.to_end = true;
+          stats_.lost.push_back(lr);
+          stats_.read_error = true;
+          report(stats_.frames + 1, "pcap", "read error at byte " + std::to_string(end) + ": " + why);
+        }
       }
       break;
     }

@@ -180,6 +180,9 @@ class CaptureReader {
   std::vector<OpenStep> open_steps_;
   std::uint64_t last_frame_ = 0;
   std::vector<Diagnostic> diagnostics_;
+  /// The diagnostic of the latest damage (on_damage), when it was kept: a
+  /// compressed stream that stops inside that record adds its reason there.
+  std::optional<std::size_t> damage_diagnostic_;
   CaptureStats stats_;
 };
 
