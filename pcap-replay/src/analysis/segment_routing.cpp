@@ -117,7 +117,7 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   // In the order of the models' shared effects (host clock, host activity):
   // per candidate the peer's model, then the sender's.
   if (live.candidates.empty()) return;  // connections only (flows): no sender model
-  m.create_deferred(c);
+  if (live.deferred >= 0) m.create_deferred(c);  // (its models wait: made now)
   const bool held = Impl::hold_for_peer(live, s, dir);
   for (std::size_t i = 0; i < live.candidates.size(); ++i) {
     Candidate& cand = live.candidates[i];
