@@ -478,7 +478,8 @@ int main(int argc, char** argv) {
                 << "'\n";
       return 2;
     }
-  if (!a.display_filter.empty()) {
+  // An empty or blank -Y is no filter, as tshark takes it.
+  if (a.display_filter.find_first_not_of(" \t\r\n") != std::string::npos) {
     auto parsed = replay::DisplayFilter::parse(a.display_filter);
     if (const auto* e = std::get_if<std::string>(&parsed)) {
       std::cerr << "pcap-replay: " << *e << "\n";

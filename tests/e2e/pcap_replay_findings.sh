@@ -68,7 +68,7 @@ assert d["selection"]["level"] == "MUST" and d["summary"]["should"] == 1, d["sel
 M=tests/captures/lab/many-flows.pcap
 for y in 'tcp.port == 5001 && frame.number >= 100 && frame.number < 120' 'frame.number == 500' \
          'frame.number > 3000 and frame.number != 3100' 'ip.addr == 198.18.0.2 && tcp.port == 5002' \
-         'tcp.stream == 7' 'tcp.stream == 7 && frame.number <= 10'; do
+         'tcp.stream == 7' 'tcp.stream == 7 && frame.number <= 10' 'tcp.stream == +12'; do
   want=$(tshark -r "$M" -Y "$y" -T fields -e tcp.stream 2> /dev/null | sort -un | tr '\n' ' ')
   got=$("$BIN" flows -Y "$y" "$M" | awk 'NR > 1 { print $2 }' | sort -un | tr '\n' ' ')
   [ "$got" = "$want" ] && echo "ok: -Y '$y': tcp.stream $got" ||
@@ -94,4 +94,10 @@ expect 2 "a display filter where a file was expected: the -Y hint" -- "$BIN" che
 grep -q "give it with -Y 'tcp.stream == 0'" "$err" || { echo "FAIL: no -Y hint"; fail=1; }
 expect 0 "-Y matching no connection: a note" -- "$BIN" flows -Y 'tcp.port == 9' "$CAP"
 grep -q 'shows none of the 1 connection(s)' "$err" || { echo "FAIL: no note for a -Y that shows nothing"; fail=1; }
+# A blank -Y is no filter, as tshark takes it (tshark -Y '   ' shows every frame).
+if cmp -s <("$BIN" flows -Y '   ' "$M" 2>&1) <("$BIN" flows "$M" 2>&1) && cmp -s <("$BIN" flows -Y '' "$M" 2>&1) <("$BIN" flows "$M" 2>&1); then
+  echo "ok: -Y '' and -Y '   ' show what no -Y shows"
+else
+  echo "FAIL: a blank -Y is not the same as none"; fail=1
+fi
 exit $fail

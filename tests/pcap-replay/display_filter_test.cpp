@@ -101,3 +101,11 @@ TEST_CASE("a tcpdump expression after the files is told apart from files") {
   CHECK_FALSE(replay::trailing_bpf(V{"a.pcap", "missing.pcap"}, exists).has_value());  // a missing file, said as one
   CHECK_FALSE(replay::trailing_bpf(V{"tcp", "a.pcap"}, exists).has_value());  // a file after it: not an expression
 }
+
+TEST_CASE("-Y: a number may carry a leading +, as Wireshark reads it; a lone + or +- is no number") {
+  CHECK(parse_ok("tcp.stream == +3").terms[0].number == 3);
+  CHECK(parse_ok("frame.number >= +10").terms[0].number == 10);
+  CHECK(parse_error("tcp.stream == +").find("takes a number") != std::string::npos);
+  CHECK(parse_error("tcp.stream == +-3").find("takes a number") != std::string::npos);
+  CHECK(parse_error("tcp.stream == -3").find("takes a number") != std::string::npos);
+}

@@ -61,6 +61,8 @@ constexpr std::array<OpName, 12> kOps{{{"==", DisplayFilter::Op::eq}, {"!=", Dis
                                       {" lt ", DisplayFilter::Op::lt}, {" gt ", DisplayFilter::Op::gt}}};
 
 std::optional<std::uint64_t> number(std::string_view v) {
+  // Wireshark reads "+3" as 3 (a sign before the digits); from_chars does not.
+  if (v.size() > 1 && v.front() == '+' && std::isdigit(static_cast<unsigned char>(v[1]))) v.remove_prefix(1);
   std::uint64_t n = 0;
   const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (ec != std::errc{} || p != v.data() + v.size() || v.empty()) return std::nullopt;
