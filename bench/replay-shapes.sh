@@ -35,6 +35,7 @@ shapes=(
   "2000 flows, no loss|--flows 2000 --loss-permille 0"
   "2000 flows, 10 % loss|--flows 2000 --loss-permille 100"
   "handshakes only|--flows $((PACKETS / 10)) --syn-only"
+  "2000 flows, mid-stream|--flows 2000 --loss-permille 5 --mid-stream"
 )
 
 mean_s() {  # mean wall-clock seconds of "$1" over $RUNS runs

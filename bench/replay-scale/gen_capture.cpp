@@ -8,10 +8,12 @@
 //    first lost, 3 SACKed duplicate ACKs, a fast retransmit; one loss in
 //    --rto-every is a tail loss instead, resent on its 200 ms + RTT timer;
 //  - 1 kHz TSvals from a per-connection offset (RFC 7323 5.4, Linux).
-// Usage: replay-gen OUT.pcap [--flows N] [--packets M] [--loss-permille L] [--seed S] [--syn-only] [--span S]
+// Usage: replay-gen OUT.pcap [--flows N] [--packets M] [--loss-permille L] [--seed S] [--syn-only | --mid-stream] [--span S]
 // Writes about M packets in about M / N per connection; prints what it wrote.
 // --syn-only: N connections of one SYN each, nothing else (the
-// many-flows case: the per-connection footprint alone). --span S: the
+// many-flows case: the per-connection footprint alone). --mid-stream: no
+// handshake in the capture, each connection's first packet is data (a
+// capture started while the transfers ran). --span S: the
 // connections start within the first S seconds (default 1; with --syn-only
 // over more than the idle split, 300 s, the first ones are over before the
 // last begin: a SYN flood).
@@ -43,6 +45,7 @@ struct Options {
   std::string out;
   std::uint64_t flows = 2000, packets = 4'000'000, loss_permille = 10, rto_every = 10, seed = 1;
   bool syn_only = false;
+  bool mid_stream = false;
   std::uint64_t span_s = kStartSpreadS;
 };
 
@@ -226,11 +229,12 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--loss-permille") { if (!num(o.loss_permille)) return false; }
     else if (a == "--seed") { if (!num(o.seed)) return false; }
     else if (a == "--syn-only") o.syn_only = true;
+    else if (a == "--mid-stream") o.mid_stream = true;
     else if (a == "--span") { if (!num(o.span_s)) return false; }
     else if (a.starts_with("--")) return false;
     else o.out = std::string(a);
   }
-  return !o.out.empty() && o.flows > 0 && o.flows < 60000 * 250 && (o.syn_only || o.packets >= o.flows * 8) &&
+  return !o.out.empty() && !(o.syn_only && o.mid_stream) && o.flows > 0 && o.flows < 60000 * 250 && (o.syn_only || o.packets >= o.flows * 8) &&
          o.loss_permille <= 1000 && o.span_s > 0 && o.span_s <= 86'400;
 }
 
@@ -241,7 +245,7 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: replay-gen OUT.pcap [--flows N (default 2000)] [--packets M (default 4000000, >= 8 N)] "
-                 "[--loss-permille L (default 10)] [--seed S] [--syn-only] [--span S (default 1, at most 86400)]\n");
+                 "[--loss-permille L (default 10)] [--seed S] [--syn-only | --mid-stream] [--span S (default 1, at most 86400)]\n");
     return 2;
   }
   std::FILE* out = std::fopen(o.out.c_str(), "wb");
@@ -272,7 +276,11 @@ int main(int argc, char** argv) {
     f.ciss = static_cast<std::uint32_t>(rng());
     f.siss = static_cast<std::uint32_t>(rng());
     f.budget = o.packets / o.flows;
-    handshake(f, static_cast<std::int64_t>(rng() % (o.span_s * 1'000'000)));
+    const auto start = static_cast<std::int64_t>(rng() % (o.span_s * 1'000'000));
+    if (o.mid_stream)
+      next_round(f, start, rng, o);  // captured mid-stream: the first packet is data
+    else
+      handshake(f, start);
     if (o.syn_only) {
       f.queue.resize(1);
       f.done = true;

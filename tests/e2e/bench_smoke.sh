@@ -85,6 +85,15 @@ for line in goals.lines:
 sys.exit(bad)
 PY
 
+# The shapes table (bench/replay-shapes.sh, which make bench runs at 1 M
+# packets): every shape generated and timed, at a small size.
+if command -v hyperfine >/dev/null 2>&1 && [ -x "$bin/replay-gen" ]; then
+  PACKETS=16000 RUNS=1 BUILD=$BUILD bash bench/replay-shapes.sh >"$dir/shapes.txt" 2>&1
+  rows=$(awk '/^shape/ { on = 1; next } on' "$dir/shapes.txt" | grep -cE ' [0-9]+$')
+  [ "$rows" -eq 7 ] && echo "ok: replay-shapes.sh times its 7 shapes" \
+    || { echo "FAIL: replay-shapes.sh: $rows shapes timed"; cat "$dir/shapes.txt"; fail=1; }
+fi
+
 if [ $fail -ne 0 ]; then exit 1; fi
 if [ $skipped -ne 0 ]; then exit 77; fi
 echo "bench_smoke: every microbenchmark ran; goals.py finds and measures its benchmarks"
