@@ -348,21 +348,20 @@ COMPLETION := $(wildcard pcap-replay/completion/pcap-replay.bash)
 RTO_SUBST  := sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@RTO_VERSION@|$(RTO_VERSION)|g' \
                   -e 's|@RTO_SOVERSION@|$(RTO_SOVERSION)|g'
 
+# The libraries, their headers and the CMake package are installed by
+# rto/CMakeLists.txt (both kinds of each library, the package generated from
+# its targets: install(EXPORT)), built with this build's flags; the Makefile
+# adds the pkg-config files, the programs and the documentation.
+RTO_CMAKE_BUILD := $(BUILD)/cmake-rto
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include/rto/retry $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	  $(DESTDIR)$(PREFIX)/lib/cmake/rto $(DESTDIR)$(PREFIX)/bin
-	install -m 644 rto/include/rto/*.hpp rto/include/rto/*.h $(DESTDIR)$(PREFIX)/include/rto/
-	install -m 644 rto/include/rto/retry/*.hpp rto/include/rto/retry/*.h $(DESTDIR)$(PREFIX)/include/rto/retry/
-	install -m 644 $(LIBRTO) $(LIBRETRY) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIBRTO_SO_REAL) $(LIBRETRY_SO_REAL) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(notdir $(LIBRTO_SO_REAL)) $(DESTDIR)$(PREFIX)/lib/$(RTO_SONAME)
-	ln -sf $(RTO_SONAME) $(DESTDIR)$(PREFIX)/lib/librto.so
-	ln -sf $(notdir $(LIBRETRY_SO_REAL)) $(DESTDIR)$(PREFIX)/lib/$(RETRY_SONAME)
-	ln -sf $(RETRY_SONAME) $(DESTDIR)$(PREFIX)/lib/librto_retry.so
+	cmake -S rto -B $(RTO_CMAKE_BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DCMAKE_INSTALL_LIBDIR=lib \
+	  -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER=$(CXX) -DCMAKE_CXX_FLAGS="$(OPT) -Wall -Wextra -Wpedantic -Werror" \
+	  -DCMAKE_SHARED_LINKER_FLAGS="$(SANLDFLAGS) -Wl,-z,defs" > $(BUILD)/cmake-rto.log
+	cmake --build $(RTO_CMAKE_BUILD) -j$(JOBS) >> $(BUILD)/cmake-rto.log
+	DESTDIR=$(DESTDIR) cmake --install $(RTO_CMAKE_BUILD) >> $(BUILD)/cmake-rto.log
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	$(RTO_SUBST) rto/rto.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rto.pc
 	$(RTO_SUBST) rto/rto-retry.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rto-retry.pc
-	$(RTO_SUBST) rto/cmake/rtoConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rto/rtoConfig.cmake
-	$(RTO_SUBST) rto/cmake/rtoConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/rto/rtoConfigVersion.cmake
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
 ifneq ($(MAN1),)
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1

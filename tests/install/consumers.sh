@@ -47,7 +47,8 @@ ok "make install PREFIX=$prefix"
 for f in include/rto/rto.h include/rto/export.h include/rto/rto.hpp include/rto/timer_wheel.hpp \
          include/rto/retry/retry.hpp include/rto/retry/retry.h include/rto/retry/export.h lib/librto_retry.a lib/pkgconfig/rto-retry.pc \
          lib/librto.a lib/pkgconfig/rto.pc lib/cmake/rto/rtoConfig.cmake \
-         lib/cmake/rto/rtoConfigVersion.cmake bin/pcap-replay bin/netstack; do
+         lib/cmake/rto/rtoConfigVersion.cmake lib/cmake/rto/rtoTimerTargets.cmake lib/cmake/rto/rtoRetryTargets.cmake \
+         bin/pcap-replay bin/netstack; do
   [ -e "$prefix/$f" ] || bad "installed $f"
 done
 
