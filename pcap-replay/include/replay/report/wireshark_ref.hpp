@@ -58,9 +58,20 @@ class StreamCounter {
     std::optional<std::uint32_t> isn;  // the SYN ISN of the latest connection on the pair
     std::uint64_t stream = 0;          // and its stream
   };
+  // A connection's address pair in its file: (file, lower, higher endpoint).
+  struct PairKey {
+    std::size_t file;
+    Endpoint lo, hi;
+    friend bool operator==(const PairKey&, const PairKey&) = default;
+  };
+  struct PairHash {
+    std::size_t operator()(const PairKey& k) const;
+  };
   bool known_;
   std::map<std::size_t, std::uint64_t> next_;  // file_index -> next new stream
-  std::map<std::tuple<std::size_t, Endpoint, Endpoint>, Last> last_;  // (file, lower, higher endpoint)
+  // One entry per address pair seen: hashed, so that numbering a connection
+  // costs the same with a million pairs as with ten.
+  std::unordered_map<PairKey, Last, PairHash> last_;
 };
 
 /// The Wireshark display filter for one frame: "frame.number == 179".
