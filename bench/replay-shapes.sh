@@ -36,6 +36,9 @@ shapes=(
   "2000 flows, 10 % loss|--flows 2000 --loss-permille 100"
   "handshakes only|--flows $((PACKETS / 10)) --syn-only"
   "2000 flows, mid-stream|--flows 2000 --loss-permille 5 --mid-stream"
+  "2000 flows, IPv6|--flows 2000 --loss-permille 10 --ipv6"
+  "2000 flows, no timestamps|--flows 2000 --loss-permille 10 --no-timestamps"
+  "2000 flows, 5 % reordered|--flows 2000 --loss-permille 10 --reorder-permille 50"
 )
 
 mean_s() {  # mean wall-clock seconds of "$1" over $RUNS runs

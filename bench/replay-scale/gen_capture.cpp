@@ -7,16 +7,25 @@
 //  - a round is lost with probability --loss-permille / 1000: 4 segments, the
 //    first lost, 3 SACKed duplicate ACKs, a fast retransmit; one loss in
 //    --rto-every is a tail loss instead, resent on its 200 ms + RTT timer;
-//  - 1 kHz TSvals from a per-connection offset (RFC 7323 5.4, Linux).
-// Usage: replay-gen OUT.pcap [--flows N] [--packets M] [--loss-permille L] [--seed S] [--syn-only | --mid-stream] [--span S]
+//  - 1 kHz TSvals from a per-connection offset (RFC 7323 5.4, Linux);
+//  - the clients share one address per 60000 connections (198.18.0.1 first),
+//    each connection with its own TSval offset: many hosts behind one
+//    address, as a NAT shows them.
+// Usage: replay-gen OUT.pcap [--flows N] [--packets M] [--loss-permille L] [--seed S]
+//                   [--syn-only | --mid-stream] [--span S] [--ipv6] [--no-timestamps] [--reorder-permille R]
 // Writes about M packets in about M / N per connection; prints what it wrote.
-// --syn-only: N connections of one SYN each, nothing else (the
-// many-flows case: the per-connection footprint alone). --mid-stream: no
-// handshake in the capture, each connection's first packet is data (a
-// capture started while the transfers ran). --span S: the
-// connections start within the first S seconds (default 1; with --syn-only
-// over more than the idle split, 300 s, the first ones are over before the
-// last begin: a SYN flood).
+// The shapes:
+//   --syn-only: N connections of one SYN each, nothing else (the many-flows
+//     case: the per-connection footprint alone);
+//   --mid-stream: no handshake in the capture, each connection's first packet
+//     is data (a capture started while the transfers ran);
+//   --span S: the connections start within the first S seconds (default 1;
+//     with --syn-only over more than the idle split, 300 s, the first ones are
+//     over before the last begin: a SYN flood);
+//   --ipv6: IPv6 headers (fd00::/16 clients, fd01:: server);
+//   --no-timestamps: no TCP option but SACK;
+//   --reorder-permille R: a round's two segments arrive swapped (a duplicate
+//     ACK SACKs the second, then both are acknowledged).
 
 #include <algorithm>
 #include <array>
@@ -34,6 +43,7 @@ namespace {
 
 constexpr std::uint32_t kMss = 1448;          // payload of a full segment (1500 MTU, timestamps)
 constexpr std::uint32_t kSnaplen = 78;        // Ethernet 14 + IPv4 20 + TCP 44 (timestamps, one SACK block)
+constexpr std::uint32_t kSnaplen6 = 98;       // the same over IPv6 (40-byte header)
 constexpr std::int64_t kRttMinUs = 2'000;     // per-connection RTTs are drawn from [min, max]
 constexpr std::int64_t kRttMaxUs = 40'000;
 constexpr std::int64_t kRtoFloorUs = 200'000;  // Linux rto_min: a tail loss is resent after it + RTT
@@ -46,6 +56,9 @@ struct Options {
   std::uint64_t flows = 2000, packets = 4'000'000, loss_permille = 10, rto_every = 10, seed = 1;
   bool syn_only = false;
   bool mid_stream = false;
+  bool ipv6 = false;         // IPv6 headers (fd00::/64 clients, fd01::1 server)
+  bool timestamps = true;    // RFC 7323 timestamps on every segment (--no-timestamps: none)
+  std::uint64_t reorder_permille = 0;   // rounds whose 2 segments arrive swapped (a SACKed dupack)
   std::uint64_t span_s = kStartSpreadS;
 };
 
@@ -105,6 +118,18 @@ void next_round(Flow& f, std::int64_t t, std::mt19937_64& rng, const Options& o)
   if (!lost) {
     data(t, f.snd, kMss);
     data(t + kGapUs, f.snd + kMss, kMss);
+    if (rng() % 1000 < o.reorder_permille && f.budget > 4) {
+      // Reordered on the way: the second arrives first, a duplicate ACK
+      // SACKs it, then the first arrives and both are acknowledged.
+      const std::int64_t at = t + kGapUs + f.rtt_us;
+      f.queue.push_back(Pkt{at, false, kAck, f.siss + 1, f.ciss + 1 + f.snd, 0, ts_at(at, f.sts_off),
+                            ts_at(at - f.rtt_us, f.cts_off),
+                            {f.ciss + 1 + f.snd + kMss, f.ciss + 1 + f.snd + 2 * kMss, 0, 0}, 1});
+      f.snd += 2 * kMss;
+      ack(at + 2 * kGapUs, f.snd);
+      f.budget -= 4;
+      return;
+    }
     f.snd += 2 * kMss;
     ack(t + kGapUs + f.rtt_us, f.snd);
     f.budget -= 3;
@@ -167,13 +192,14 @@ void le32(unsigned char* p, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
 
-// Writes one record: pcap record header, Ethernet, IPv4, TCP with options.
-void write_packet(std::FILE* out, const Flow& f, const Pkt& k, std::uint16_t ip_id) {
-  const std::uint32_t opt_len = 12 + (k.sack_blocks ? 4 + 8 * k.sack_blocks : 0);
+// Writes one record: pcap record header, Ethernet, IPv4 or IPv6, TCP with options.
+void write_packet(std::FILE* out, const Flow& f, const Pkt& k, std::uint16_t ip_id, const Options& o) {
+  const std::uint32_t opt_len = (o.timestamps ? 12 : 0) + (k.sack_blocks ? 4 + 8 * k.sack_blocks : 0);
   const std::uint32_t tcp_len = 20 + opt_len;
-  const std::uint32_t frame_len = 14 + 20 + tcp_len + k.len;
-  const std::uint32_t cap = std::min(frame_len, 14 + 20 + tcp_len);
-  std::array<unsigned char, 16 + 14 + 20 + 60> b{};
+  const std::uint32_t ip_len = o.ipv6 ? 40 : 20;
+  const std::uint32_t frame_len = 14 + ip_len + tcp_len + k.len;
+  const std::uint32_t cap = std::min(frame_len, 14 + ip_len + tcp_len);
+  std::array<unsigned char, 16 + 14 + 40 + 60> b{};
   const std::int64_t t = kEpochUs + k.t_us;
   le32(&b[0], static_cast<std::uint32_t>(t / 1'000'000));
   le32(&b[4], static_cast<std::uint32_t>(t % 1'000'000));
@@ -183,18 +209,33 @@ void write_packet(std::FILE* out, const Flow& f, const Pkt& k, std::uint16_t ip_
   const std::uint8_t cmac = k.from_client ? 1 : 2;
   const std::uint8_t smac = k.from_client ? 2 : 1;
   e[0] = 0x02, e[5] = smac, e[6] = 0x02, e[11] = cmac;  // locally administered MACs
-  put16(e + 12, 0x0800);
   unsigned char* ip = e + 14;
-  ip[0] = 0x45;
-  put16(ip + 2, 20 + tcp_len + k.len);
-  put16(ip + 4, ip_id);
-  put16(ip + 6, 0x4000);  // DF
-  ip[8] = 64;
-  ip[9] = 6;
-  put32(ip + 12, k.from_client ? f.client_ip : f.server_ip);
-  put32(ip + 16, k.from_client ? f.server_ip : f.client_ip);
-  put16(ip + 10, ip_checksum(ip, 20));
-  unsigned char* tcp = ip + 20;
+  if (o.ipv6) {
+    // fd00::<client ip> and fd01::<server ip>: the IPv4 numbering in the low bits.
+    put16(e + 12, 0x86DD);
+    ip[0] = 0x60;
+    put16(ip + 4, tcp_len + k.len);
+    ip[6] = 6;    // next header: TCP
+    ip[7] = 64;   // hop limit
+    const auto addr = [](unsigned char* a, std::uint8_t net, std::uint32_t v4) {
+      a[0] = 0xfd, a[1] = net;
+      put32(a + 12, v4);
+    };
+    addr(ip + 8, k.from_client ? 0 : 1, k.from_client ? f.client_ip : f.server_ip);
+    addr(ip + 24, k.from_client ? 1 : 0, k.from_client ? f.server_ip : f.client_ip);
+  } else {
+    put16(e + 12, 0x0800);
+    ip[0] = 0x45;
+    put16(ip + 2, 20 + tcp_len + k.len);
+    put16(ip + 4, ip_id);
+    put16(ip + 6, 0x4000);  // DF
+    ip[8] = 64;
+    ip[9] = 6;
+    put32(ip + 12, k.from_client ? f.client_ip : f.server_ip);
+    put32(ip + 16, k.from_client ? f.server_ip : f.client_ip);
+    put16(ip + 10, ip_checksum(ip, 20));
+  }
+  unsigned char* tcp = ip + ip_len;
   put16(tcp, k.from_client ? f.client_port : f.server_port);
   put16(tcp + 2, k.from_client ? f.server_port : f.client_port);
   put32(tcp + 4, k.seq);
@@ -202,15 +243,18 @@ void write_packet(std::FILE* out, const Flow& f, const Pkt& k, std::uint16_t ip_
   tcp[12] = static_cast<unsigned char>((tcp_len / 4) << 4);
   tcp[13] = k.flags;
   put16(tcp + 14, 0xffff);
-  unsigned char* o = tcp + 20;
-  o[0] = 1, o[1] = 1, o[2] = 8, o[3] = 10;  // NOP NOP TS
-  put32(o + 4, k.tsval);
-  put32(o + 8, k.tsecr);
+  unsigned char* opt = tcp + 20;
+  if (o.timestamps) {
+    opt[0] = 1, opt[1] = 1, opt[2] = 8, opt[3] = 10;  // NOP NOP TS
+    put32(opt + 4, k.tsval);
+    put32(opt + 8, k.tsecr);
+    opt += 12;
+  }
   if (k.sack_blocks) {
-    o[12] = 1, o[13] = 1, o[14] = 5, o[15] = static_cast<unsigned char>(2 + 8 * k.sack_blocks);
+    opt[0] = 1, opt[1] = 1, opt[2] = 5, opt[3] = static_cast<unsigned char>(2 + 8 * k.sack_blocks);
     for (std::uint8_t i = 0; i < k.sack_blocks; ++i) {
-      put32(o + 16 + 8 * i, k.sack[2 * i]);
-      put32(o + 20 + 8 * i, k.sack[2 * i + 1]);
+      put32(opt + 4 + 8 * i, k.sack[2 * i]);
+      put32(opt + 8 + 8 * i, k.sack[2 * i + 1]);
     }
   }
   std::fwrite(b.data(), 1, 16 + cap, out);
@@ -230,12 +274,16 @@ bool parse(int argc, char** argv, Options& o) {
     else if (a == "--seed") { if (!num(o.seed)) return false; }
     else if (a == "--syn-only") o.syn_only = true;
     else if (a == "--mid-stream") o.mid_stream = true;
+    else if (a == "--ipv6") o.ipv6 = true;
+    else if (a == "--no-timestamps") o.timestamps = false;
+    else if (a == "--reorder-permille") { if (!num(o.reorder_permille)) return false; }
     else if (a == "--span") { if (!num(o.span_s)) return false; }
     else if (a.starts_with("--")) return false;
     else o.out = std::string(a);
   }
   return !o.out.empty() && !(o.syn_only && o.mid_stream) && o.flows > 0 && o.flows < 60000 * 250 && (o.syn_only || o.packets >= o.flows * 8) &&
-         o.loss_permille <= 1000 && o.span_s > 0 && o.span_s <= 86'400;
+         o.loss_permille <= 1000 && o.reorder_permille <= 1000 && o.span_s > 0 &&
+         o.span_s <= 86'400;
 }
 
 }  // namespace
@@ -245,7 +293,8 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: replay-gen OUT.pcap [--flows N (default 2000)] [--packets M (default 4000000, >= 8 N)] "
-                 "[--loss-permille L (default 10)] [--seed S] [--syn-only | --mid-stream] [--span S (default 1, at most 86400)]\n");
+                 "[--loss-permille L (default 10)] [--seed S] [--syn-only | --mid-stream] [--span S (default 1, at most 86400)]\n"
+                 "       [--ipv6] [--no-timestamps] [--reorder-permille R (default 0)]\n");
     return 2;
   }
   std::FILE* out = std::fopen(o.out.c_str(), "wb");
@@ -256,7 +305,7 @@ int main(int argc, char** argv) {
   static char buf[1 << 20];
   std::setvbuf(out, buf, _IOFBF, sizeof buf);
   unsigned char gh[24] = {0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0};  // pcap 2.4, microseconds, little endian
-  le32(gh + 16, kSnaplen);
+  le32(gh + 16, o.ipv6 ? kSnaplen6 : kSnaplen);
   le32(gh + 20, 1);  // LINKTYPE_ETHERNET
   std::fwrite(gh, 1, sizeof gh, out);
 
@@ -295,7 +344,7 @@ int main(int argc, char** argv) {
     due.pop();
     Flow& f = flows[i];
     const Pkt k = f.queue[f.next++];
-    write_packet(out, f, k, ip_id++);
+    write_packet(out, f, k, ip_id++, o);
     ++written;
     last_t = std::max(last_t, k.t_us);
     if (f.next == f.queue.size()) {
