@@ -2,7 +2,8 @@
 # pcap-replay's cost per packet across shapes of traffic: `pcap-replay
 # check` on generated captures (bench/replay-scale/gen_capture.cpp) that
 # differ in one dimension at a time (connections, loss, handshakes only),
-# and, when BASELINE_BIN names another build of pcap-replay (an older
+# beside tcptrace (-n -l -r) and a bare libpcap loop on the same file, with
+# the peak RSS per connection, and, when BASELINE_BIN names another build of pcap-replay (an older
 # commit's), that build on the same files in the same run, with the ratio.
 # A shape slower per packet than the baseline is the regression this exists
 # to show (ns/packet: lower is better; "x base" above 1.00 is slower).
@@ -16,7 +17,7 @@ PACKETS=${PACKETS:-1000000}
 RUNS=${RUNS:-3}
 PROFILE=${PROFILE:-linux}
 BASE=${BASELINE_BIN:-}
-gen="$BUILD/bin/replay-gen" pr="$BUILD/bin/pcap-replay"
+gen="$BUILD/bin/replay-gen" pr="$BUILD/bin/pcap-replay" bare="$BUILD/bin/replay-bare-loop"
 for x in "$gen" "$pr"; do [ -x "$x" ] || { echo "replay-shapes: $x not built"; exit 1; }; done
 # As replay-scale.sh: a missing tool skips the table, it does not fail make bench.
 command -v hyperfine >/dev/null 2>&1 || { echo "replay-shapes: hyperfine missing (Debian package hyperfine): skipped"; exit 0; }
@@ -49,9 +50,22 @@ mean_s() {  # mean wall-clock seconds of "$1" over $RUNS runs
   rm -f "$json"
 }
 ns_per() { [ "$1" = "-" ] && echo "-" || python3 -c "print('%.0f' % ($1 * 1e9 / $2))"; }
+# a / b with two decimals, "-" when either is unknown
+ratio() { [ "$1" = "-" ] || [ "$2" = "-" ] && echo "-" || python3 -c "print('%.2f' % ($1 / $2))"; }
+# Peak RSS (KiB) of one run of "$@" (Debian's /usr/bin/time), "-" without it.
+peak_kib() { [ -x /usr/bin/time ] && /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1 || echo "-"; }
+have_tcptrace=0; command -v tcptrace >/dev/null 2>&1 && have_tcptrace=1
+have_bare=0; [ -x "$bare" ] && have_bare=1
+
+# The process's own footprint (one connection of 8 packets): what RSS per
+# connection is counted above.
+"$gen" "$dir/one.pcap" --flows 1 --packets 8 >/dev/null
+base_kib=$(peak_kib "$pr" check --profile "$PROFILE" "$dir/one.pcap")
 
 printf 'pcap-replay check --profile %s, %s packets per capture, mean of %s runs\n' "$PROFILE" "$PACKETS" "$RUNS"
-printf '%-26s %10s %12s' shape packets "ns/packet"
+printf '(x tcptrace: tcptrace -n -l -r time / ours, above 1 is faster; of loop: a bare libpcap loop time / ours, the\n'
+printf ' share of its packet rate; KiB/conn: peak RSS above a one-connection run, per connection; "-": the tool is missing)\n'
+printf '%-26s %10s %12s %10s %8s %9s' shape packets "ns/packet" "x tcptrace" "of loop" "KiB/conn"
 [ -n "$BASE" ] && printf ' %14s %8s' "base ns/packet" "x base"
 printf '\n'
 i=0
@@ -63,11 +77,16 @@ for row in "${shapes[@]}"; do
   n=$(capinfos -c -M "$f" 2>/dev/null | awk -F: '/Number of packets/ {gsub(/ /, "", $2); print $2}')
   [ -n "$n" ] || n=$PACKETS
   t=$(mean_s "$pr check --profile $PROFILE $f")
-  printf '%-26s %10s %12s' "$name" "$n" "$(ns_per "$t" "$n")"
+  tt="-"; [ $have_tcptrace = 1 ] && tt=$(mean_s "tcptrace -n -l -r $f")
+  bt="-"; [ $have_bare = 1 ] && bt=$(mean_s "$bare $f")
+  conns=$("$pr" flows "$f" 2>/dev/null | awk 'NR > 1' | wc -l)
+  kib=$(peak_kib "$pr" check --profile "$PROFILE" "$f")
+  per_conn=$([ "$kib" = "-" ] || [ "$base_kib" = "-" ] || [ "$conns" -eq 0 ] && echo "-" ||
+             python3 -c "print('%.2f' % (max(0, $kib - $base_kib) / $conns))")
+  printf '%-26s %10s %12s %10s %8s %9s' "$name" "$n" "$(ns_per "$t" "$n")" "$(ratio "$tt" "$t")" "$(ratio "$bt" "$t")" "$per_conn"
   if [ -n "$BASE" ]; then
     b=$(mean_s "$BASE check --profile $PROFILE $f")
-    ratio=$([ "$t" = "-" ] || [ "$b" = "-" ] && echo "-" || python3 -c "print('%.2f' % ($t / $b))")
-    printf ' %14s %8s' "$(ns_per "$b" "$n")" "$ratio"
+    printf ' %14s %8s' "$(ns_per "$b" "$n")" "$(ratio "$t" "$b")"
   fi
   printf '\n'
   rm -f "$f"
