@@ -89,7 +89,7 @@ PY
 # packets): every shape generated and timed, at a small size.
 if command -v hyperfine >/dev/null 2>&1 && [ -x "$bin/replay-gen" ]; then
   PACKETS=16000 RUNS=1 BUILD=$BUILD bash bench/replay-shapes.sh >"$dir/shapes.txt" 2>&1
-  rows=$(awk '/^shape/ { on = 1; next } on' "$dir/shapes.txt" | grep -cE ' [0-9]+$')
+  rows=$(awk '/^shape/ { on = 1; next } on' "$dir/shapes.txt" | grep -cE ' [0-9]+ +[0-9]+ ')
   [ "$rows" -eq 10 ] && echo "ok: replay-shapes.sh times its 10 shapes" \
     || { echo "FAIL: replay-shapes.sh: $rows shapes timed"; cat "$dir/shapes.txt"; fail=1; }
 fi
