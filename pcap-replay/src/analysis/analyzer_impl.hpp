@@ -21,6 +21,7 @@
 
 #include <replay/analysis/analyzer.hpp>
 #include <replay/analysis/rtt_sampling.hpp>
+#include <replay/analysis/thresholds.hpp>
 
 #include "analysis/clock_steps.hpp"
 #include "analysis/connection_record.hpp"
@@ -154,7 +155,12 @@ struct Analyzer::Impl final : FlowStore {
   /// Keeps `s`, sent by side `dir`, for the peer's models while they do not
   /// exist (true), or false when they exist or limits::kUnheardKept
   /// segments are kept already (the caller creates them and gives them `s`).
-  static bool hold_for_peer(Live& live, const Segment& s, int dir);
+  static bool hold_for_peer(Live& live, const Segment& s, int dir) {
+    // Every candidate creates a side's model at the same segment.
+    if (live.candidates.front().model[1 - dir] || live.unheard[dir].size() >= limits::kUnheardKept) return false;
+    live.unheard[dir].push_back(s);
+    return true;
+  }
   /// The connection's first segment `s`, sent by side `dir`: kept (for its
   /// sender's models and the peer's), and what its on_send would have done
   /// to the host's TSval clock and activity done now (Live::deferred).

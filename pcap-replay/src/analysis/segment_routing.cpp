@@ -99,7 +99,7 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
     m.keep_first(c, s, dir, defer);
     return;
   }
-  m.make_live(c);
+  if (!c.live()) m.make_live(c);  // (live already after its second segment: no call)
   Live& live = *c.live();
   ++f.packets;
   const std::uint64_t peer_count = live.seen[1 - dir];
@@ -161,11 +161,5 @@ void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
   for (const Segment& p : live.unheard[1 - d]) cand.model[d]->on_peer(p);
 }
 
-bool Analyzer::Impl::hold_for_peer(Live& live, const Segment& s, int dir) {
-  // Every candidate creates a side's model at the same segment.
-  if (live.candidates.front().model[1 - dir] || live.unheard[dir].size() >= limits::kUnheardKept) return false;
-  live.unheard[dir].push_back(s);
-  return true;
-}
 
 }  // namespace replay
