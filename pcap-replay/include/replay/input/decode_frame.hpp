@@ -56,6 +56,13 @@ struct FrameIssue {
 FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& out,
                             FrameIssue& issue);
 
+/// decode_frame_into without its shortcut for the common frame (untagged
+/// Ethernet, IPv4 without options, whole TCP): every frame through the
+/// general walk. The same result for every input (the shortcut is a speed-up
+/// only; tests hold the two against each other).
+FrameKind decode_frame_general(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& out,
+                               FrameIssue& issue);
+
 /// Decodes a frame of link type `dlt` (libpcap DLT_). `captured` are the
 /// bytes in the file (caplen), `wire_len` the frame's original length (len):
 /// when wire_len > captured.size() the frame was cut by the snaplen, and a
