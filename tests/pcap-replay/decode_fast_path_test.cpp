@@ -1,5 +1,6 @@
 // decode_frame_into's shortcut for the common frame (untagged Ethernet, IPv4
-// without options, whole TCP) against the general walk (decode_frame_general):
+// without options or IPv6 without extension headers, whole TCP) against the
+// general walk (decode_frame_general):
 // the same kind, error, warning and Segment for every frame of the lab's and
 // the shared captures, and for every one-byte change, truncation and wire
 // length of a plain frame's headers. Each frame is decoded into a Segment
@@ -127,6 +128,13 @@ TEST_CASE("decode shortcut: every one-byte change, cut and wire length of a plai
   const std::vector<Frame> plain = read_frames(testcommon::repo_root() / "tests/captures/lab/spurious-rto-eifel.pcap", 400);
   REQUIRE(plain.size() == 400);
   std::vector<Frame> seeds{plain[0], plain[1], plain[5]};
+  // An IPv6 one (the shared Linux capture over IPv6), when the shared traces are there.
+  for (const Frame& f : read_frames(testcommon::shared_dir() / "traces/linux/ipv6.pcap", 50))
+    if (f.dlt == 1 && f.bytes.size() >= 74 && f.bytes[12] == 0x86 && f.bytes[13] == 0xDD && f.bytes[14 + 6] == 6) {
+      seeds.push_back(f);
+      break;
+    }
+  MESSAGE(seeds.size() << " seed frames (IPv4 plain, IPv4 with SACK, IPv6)");
   for (const Frame& f : plain)
     if (f.bytes.size() > 66 && f.bytes[14 + 20 + 12] >> 4 > 8) {  // a longer TCP header: SACK blocks
       seeds.push_back(f);
@@ -134,7 +142,7 @@ TEST_CASE("decode shortcut: every one-byte change, cut and wire length of a plai
     }
   std::vector<Frame> variants;
   for (const Frame& seed : seeds) {
-    const std::size_t headers = std::min<std::size_t>(seed.bytes.size(), 14 + 20 + 60);
+    const std::size_t headers = std::min<std::size_t>(seed.bytes.size(), 14 + 40 + 60);
     for (std::size_t i = 0; i < headers; ++i)
       for (std::uint8_t v : {std::uint8_t{0x00}, std::uint8_t{0xFF}, static_cast<std::uint8_t>(seed.bytes[i] ^ 0x80),
                              static_cast<std::uint8_t>(seed.bytes[i] ^ 0x01), static_cast<std::uint8_t>(seed.bytes[i] ^ 0x10)}) {

@@ -22,43 +22,66 @@ namespace replay {
 namespace {
 
 // The common frame, decoded without the general walk: untagged Ethernet,
-// IPv4 without options or fragmentation, TCP whose header and options are
-// whole and well formed, lengths that agree. True when `s` holds the frame
-// exactly as decode_frame_general would fill it (tests/pcap-replay/
-// decode_fast_path_test.cpp holds the two against each other); false for
-// any other frame, which the general walk then decodes (and words any
-// error or warning) from the start.
-bool decode_plain_ipv4_tcp(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& s) {
-  constexpr std::size_t kEth = 14, kIp = 20, kTcp = 20;
-  if (dlt != kDltEthernet || captured.size() < kEth + kIp + kTcp) return false;
-  const std::uint8_t* e = captured.data();
-  if (wire::load_be16(e + 12) != 0x0800) return false;  // IPv4, no VLAN tag
-  const std::uint8_t* ip = e + kEth;
-  if (ip[0] != 0x45 || ip[9] != wire::kProtoTcp) return false;  // version 4, no options; TCP
-  if ((wire::load_be16(ip + 6) & 0x3FFFu) != 0) return false;   // MF or an offset: a fragment
-  const std::uint32_t total = wire::load_be16(ip + 2);
+// IPv4 without options or fragmentation or IPv6 without extension headers,
+// TCP whose header and options are whole and well formed, lengths that
+// agree. True when `s` holds the frame exactly as decode_frame_general
+// would fill it (tests/pcap-replay/decode_fast_path_test.cpp holds the two
+// against each other); false for any other frame, which the general walk
+// then decodes (and words any error or warning) from the start.
+bool decode_plain_tcp(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& s) {
+  constexpr std::size_t kEth = 14, kIp4 = 20, kIp6 = 40, kTcp = 20;
+  if (dlt != kDltEthernet || captured.size() < kEth + kIp4 + kTcp) return false;
+  const std::uint8_t* ip = captured.data() + kEth;
+  const std::uint16_t type = wire::load_be16(captured.data() + 12);
   const std::uint32_t on_wire = wire_len > kEth ? wire_len - kEth : 0;
-  if (total < kIp + kTcp || total > on_wire) return false;  // (0: a TSO super-packet; longer: the warning)
-  const std::uint32_t l4_len = total - kIp;
-  std::span<const std::uint8_t> l4 = captured.subspan(kEth + kIp);
+  std::size_t ip_len = 0;
+  std::uint32_t l4_len = 0;
+  if (type == 0x0800) {  // IPv4, no VLAN tag
+    if (ip[0] != 0x45 || ip[9] != wire::kProtoTcp) return false;  // version 4, no options; TCP
+    if ((wire::load_be16(ip + 6) & 0x3FFFu) != 0) return false;   // MF or an offset: a fragment
+    const std::uint32_t total = wire::load_be16(ip + 2);
+    if (total < kIp4 + kTcp || total > on_wire) return false;  // (0: a TSO super-packet; longer: the warning)
+    ip_len = kIp4;
+    l4_len = total - kIp4;
+  } else if (type == 0x86DD) {  // IPv6, no VLAN tag
+    if (captured.size() < kEth + kIp6 + kTcp || (ip[0] >> 4) != 6 || ip[6] != wire::kProtoTcp) return false;
+    const std::uint32_t payload = wire::load_be16(ip + 4);
+    if (payload < kTcp || kIp6 + payload > on_wire) return false;  // (0: a jumbogram or GSO)
+    ip_len = kIp6;
+    l4_len = payload;
+  } else {
+    return false;
+  }
+  std::span<const std::uint8_t> l4 = captured.subspan(kEth + ip_len);
   if (l4.size() > l4_len) l4 = l4.first(l4_len);  // Ethernet padding is not TCP
+  if (l4.size() < kTcp) return false;
   const std::size_t doff = static_cast<std::size_t>(l4[12] >> 4) * 4;
   if (doff < kTcp || doff > l4.size()) return false;  // a bad offset, or options cut by the snaplen
   wire::TcpTolerance tol;
   if (wire::decode_tcp_tolerant_into(l4, s.tcp, tol) || tol.options_cut || tol.option_error) return false;
   s.vnet = VirtualNetwork{};
-  s.src.address.bytes = {};
-  s.dst.address.bytes = {};
-  std::copy_n(ip + 12, 4, s.src.address.bytes.begin());
-  std::copy_n(ip + 16, 4, s.dst.address.bytes.begin());
-  s.src.address.version = s.dst.address.version = 4;
+  if (ip_len == kIp4) {
+    s.src.address.bytes = {};
+    s.dst.address.bytes = {};
+    std::copy_n(ip + 12, 4, s.src.address.bytes.begin());
+    std::copy_n(ip + 16, 4, s.dst.address.bytes.begin());
+    s.src.address.version = s.dst.address.version = 4;
+    s.flow_label = 0;
+    s.ip_id = wire::load_be16(ip + 4);
+    s.ip_checksum = wire::load_be16(ip + 10);
+    s.ip_ttl = ip[8];
+  } else {
+    std::copy_n(ip + 8, 16, s.src.address.bytes.begin());
+    std::copy_n(ip + 24, 16, s.dst.address.bytes.begin());
+    s.src.address.version = s.dst.address.version = 6;
+    s.flow_label = wire::load_be32(ip) & 0xFFFFFu;
+    s.ip_id.reset();
+    s.ip_checksum = 0;
+    s.ip_ttl = ip[7];  // hop limit
+  }
   s.src.port = s.tcp.src_port;
   s.dst.port = s.tcp.dst_port;
   s.payload_len = l4_len - static_cast<std::uint32_t>(doff);
-  s.flow_label = 0;
-  s.ip_id = wire::load_be16(ip + 4);
-  s.ip_checksum = wire::load_be16(ip + 10);
-  s.ip_ttl = ip[8];
   s.tcp_options_bad = false;
   s.tcp_options_cut = false;
   return true;
@@ -69,7 +92,7 @@ bool decode_plain_ipv4_tcp(int dlt, std::span<const std::uint8_t> captured, std:
 FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& s,
                             FrameIssue& issue) {
   issue.warning.reset();
-  if (decode_plain_ipv4_tcp(dlt, captured, wire_len, s)) return FrameKind::kTcp;
+  if (decode_plain_tcp(dlt, captured, wire_len, s)) return FrameKind::kTcp;
   return decode_frame_general(dlt, captured, wire_len, s, issue);
 }
 
