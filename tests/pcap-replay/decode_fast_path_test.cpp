@@ -128,18 +128,29 @@ TEST_CASE("decode shortcut: every one-byte change, cut and wire length of a plai
   const std::vector<Frame> plain = read_frames(testcommon::repo_root() / "tests/captures/lab/spurious-rto-eifel.pcap", 400);
   REQUIRE(plain.size() == 400);
   std::vector<Frame> seeds{plain[0], plain[1], plain[5]};
-  // An IPv6 one (the shared Linux capture over IPv6), when the shared traces are there.
-  for (const Frame& f : read_frames(testcommon::shared_dir() / "traces/linux/ipv6.pcap", 50))
-    if (f.dlt == 1 && f.bytes.size() >= 74 && f.bytes[12] == 0x86 && f.bytes[13] == 0xDD && f.bytes[14 + 6] == 6) {
-      seeds.push_back(f);
-      break;
+  // An IPv6 one made from the first: the same Ethernet addresses and TCP
+  // segment under a 40-byte IPv6 header (flow label 0x12345, fd00::1 ->
+  // fd00::2, hop limit 64), whatever traces are at hand.
+  {
+    const Frame& v4 = plain[0];
+    const std::uint32_t tcp_len = (std::uint32_t{v4.bytes[16]} << 8 | v4.bytes[17]) - 20;  // IPv4 total - header
+    Frame v6{1, std::vector<std::uint8_t>(v4.bytes.begin(), v4.bytes.begin() + 12), v4.wire_len + 20};
+    const std::uint8_t head[] = {0x86, 0xDD, 0x60, 0x01, 0x23, 0x45, static_cast<std::uint8_t>(tcp_len >> 8),
+                                 static_cast<std::uint8_t>(tcp_len), 6, 64};
+    v6.bytes.insert(v6.bytes.end(), std::begin(head), std::end(head));
+    for (std::uint8_t last : {1, 2}) {
+      const std::uint8_t addr[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, last};
+      v6.bytes.insert(v6.bytes.end(), std::begin(addr), std::end(addr));
     }
-  MESSAGE(seeds.size() << " seed frames (IPv4 plain, IPv4 with SACK, IPv6)");
+    v6.bytes.insert(v6.bytes.end(), v4.bytes.begin() + 14 + 20, v4.bytes.end());
+    seeds.push_back(v6);
+  }
   for (const Frame& f : plain)
     if (f.bytes.size() > 66 && f.bytes[14 + 20 + 12] >> 4 > 8) {  // a longer TCP header: SACK blocks
       seeds.push_back(f);
       break;
     }
+  MESSAGE(seeds.size() << " seed frames (IPv4 plain, IPv4 with SACK, IPv6)");
   std::vector<Frame> variants;
   for (const Frame& seed : seeds) {
     const std::size_t headers = std::min<std::size_t>(seed.bytes.size(), 14 + 40 + 60);
@@ -166,6 +177,8 @@ TEST_CASE("decode shortcut: every one-byte change, cut and wire length of a plai
       variants.push_back(m);
     }
   }
+  // The seeds themselves are plain frames: TCP both ways (the IPv6 one included).
+  CHECK(hold_against_general(seeds) == seeds.size());
   const std::size_t tcp = hold_against_general(variants);
   MESSAGE(variants.size() << " variants, " << tcp << " decoded as TCP");
   CHECK(tcp > variants.size() / 2);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <replay/analysis/analyzer.hpp>
+#include <replay/input/reader_limits.hpp>
 #include <replay/report/report_json.hpp>
 
 using namespace readertest;
@@ -242,6 +243,35 @@ TEST_CASE("gzip: a .pcap.gz and a .pcapng.gz read as their plain files; gzip on 
   std::size_t cut_said = 0;
   for (const auto& d : c.diagnostics) cut_said += d.message.find("cut short") != std::string::npos ? 1 : 0;
   CHECK(cut_said == 1);
+}
+
+TEST_CASE("gzip: a stream cut after more than kMaxDiagnostics frame diagnostics is still one loss") {
+  if (std::system("command -v gzip >/dev/null 2>&1") != 0) {
+    if (std::getenv("CI")) FAIL("gzip is missing");
+    MESSAGE("gzip is missing: test skipped");
+    return;
+  }
+  // 12 000 frames, the first 10 050 with IP version 5 (each a skipped frame
+  // with a diagnostic: past the 10 000 kept, the rest only counted); then a
+  // cut of the compressed stream near its end, inside a record.
+  std::vector<testcommon::Record> recs;
+  for (std::uint32_t i = 0; i < 12'000; ++i) {
+    Bytes f = ether(0x0800, ipv4_tcp(false, 1000 + i, 1, 0x10, 0));
+    if (i < 10'050) f[14] = 0x55;
+    recs.push_back(testcommon::Record{1'795'000'000 + i / 1000, (i % 1000) * 1000, f, 0});
+  }
+  const std::string plain = write_temp(pcap_file(testcommon::kPcapMagicMicros, 1, recs), "many-bad.pcap");
+  const std::string gz = plain + ".gz";
+  REQUIRE(std::system(("gzip -c " + plain + " > " + gz).c_str()) == 0);
+  temp_files().paths.push_back(gz);
+  Bytes g = slurp(gz);
+  g.resize(g.size() * 9 / 10);
+  const ReadResult c = read_all(write_temp(g, "many-bad-cut.pcap.gz"));
+  REQUIRE(c.diagnostics.size() == replay::limits::kMaxDiagnostics);  // the cap was reached before the cut
+  CHECK(c.stats.lost.size() == 1);                                    // one loss, not a record and a stream
+  REQUIRE_FALSE(c.stats.lost.empty());
+  CHECK(c.stats.lost.back().to_end);
+  CHECK_FALSE(c.stats.lost.back().frames_lost.has_value());
 }
 
 TEST_CASE("compressed: zstd, xz and bzip2 read as the plain file, concatenated streams as one, on standard input too") {

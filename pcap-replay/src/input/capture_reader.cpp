@@ -259,9 +259,11 @@ bool CaptureReader::next(Segment& out) {
                              ? &stats_.lost.back()
                              : nullptr;
         const std::string why = st.in.error() + "; the rest of the file is skipped";
-        if (cut && damage_diagnostic_ && *damage_diagnostic_ < diagnostics_.size()) {
+        if (cut) {
           cut->frames_lost.reset();
-          diagnostics_[*damage_diagnostic_].message += " (the input stops there: " + why + ")";
+          // (Its diagnostic may be one of those only counted, past kMaxDiagnostics.)
+          if (damage_diagnostic_ && *damage_diagnostic_ < diagnostics_.size())
+            diagnostics_[*damage_diagnostic_].message += " (the input stops there: " + why + ")";
         } else {
           LostRange lr;
           lr.byte_begin = lr.byte_end = end;

@@ -15,7 +15,8 @@
  *    reads a clock).
  *  - Every function that can fail returns an rto_retry_status; RTO_RETRY_OK
  *    (0) is success. Results come back through out-parameters, written only
- *    on RTO_RETRY_OK. No C++ exception crosses this interface.
+ *    on RTO_RETRY_OK (a validator's message buffer excepted). No C++ exception
+ *    crosses this interface.
  *  - rto_backoff and rto_connection_backoff are structs of a fixed size whose
  *    bytes are private: the caller places them (inside its own request or
  *    channel struct, on the stack, anywhere) and makes them ready with *_init.
@@ -128,8 +129,8 @@ RTO_RETRY_API rto_retry_status rto_backoff_policy_decorrelated_jitter(int64_t ba
 /** gRPC connection backoff: 1 s, x1.6, 120 s, +-20 %, MIN_CONNECT_TIMEOUT 20 s. Errors: RTO_RETRY_ERR_NULL. */
 RTO_RETRY_API rto_retry_status rto_backoff_policy_grpc_connection(rto_backoff_policy* out);
 /** A gRPC retry policy (gRFC A6 retryPolicy): full jitter from initial_backoff
- *  x num/den up to max_backoff, max_attempts (5 at most, as A6 limits it),
- *  pushback honoured. Errors: RTO_RETRY_ERR_NULL. */
+ *  x num/den up to max_backoff, max_attempts (more than 5 is taken as 5, as
+ *  A6 limits it; 0 is no limit), pushback honoured. Errors: RTO_RETRY_ERR_NULL. */
 RTO_RETRY_API rto_retry_status rto_backoff_policy_grpc_retry(int64_t initial_backoff_us, int64_t max_backoff_us,
                                                             uint32_t multiplier_num, uint32_t multiplier_den,
                                                             unsigned max_attempts, rto_backoff_policy* out);

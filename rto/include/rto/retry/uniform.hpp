@@ -12,11 +12,13 @@
 
 namespace rto {
 
-/// The most draws either rejection loop below makes after its first: a fair
+/// The most redraws in a row either rejection loop below makes (random_u64:
+/// for each chunk of bits; uniform_below: after its first draw): a fair
 /// generator is rejected 64 times in a row with probability below 2^-64, so
 /// only a generator that keeps returning a rejected value (a constant 0, as a
-/// test may write) reaches it; the last draw is then used as it is (its bias
-/// is moot for such a generator, and the call returns instead of spinning).
+/// test may write) reaches it; the last draw is then taken (random_u64: its
+/// low bits; uniform_below: its high word), biased but moot for such a
+/// generator, and the call returns instead of spinning.
 inline constexpr int kMaxRedraws = 64;
 
 namespace detail {
