@@ -355,8 +355,8 @@ RTO_SUBST  := sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@RTO_VERSION@|$(RTO_VERSION)
 RTO_CMAKE_BUILD := $(BUILD)/cmake-rto
 install: all
 	cmake -S rto -B $(RTO_CMAKE_BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DCMAKE_INSTALL_LIBDIR=lib \
-	  -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER=$(CXX) -DCMAKE_CXX_FLAGS="$(OPT) -Wall -Wextra -Wpedantic -Werror" \
-	  -DCMAKE_SHARED_LINKER_FLAGS="$(SANLDFLAGS) -Wl,-z,defs" > $(BUILD)/cmake-rto.log
+	  -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER=$(CXX) -DCMAKE_CXX_FLAGS="$(filter-out -MMD -MP,$(CXXFLAGS))" \
+	  -DCMAKE_SHARED_LINKER_FLAGS="$(LDFLAGS) -Wl,-z,defs" > $(BUILD)/cmake-rto.log
 	cmake --build $(RTO_CMAKE_BUILD) -j$(JOBS) >> $(BUILD)/cmake-rto.log
 	DESTDIR=$(DESTDIR) cmake --install $(RTO_CMAKE_BUILD) >> $(BUILD)/cmake-rto.log
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin

@@ -264,6 +264,10 @@ if cmake_build "$tmp/cm" "$prefix" rto::rto rto::retry; then
   ok "CMake consumer: find_package(rto 0.2 REQUIRED COMPONENTS retry) and build"
   grep -qx "rto_DIR=$prefix/lib/cmake/rto" "$tmp/cm/found.txt" && grep -qx "rto_VERSION=$version" "$tmp/cm/found.txt" \
     && ok "CMake found the installed package, version $version" || { cat "$tmp/cm/found.txt"; bad "CMake package location/version"; }
+  grep -qx "rto_LIBRARY=$prefix/lib/librto.so.$version" "$tmp/cm/found.txt" \
+    && grep -qx "rto_RETRY_STATIC_LIBRARY=$prefix/lib/librto_retry.a" "$tmp/cm/found.txt" \
+    && ok "the package's variables name the installed files (rto_LIBRARY, rto_RETRY_STATIC_LIBRARY)" \
+    || { cat "$tmp/cm/found.txt"; bad "the package's library variables"; }
   cmd=$(grep -E '"command".*main\.cpp' "$tmp/cm/compile_commands.json" || true)
   [[ "$cmd" == *-std=c++23* && "$cmd" != *-std=c++20* ]] \
     && ok "rto::rto keeps the consumer at -std=c++23" || { echo "$cmd"; bad "language level of the CMake consumer"; }
@@ -282,6 +286,11 @@ fi
 if cmake_build "$tmp/cms" "$prefix" rto::rto_static rto::retry_static; then
   ! readelf -d "$tmp/cms/connection" | grep -q 'NEEDED.*librto' && "$tmp/cms/connection" >/dev/null 2>&1 \
     && ok "README example with rto::rto_static (librto.a) runs" || bad "rto::rto_static consumer"
+  # rto::rto_c asks no C++ level of a C++ target: a C++17 one stays at C++17.
+  cmd=$(python3 -c 'import json,sys; print(next(e["command"] for e in json.load(open(sys.argv[1])) if e["file"].endswith("cxx17_c_api.cpp")))' "$tmp/cms/compile_commands.json" 2>/dev/null)
+  case "$cmd" in *-std=c++17*|*-std=gnu++17*) ok "a C++17 target linking rto::rto_c compiles at C++17" ;;
+    *) bad "a C++17 target linking rto::rto_c: '$cmd'" ;; esac
+  "$tmp/cms/cxx17_c_api" && ok "the C++17 program using the C API through rto::rto_c runs" || bad "cxx17_c_api run"
   ! readelf -d "$tmp/cms/retry_client" | grep -q 'NEEDED.*librto' && "$tmp/cms/retry_client" >/dev/null 2>&1 \
     && ok "retry client with rto::retry_static (librto_retry.a) runs" || bad "rto::retry_static consumer"
 else
