@@ -9,6 +9,7 @@
 
 #include <replay/report/judgement_text.hpp>
 #include <replay/analysis/thresholds.hpp>
+#include "plot/clock_shift.hpp"
 
 namespace replay {
 
@@ -194,12 +195,12 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   for (const auto& t : s.timeouts) {
     if (!in_view(t.time)) continue;
     // The latest reading of the arm (the wait's lower end).
-    const CaptureTime arm = t.time - std::chrono::duration_cast<std::chrono::nanoseconds>(t.wait.lo);
+    const CaptureTime arm = before_by(t.time, t.wait.lo);
     const double y_seq = seq.map(t.rel_seq);
     const double y = std::max(box.top + 8, y_seq - 12 - 14.0 * static_cast<double>(row++ % 2));
     fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n",
                    num(X(t.time)), num(y), num(X(t.time)), num(y_seq), colour::kExpiry);
-    const auto at = [&](std::chrono::microseconds d) { return X(arm + std::chrono::duration_cast<std::chrono::nanoseconds>(d)); };
+    const auto at = [&](std::chrono::microseconds d) { return X(after_by(arm, d)); };
     const double xa = X(arm), xp = at(t.predicted.lo), xe = at(t.accepted.lo),
                  xl = t.accepted.bounded() ? at(t.accepted.hi) : at(t.accepted.lo);
     const double xt = X(t.time);
