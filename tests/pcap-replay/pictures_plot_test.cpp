@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <replay/plot/svg_plot.hpp>
+
+#include "plot/clock_shift.hpp"
 #include <replay/analysis/thresholds.hpp>
 
 using replay::svg::Axis;
@@ -79,4 +81,18 @@ TEST_CASE("pictures: the x axis's words go under the box, the title centred (eve
   CHECK(replay::svg::document_open(800, 480) ==
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800.0\" height=\"480.0\" viewBox=\"0 0 800.0 480.0\" "
         "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+}
+
+TEST_CASE("pictures: a capture time moved by a wait, and held at the event past the clock's range") {
+  using std::chrono::microseconds;
+  using std::chrono::nanoseconds;
+  const replay::CaptureTime t{nanoseconds{5'000'000'000}};  // 5 s
+  CHECK(replay::before_by(t, microseconds{1'500'000}) == replay::CaptureTime{nanoseconds{3'500'000'000}});
+  CHECK(replay::after_by(t, microseconds{250}) == replay::CaptureTime{nanoseconds{5'000'250'000}});
+  // An unbounded wait (microseconds::max) is past nanoseconds: the event itself.
+  CHECK(replay::before_by(t, microseconds::max()) == t);
+  CHECK(replay::after_by(t, microseconds::max()) == t);
+  // In nanoseconds but past the clock's end: the event itself.
+  const replay::CaptureTime late{nanoseconds{INT64_MAX - 10}};
+  CHECK(replay::after_by(late, microseconds{1}) == late);
 }

@@ -11,22 +11,19 @@
 
 namespace replay {
 
-/// t - d, or t when d in nanoseconds or the result leaves the clock's range.
-inline CaptureTime before_by(CaptureTime t, std::chrono::microseconds d) {
+/// t moved by d later (later = true) or earlier, or t itself when d in
+/// nanoseconds or the result leaves the clock's range.
+inline CaptureTime shifted(CaptureTime t, std::chrono::microseconds d, bool later) {
   std::int64_t ns = 0, out = 0;
+  const std::int64_t at = t.time_since_epoch().count();
   if (__builtin_mul_overflow(d.count(), std::int64_t{1000}, &ns) ||
-      __builtin_sub_overflow(t.time_since_epoch().count(), ns, &out))
+      (later ? __builtin_add_overflow(at, ns, &out) : __builtin_sub_overflow(at, ns, &out)))
     return t;
   return CaptureTime{std::chrono::nanoseconds{out}};
 }
-
-/// t + d, or t when d in nanoseconds or the result leaves the clock's range.
-inline CaptureTime after_by(CaptureTime t, std::chrono::microseconds d) {
-  std::int64_t ns = 0, out = 0;
-  if (__builtin_mul_overflow(d.count(), std::int64_t{1000}, &ns) ||
-      __builtin_add_overflow(t.time_since_epoch().count(), ns, &out))
-    return t;
-  return CaptureTime{std::chrono::nanoseconds{out}};
-}
+/// t - d (see shifted).
+inline CaptureTime before_by(CaptureTime t, std::chrono::microseconds d) { return shifted(t, d, false); }
+/// t + d (see shifted).
+inline CaptureTime after_by(CaptureTime t, std::chrono::microseconds d) { return shifted(t, d, true); }
 
 }  // namespace replay
