@@ -11,6 +11,9 @@
 #   bash tests/mutate.sh burst        only those whose id or description matches
 #                                     the extended regular expression "burst"
 #   bash tests/mutate.sh --list       print the table (id: description) and exit
+#   bash tests/mutate.sh --check      only check that every edit's text is found
+#                                     exactly once (nothing built; make test runs
+#                                     it, so a rename cannot leave the table stale)
 #   bash tests/mutate.sh --keep ...   keep the scratch tree and the logs
 #   JOBS=2 bash tests/mutate.sh       make -j2 (default 1: the machine is shared)
 #   NO_E2E=1 bash tests/mutate.sh     skip tests/e2e/lab_labels.sh (faster, weaker)
@@ -82,11 +85,13 @@ usage() { sed -n '2,/^set -u/p' "$0" | sed -e 's/^# \{0,1\}//' -e '/^set -u/d'; 
 PATTERN=
 KEEP=0
 LIST=0
+CHECK=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) usage; exit 0 ;;
     -l|--list) LIST=1 ;;
     -k|--keep) KEEP=1 ;;
+    -c|--check) CHECK=1 ;;
     -*) echo "mutate.sh: unknown option $1" >&2; exit 2 ;;
     *) PATTERN=$1 ;;
   esac
@@ -205,7 +210,7 @@ rule-capped-no-doubling ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; if
 rule-setting-refuted ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; if (through > j && !model_fitting(run_start_, through, alt)) continue; ;; if (false && through > j && !model_fitting(run_start_, through, alt)) continue; ;; delete: a setting the later expiries refute
 rule-setting-refuted-span ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; std::max(j + 1, run_start_ + alt.linear) ;; j + 1 ;; a setting refuted by the next expiry only, not by the rest of its linear span
 rule-cap-unstated ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; stated ? std::size_t{0} : std::size_t{2} ;; stated ? std::size_t{0} : std::size_t{1} ;; an unstated cap read after one doubling instead of two
-rule-least-rto-slack ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; base.lo - slack.ceil_of(base.lo) - opt_.granularity ;; base.lo - slack.ceil_of(microseconds{0}) - opt_.granularity ;; the least RTO without the estimator's slack
+rule-least-rto-slack ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; base.lo - slack.ceil_of(base.lo) - opt_.absolute_tolerance ;; base.lo - slack.ceil_of(microseconds{0}) - opt_.absolute_tolerance ;; the least RTO without the estimator's slack
 rule-probe-tie ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; std::pair(outcomes[mask].broken, outcomes[mask].off) < std::pair( ;; std::pair(outcomes[mask].broken, outcomes[mask].off) <= std::pair( ;; on a tie a probe reads as an expiry
 
 # ---- rules: sender_*.cpp -----------------------------------------------------
@@ -310,6 +315,10 @@ TOTAL=$(printf '%s\n' "$IDS" | wc -l)
 # Every selected edit must match the caller's tree before anything is built.
 # shellcheck disable=SC2086
 table check "$HERE" $IDS || { echo "mutate.sh: the table is stale (above)" >&2; exit 2; }
+if [ "$CHECK" = 1 ]; then
+  echo "mutate.sh: $TOTAL mutation(s), every edit found exactly once"
+  exit 0
+fi
 
 # ---- the scratch tree ------------------------------------------------------------
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/rto-mutate.XXXXXX")
