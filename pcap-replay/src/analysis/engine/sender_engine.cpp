@@ -62,9 +62,9 @@ template <class Keep>
 std::size_t SenderEngine::filter_pending(Keep keep) {
   std::uint8_t kept = 0;
   for (std::uint8_t i = 0; i < pending_count_; ++i) {
-    const PendingSample& p = pending_[(pending_first_ + i) % pending_.size()];
+    const PendingSample& p = pending_at((pending_first_ + i) % kPendingSamplesKept);
     if (!keep(p)) continue;
-    if (kept != i) pending_[(pending_first_ + kept) % pending_.size()] = p;  // no write where nothing moves
+    if (kept != i) pending_at((pending_first_ + kept) % kPendingSamplesKept) = p;  // no write where nothing moves
     ++kept;
   }
   const std::size_t dropped = pending_count_ - kept;
@@ -405,7 +405,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       const TimerState now = timer_state();
       const std::optional<std::uint32_t> heard_before = heard_una_;
       const std::uint64_t unheard_before = unheard_segments_;
-      restore(b->state);
+      restore(b->state());
       heard_una_ = b->una;
       unheard_segments_ = acked_segments_ - b->acked_segments;
       // Nothing the peer sent from that ACK on reached the sender: none of
@@ -428,9 +428,9 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         // That ACK and every later one are unheard: none is kept.
         const std::uint32_t from = b->una;
         while (before_count_ > 0) {
-          const BeforeAck& newest = before_acks_[(before_next_ + before_acks_.size() - 1) % before_acks_.size()];
+          const BeforeAck& newest = before_at((before_next_ + kUnheardAcksKept - 1) % kUnheardAcksKept);
           if (seq_lt(newest.una, from)) break;
-          before_next_ = static_cast<std::uint8_t>((before_next_ + before_acks_.size() - 1) % before_acks_.size());
+          before_next_ = static_cast<std::uint8_t>((before_next_ + kUnheardAcksKept - 1) % kUnheardAcksKept);
           --before_count_;
         }
         keep_before_acks(before_count_);

@@ -11,6 +11,7 @@
 // a flat record per sender: no allocation, no search over history.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -30,6 +31,7 @@
 #include "analysis/engine/chain_judge.hpp"
 #include "analysis/engine/estimator_readings.hpp"
 #include "analysis/engine/sender_state.hpp"
+#include "analysis/engine/unheard_ack.hpp"
 #include "analysis/host_activity.hpp"
 #include "analysis/node_pool.hpp"
 
@@ -103,40 +105,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
     bool retransmitted;
     bool sacked = false;
   };
-  struct PendingSample {  // a sample from an ACK the sender may not have received yet
-    std::chrono::microseconds r;
-    CaptureTime until;
-    std::optional<std::size_t> event;  // its timeline row, to clear if refused
-    std::uint32_t ack, snd_una, snd_nxt;
-    SampleKind kind;
-    bool at_sender = false;  // the capture is at the sender: it took the sample at the ACK's own time
-  };
   struct Pending54 {  // an expiry that resent a segment above SND.UNA: 5.4 is settled when its burst ends
     std::uint64_t frame;
     CaptureTime time;
     std::uint32_t rel_seq, rel_una;
     unsigned expiry;
     bool head_resent = false;
-  };
-  /// The sender's timer and recovery state, as a value: saved before each
-  /// ACK of new data, for when the sender shows it never received that ACK
-  /// (it resends what the ACK acknowledged), and restored then.
-  struct TimerState {
-    std::optional<TimerArm> arm;
-    unsigned timeouts_since_ack = 0;
-    unsigned dupacks = 0;
-    Recovery recovery = Recovery::open;
-    bool probe_since_ack = false;
-    bool sack_evidence = false;
-    std::uint32_t recovery_point = 0, fast_recovery_point = 0;
-  };
-  struct BeforeAck {  // the state before an ACK of new data the sender may not have received
-    TimerState state;
-    std::uint64_t frame = 0;             // the ACK's frame
-    CaptureTime time{};                  // and capture time
-    std::uint32_t una = 0, ack = 0;      // SND.UNA as the sender knew it before the ACK; the ACK
-    std::optional<std::uint32_t> tsval;  // the ACK's TSval: a TSecr of the sender's past it shows it arrived
-    std::uint64_t acked_segments = 0;    // acked_segments_ before the ACK
   };
   struct Open57 {  // 5.7 not visible yet: the handshake's sample vs 3 s, until a data expiry or the next sample
     std::uint64_t frame;
@@ -329,9 +303,16 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // Written by ACKs of new data: the sample held until the sender must have
   // taken it (slot 0 again whenever the ring empties), and the state before
   // the ACK (the latest few).
-  // Each on a line of its own: slot 0 is one line, and two.
-  alignas(64) std::array<PendingSample, kPendingSamplesKept> pending_{};  // oldest first, from pending_first_
-  alignas(64) std::array<BeforeAck, kUnheardAcksKept> before_acks_{};
+  // Slot 0 of both on two lines of their own (AckSlot0), the others after.
+  // pending_at(i): oldest first, from pending_first_; before_at(i): the
+  // newest at before_next_ - 1.
+  AckSlot0 slot0_{};
+  std::array<PendingSample, kPendingSamplesKept - 1> pending_rest_{};
+  std::array<BeforeAck, kUnheardAcksKept - 1> before_rest_{};
+  PendingSample& pending_at(std::size_t i) { return i == 0 ? slot0_.pending : pending_rest_[i - 1]; }
+  const PendingSample& pending_at(std::size_t i) const { return i == 0 ? slot0_.pending : pending_rest_[i - 1]; }
+  BeforeAck& before_at(std::size_t i) { return i == 0 ? slot0_.before : before_rest_[i - 1]; }
+  const BeforeAck& before_at(std::size_t i) const { return i == 0 ? slot0_.before : before_rest_[i - 1]; }
 
   TsClock ts_clock_;
   EstimatorReadings est_;

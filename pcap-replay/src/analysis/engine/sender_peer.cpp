@@ -233,9 +233,9 @@ void SenderEngine::on_peer(const Segment& s) {
   // sender (a round trip below kCaptureAtSender, read as 0), up to that.
   if (sample && sample->count() >= 0 && sender_rtt_ && *kind == SampleKind::seq && !acks_syn) {
     const microseconds until = sender_rtt_->count() > 0 ? *sender_rtt_ : limits::kCaptureAtSender;
-    PendingSample p{*sample, s.time + until, std::nullopt, ack, seq_.snd_una, seq_.snd_max, *kind,
+    PendingSample p{*sample, s.time + until, 0, ack, seq_.snd_una, seq_.snd_max, *kind,
                     sender_rtt_->count() == 0};
-    if (keep_timeline_) p.event = out_.timeline.size();  // the "ack" recorded below
+    if (keep_timeline_) p.set_event(out_.timeline.size());  // the "ack" recorded below
     add_pending(p);
   } else if (sample && sample->count() >= 0) {
     if (!take_sample(*sample, *kind, *kind == SampleKind::seq ? correction : microseconds{0})) {

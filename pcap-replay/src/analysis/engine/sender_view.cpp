@@ -19,7 +19,7 @@ using rto::seq_lt;
 
 // ---- ACKs the capture saw and the sender did not receive ------------------
 
-SenderEngine::TimerState SenderEngine::timer_state() const {
+TimerState SenderEngine::timer_state() const {
   return TimerState{arm_,      timeouts_since_ack_, dupacks_, recovery_, probe_since_ack_, sack_evidence_,
                     seq_.recovery_point, fast_recovery_point_};
 }
@@ -35,16 +35,55 @@ void SenderEngine::restore(const TimerState& t) {
   fast_recovery_point_ = t.fast_recovery_point;
 }
 
-void SenderEngine::remember_before_ack(std::uint64_t frame, CaptureTime t, std::uint32_t ack,
-                                       std::optional<std::uint32_t> tsval) {
-  before_acks_[before_next_] = BeforeAck{timer_state(), frame, t, heard_una(), ack, tsval, acked_segments_};
-  before_next_ = static_cast<std::uint8_t>((before_next_ + 1) % before_acks_.size());
-  if (before_count_ < before_acks_.size()) ++before_count_;
+BeforeAck::BeforeAck(const TimerState& before, std::uint64_t ack_frame, CaptureTime ack_time,
+                                   std::uint32_t snd_una, std::uint32_t ack_seq,
+                                   std::optional<std::uint32_t> ack_tsval, std::uint64_t acked)
+    : time(ack_time),
+      una(snd_una),
+      ack(ack_seq),
+      tsval_bits(ack_tsval.value_or(0)),
+      present(static_cast<std::uint8_t>((ack_tsval ? kHasTsval : 0) | (before.arm ? kArmed : 0) |
+                                        (before.arm && before.arm->tsval ? kArmTsval : 0) |
+                                        (before.probe_since_ack ? kProbeSinceAck : 0) |
+                                        (before.sack_evidence ? kSackEvidence : 0))),
+      arm_cause(before.arm ? before.arm->cause : ArmCause::send),
+      recovery(before.recovery),
+      frame(ack_frame),
+      acked_segments(acked),
+      arm_earliest(before.arm ? before.arm->earliest : CaptureTime{}),
+      arm_latest(before.arm ? before.arm->latest : CaptureTime{}),
+      arm_frame(before.arm ? before.arm->frame : 0),
+      arm_tsval(before.arm ? before.arm->tsval.value_or(0) : 0),
+      timeouts_since_ack(before.timeouts_since_ack),
+      dupacks(before.dupacks),
+      recovery_point(before.recovery_point),
+      fast_recovery_point(before.fast_recovery_point) {}
+
+TimerState BeforeAck::state() const {
+  std::optional<TimerArm> arm;
+  if ((present & kArmed) != 0)
+    arm = TimerArm{arm_cause, arm_earliest, arm_latest,
+                   (present & kArmTsval) != 0 ? std::optional<std::uint32_t>(arm_tsval) : std::nullopt, arm_frame};
+  return TimerState{arm,
+                    timeouts_since_ack,
+                    dupacks,
+                    recovery,
+                    (present & kProbeSinceAck) != 0,
+                    (present & kSackEvidence) != 0,
+                    recovery_point,
+                    fast_recovery_point};
 }
 
-const SenderEngine::BeforeAck* SenderEngine::unheard_ack_for(std::uint32_t seq) const {
+void SenderEngine::remember_before_ack(std::uint64_t frame, CaptureTime t, std::uint32_t ack,
+                                       std::optional<std::uint32_t> tsval) {
+  before_at(before_next_) = BeforeAck{timer_state(), frame, t, heard_una(), ack, tsval, acked_segments_};
+  before_next_ = static_cast<std::uint8_t>((before_next_ + 1) % kUnheardAcksKept);
+  if (before_count_ < kUnheardAcksKept) ++before_count_;
+}
+
+const BeforeAck* SenderEngine::unheard_ack_for(std::uint32_t seq) const {
   for (std::size_t i = 0; i < before_count_; ++i) {
-    const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
+    const BeforeAck& b = before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept);
     if (seq_ge(seq, b.una) && seq_lt(seq, b.ack)) return &b;
   }
   return nullptr;
@@ -56,8 +95,8 @@ void SenderEngine::heard_through(std::uint32_t tsecr) {
   // An equal TSval may be an earlier segment of the same tick: no evidence.
   std::uint8_t kept = 0;
   for (std::size_t i = 0; i < before_count_; ++i) {
-    const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
-    if (b.tsval && rto::ts_diff(tsecr, *b.tsval) > 0) break;  // this one and all older were received
+    const BeforeAck& b = before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept);
+    if (b.tsval() && rto::ts_diff(tsecr, *b.tsval()) > 0) break;  // this one and all older were received
     ++kept;
   }
   keep_before_acks(kept);
@@ -71,7 +110,7 @@ void SenderEngine::keep_before_acks(std::uint8_t kept) {
 void SenderEngine::heard_until(CaptureTime t, std::optional<std::uint32_t> resent) {
   std::uint8_t kept = 0;
   for (std::size_t i = 0; i < before_count_; ++i) {
-    const BeforeAck& b = before_acks_[(before_next_ + before_acks_.size() - 1 - i) % before_acks_.size()];
+    const BeforeAck& b = before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept);
     const bool shown_unheard = resent && seq_lt(*resent, b.ack);  // it acknowledged what is resent
     if (b.time <= t && !shown_unheard) break;  // this one and all older were received
     ++kept;
@@ -86,51 +125,51 @@ void SenderEngine::on_valid_sample() {
 }
 
 void SenderEngine::settle_pending_samples(CaptureTime now) {
-  while (pending_count_ > 0 && pending_[pending_first_].until <= now) take_pending(pop_pending(), now);
+  while (pending_count_ > 0 && pending_at(pending_first_).until <= now) take_pending(pop_pending(), now);
 }
 
-SenderEngine::PendingSample SenderEngine::pop_pending() {
-  const PendingSample p = pending_[pending_first_];
-  pending_first_ = static_cast<std::uint8_t>((pending_first_ + 1) % pending_.size());
+PendingSample SenderEngine::pop_pending() {
+  const PendingSample p = pending_at(pending_first_);
+  pending_first_ = static_cast<std::uint8_t>((pending_first_ + 1) % kPendingSamplesKept);
   if (--pending_count_ == 0) pending_first_ = 0;  // the next one in slot 0, beside the hot members
   return p;
 }
 
 void SenderEngine::add_pending(const PendingSample& p) {
-  if (pending_count_ == pending_.size()) take_pending(pop_pending(), last_peer_time_.value_or(CaptureTime::max()));  // the oldest is taken as it is
-  pending_[(pending_first_ + pending_count_) % pending_.size()] = p;
+  if (pending_count_ == kPendingSamplesKept) take_pending(pop_pending(), last_peer_time_.value_or(CaptureTime::max()));  // the oldest is taken as it is
+  pending_at((pending_first_ + pending_count_) % kPendingSamplesKept) = p;
   ++pending_count_;
 }
 
 void SenderEngine::take_pending(const PendingSample& p, CaptureTime now) {
   if (!est_.on_sample(p.r, p.r - sender_rtt_.value_or(microseconds{0}), p.snd_una, p.snd_nxt)) {
     ++out_.samples_refused;
-    if (p.event && *p.event < out_.timeline.size()) {  // the timeline shows no sample either
-      out_.timeline[*p.event].sample.reset();
-      out_.timeline[*p.event].sample_kind.reset();
+    if (p.event() && *p.event() < out_.timeline.size()) {  // the timeline shows no sample either
+      out_.timeline[*p.event()].sample.reset();
+      out_.timeline[*p.event()].sample_kind.reset();
     }
     return;
   }
   if (p.kind == SampleKind::seq) ++out_.samples_seq; else ++out_.samples_ts;
   (p.kind == SampleKind::seq ? out_.rtt_karn : out_.rtt_ts_echo).add(p.r);
   on_valid_sample();
-  if (p.at_sender && p.event) {
+  if (p.at_sender && p.event()) {
     // Taken at the ACK, as it turned out: the timeline shows it from there.
     const auto& e = est_.estimator();
     const microseconds rto = current_rto();
     const unsigned backoff = data_expiries();
-    for (std::size_t i = *p.event; i < out_.timeline.size(); ++i) {
+    for (std::size_t i = *p.event(); i < out_.timeline.size(); ++i) {
       out_.timeline[i].srtt = e.srtt();
       out_.timeline[i].rttvar = e.rttvar();
       out_.timeline[i].rto = rto;
       out_.timeline[i].backoff = backoff;
     }
-  } else if (p.event && *p.event < out_.timeline.size()) {
+  } else if (p.event() && *p.event() < out_.timeline.size()) {
     // Taken once the sender must have processed the ACK (p.until, or the
     // event that made it take it then): a row of its own, the ACK's frame
     // and the estimator after the sample, so that each row's values are
     // those after it and the last row's are the report's final ones.
-    const TimelineEvent& ack = out_.timeline[*p.event];
+    const TimelineEvent& ack = out_.timeline[*p.event()];
     const auto& e = est_.estimator();
     TimelineEvent row{ack.frame, std::min(p.until, now), kHeldSampleEvent, ack.rel_seq, p.r, p.kind,
                       e.srtt(), e.rttvar(), current_rto(), data_expiries()};
