@@ -11,12 +11,6 @@
 
 namespace replay::engine {
 
-using std::chrono::microseconds;
-using rto::seq_ge;
-using rto::seq_gt;
-using rto::seq_le;
-using rto::seq_lt;
-
 // ---- the capture point ----------------------------------------------------
 
 void SenderEngine::learn_handshake_delays() {
@@ -118,6 +112,18 @@ CaptureTime SenderEngine::send_time(CaptureTime t) const {
 void SenderEngine::arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval, CaptureTime earliest) {
   rearm_any_ = t;
   arm_ = TimerArm{cause, std::min(earliest, t), t, tsval, 0};
+}
+
+void SenderEngine::head_retransmitted(const Segment& s, std::optional<std::uint32_t> tsval) {
+  // RFC 6298 5.1: a retransmission that is not a timer's does not move the
+  // timer (it runs); Linux re-arms the RTO at a retransmission of the head
+  // (tcp_xmit_retransmit_queue).
+  if (opt_.profile->rearm_from_head) {
+    arm(s.time, ArmCause::head_retransmit, tsval);
+    arm_->frame = s.frame;
+  } else {
+    note_rearm(s.time);
+  }
 }
 
 void SenderEngine::note_rearm(CaptureTime t) {

@@ -10,12 +10,6 @@
 
 namespace replay::engine {
 
-using std::chrono::microseconds;
-using rto::seq_ge;
-using rto::seq_gt;
-using rto::seq_le;
-using rto::seq_lt;
-
 // ---- chains and pending judgements ------------------------------------------
 
 Judgement SenderEngine::note(Topic topic, std::uint64_t frame, CaptureTime t, bool syn) {

@@ -11,12 +11,6 @@
 
 namespace replay::engine {
 
-using std::chrono::microseconds;
-using rto::seq_ge;
-using rto::seq_gt;
-using rto::seq_le;
-using rto::seq_lt;
-
 SenderEngine::SenderEngine(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host,
                            HostActivity* activity, bool feed_activity)
     : out_(out), opt_(options), activity_(activity), keep_timeline_(keep_timeline), feed_activity_(feed_activity),
@@ -479,27 +473,11 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         recovery_ = Recovery::fast;
         fast_recovery_point_ = seq_.snd_max;
       }
-      if (o.is_head) {
-        // RFC 6298 5.1: fast retransmit does not move the timer (it runs); Linux
-        // re-arms the RTO at a retransmission of the head.
-        if (opt_.profile->rearm_from_head) {
-          arm(s.time, ArmCause::head_retransmit, tsval);
-          arm_->frame = s.frame;
-        } else {
-          note_rearm(s.time);
-        }
-      }
+      if (o.is_head) head_retransmitted(s, tsval);
       break;
     case SendKind::slow_start_after_rto:
       if (o.is_head && pending_54_) pending_54_->head_resent = true;  // 5.4 does not order a burst's segments
-      if (o.is_head) {
-        if (opt_.profile->rearm_from_head) {
-          arm(s.time, ArmCause::head_retransmit, tsval);
-          arm_->frame = s.frame;
-        } else {
-          note_rearm(s.time);
-        }
-      }
+      if (o.is_head) head_retransmitted(s, tsval);
       if (o.in_rto_burst) {
         burst_last_ = s.time;
         burst_tsval_ = tsval;

@@ -37,6 +37,14 @@
 
 namespace replay::engine {
 
+// The engine's files (sender_*.cpp) compare sequence numbers modulo 2^32
+// (RFC 9293 3.4) and count time in microseconds throughout.
+using std::chrono::microseconds;
+using rto::seq_ge;
+using rto::seq_gt;
+using rto::seq_le;
+using rto::seq_lt;
+
 /// The engine of one direction. Feed every segment of the connection in
 /// capture order: on_send() for the segments this side sent, on_peer() for
 /// the segments the other side sent. Results go to the SenderReport given at
@@ -129,6 +137,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval, CaptureTime earliest);
   void arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval) { arm(t, cause, tsval, t); }
   void note_rearm(CaptureTime t);
+  /// The head segment sent again by fast recovery or after an RTO: the
+  /// profile's re-arm there, or a note that some stacks re-arm.
+  void head_retransmitted(const Segment& s, std::optional<std::uint32_t> tsval);
   /// The RTO the timer is armed with now (the display's: base doubled per
   /// expiry of the current chain, capped).
   std::chrono::microseconds current_rto() const;

@@ -10,12 +10,6 @@
 
 namespace replay::engine {
 
-using std::chrono::microseconds;
-using rto::seq_ge;
-using rto::seq_gt;
-using rto::seq_le;
-using rto::seq_lt;
-
 // ---- the ledger of outstanding segments ---------------------------------
 
 void SenderEngine::mark_retransmitted(std::uint32_t seq, std::uint32_t end, CaptureTime t) {

@@ -10,12 +10,6 @@
 
 namespace replay::engine {
 
-using std::chrono::microseconds;
-using rto::seq_ge;
-using rto::seq_gt;
-using rto::seq_le;
-using rto::seq_lt;
-
 // ---- the peer ------------------------------------------------------------------
 
 bool SenderEngine::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {

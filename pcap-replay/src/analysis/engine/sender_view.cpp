@@ -11,12 +11,6 @@
 
 namespace replay::engine {
 
-using std::chrono::microseconds;
-using rto::seq_ge;
-using rto::seq_gt;
-using rto::seq_le;
-using rto::seq_lt;
-
 // ---- ACKs the capture saw and the sender did not receive ------------------
 
 TimerState SenderEngine::timer_state() const {
