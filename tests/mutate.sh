@@ -355,7 +355,10 @@ run_tests() {  # run_tests LOG
   rc=$?
   if [ $rc -ne 0 ]; then
     local tc
-    tc=$(grep -m1 '^TEST CASE:' "$log" | sed -e 's/^TEST CASE: *//')
+    # The test case of the first failed assertion: doctest prints a TEST
+    # CASE header before every MESSAGE too, so the first header may be a
+    # passing test's.
+    tc=$(awk '/^TEST CASE:/ { sub(/^TEST CASE: */, ""); tc = $0 } / (FATAL )?ERROR: / { print tc; exit }' "$log")
     [ $rc -eq 124 ] && tc="timed out after $TEST_TIMEOUT s${tc:+ in $tc}"
     echo "test-pcap-replay: ${tc:-exit status $rc}"
     return
