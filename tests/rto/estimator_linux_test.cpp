@@ -203,3 +203,41 @@ TEST_CASE("Linux: a sample collapses the backoff (tcp_ack_update_rtt); negative 
   CHECK(t.rto() == milliseconds{240});
   CHECK(e.rttvar() == milliseconds{15});
 }
+
+TEST_CASE("Linux RTO is SRTT + rttvar_us rounded up to the jiffy and capped, never below rto_min: random configs and samples") {
+  // rto() builds its Rto without clamping it again, on the strength of
+  // rttvar_us >= mdev_max_us >= rto_min. Checked here against the kernel's
+  // formula from the read-outs, for configs from a 1 us rto_min to one equal
+  // to the cap, ticks of 0, 1, 3 us, 4 ms and 1 s, and samples from 0 to past
+  // the longest held exactly (xorshift; seeded).
+  std::uint64_t s = 0x2545f4914f6cdd1du;
+  const auto next = [&s] { s ^= s << 13, s ^= s >> 7, s ^= s << 17; return s; };
+  const std::int64_t mins[] = {1, 1000, 200'000, 5'000'000, 120'000'000};
+  const std::int64_t ticks[] = {0, 1, 3, 4000, 1'000'000};
+  int checked = 0;
+  for (const std::int64_t min_us : mins)
+    for (const std::int64_t tick_us : ticks) {
+      Config c = Config::linux_default();
+      c.min_rto = microseconds{min_us};
+      c.tick = microseconds{tick_us};
+      c.initial_rto = std::max(c.initial_rto, c.min_rto);
+      c.syn_fallback_rto = std::max(c.syn_fallback_rto, c.min_rto);
+      LinuxEstimator e{c};
+      for (int i = 0; i < 2000; ++i) {
+        const std::uint64_t r = next();
+        // Mostly near a base RTT, sometimes 0, sometimes huge (above the exact range).
+        const std::int64_t us = r % 50 == 0 ? 0 : r % 97 == 0 ? 700'000'000 : 1000 + static_cast<std::int64_t>(r % 400'000);
+        const auto una = static_cast<std::uint32_t>(next()), nxt = static_cast<std::uint32_t>(next());
+        REQUIRE(e.on_rtt_sample(microseconds{us}, una, nxt));
+        const std::int64_t sum = e.srtt()->count() + e.linux_rttvar()->count();
+        std::int64_t expected = std::min<std::int64_t>(sum, c.max_rto.count());
+        if (tick_us > 1) expected = std::min<std::int64_t>((expected + tick_us - 1) / tick_us * tick_us, c.max_rto.count());
+        CHECK(e.linux_rttvar()->count() >= min_us);
+        CHECK(e.rto().get().count() == expected);
+        CHECK(e.rto().get() >= c.min_rto);
+        CHECK(e.rto().get() <= c.max_rto);
+        ++checked;
+      }
+    }
+  CHECK(checked == 5 * 5 * 2000);
+}

@@ -113,13 +113,14 @@ inline bool LinuxEstimator::sample(std::int64_t r_us, std::uint32_t snd_una, std
   // srtt8 - srtt8/8 >= 1 for srtt8 >= 1, and r >= 0.
   srtt8_ = static_cast<std::uint32_t>(srtt8 + m);
   // A sample below SRTT moves the mean deviation only when |err| exceeds
-  // mdev, and then with gain 1/32 instead of 1/4 (the extra /8). In masks
-  // rather than conditions: the sign of the error is a coin toss, which a
-  // branch would mispredict half the time.
-  const std::int64_t below = m >> 63;                     // -1: below SRTT, 0: not
-  std::int64_t d = ((m ^ below) - below) - (mdev4 >> 2);  // |err| - mdev
-  d >>= (below & ~(d >> 63)) & 3;                         // below and |err| > mdev: /8
-  const std::int64_t mdev4_new = mdev4 + d;               // mdev = 3/4 mdev + 1/4 |err|
+  // mdev, and then with gain 1/32 instead of 1/4 (the extra /8). With a
+  // mask and a select, not a branch: the sign of the error is a coin toss,
+  // which a branch would mispredict half the time. Both steps are formed and
+  // one is taken (a shift by a count made from d's sign waits longer).
+  const std::int64_t below = m >> 63;                           // -1: below SRTT, 0: not
+  const std::int64_t d = ((m ^ below) - below) - (mdev4 >> 2);  // |err| - mdev
+  const bool shrink = (below & ~(d >> 63)) != 0;                // below and |err| > mdev: /8
+  const std::int64_t mdev4_new = mdev4 + (shrink ? d >> 3 : d);  // mdev = 3/4 mdev + 1/4 |err|
   mdev4_ = static_cast<std::uint32_t>(mdev4_new);
   // mdev_max follows the window's largest mdev; rttvar rises to it at once
   // (rttvar >= mdev_max always holds, so the max is the kernel's
@@ -148,8 +149,10 @@ inline Rto LinuxEstimator::rto() const {
     const std::uint32_t q = x / tick_us_ + (x % tick_us_ != 0);
     us = std::min<std::int64_t>(std::int64_t{q} * tick_us_, cap_us_);
   }
-  // rttvar_us >= rto_min, so the sum is never below it: the clamp only types it.
-  return Rto::within(us, rto_min_us_, cap_us_);
+  // Already an Rto's value: rttvar_us >= mdev_max_us >= rto_min (the
+  // window's maximum starts at rto_min), so the sum and its rounding up are
+  // never below rto_min, and it was capped above.
+  return Rto{static_cast<std::uint32_t>(us), cap_us_};
 }
 
 }  // namespace rto
