@@ -20,8 +20,24 @@ using std::chrono::nanoseconds;
 
 CaptureTime at(std::int64_t ns) { return CaptureTime{nanoseconds{ns}}; }
 
+void check_state(const TimerState& in, const BeforeAck& b);
+
+// The state and the ACK's own fields, with the ACK's TSval absent and
+// present (a value unlike the arm's, so that one read for the other fails).
 void check_round_trip(const TimerState& in) {
-  const BeforeAck b{in, 77, at(5'000), 1000, 2448, std::nullopt, 9};
+  for (const std::optional<std::uint32_t> ack_tsval : {std::optional<std::uint32_t>{}, std::optional<std::uint32_t>{0x12345678u}}) {
+    const BeforeAck b{in, 77, at(5'000), 1000, 2448, ack_tsval, 9};
+    CHECK(b.tsval() == ack_tsval);
+    CHECK(b.frame == 77);
+    CHECK(b.time == at(5'000));
+    CHECK(b.una == 1000);
+    CHECK(b.ack == 2448);
+    CHECK(b.acked_segments == 9);
+    check_state(in, b);
+  }
+}
+
+void check_state(const TimerState& in, const BeforeAck& b) {
   const TimerState out = b.state();
   REQUIRE(out.arm.has_value() == in.arm.has_value());
   if (in.arm) {
