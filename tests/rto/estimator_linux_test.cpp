@@ -208,8 +208,8 @@ TEST_CASE("Linux RTO is SRTT + rttvar_us rounded up to the jiffy and capped, nev
   // rto() builds its Rto without clamping it again, on the strength of
   // rttvar_us >= mdev_max_us >= rto_min. Checked here against the kernel's
   // formula from the read-outs, for configs from a 1 us rto_min to one equal
-  // to the cap, ticks of 0, 1, 3 us, 4 ms and 1 s, and samples from 0 to past
-  // the longest held exactly (xorshift; seeded).
+  // to the cap, ticks of 0, 1, 3 us, 4 ms and 1 s, samples from 0 to past
+  // the longest held exactly, and now and then forget() (xorshift; seeded).
   std::uint64_t s = 0x2545f4914f6cdd1du;
   const auto next = [&s] { s ^= s << 13, s ^= s >> 7, s ^= s << 17; return s; };
   const std::int64_t mins[] = {1, 1000, 200'000, 5'000'000, 120'000'000};
@@ -228,6 +228,10 @@ TEST_CASE("Linux RTO is SRTT + rttvar_us rounded up to the jiffy and capped, nev
         // Mostly near a base RTT, sometimes 0, sometimes huge (above the exact range).
         const std::int64_t us = r % 50 == 0 ? 0 : r % 97 == 0 ? 700'000'000 : 1000 + static_cast<std::int64_t>(r % 400'000);
         const auto una = static_cast<std::uint32_t>(next()), nxt = static_cast<std::uint32_t>(next());
+        if (r % 331 == 0) {  // forgotten (a restarted connection): the initial RTO until the next sample
+          e.forget();
+          CHECK(e.rto().get() == c.initial_rto);
+        }
         REQUIRE(e.on_rtt_sample(microseconds{us}, una, nxt));
         const std::int64_t sum = e.srtt()->count() + e.linux_rttvar()->count();
         std::int64_t expected = std::min<std::int64_t>(sum, c.max_rto.count());
