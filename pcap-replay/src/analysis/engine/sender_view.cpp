@@ -29,9 +29,8 @@ void SenderEngine::restore(const TimerState& t) {
   fast_recovery_point_ = t.fast_recovery_point;
 }
 
-BeforeAck::BeforeAck(const TimerState& before, std::uint64_t ack_frame, CaptureTime ack_time,
-                                   std::uint32_t snd_una, std::uint32_t ack_seq,
-                                   std::optional<std::uint32_t> ack_tsval, std::uint64_t acked)
+BeforeAck::BeforeAck(const TimerState& before, std::uint64_t ack_frame, CaptureTime ack_time, std::uint32_t snd_una,
+                     std::uint32_t ack_seq, std::optional<std::uint32_t> ack_tsval, std::uint64_t acked)
     : time(ack_time),
       una(snd_una),
       ack(ack_seq),

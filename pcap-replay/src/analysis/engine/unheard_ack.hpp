@@ -20,7 +20,9 @@
 
 namespace replay::engine {
 
-struct PendingSample {  // a sample from an ACK the sender may not have received yet
+/// An RTT sample from an ACK the sender may not have received yet: taken
+/// once it must have (`until`), voided if it resent the data first (Karn).
+struct PendingSample {
   std::chrono::microseconds r;
   CaptureTime until;
   std::size_t row_after = 0;  // its timeline row + 1 (0: none): event()
@@ -33,6 +35,7 @@ struct PendingSample {  // a sample from an ACK the sender may not have received
   }
   void set_event(std::size_t row) { row_after = row + 1; }
 };
+
 /// The sender's timer and recovery state, as a value: saved before each
 /// ACK of new data, for when the sender shows it never received that ACK
 /// (it resends what the ACK acknowledged), and restored then.
@@ -45,6 +48,7 @@ struct TimerState {
   bool sack_evidence = false;
   std::uint32_t recovery_point = 0, fast_recovery_point = 0;
 };
+
 /// The state before an ACK of new data the sender may not have received:
 /// a TimerState and the ACK, flat, so that slot 0 and the pending sample's
 /// slot 0 (both written by each ACK of new data) fill two cache lines, and
