@@ -78,6 +78,7 @@ struct BeforeAck {
   }
   TimerState state() const;
 };
+
 /// Slot 0 of the pending samples and of the states before ACKs, the slots
 /// every ACK of new data writes when the rings are empty (as they are
 /// again after each segment that shows the ACK heard): two lines.
