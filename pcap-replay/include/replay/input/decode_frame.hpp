@@ -58,8 +58,9 @@ FrameKind decode_frame_into(int dlt, std::span<const std::uint8_t> captured, std
 
 /// decode_frame_into without its shortcut for the common frame (untagged
 /// Ethernet, IPv4 without options or fragments or IPv6 without extension
-/// headers, whole TCP): every frame through the general walk. The same result for every input (the shortcut is a speed-up
-/// only; tests hold the two against each other).
+/// headers, whole TCP): every frame through the general walk. The same
+/// result for every input (the shortcut is a speed-up only; tests hold the
+/// two against each other).
 FrameKind decode_frame_general(int dlt, std::span<const std::uint8_t> captured, std::uint32_t wire_len, Segment& out,
                                FrameIssue& issue);
 
