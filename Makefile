@@ -150,7 +150,7 @@ $(OBJ)/tests/%.o: tests/%.cpp
 	@mkdir -p $(@D)
 	$(CXX) $(CXXFLAGS) -Itests $(INC_RTO) $(INC_WIRE) $(INC_NETSTACK) $(INC_REPLAY) -c $< -o $@
 # White-box tests of internal parts of the analysis (FirstSegment, infer_settings).
-WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test node_pool_test flow_hash_test stable_queue_test \
+WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test flow_hash_test stable_queue_test \
                   identity_rules_test scale_memory_test engine_probe_timer_test engine_chain_judge_test \
                   engine_causes_test inference_thresholds_test pictures_plot_test \
                   engine_unheard_ack_test

@@ -147,11 +147,18 @@ class RingDeque {
     for (std::size_t i = size_ - 1; i > at; --i) std::swap((*this)[i], (*this)[i - 1]);
     return iterator(this, at);
   }
-  /// Erases the element at `pos`; returns an iterator to the next one.
+  /// Erases the element at `pos`; returns an iterator to the next one. The
+  /// shorter side moves: an element near the front costs as little as one
+  /// near the back.
   iterator erase(const_iterator pos) {
     const std::size_t at = pos.index();
-    for (std::size_t i = at; i + 1 < size_; ++i) (*this)[i] = std::move((*this)[i + 1]);
-    pop_back();
+    if (at < size_ / 2) {
+      for (std::size_t i = at; i > 0; --i) (*this)[i] = std::move((*this)[i - 1]);
+      pop_front();  // the next element is now at index `at`
+    } else {
+      for (std::size_t i = at; i + 1 < size_; ++i) (*this)[i] = std::move((*this)[i + 1]);
+      pop_back();
+    }
     return iterator(this, at);
   }
   /// Removes every element (the slots stay allocated).

@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <optional>
 #include <utility>
-#include <set>
 #include <vector>
 
 #include <rto/seq.hpp>
@@ -33,7 +32,6 @@
 #include "analysis/engine/sender_state.hpp"
 #include "analysis/engine/unheard_ack.hpp"
 #include "analysis/host_activity.hpp"
-#include "analysis/node_pool.hpp"
 
 namespace replay::engine {
 
@@ -196,6 +194,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void push_outstanding(const Tx& x);
   void pop_outstanding();
   void trim_front(std::uint32_t seq);
+  /// The SACK scoreboard's index (unsacked_): adds key `k` (once) / removes it if there.
+  void index_unsacked(std::int64_t k);
+  void unindex_unsacked(std::int64_t k);
   unsigned in_flight() const { return unsacked_count_ + (heard_una_ ? unheard_segments_ : 0); }
   std::int64_t sb_key(std::uint32_t seq) const { return una64_ + rto::seq_diff(seq, seq_.snd_una); }
   /// Whether [seq, end), sent at `t`, fills a hole as a first transmission
@@ -352,7 +353,13 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::optional<std::uint64_t> syn_acked_frame_;
   bool own_sack_ok_ = false, peer_sack_ok_ = false;
   bool syn_lost_ack_noted_ = false;
-  std::set<std::int64_t, std::less<std::int64_t>, NodePool<std::int64_t>> unsacked_;
+  // The sb_key() of each outstanding segment not SACKed, ascending and
+  // without repeats, once the peer has sent a SACK block (scoreboard_): a
+  // SACK block skips to its first unSACKed segment in a binary search. A
+  // flat ring, not a tree: keys join at the back and leave mostly at the
+  // front (cumulative ACKs) or near it (the first segments after a hole), so
+  // each change touches the ring's ends, not a node per segment.
+  RingDeque<std::int64_t> unsacked_;
 };
 
 }  // namespace replay::engine

@@ -27,13 +27,13 @@ void SenderEngine::insert_outstanding(const Tx& x) {
                                  [&](const Tx& y) { return seq_lt(y.seq, x.seq); });
   outstanding_.insert(it, x);
   ++unsacked_count_;
-  if (scoreboard_) unsacked_.insert(sb_key(x.seq));
+  if (scoreboard_) index_unsacked(sb_key(x.seq));
 }
 
 void SenderEngine::push_outstanding(const Tx& x) {
   outstanding_.push_back(x);
   ++unsacked_count_;
-  if (scoreboard_) unsacked_.insert(unsacked_.end(), sb_key(x.seq));
+  if (scoreboard_) index_unsacked(sb_key(x.seq));
 }
 
 void SenderEngine::pop_outstanding() {
@@ -41,8 +41,7 @@ void SenderEngine::pop_outstanding() {
   const Tx& x = outstanding_.front();
   if (!x.sacked) {
     --unsacked_count_;
-    if (scoreboard_)
-      if (auto it = unsacked_.find(sb_key(x.seq)); it != unsacked_.end()) unsacked_.erase(it);
+    if (scoreboard_) unindex_unsacked(sb_key(x.seq));
   }
   outstanding_.pop_front();
 }
@@ -50,10 +49,29 @@ void SenderEngine::pop_outstanding() {
 void SenderEngine::trim_front(std::uint32_t seq) {
   Tx& x = outstanding_.front();
   if (scoreboard_ && !x.sacked) {
-    if (auto it = unsacked_.find(sb_key(x.seq)); it != unsacked_.end()) unsacked_.erase(it);
-    unsacked_.insert(sb_key(seq));
+    unindex_unsacked(sb_key(x.seq));
+    index_unsacked(sb_key(seq));
   }
   x.seq = seq;
+}
+
+void SenderEngine::index_unsacked(std::int64_t k) {
+  if (unsacked_.empty() || unsacked_.back() < k) {  // the common case: a segment sent after the others
+    unsacked_.push_back(k);
+    return;
+  }
+  const auto it = std::lower_bound(unsacked_.begin(), unsacked_.end(), k);
+  if (*it != k) unsacked_.insert(it, k);
+}
+
+void SenderEngine::unindex_unsacked(std::int64_t k) {
+  if (unsacked_.empty()) return;
+  if (unsacked_.front() == k) {  // the common case: SND.UNA's segment, acknowledged
+    unsacked_.pop_front();
+    return;
+  }
+  const auto it = std::lower_bound(unsacked_.begin(), unsacked_.end(), k);
+  if (it != unsacked_.end() && *it == k) unsacked_.erase(it);
 }
 
 bool SenderEngine::resent_since(std::uint32_t seq, std::uint32_t end, CaptureTime t0) const {

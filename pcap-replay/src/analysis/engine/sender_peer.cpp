@@ -17,14 +17,14 @@ bool SenderEngine::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {
     // The first SACK block of the connection: index the segments not SACKed.
     scoreboard_ = true;
     for (const Tx& x : outstanding_)
-      if (!x.sacked) unsacked_.insert(unsacked_.end(), sb_key(x.seq));
+      if (!x.sacked) index_unsacked(sb_key(x.seq));
   }
   bool found = false;
   std::uint32_t first_seq = 0;
   for (std::uint8_t i = 0; i < h.options.sack_count && i < h.options.sack.size(); ++i) {
     const auto& b = h.options.sack[i];
     if (!seq_gt(b.right, seq_.snd_una)) continue;  // D-SACK or old block
-    for (auto k = unsacked_.lower_bound(sb_key(b.left)); k != unsacked_.end();) {
+    for (auto k = std::lower_bound(unsacked_.begin(), unsacked_.end(), sb_key(b.left)); k != unsacked_.end();) {
       const std::uint32_t seq = seq_.snd_una + static_cast<std::uint32_t>(*k - una64_);
       auto it = std::partition_point(outstanding_.begin(), outstanding_.end(),
                                      [&](const Tx& x) { return seq_lt(x.seq, seq); });
