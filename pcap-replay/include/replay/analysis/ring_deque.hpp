@@ -140,9 +140,18 @@ class RingDeque {
     if (--size_ == 0) head_ = 0;
   }
   /// Inserts `x` before `pos`; returns an iterator to it.
+  /// The shorter side moves, as in erase().
   iterator insert(const_iterator pos, const T& x) {
     const std::size_t at = pos.index();
     T copy = x;  // `x` may be an element that the shift moves
+    if (at < size_ / 2) {
+      if (size_ == capacity_) grow();
+      head_ = (head_ + mask_) & mask_;  // one slot before the front (it holds no element)
+      ++size_;
+      for (std::size_t i = 0; i < at; ++i) (*this)[i] = std::move((*this)[i + 1]);
+      (*this)[at] = std::move(copy);
+      return iterator(this, at);
+    }
     emplace_back(std::move(copy));
     for (std::size_t i = size_ - 1; i > at; --i) std::swap((*this)[i], (*this)[i - 1]);
     return iterator(this, at);
