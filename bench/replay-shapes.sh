@@ -3,14 +3,16 @@
 # check` on generated captures (bench/replay-scale/gen_capture.cpp) that
 # differ in one dimension at a time (connections, loss, handshakes only),
 # beside tcptrace (-n -l -r) and a bare libpcap loop on the same file, with
-# the peak RSS per connection, and, when BASELINE_BIN names another build of pcap-replay (an older
+# the peak RSS per connection (and two captures of the Linux kernel's own TCP,
+# bench/kernel-shapes.sh, where it may make them), and, when BASELINE_BIN names another build of pcap-replay (an older
 # commit's), that build on the same files in the same run, with the ratio.
 # A shape slower per packet than the baseline is the regression this exists
 # to show (ns/packet: lower is better; "x base" above 1.00 is slower).
 # Run by `make bench` (without a baseline); by hand:
 #   BASELINE_BIN=/path/to/old/pcap-replay bash bench/replay-shapes.sh
 # Env: BUILD (default build), PACKETS (default 1000000), RUNS (hyperfine
-# runs, default 3), PROFILE (default linux). Needs hyperfine.
+# runs, default 3), PROFILE (default linux), KERNEL_SHAPES (0: no kernel
+# captures). Needs hyperfine.
 set -u
 BUILD=${BUILD:-build}
 PACKETS=${PACKETS:-1000000}
@@ -68,12 +70,9 @@ printf ' share of its packet rate; KiB/conn: peak RSS above a one-connection run
 printf '%-26s %10s %12s %10s %8s %9s' shape packets "ns/packet" "x tcptrace" "of loop" "KiB/conn"
 [ -n "$BASE" ] && printf ' %14s %8s' "base ns/packet" "x base"
 printf '\n'
-i=0
-for row in "${shapes[@]}"; do
-  IFS='|' read -r name args <<<"$row"
-  f="$dir/shape$i.pcap"; i=$((i + 1))
-  # shellcheck disable=SC2086
-  "$gen" "$f" --packets "$PACKETS" $args >/dev/null || { echo "replay-shapes: replay-gen $args failed"; exit 1; }
+# One row: shape NAME on capture FILE (removed after).
+measure() {
+  local name=$1 f=$2 n t tt bt conns kib per_conn b
   n=$(capinfos -c -M "$f" 2>/dev/null | awk -F: '/Number of packets/ {gsub(/ /, "", $2); print $2}')
   [ -n "$n" ] || n=$PACKETS
   t=$(mean_s "$pr check --profile $PROFILE $f")
@@ -90,4 +89,23 @@ for row in "${shapes[@]}"; do
   fi
   printf '\n'
   rm -f "$f"
+}
+i=0
+for row in "${shapes[@]}"; do
+  IFS='|' read -r name args <<<"$row"
+  f="$dir/shape$i.pcap"; i=$((i + 1))
+  # shellcheck disable=SC2086
+  "$gen" "$f" --packets "$PACKETS" $args >/dev/null || { echo "replay-shapes: replay-gen $args failed"; exit 1; }
+  measure "$name" "$f"
 done
+# The Linux kernel's own TCP in two shapes (bench/kernel-shapes.sh: root,
+# network namespaces; KERNEL_SHAPES=0 leaves them out). Their packet counts
+# are the kernel's, not PACKETS.
+if [ "${KERNEL_SHAPES:-1}" != 0 ]; then
+  if bash "$(dirname "$0")/kernel-shapes.sh" "$dir/kernel" 2>"$dir/kernel.log"; then
+    measure "kernel: 32 bulk, 0.5 % loss" "$dir/kernel/kernel-bulk32.pcap"
+    measure "kernel: 15 000 short conns" "$dir/kernel/kernel-rr15k.pcap"
+  else
+    echo "replay-shapes: no kernel shapes: $(grep -E 'skipped|failed|dropped' "$dir/kernel.log" | head -n 3 | tr '\n' ' ')"
+  fi
+fi
