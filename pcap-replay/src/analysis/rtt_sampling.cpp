@@ -152,12 +152,10 @@ double TsClock::refit_rate() const {
 }
 
 std::uint16_t TsClock::pooled_rate() const {
-  // The host's rate when it has seen more than this connection: over all its
-  // connections (one clock), else over its longest connection.
+  // The host's rate when it has seen more than this connection over all its
+  // connections (one clock), else this connection's own.
   if (host_ && host_->abs_span_us > best_span_us_)
     if (const auto r = snap_rate(host_->abs_ticks, host_->abs_span_us)) return r;
-  if (host_ && host_->span_us > best_span_us_)
-    if (const auto r = snap_rate(host_->ticks, host_->span_us)) return r;
   return snap_rate(best_ticks_, best_span_us_);
 }
 

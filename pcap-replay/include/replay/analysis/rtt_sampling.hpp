@@ -18,22 +18,21 @@ inline std::int64_t to_us(CaptureTime t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
 }
 
-/// The TSval clock rate of one host, taken from its longest-lived
-/// connection so far (connections have their own offsets, RFC 7323 5.4, but
-/// share the rate): a short connection is judged on its host's long-run rate.
+/// The TSval clock rate of one host across all its connections, from the
+/// host's first TSval: the ticks and span of the observation with the
+/// highest ratio (a late capture only lowers it). When the host numbers
+/// every connection from one clock (no per-connection offset) this is its
+/// rate over the whole capture, and a short connection is judged on it. A
+/// host that offsets each connection's TSvals (RFC 7323 5.4; Linux since
+/// 4.10) makes a ratio across connections that snaps to no common rate:
+/// each of its connections then has its own.
 struct HostClock {
-  std::int64_t ticks = 0;    ///< TSval ticks over the longest connection's span
-  std::int64_t span_us = 0;  ///< that span of capture time
-  /// Across all its connections, from the host's first TSval: the ticks and
-  /// span of the observation with the highest ratio (a late capture only
-  /// lowers it). When the host numbers every connection from one clock (no
-  /// per-connection offset) this is its rate over the whole capture.
   bool seen = false;
   std::uint32_t ts0 = 0;
   std::int64_t t0_us = 0;        ///< capture time of the host's first TSval, us
   std::int64_t abs_ticks = 0;    ///< that observation's ticks since ts0
   std::int64_t abs_span_us = 0;  ///< and its capture time since t0_us
-  /// Bumped at every change of the ticks and spans above (whoever writes
+  /// Bumped at every change of the ticks and span above (whoever writes
   /// them must bump it): TsClock::rate_hz() re-fits only when it moved.
   std::uint64_t version = 0;
 };
