@@ -74,7 +74,7 @@ printf '\n'
 measure() {
   local name=$1 f=$2 n t tt bt conns kib per_conn b
   n=$(capinfos -c -M "$f" 2>/dev/null | awk -F: '/Number of packets/ {gsub(/ /, "", $2); print $2}')
-  [ -n "$n" ] || n=$PACKETS
+  [ -n "$n" ] || n=$(tcpdump -r "$f" 2>/dev/null | wc -l)
   t=$(mean_s "$pr check --profile $PROFILE $f")
   tt="-"; [ $have_tcptrace = 1 ] && tt=$(mean_s "tcptrace -n -l -r $f")
   bt="-"; [ $have_bare = 1 ] && bt=$(mean_s "$bare $f")
@@ -103,9 +103,11 @@ done
 # are the kernel's, not PACKETS.
 if [ "${KERNEL_SHAPES:-1}" != 0 ]; then
   if bash "$(dirname "$0")/kernel-shapes.sh" "$dir/kernel" 2>"$dir/kernel.log"; then
-    measure "kernel: 32 bulk, 0.5 % loss" "$dir/kernel/kernel-bulk32.pcap"
-    measure "kernel: 15 000 short conns" "$dir/kernel/kernel-rr15k.pcap"
+    [ -f "$dir/kernel/kernel-bulk32.pcap" ] && measure "kernel: 32 bulk, 0.5 % loss" "$dir/kernel/kernel-bulk32.pcap"
+    [ -f "$dir/kernel/kernel-rr15k.pcap" ] && measure "kernel: 15 000 short conns" "$dir/kernel/kernel-rr15k.pcap"
   else
-    echo "replay-shapes: no kernel shapes: $(grep -E 'skipped|failed|dropped' "$dir/kernel.log" | head -n 3 | tr '\n' ' ')"
+    # Its own lines say why (skipped: what is missing; else what failed).
+    echo "replay-shapes: no kernel shapes: $(grep '^kernel-shapes:' "$dir/kernel.log" | tail -n 2 | tr '\n' ' ')"
+    grep -q '^kernel-shapes:' "$dir/kernel.log" || tail -n 3 "$dir/kernel.log"
   fi
 fi

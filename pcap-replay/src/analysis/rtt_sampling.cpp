@@ -134,8 +134,8 @@ std::uint16_t snap_rate(std::int64_t ticks, std::int64_t span_us) {
 double TsClock::refit_rate() const {
   if (!seen_) return 0;
   // Each source is snapped again only when its values changed since
-  // (observe() and the host's version say so). The host's and the longest
-  // span's rates first; the first-to-last ratio only when they give none.
+  // (observe() and the host's version say so). The host's and this clock's
+  // best ratios first; the first-to-last ratio only when they give none.
   const std::uint64_t hv = host_ ? host_->version : 0;
   if (!pooled_valid_ || pooled_host_version_ != hv) {
     pooled_hz_ = pooled_rate();

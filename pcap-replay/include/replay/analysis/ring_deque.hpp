@@ -194,7 +194,7 @@ class RingDeque {
     head_ = 0;
   }
 
-  // 24 bytes: the engine keeps four queues per sender beside its hottest
+  // 24 bytes: the engine keeps five queues per sender beside its hottest
   // fields. A queue of 2^32 elements would not fit in memory anyway.
   std::unique_ptr<T[]> slots_;
   std::uint32_t mask_ = 0;      // capacity_ - 1

@@ -111,7 +111,8 @@ class TsClock {
   /// observe(); `write_host` false and `rate_then` set for observe_first_again.
   void observe(CaptureTime t, std::uint32_t tsval, bool write_host, const std::optional<double>* rate_then);
   std::int64_t us(CaptureTime t) const;  // on the bridged clock (saturated)
-  /// The common rate in Hz from the host's and the longest span's ratios (0: none snaps).
+  /// The common rate in Hz from the host's ratio across connections, else this
+  /// clock's best one (0: none snaps).
   std::uint16_t pooled_rate() const;
   struct FirstSend {
     std::uint32_t tsval;
