@@ -89,6 +89,84 @@ TEST_CASE("an ACK the sender did not receive: its resend is timed from before th
   }
 }
 
+TEST_CASE("an ACK the sender did not receive: the loss evidence it held before that ACK makes the resend RACK's") {
+  // Handshake at 0 / 100 ms (SRTT 100, RTTVAR 50, RTO max(1 s, 100 + 4 x
+  // 50) = 1 s), captured at the sender. A [1,1001) at 1000 ms, B
+  // [1001,2001) at 1001, C [2001,3001) at 1002; the peer shows A missing,
+  // then an ACK of everything (`ack_captured`, 1120 ms) that never reaches
+  // the sender: it resends what that ACK covers at `resend_ms`. The loss
+  // evidence is either two duplicate ACKs of 1 (1101, 1102 ms: B and C
+  // arrived; fewer than three, so no fast retransmit yet) or, with A
+  // delivered and B missing, one ACK of new data (1001) SACKing C at 1102 ms
+  // (no duplicate ACK: the evidence is the SACK block alone). Either way
+  // the segment sent after the missing one was delivered 100 ms after it
+  // left, so RACK (RFC 8985 6.2) marks the missing one lost once SRTT plus
+  // its reordering window has passed since its send: a resend 28 ms after
+  // the last evidence (within SRTT = 100 ms of it) is RACK's, not a
+  // timer's. That holds only with the evidence the sender had before the
+  // ACK it did not receive (which reset both): the restore must bring back
+  // the duplicate ACK count and the SACK evidence each on its own.
+  const auto scenario = [](bool sack, bool ack_captured, std::int64_t resend_ms) {
+    Scenario s;
+    s.sack_permitted = sack;
+    s.handshake(0, 100 * ms);
+    s.data(1000 * ms, 1);
+    s.data(1001 * ms, 1001);
+    s.data(1002 * ms, 2001);
+    if (sack) {
+      s.ack(1102 * ms, 1001, {wire::SackBlock{2001, 3001}});
+    } else {
+      s.ack(1101 * ms, 1);
+      s.ack(1102 * ms, 1);
+    }
+    if (ack_captured) s.ack(1120 * ms, 3001);
+    s.data(resend_ms * ms, sack ? 1001 : 1);
+    s.ack((resend_ms + 100) * ms, 3001);
+    return s;
+  };
+  for (const bool sack : {false, true}) {
+    CAPTURE(sack);
+    const std::uint64_t ack_frame = sack ? 8 : 9;  // 3 handshake + 3 data + the evidence (1 or 2), then the ACK
+    SUBCASE("28 ms after the evidence: RACK's resend, read from before the ACK the sender did not get") {
+      auto r = analyze(scenario(sack, true, 1130), "unheard-rack", Profile::rfc6298);
+      const auto& c = client(r);
+      CHECK(count(c, SendKind::fast) == 1);
+      CHECK(count(c, SendKind::spurious) == 0);
+      CHECK(c.timeouts.empty());
+      const auto* n = with_topic(c, Topic::ack_unheard);
+      REQUIRE(n);
+      CHECK(n->frame == ack_frame + 1);
+      CHECK(n->other_frame == ack_frame);
+      CHECK(musts(c) == 0);
+      // The same resend with no such ACK in the capture: RACK's too.
+      auto plain = analyze(scenario(sack, false, 1130), "rack", Profile::rfc6298);
+      CHECK(count(client(plain), SendKind::fast) == 1);
+    }
+    // 198 ms after the evidence (beyond SRTT): a timer's. With dupacks only
+    // the timer runs from A's send (1000 ms): 300 ms, the RTO without its
+    // floor (100 + 4 x 50) but under the 1 s floor (2.4); after the ACK of
+    // new data it runs from that ACK (1102 ms): 198 ms, under even that
+    // (5.3/5.6). With the unheard ACK in the capture the other reading
+    // (heard: a repeat of acknowledged data) keeps the rule: cannot tell.
+    SUBCASE("198 ms after the evidence: the timer's, early; cannot tell with the unheard ACK, broken without") {
+      const char* rule = sack ? "5.3/5.6" : "2.4";
+      auto r = analyze(scenario(sack, true, 1300), "unheard-late", Profile::rfc6298);
+      const auto& c = client(r);
+      CHECK(count(c, SendKind::timeout) == 1);
+      CHECK(musts(c) == 0);
+      const auto js = findings(c, rule);
+      REQUIRE(js.size() == 1);
+      CHECK(js[0].frame == ack_frame + 1);
+      CHECK(js[0].outcome == Outcome::cannot_tell);
+      auto plain = analyze(scenario(sack, false, 1300), "late", Profile::rfc6298);
+      const auto pj = findings(client(plain), rule);
+      REQUIRE(pj.size() == 1);
+      CHECK(pj[0].outcome == Outcome::broken);
+      CHECK(musts(client(plain)) == (sack ? 1u : 0u));  // 2.4's floor is a SHOULD, 5.3/5.6 a MUST
+    }
+  }
+}
+
 TEST_CASE("an ACK the sender shows it received (its TSecr echoes it): a resend of what it acknowledged is spurious") {
   // Timestamps, 1 ms per tick on both sides. The ACK of A (frame 6) carries
   // TSval 5100, a window update after it (frame 7) 5120; C [2001,3001) at
