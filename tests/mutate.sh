@@ -240,6 +240,7 @@ rule-ambiguous-once ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (!a
 # ---- 2026-12-05: the state restored for an ACK the sender did not receive, field by field
 rule-unheard-dupacks ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; dupacks,\n ;; 0u,\n ;; the duplicate ACKs the sender had before an unheard ACK are not restored (its RACK resend read as a timer's)
 rule-unheard-sack-evidence ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; (present & kSackEvidence) != 0, ;; false, ;; the SACK evidence the sender had before an unheard ACK is not restored
+rule-unheard-recovery ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; recovery,\n                    (present ;; Recovery::open,\n                    (present ;; the fast recovery the sender was in before an unheard ACK is not restored
 # ---- 2026-12-04: readings of a cannot-tell, held samples in the timeline, reordering, zoom windows
 s5-readings-label ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; keeps[mask >> k & 1] = keeps[mask >> k & 1] || !broken; ;; keeps[mask >> k & 1] = true; ;; a cannot-tell names every reading as keeping the rule
 s5-held-sample-row ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; out_.timeline.push_back(row); ;; (void)row; ;; a held sample taken later leaves no timeline row

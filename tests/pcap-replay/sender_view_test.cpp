@@ -167,6 +167,69 @@ TEST_CASE("an ACK the sender did not receive: the loss evidence it held before t
   }
 }
 
+TEST_CASE("an ACK the sender did not receive during fast recovery: the recovery it was in makes the resend the recovery's") {
+  // Handshake at 0 / 100 ms (SRTT 100, RTO 1 s), captured at the sender,
+  // no SACK. A-E [1,5001) at 1000-1004 ms (frames 4-8); A and C are lost:
+  // B, D, E bring three duplicate ACKs of 1 (1101, 1103, 1104 ms), A is
+  // resent at 1104.5 ms (frame 12: fast retransmit, RFC 5681 3.2; fast
+  // recovery until 5001), and the partial ACK of 2001 at 1204.5 ms (frame
+  // 13) leaves the sender in fast recovery with C the next hole (RFC 6582),
+  // no duplicate ACK counted any more and no SACK: only the recovery state
+  // says a loss is being repaired. C, delayed in the network, then arrives:
+  // the ACK of 5001 at 1220 ms (frame 14, `ack_captured`) never reaches the
+  // sender, which resends C at `resend_ms` (frame 15). At 1230 ms, 25.5 ms
+  // after the partial ACK (within SRTT of it), the recovery's repair of the
+  // next hole (RACK's reordering window, RFC 8985 6.2), not a timer's; at
+  // 1400 ms, 195.5 ms after it, beyond SRTT: a timer restarted by the
+  // partial ACK (5.3), firing 195.5 ms into a 1 s RTO: 5.3/5.6, cannot tell
+  // with the unheard ACK (heard, it is a repeat of acknowledged data),
+  // broken without. Read with the state before the ACK the sender did not
+  // get only if the restore brings back the fast recovery.
+  const auto scenario = [](bool ack_captured, std::int64_t resend_ms) {
+    Scenario s;
+    s.handshake(0, 100 * ms);
+    for (std::uint32_t i = 0; i < 5; ++i) s.data((1000 + i) * ms, 1 + 1000 * i);
+    s.ack(1101 * ms, 1);
+    s.ack(1103 * ms, 1);
+    s.ack(1104 * ms, 1);
+    s.data(1104 * ms + 500, 1);
+    s.ack(1204 * ms + 500, 2001);
+    if (ack_captured) s.ack(1220 * ms, 5001);
+    s.data(resend_ms * ms, 2001);
+    s.ack((resend_ms + 100) * ms, 5001);
+    return s;
+  };
+  SUBCASE("25.5 ms after the partial ACK: the recovery's, read from before the ACK the sender did not get") {
+    auto r = analyze(scenario(true, 1230), "unheard-recovery", Profile::rfc6298);
+    const auto& c = client(r);
+    CHECK(count(c, SendKind::fast) == 2);  // A's and C's
+    CHECK(count(c, SendKind::spurious) == 0);
+    CHECK(c.timeouts.empty());
+    const auto* n = with_topic(c, Topic::ack_unheard);
+    REQUIRE(n);
+    CHECK(n->frame == 15);
+    CHECK(n->other_frame == 14);
+    CHECK(musts(c) == 0);
+    CHECK(count(client(analyze(scenario(false, 1230), "recovery", Profile::rfc6298)), SendKind::fast) == 2);
+  }
+  SUBCASE("195.5 ms after it: a timer's, early; cannot tell with the unheard ACK, a MUST without") {
+    auto r = analyze(scenario(true, 1400), "unheard-recovery-late", Profile::rfc6298);
+    const auto& c = client(r);
+    CHECK(count(c, SendKind::timeout) == 1);
+    const auto js = findings(c, "5.3/5.6");
+    REQUIRE(js.size() == 1);
+    CHECK(js[0].frame == 15);
+    CHECK(js[0].outcome == Outcome::cannot_tell);
+    CHECK(musts(c) == 0);
+    auto plain = analyze(scenario(false, 1400), "recovery-late", Profile::rfc6298);
+    const auto pj = findings(client(plain), "5.3/5.6");
+    REQUIRE(pj.size() == 1);
+    CHECK(pj[0].frame == 14);
+    CHECK(pj[0].outcome == Outcome::broken);
+    CHECK(musts(client(plain)) == 1);
+  }
+}
+
 TEST_CASE("an ACK the sender shows it received (its TSecr echoes it): a resend of what it acknowledged is spurious") {
   // Timestamps, 1 ms per tick on both sides. The ACK of A (frame 6) carries
   // TSval 5100, a window update after it (frame 7) 5120; C [2001,3001) at
