@@ -44,6 +44,21 @@ const replay::Judgement* with_topic(const replay::SenderReport& s, Topic t) {
   return nullptr;
 }
 
+// The resend (frame `frame`) read with the sender's state from before the
+// ACK at `ack_frame` it did not receive, as `fast` fast retransmits in all:
+// no timer, nothing spurious, no MUST, and the note naming both frames.
+void check_unheard_fast(const replay::SenderReport& c, std::size_t fast, std::uint64_t frame,
+                        std::uint64_t ack_frame) {
+  CHECK(count(c, SendKind::fast) == fast);
+  CHECK(count(c, SendKind::spurious) == 0);
+  CHECK(c.timeouts.empty());
+  const auto* n = with_topic(c, Topic::ack_unheard);
+  REQUIRE(n);
+  CHECK(n->frame == frame);
+  CHECK(n->other_frame == ack_frame);
+  CHECK(musts(c) == 0);
+}
+
 }  // namespace
 
 TEST_CASE("an ACK the sender did not receive: its resend is timed from before that ACK") {
@@ -129,15 +144,7 @@ TEST_CASE("an ACK the sender did not receive: the loss evidence it held before t
     const std::uint64_t ack_frame = sack ? 8 : 9;  // 3 handshake + 3 data + the evidence (1 or 2), then the ACK
     SUBCASE("28 ms after the evidence: RACK's resend, read from before the ACK the sender did not get") {
       auto r = analyze(scenario(sack, true, 1130), "unheard-rack", Profile::rfc6298);
-      const auto& c = client(r);
-      CHECK(count(c, SendKind::fast) == 1);
-      CHECK(count(c, SendKind::spurious) == 0);
-      CHECK(c.timeouts.empty());
-      const auto* n = with_topic(c, Topic::ack_unheard);
-      REQUIRE(n);
-      CHECK(n->frame == ack_frame + 1);
-      CHECK(n->other_frame == ack_frame);
-      CHECK(musts(c) == 0);
+      check_unheard_fast(client(r), 1, ack_frame + 1, ack_frame);
       // The same resend with no such ACK in the capture: RACK's too.
       auto plain = analyze(scenario(sack, false, 1130), "rack", Profile::rfc6298);
       CHECK(count(client(plain), SendKind::fast) == 1);
@@ -201,15 +208,7 @@ TEST_CASE("an ACK the sender did not receive during fast recovery: the recovery 
   };
   SUBCASE("25.5 ms after the partial ACK: the recovery's, read from before the ACK the sender did not get") {
     auto r = analyze(scenario(true, 1230), "unheard-recovery", Profile::rfc6298);
-    const auto& c = client(r);
-    CHECK(count(c, SendKind::fast) == 2);  // A's and C's
-    CHECK(count(c, SendKind::spurious) == 0);
-    CHECK(c.timeouts.empty());
-    const auto* n = with_topic(c, Topic::ack_unheard);
-    REQUIRE(n);
-    CHECK(n->frame == 15);
-    CHECK(n->other_frame == 14);
-    CHECK(musts(c) == 0);
+    check_unheard_fast(client(r), 2, 15, 14);  // A's fast retransmit and C's
     CHECK(count(client(analyze(scenario(false, 1230), "recovery", Profile::rfc6298)), SendKind::fast) == 2);
   }
   SUBCASE("195.5 ms after it: a timer's, early; cannot tell with the unheard ACK, a MUST without") {
@@ -430,14 +429,7 @@ TEST_CASE("an ACK the sender did not receive before its third duplicate ACK: the
   for (auto p : {Profile::linux_kernel, Profile::rfc6298}) {
     CAPTURE(p);
     auto r = analyze(s, "unheard-fast", p);
-    const auto& c = client(r);
-    CHECK(count(c, SendKind::fast) == 1);
-    CHECK(count(c, SendKind::spurious) == 0);
-    CHECK(c.timeouts.empty());
-    const auto* n = with_topic(c, Topic::ack_unheard);
-    REQUIRE(n);
-    CHECK(n->frame == 12);
-    CHECK(n->other_frame == 11);
+    check_unheard_fast(client(r), 1, 12, 11);
     CHECK(r.count(replay::Level::must) == 0);
   }
 }
