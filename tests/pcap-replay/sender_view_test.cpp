@@ -150,11 +150,13 @@ TEST_CASE("an ACK the sender did not receive: the loss evidence it held before t
       CHECK(count(client(plain), SendKind::fast) == 1);
     }
     // 198 ms after the evidence (beyond SRTT): a timer's. With dupacks only
-    // the timer runs from A's send (1000 ms): 300 ms, the RTO without its
-    // floor (100 + 4 x 50) but under the 1 s floor (2.4); after the ACK of
-    // new data it runs from that ACK (1102 ms): 198 ms, under even that
-    // (5.3/5.6). With the unheard ACK in the capture the other reading
-    // (heard: a repeat of acknowledged data) keeps the rule: cannot tell.
+    // (no sample) the timer runs from A's send (1000 ms): 300 ms, the RTO
+    // without its floor (100 + 4 x 50) but under the 1 s floor (2.4). The
+    // ACK of new data restarts it (1102 ms) and gives A's sample of 102 ms
+    // (RTTVAR 3/4 x 50 + 1/4 x 2 = 38, SRTT 100.25): 198 ms is under even
+    // the RTO without the floor, 100.25 + 4 x 38 = 252.25 ms (5.3/5.6). With
+    // the unheard ACK in the capture the other reading (heard: a repeat of
+    // acknowledged data) keeps the rule: cannot tell.
     SUBCASE("198 ms after the evidence: the timer's, early; cannot tell with the unheard ACK, broken without") {
       const char* rule = sack ? "5.3/5.6" : "2.4";
       auto r = analyze(scenario(sack, true, 1300), "unheard-late", Profile::rfc6298);
