@@ -3,9 +3,10 @@
 # check` on generated captures (bench/replay-scale/gen_capture.cpp) that
 # differ in one dimension at a time (connections, loss, handshakes only),
 # beside tcptrace (-n -l -r) and a bare libpcap loop on the same file, with
-# the peak RSS per connection (and two captures of the Linux kernel's own TCP,
-# bench/kernel-shapes.sh, where it may make them), and, when BASELINE_BIN names another build of pcap-replay (an older
-# commit's), that build on the same files in the same run, with the ratio.
+# the peak RSS per connection; then two captures of the Linux kernel's own
+# TCP (bench/kernel-shapes.sh), where it may make them; and, when
+# BASELINE_BIN names another build of pcap-replay (an older commit's), that
+# build on the same files in the same run, with the ratio.
 # A shape slower per packet than the baseline is the regression this exists
 # to show (ns/packet: lower is better; "x base" above 1.00 is slower).
 # Run by `make bench` (without a baseline); by hand:
@@ -103,8 +104,8 @@ done
 # are the kernel's, not PACKETS.
 if [ "${KERNEL_SHAPES:-1}" != 0 ]; then
   if bash "$(dirname "$0")/kernel-shapes.sh" "$dir/kernel" 2>"$dir/kernel.log"; then
-    [ -f "$dir/kernel/kernel-bulk32.pcap" ] && measure "kernel: 32 bulk, 0.5 % loss" "$dir/kernel/kernel-bulk32.pcap"
-    [ -f "$dir/kernel/kernel-rr15k.pcap" ] && measure "kernel: 15 000 short conns" "$dir/kernel/kernel-rr15k.pcap"
+    if [ -f "$dir/kernel/kernel-bulk32.pcap" ]; then measure "kernel: 32 bulk, 0.5 % loss" "$dir/kernel/kernel-bulk32.pcap"; fi
+    if [ -f "$dir/kernel/kernel-rr15k.pcap" ]; then measure "kernel: 15 000 short conns" "$dir/kernel/kernel-rr15k.pcap"; fi
   else
     # Its own lines say why (skipped: what is missing; else what failed).
     echo "replay-shapes: no kernel shapes: $(grep '^kernel-shapes:' "$dir/kernel.log" | tail -n 2 | tr '\n' ' ')"
