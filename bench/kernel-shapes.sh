@@ -69,16 +69,8 @@ capture_start() {  # capture_start FILE: tcpdump at the sender's veth, lab ports
 }
 capture_stop() {  # capture_stop FILE: lets tcpdump write what it has, stops it, checks it lost nothing
   sleep 1.5
-  kill -INT "$TCPDUMP" 2>/dev/null || true
-  wait "$TCPDUMP" 2>/dev/null || true
-  local got took lost
-  got=$(awk '/packets captured/ {print $1}' "$WORK/tcpdump.err")
-  took=$(awk '/packets received by filter/ {print $1}' "$WORK/tcpdump.err")
-  lost=$(awk '/dropped by kernel/ {print $1}' "$WORK/tcpdump.err")
-  [ -n "$got" ] && [ -n "$took" ] || fail "$1: no tcpdump summary: $(cat "$WORK/tcpdump.err")"
-  echo "kernel-shapes: $(basename "$1"): $got packets" >&2
-  [ "$got" -eq "$took" ] && [ "${lost:-0}" -eq 0 ] ||
-    { rm -f "$1"; fail "$1: tcpdump captured $got of $took packets ($lost dropped by the kernel)"; }
+  lab_tcpdump_stop "$TCPDUMP" || { rm -f "$1"; fail "$1: tcpdump lost packets"; }
+  echo "kernel-shapes: $(basename "$1"): $(awk '/packets captured/ {print $1}' "$WORK/tcpdump.err") packets" >&2
 }
 server() {  # server PORT MODE: peer.py's server in the receiver namespace until $WORK/stop
   rm -f "$WORK/srv$1.ready"

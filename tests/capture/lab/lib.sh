@@ -285,16 +285,14 @@ lab_wait_file() {  # lab_wait_file FILE TIMEOUT_S
   lab_log "timeout waiting for $1"; return 1
 }
 
-# lab_finish : stops capture and sampler, takes the counters and writes
-# OUTDIR/SCENARIO.{pcap,truth.json,tcpinfo.csv[.gz]}.
-lab_finish() {
-  sleep 0.3
-  lab_event capture_stop
-  kill -INT "$LAB_TCPDUMP_PID" 2>/dev/null || true
-  wait "$LAB_TCPDUMP_PID" 2>/dev/null || true
-  # Every packet the filter took must be in the file (without
-  # --immediate-mode, libpcap's TPACKET_V3 ring hands a block over only when
-  # it is full or 1 s old, and tcpdump stopped by a signal loses the rest).
+# lab_tcpdump_stop PID: stops the tcpdump whose summary goes to
+# $WORK/tcpdump.err, and fails (its summary in the log) unless every packet
+# its filter took is in the file (without --immediate-mode, libpcap's
+# TPACKET_V3 ring hands a block over only when it is full or 1 s old, and a
+# tcpdump stopped by a signal loses the rest). bench/kernel-shapes.sh uses it too.
+lab_tcpdump_stop() {
+  kill -INT "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
   local got took
   got=$(awk '/packets captured/ {print $1}' "$WORK/tcpdump.err")
   took=$(awk '/packets received by filter/ {print $1}' "$WORK/tcpdump.err")
@@ -302,6 +300,14 @@ lab_finish() {
     lab_log "tcpdump lost packets: $(tr '\n' ' ' <"$WORK/tcpdump.err")"
     return 1
   fi
+}
+
+# lab_finish : stops capture and sampler, takes the counters and writes
+# OUTDIR/SCENARIO.{pcap,truth.json,tcpinfo.csv[.gz]}.
+lab_finish() {
+  sleep 0.3
+  lab_event capture_stop
+  lab_tcpdump_stop "$LAB_TCPDUMP_PID" || return 1
   kill -TERM "$LAB_SAMPLER_PID" 2>/dev/null || true
   wait "$LAB_SAMPLER_PID" 2>/dev/null || true
   lab_nstat "$SND" "$WORK/nstat.snd.after"
