@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -26,6 +27,9 @@
 #include <new>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <sys/ioctl.h>
@@ -46,6 +50,8 @@
 #include <replay/report/finding_lines.hpp>
 #include <replay/report/flow_list_stream.hpp>
 #include <replay/analysis/profile_hint.hpp>
+
+#include "merge.hpp"
 #include <replay/report/progress_line.hpp>
 #include <replay/report/report_html.hpp>
 #include <replay/report/report_json.hpp>
@@ -60,7 +66,7 @@ namespace {
 // The project's version is stated once (rto/rto.h); the JSON schema's in report_json.hpp.
 const std::string kVersion = fmt::format("pcap-replay {} (RFC 6298 retransmission-timer checker; JSON schema_version {})",
                                          RTO_VERSION_STRING, replay::kSchemaVersion);
-constexpr std::array<std::string_view, 6> kSubcommands{"check", "findings", "annotate", "flows", "timeline", "plot"};
+constexpr std::array<std::string_view, 7> kSubcommands{"check", "findings", "annotate", "flows", "timeline", "plot", "merge"};
 
 constexpr const char* kExitHelp =
     "Exit status: 0 no MUST-level departure; 1 MUST departures (--strict: also SHOULD; check and findings); "
@@ -106,7 +112,31 @@ struct Args {
   bool timeline_streamed = false, timeline_header = false;
   bool findings_streamed = false;  // findings without --flow/--stream: lines as each connection is finished
   std::size_t shown = 0;           // connections a streaming sink showed (findings, annotate)
+  std::string shard;               // check --shard K/N (as given)
+  std::vector<std::string> merge_docs;  // merge DOC.json...
 };
+
+// check --shard K/N: {K, N} with 1 <= K <= N <= kMaxShards, else why not.
+constexpr std::uint32_t kMaxShards = 65536;
+std::variant<std::pair<std::uint32_t, std::uint32_t>, std::string> parse_shard(const std::string& v) {
+  const auto slash = v.find('/');
+  unsigned long long k = 0, n = 0;
+  std::size_t used_k = 0, used_n = 0;
+  try {
+    if (slash != std::string::npos && slash > 0 && slash + 1 < v.size() && std::isdigit(static_cast<unsigned char>(v[0])) &&
+        std::isdigit(static_cast<unsigned char>(v[slash + 1]))) {
+      k = std::stoull(v.substr(0, slash), &used_k);
+      n = std::stoull(v.substr(slash + 1), &used_n);
+    }
+  } catch (const std::exception&) {
+    used_k = 0;
+  }
+  if (used_k != slash || used_n != v.size() - slash - 1 || used_k == 0)
+    return fmt::format("--shard \"{}\": give K/N, shard K of N (e.g. 1/4)", v);
+  if (n < 1 || n > kMaxShards || k < 1 || k > n)
+    return fmt::format("--shard {}: K must be from 1 to N, and N from 1 to {}", v, kMaxShards);
+  return std::pair{static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(n)};
+}
 
 // Set by SIGINT/SIGTERM during a live capture: stop and report.
 volatile std::sig_atomic_t g_stop = 0;
@@ -402,6 +432,15 @@ int main(int argc, char** argv) {
   add_live(flows, a);
   add_live(timeline, a);
   check->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
+  check->add_option("--shard", a.shard,
+                    "K/N: analyse only the connections of shard K of N (a hash of the connection number), still "
+                    "reading every packet; with --json, for pcap-replay merge, which gives the document of one run");
+  CLI::App* merge = app.add_subcommand(
+      "merge", "the check --json document of one run, from those of check --json --shard K/N for K = 1..N");
+  merge->add_option("documents", a.merge_docs, "the shards' JSON documents, in any order (- reads standard input)")
+      ->required();
+  merge->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures (as check --strict)");
+  merge->footer(kExitHelp);
   findings->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
   for (CLI::App* sub : {check, findings, annotate})
     sub->add_option("--level", a.level,
@@ -444,7 +483,7 @@ int main(int argc, char** argv) {
     for (auto s : kSubcommands) known = known || first == s;
     if (!known) {
       std::cerr << "pcap-replay: unknown subcommand \"" << first
-                << "\"; valid subcommands: check, findings, annotate, flows, timeline, plot (see pcap-replay --help)\n";
+                << "\"; valid subcommands: check, findings, annotate, flows, timeline, plot, merge (see pcap-replay --help)\n";
       return 2;
     }
   }
@@ -452,7 +491,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::RequiredError& e) {
     if (app.get_subcommands().empty()) {
-      std::cerr << "pcap-replay: a subcommand is required: check, findings, flows or timeline (or annotate, plot; see pcap-replay --help)\n";
+      std::cerr << "pcap-replay: a subcommand is required: check, findings, flows or timeline (or annotate, plot, merge; see pcap-replay --help)\n";
       return 2;
     }
     return app.exit(e) == 0 ? 0 : 2;
@@ -460,6 +499,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  if (merge->parsed()) return replay::cli::run_merge(a.merge_docs, a.strict);
   // "check x.pcap tcp port 80": a tcpdump filter after the files.
   const auto exists = [](const std::string& p) {
     std::error_code ec;
@@ -557,6 +597,20 @@ int main(int argc, char** argv) {
   if (a.display) opt.frames = a.display->frames();  // -Y frame.number: which connections have such a packet
   opt.max_flows = a.max_flows;
   opt.max_outstanding = a.max_outstanding;
+  if (!a.shard.empty()) {
+    const auto shard = parse_shard(a.shard);
+    if (const auto* err = std::get_if<std::string>(&shard)) {
+      std::cerr << "pcap-replay: " << *err << "\n";
+      return 2;
+    }
+    // A shard's document is for merge: the streamed check --json, of files.
+    if (!a.json || !a.html.empty() || a.flow || a.stream || !a.interface.empty()) {
+      std::cerr << "pcap-replay: --shard writes a check --json document for pcap-replay merge: give --json, and "
+                   "not --html, --flow, --stream or -i\n";
+      return 2;
+    }
+    std::tie(opt.shard_k, opt.shard_n) = std::get<0>(shard);
+  }
   // The text connection list shows nothing of the senders: they are not modelled.
   opt.model_senders = !(flows->parsed() && !a.json);
   try {
@@ -699,7 +753,7 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
     std::cerr << "pcap-replay: " << r.dropped_skipped + r.dropped_warned << " more input problem(s) not listed ("
               << r.dropped_skipped << " frame(s) skipped, " << r.dropped_warned
               << " analysed with a warning): only the first " << replay::limits::kMaxDiagnostics << " are kept\n";
-  for (const auto& hit : r.limit_hits) std::cerr << "pcap-replay: limit: " << hit << "\n";
+  for (const auto& hit : r.limit_hits) std::cerr << "pcap-replay: limit: " << hit.message << "\n";
   if (r.dropped_segments > 0)
     std::cerr << "pcap-replay: limit: " << r.dropped_segments << " segment(s) not analysed (exit status 2)\n";
 

@@ -57,8 +57,8 @@ TEST_CASE("--max-flows N: N connections are analysed, the segments of the N+1th 
     const replay::Report r = a.finish();
     CHECK(r.flows.size() == 3);
     REQUIRE(r.limit_hits.size() == 1);
-    CHECK(r.limit_hits[0].find("t.pcap: frame 5:") == 0);
-    CHECK(r.limit_hits[0].find("--max-flows 3") != std::string::npos);
+    CHECK(r.limit_hits[0].message.find("t.pcap: frame 5:") == 0);
+    CHECK(r.limit_hits[0].message.find("--max-flows 3") != std::string::npos);
     CHECK(r.dropped_segments == 2);
   }
 }
@@ -88,8 +88,8 @@ TEST_CASE("--max-outstanding N: N unacknowledged segments are analysed, the N+1t
     add(segment(30'000, false, 40000, wire::kAck, 7001, 6001));       // frame 9: dropped
     const replay::Report r = a.finish();
     REQUIRE(r.limit_hits.size() == 1);
-    CHECK(r.limit_hits[0].find("t.pcap: frame 8:") == 0);
-    CHECK(r.limit_hits[0].find("--max-outstanding 4") != std::string::npos);
+    CHECK(r.limit_hits[0].message.find("t.pcap: frame 8:") == 0);
+    CHECK(r.limit_hits[0].message.find("--max-outstanding 4") != std::string::npos);
     CHECK(r.dropped_segments == 1);
     CHECK(r.flows.at(0).packets == 8);
   }

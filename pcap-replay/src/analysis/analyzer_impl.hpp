@@ -58,6 +58,7 @@ struct Analyzer::Impl final : FlowStore {
     return a.get();
   }
   Report report;
+  bool beyond_max_flows = false;  // a connection was beyond --max-flows (said once)
   HostClock* host(const Endpoint& e) {
     auto& h = hosts[e.address.bytes];
     if (!h) h = std::make_unique<HostClock>();
@@ -174,7 +175,7 @@ struct Analyzer::Impl final : FlowStore {
   /// Gives `c` its Live (nothing when it has one): from c.first, the Live it
   /// stands for (its segment counted, in the recent ring, and when deferred
   /// kept for its models as defer_first_send() left it), else a new one.
-  void make_live(Connection& c);
+  void make_live(Connection& c, std::size_t idx);
   void add_model(const Segment& s);  // `s` on the model's clock
   /// `s` is connection `idx`'s (after the table placed it); `shared`: it is
   /// also another connection's (the SYN a second server answered).
@@ -200,7 +201,7 @@ struct Analyzer::Impl final : FlowStore {
       sink(*at(next_sunk).report(), own ? *file_origins[f.file_index] : *origin);
       ++next_sunk;
       if (mode.keep_reports) continue;
-      report.streamed.add(*conns.front().report());
+      if (!conns.front().report()->elsewhere) report.streamed.add(*conns.front().report());
       conns.pop_front();
       ++base;
     }

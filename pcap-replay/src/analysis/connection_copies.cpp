@@ -66,7 +66,7 @@ bool Analyzer::Impl::copy_elsewhere(const Segment& s, VnetId vnet) {
     // virtual network is), and its virtual network is now one of that
     // connection's: its next segments there are that connection's too.
     const bool was_first = c.first() != nullptr;
-    make_live(c);
+    make_live(c, other);
     Live& live = *c.live();
     if (was_first) live.recent[dir].take_copy(s, 0, digest);  // its one kept segment: the latest capture now `s`'s
     ++c.head.packets;

@@ -104,10 +104,11 @@ void Analyzer::Impl::keep_first(Connection& c, const Segment& s, int dir, bool d
   if (defer) defer_first_send(c, s, dir);
 }
 
-void Analyzer::Impl::make_live(Connection& c) {
+void Analyzer::Impl::make_live(Connection& c, std::size_t idx) {
   if (c.live()) return;
   auto made = std::make_unique<Live>();
   Live& live = *made;
+  live.elsewhere = !options.owns(idx + 1);
   if (options.model_senders) live.candidates.reserve(profiles.size());
   for (const auto& po : profiles) {
     if (!options.model_senders) break;  // connections only (flows): no candidate
@@ -157,9 +158,13 @@ void Analyzer::Impl::create_deferred(Connection& c) {
 
 void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
   if (!c.open()) return;
-  make_live(c);
+  make_live(c, idx);
   Live& live = *c.live();
   auto& candidates = live.candidates;
+  if (live.elsewhere) {  // another shard reports its senders: their reports stay empty
+    candidates.clear();
+    live.senders.reset();
+  }
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     for (int d = 0; d < 2; ++d) {
       ensure_model(c, i, d);
@@ -203,10 +208,11 @@ void Analyzer::Impl::finish_connection(Connection& c, std::size_t idx) {
   f.duplicate_frames = std::move(live.duplicate_frames);
   f.duplicate_of = std::move(live.duplicate_of);
   f.senders = std::move(senders);
+  f.elsewhere = live.elsewhere;
   c.state = std::move(made);  // the Live (its models) goes
   restore_capture_times(f);  // the frames' own times again, before the flow sink sees it
   if (report.file_totals.size() <= f.file_index) report.file_totals.resize(f.file_index + 1);
-  report.file_totals[f.file_index].add(f);
+  if (!f.elsewhere) report.file_totals[f.file_index].add(f);
   drain();
 }
 

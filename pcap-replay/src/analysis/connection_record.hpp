@@ -60,7 +60,15 @@ struct Live {
   // on_send read then of state other connections change; the host's clock
   // and activity were fed then): SenderModel::replay_first_send.
   std::int8_t deferred = -1;
-  bool over_limit = false;              // --max-outstanding reached: later segments are not analysed
+  // --max-outstanding reached: its later segments are not analysed (each
+  // counted as dropped), but they are routed and fed to its models, now
+  // SenderModel::feed_only, as any segment: what other connections read
+  // (the table's view, the hosts' clocks and activity, lockstep) never
+  // depends on a limit of this one's analysis.
+  bool over_limit = false;
+  // Another shard analyses it (Options::owns): its models are feed_only
+  // from the start, and its report has its connection fields only.
+  bool elsewhere = false;
   // unheard[d]: the segments side d sent while side 1 - d had no model yet,
   // in capture order; given to that model (on_peer) when it is created. A
   // model that has not sent is not started, and a model that is not started

@@ -38,3 +38,17 @@ std::chrono::microseconds Options::tolerance(std::chrono::microseconds predicted
 }
 
 }  // namespace replay
+
+namespace replay {
+
+std::uint32_t Options::shard_of(std::size_t id, std::uint32_t n) {
+  // SplitMix64's finaliser: every bit of the id reaches every bit of the
+  // hash, so ids k, k + n, k + 2n... do not share a shard.
+  std::uint64_t z = static_cast<std::uint64_t>(id) + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return static_cast<std::uint32_t>(z % n) + 1;
+}
+
+}  // namespace replay

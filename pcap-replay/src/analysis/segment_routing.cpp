@@ -32,12 +32,17 @@ void Analyzer::Impl::add_model(const Segment& s) {
     // of a segment seen on VLAN 10) opens nothing: it is a copy there.
     if (where.is(FlowMatch::Place::other_vnet) && m.copy_elsewhere(s, vnet)) return;
     if (m.total() >= m.options.max_flows) {
-      if (m.report.dropped_segments++ == 0)
-        m.report.limit_hits.push_back(fmt::format(
-            "{}: frame {}: connection {} ({} -> {}) is beyond --max-flows {}: its segments and those of every "
-            "later new connection are not analysed",
-            s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string("?"), s.frame,
-            m.total() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows));
+      // Of no connection: shard 1's to count and say (each shard sees it).
+      if (m.options.shard_k != 1) return;
+      ++m.report.dropped_segments;
+      if (!m.beyond_max_flows)
+        m.report.limit_hits.push_back(LimitHit{
+            s.file_index, s.frame,
+            fmt::format("{}: frame {}: connection {} ({} -> {}) is beyond --max-flows {}: its segments and those of "
+                        "every later new connection are not analysed",
+                        s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string("?"),
+                        s.frame, m.total() + 1, to_string(s.src), to_string(s.dst), m.options.max_flows)});
+      m.beyond_max_flows = true;
       return;
     }
     if (where.is(FlowMatch::Place::replaces))  // split: the old one is done
@@ -81,8 +86,8 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   Connection& c = m.at(idx);
   FlowHead& f = c.head;
   if (m.options.frames && m.options.frames->contains(s.frame)) f.has_selected_frame = true;
-  if (c.finished() || (c.live() && c.live()->over_limit)) {
-    ++m.report.dropped_segments;
+  if (c.finished()) {
+    if (m.options.owns(idx + 1)) ++m.report.dropped_segments;
     return;
   }
   const int dir = (s.src == f.client) ? 0 : 1;
@@ -99,20 +104,26 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
     m.keep_first(c, s, dir, defer);
     return;
   }
-  if (!c.live()) m.make_live(c);  // (live already after its second segment: no call)
+  if (!c.live()) m.make_live(c, idx);  // (live already after its second segment: no call)
   Live& live = *c.live();
-  ++f.packets;
+  // Past --max-outstanding the segment is not analysed (its report ends
+  // before it), but routed and fed as any (Live::over_limit).
+  const bool analysed = !live.over_limit;
+  if (analysed)
+    ++f.packets;
+  else
+    ++m.report.dropped_segments;
   const std::uint64_t peer_count = live.seen[1 - dir];
   ++live.seen[dir];
   RecentRing& ring = live.recent[dir];
   const std::uint32_t digest = header_digest(s);
   if (const std::optional<std::uint64_t> of = ring.take_copy(s, peer_count, digest)) {
-    m.count_copy(c, s, dir, *of);
+    if (analysed) m.count_copy(c, s, dir, *of);
     return;
   }
   ring.push(s, peer_count, digest);
   if (dir == 0) keep_client_syn(live, s);
-  note_segment(f, s);
+  if (analysed) note_segment(f, s);
   if (!shared) m.attempts.add(s, idx, f.client, f.server, c.attempt);
   // In the order of the models' shared effects (host clock, host activity):
   // per candidate the peer's model, then the sender's.
@@ -131,14 +142,19 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   }
   for (int d = 0; d < 2; ++d)  // heard by every candidate's model of side d now
     if (!live.unheard[1 - d].empty() && live.candidates.front().model[d]) std::vector<Segment>().swap(live.unheard[1 - d]);
+  if (live.over_limit) return;
   for (Candidate& cand : live.candidates) {
     if (cand.model[dir]->outstanding() <= m.options.max_outstanding) continue;
-    m.report.limit_hits.push_back(fmt::format(
-        "{}: frame {}: connection {}: {} -> {} has more than --max-outstanding {} unacknowledged segments: "
-        "the connection is analysed up to this frame only",
-        s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string(), s.frame, idx + 1,
-        to_string(s.src), to_string(s.dst), m.options.max_outstanding));
+    m.report.limit_hits.push_back(LimitHit{
+        s.file_index, s.frame,
+        fmt::format("{}: frame {}: connection {}: {} -> {} has more than --max-outstanding {} unacknowledged "
+                    "segments: the connection is analysed up to this frame only",
+                    s.file_index < m.report.files.size() ? m.report.files[s.file_index] : std::string(), s.frame,
+                    idx + 1, to_string(s.src), to_string(s.dst), m.options.max_outstanding)});
     live.over_limit = true;
+    for (Candidate& each : live.candidates)
+      for (auto& model : each.model)
+        if (model) model->feed_only();
     break;
   }
 }
@@ -154,6 +170,7 @@ void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
   const Endpoint& src = (*live.senders)[d].src;
   cand.model[d] = std::make_unique<SenderModel>(*cand.options, out(c, cand, d), keep_timeline, host(src),
                                                 activity_of(src), /*feed_activity=*/i == 0);
+  if (live.elsewhere || live.over_limit) cand.model[d]->feed_only();
   cand.model[d]->set_clock_steps(&clock_of(c.head.file_index));
   // The first segment of the connection, if this side sent it and its
   // models waited (it comes before anything the peer sent).

@@ -6,6 +6,7 @@
 #include <replay/report/report_text.hpp>
 
 #include <replay/report/json_flows_writer.hpp>
+#include <replay/report/shard_merge.hpp>
 #include <replay/report/input_counts.hpp>
 
 namespace replay {
@@ -40,8 +41,9 @@ void CheckStream::begin_json() {
 }
 
 void CheckStream::flow(FlowReport& f, CaptureTime origin) {
+  const auto stream = streams_.next(f);  // numbered over every connection, this shard's or not
+  if (f.elsewhere) return;
   hint_.judged(f);
-  const auto stream = streams_.next(f);
   if (!view_.shows(f, stream)) return;
   ++shown_;
   if (!json_) {
@@ -66,6 +68,7 @@ void CheckStream::finish(const Report& r, const std::optional<std::string>& prof
   }
   nlohmann::json doc = to_json(r, view_);
   doc["profile_hint"] = profile_hint ? nlohmann::json(*profile_hint) : nlohmann::json(nullptr);
+  if (options_.shard_n > 1) doc["shard"] = shard_json(r, hint_);
   doc_.finish(doc);
 }
 

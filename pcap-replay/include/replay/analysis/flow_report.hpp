@@ -313,6 +313,10 @@ struct FlowReport : FlowHead {
   /// Opened while another connection of its 4-tuple went on (another host).
   std::optional<AlongsideOf> alongside;
   std::array<SenderReport, 2> senders;  ///< [0] client -> server, [1] server -> client
+  /// Analysed by another shard (Options::shard_n > 1, Options::owns false):
+  /// only the connection's fields are set (what tcp.stream numbering needs),
+  /// its senders' reports are empty, and no count of the Report has it.
+  bool elsewhere = false;
 };
 
 /// What the end of a report needs of the connections a flow sink wrote and
@@ -328,6 +332,15 @@ struct FlowTotals {
 };
 
 /// The result of analysing one or more capture files.
+/// A resource limit a run hit (Report::limit_hits), where the input was when
+/// it did: by that position a merge of shards (`pcap-replay merge`) orders
+/// the shards' hits as one run would have had them.
+struct LimitHit {
+  std::size_t file_index = 0;  ///< Segment::file_index
+  std::uint64_t frame = 0;
+  std::string message;         ///< names file, frame and flag
+};
+
 struct Report {
   Options options;                      ///< what the captures were checked against
   std::vector<std::string> files;       ///< inputs, by Segment::file_index
@@ -351,7 +364,7 @@ struct Report {
   /// Resource limits the run hit (--max-flows, --max-outstanding): one
   /// message each, naming file, frame and flag; the CLI prints them on
   /// stderr and exits 2. Empty when the whole input was analysed.
-  std::vector<std::string> limit_hits;
+  std::vector<LimitHit> limit_hits;
   std::uint64_t dropped_segments = 0;  ///< segments not analysed because of a limit
   /// Reader diagnostics beyond limits::kMaxDiagnostics: counted, not kept
   /// (skipped frames, and frames analysed with a warning).

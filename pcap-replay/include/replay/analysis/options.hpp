@@ -69,6 +69,18 @@ struct Options {
   /// so every SenderReport has only its addresses, and --max-outstanding,
   /// which bounds the models, never applies.
   bool model_senders = true;
+  /// --shard K/N: this run analyses only the connections of shard `k` of
+  /// `n` (shard_of); it still reads and routes every segment, so frame
+  /// numbers, connection ids and tcp.stream numbers stay the whole input's,
+  /// and the other connections' effects on what their hosts share (the TSval
+  /// clock, the activity) are replayed without judging them
+  /// (SenderEngine::feed_only). n == 1: every connection (the default).
+  std::uint32_t shard_k = 1, shard_n = 1;
+  /// Whether this run analyses connection `id` (FlowReport::id).
+  bool owns(std::size_t id) const { return shard_n <= 1 || shard_of(id, shard_n) == shard_k; }
+  /// The shard (1..n) of connection `id`: a hash of the id, so that
+  /// neighbouring connections (a client's parallel ones) spread.
+  static std::uint32_t shard_of(std::size_t id, std::uint32_t n);
   /// Filled by the CLI: a BPF expression (informational in the report).
   std::string filter;
   /// Frames asked about (-Y frame.number): each connection notes whether one

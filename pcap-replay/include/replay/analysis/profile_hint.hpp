@@ -41,6 +41,16 @@ class HintTally {
   void best(const FlowReport& f);
   /// The hint, or nullopt (see profile_hint).
   std::optional<std::string> text() const;
+  /// The senders each profile explains (those counted in `explained`).
+  const std::map<std::string, std::size_t>& fits() const { return fits_; }
+  /// Adds another tally's counts over other connections (a shard's:
+  /// `pcap-replay merge`), as if its connections had been noted here.
+  void add(std::size_t other_departing, std::size_t other_explained,
+           const std::map<std::string, std::size_t>& other_fits) {
+    departing += other_departing;
+    explained += other_explained;
+    for (const auto& [name, n] : other_fits) fits_[name] += n;
+  }
 
   std::size_t departing = 0;  ///< judged senders with MUST findings
   std::size_t explained = 0;  ///< those that have none under the profile auto fitted them to

@@ -80,32 +80,11 @@ bool SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
   return held && *held >= limits::kFlushHeld;
 }
 
-void SenderEngine::on_send(const Segment& s) {
-  ++out_.packets;
-  file_ = s.file_index;
-  current_frame_ = s.frame;
-  if (pending_count_ > 0 && s.payload_len > 0) {
-    // Sent again before the ACK could reach the sender: the ACK covers a
-    // retransmission, so the sender took no sample from it (Karn, 3).
-    const std::size_t voided = filter_pending([&](const PendingSample& p) {
-      const bool keep = !(s.time < p.until && seq_lt(s.tcp.seq, p.ack));
-      if (!keep && (!ambiguous_through_ || seq_gt(p.ack, *ambiguous_through_))) ambiguous_through_ = p.ack;
-      return keep;
-    });
-    if (voided > 0) {
-      out_.ambiguous_acks += voided;
-      ambiguous_since_expiry_ = true;
-    }
-  }
-  settle_pending_samples(s.time);
+void SenderEngine::feed_host(const Segment& s) {
   const auto& h = s.tcp;
-  if (h.options.tsecr && before_count_ > 0) heard_through(*h.options.tsecr);
-  if (last_send_time_ && across_step(*last_send_time_, s.time)) {
-    // The first transmission after a step of the capture clock: the TSvals
-    // sent so far are from before it; the TSval clock bridges it.
-    tsval_before_step_ = newest_tsval_;
-    ts_clock_.clock_stepped();
-  }
+  // The first transmission after a step of the capture clock: the TSvals
+  // sent so far are from before it; the TSval clock bridges it.
+  if (last_send_time_ && across_step(*last_send_time_, s.time)) ts_clock_.clock_stepped();
   if (h.options.tsval) {
     if (replay_rate_)
       ts_clock_.observe_first_again(s.time, *h.options.tsval, *replay_rate_);
@@ -135,6 +114,35 @@ void SenderEngine::on_send(const Segment& s) {
     acked_through_ = h.ack;
     skip_acked_peer_data(moved);
   }
+}
+
+void SenderEngine::on_send(const Segment& s) {
+  if (feed_only_) {
+    feed_host(s);
+    if (!s.tcp.has(wire::kRst)) last_send_time_ = s.time;
+    return;
+  }
+  ++out_.packets;
+  file_ = s.file_index;
+  current_frame_ = s.frame;
+  if (pending_count_ > 0 && s.payload_len > 0) {
+    // Sent again before the ACK could reach the sender: the ACK covers a
+    // retransmission, so the sender took no sample from it (Karn, 3).
+    const std::size_t voided = filter_pending([&](const PendingSample& p) {
+      const bool keep = !(s.time < p.until && seq_lt(s.tcp.seq, p.ack));
+      if (!keep && (!ambiguous_through_ || seq_gt(p.ack, *ambiguous_through_))) ambiguous_through_ = p.ack;
+      return keep;
+    });
+    if (voided > 0) {
+      out_.ambiguous_acks += voided;
+      ambiguous_since_expiry_ = true;
+    }
+  }
+  settle_pending_samples(s.time);
+  const auto& h = s.tcp;
+  if (h.options.tsecr && before_count_ > 0) heard_through(*h.options.tsecr);
+  if (last_send_time_ && across_step(*last_send_time_, s.time)) tsval_before_step_ = newest_tsval_;
+  feed_host(s);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
   const bool syn = h.has(wire::kSyn);

@@ -88,6 +88,18 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// outlive the engine). An interval across a step is unknown.
   void set_clock_steps(const ClockSteps* c) { clock_ = c; }
 
+  /// From now on the engine judges nothing and reports nothing more: its
+  /// on_send / on_peer only do what they do to state shared with the other
+  /// connections of its hosts (the host's TSval clock, its activity) and
+  /// what that depends on (the engine's TsClock, the peer's data and the
+  /// ACKs of it, the latest send time). For a connection another shard
+  /// analyses (Options::shard), from the start; for one past
+  /// --max-outstanding, from the segment that put it there (finish() then
+  /// reports the connection as analysed up to there). Its shared effects are
+  /// the same as a judging engine's, segment by segment, so every other
+  /// connection's report is the same either way.
+  void feed_only() { feed_only_ = true; }
+
   /// Relative sequence number as Wireshark shows it (ISN = 0).
   std::uint32_t rel(std::uint32_t seq) const { return seq - seq_.isn; }
   /// Segments sent and not yet acknowledged (--max-outstanding bounds it).
@@ -123,6 +135,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
     CaptureTime time;
     std::chrono::microseconds before;
   };
+
+  // ---- what every engine does, judging or not (feed_only) ----
+  /// on_send's effects on the shared state and what they depend on.
+  void feed_host(const Segment& s);
+  /// on_peer's: the echo (the TsClock's memory) and the peer's data.
+  void feed_peer(const Segment& s);
 
   // ---- the sender's own transmissions ----
   void first_transmission(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
@@ -268,6 +286,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   Recovery recovery_ = Recovery::open;
   bool keep_timeline_;
   bool feed_activity_ = false;
+  bool feed_only_ = false;
   bool handshake_seen_ = false;
   bool sack_evidence_ = false;
   bool peer_timestamps_ = false;

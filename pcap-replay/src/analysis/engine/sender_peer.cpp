@@ -47,9 +47,24 @@ bool SenderEngine::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {
   return found;
 }
 
-void SenderEngine::on_peer(const Segment& s) {
-  settle_pending_samples(s.time);
+void SenderEngine::feed_peer(const Segment& s) {
   if (s.tcp.options.tsecr) ts_clock_.echoed(*s.tcp.options.tsecr);
+  if (s.payload_len > 0) {  // for the late-ACK test of feed_host
+    peer_data_.emplace_back(s.tcp.seq + s.payload_len, s.time);
+    if (peer_data_.size() > limits::kPeerDataHistory) {
+      peer_data_.pop_front();
+      if (peer_data_acked_ > 0) --peer_data_acked_;
+    }
+  }
+}
+
+void SenderEngine::on_peer(const Segment& s) {
+  if (feed_only_) {
+    feed_peer(s);
+    return;
+  }
+  settle_pending_samples(s.time);
+  feed_peer(s);
   const auto& h = s.tcp;
   file_ = s.file_index;
   current_frame_ = s.frame;
@@ -58,13 +73,6 @@ void SenderEngine::on_peer(const Segment& s) {
   last_peer_had_tsval_ = h.options.tsval.has_value();
   peer_times_.push_back(PeerMark{s.time, h.options.tsval.value_or(0), h.options.tsval.has_value()});
   if (peer_times_.size() > limits::kAckClockHistory) peer_times_.pop_front();
-  if (s.payload_len > 0) {
-    peer_data_.emplace_back(h.seq + s.payload_len, s.time);
-    if (peer_data_.size() > limits::kPeerDataHistory) {
-      peer_data_.pop_front();
-      if (peer_data_acked_ > 0) --peer_data_acked_;
-    }
-  }
   out_.peer_seen = true;
   burst_last_.reset();  // the burst after an expiry ends with anything from the peer
   settle_54();

@@ -1,0 +1,19 @@
+#pragma once
+// `pcap-replay merge SHARD.json...`: the check --json document one process
+// would have written, from the documents of `check --json --shard K/N`
+// for K = 1..N (replay/report/shard_merge.hpp).
+
+#include <string>
+#include <vector>
+
+namespace replay::cli {
+
+/// Reads the documents (`-`: standard input, once), writes the merged one
+/// to standard output, and on standard error what one run says there of the
+/// limits it hit. Returns the exit status one `check --json` would have:
+/// 2 when an input was unusable or partly lost, or a limit was hit (or the
+/// documents cannot be merged: said on standard error); else 1 with MUST
+/// findings (`strict`: SHOULD too); else 0.
+int run_merge(const std::vector<std::string>& files, bool strict);
+
+}  // namespace replay::cli

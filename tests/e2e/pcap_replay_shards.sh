@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# check --json --shard K/N for K = 1..N, then merge: byte for byte the
+# document of one check --json, with the same exit status and the same limit
+# lines on stderr; on the shipped captures and on generated ones whose hosts
+# share a TSval clock across connections (what a shard must replay for the
+# connections it does not analyse), under limits, and under --profile auto.
+# Then merge's refusals: a shard missing or given twice, shards of two runs,
+# a document that is no shard's.
+set -uo pipefail
+BUILD=${BUILD:-build}
+BIN=$BUILD/bin/pcap-replay
+GEN=$BUILD/bin/replay-gen
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$GEN" "$T/many.pcap" --flows 300 --packets 60000 --loss-permille 20 --seed 7 > /dev/null || fail "replay-gen"
+"$GEN" "$T/mid.pcap" --flows 200 --packets 40000 --loss-permille 10 --mid-stream --seed 3 > /dev/null || fail "replay-gen"
+
+summary_flows() { /usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"]["flows"])' "$1"; }
+
+# merged N ARGS... : shards 1..N of `check --json ARGS`, merged, against one run.
+merged() {
+  local n=$1; shift
+  "$BIN" check --json "$@" > "$T/one.json" 2> "$T/one.err"; local rc1=$?
+  local docs=()
+  for k in $(seq 1 "$n"); do
+    "$BIN" check --json --shard "$k/$n" "$@" > "$T/s$k.json" 2> /dev/null
+    docs+=("$T/s$k.json")
+  done
+  # In reverse order: the merge orders them itself.
+  local rev=()
+  for ((i = ${#docs[@]} - 1; i >= 0; i--)); do rev+=("${docs[i]}"); done
+  "$BIN" merge "${rev[@]}" > "$T/m.json" 2> "$T/m.err"; local rc2=$?
+  cmp -s "$T/one.json" "$T/m.json" || { diff "$T/one.json" "$T/m.json" | head -20; fail "$n shards of check $* differ from one run"; }
+  [ "$rc1" = "$rc2" ] || fail "$n shards of check $*: exit status $rc2, one run $rc1"
+  diff <(grep '^pcap-replay: limit:' "$T/one.err") "$T/m.err" > /dev/null || fail "$n shards of check $*: limit lines differ"
+  # With more connections than shards, each shard had some (the split is real).
+  local total own
+  total=$(summary_flows "$T/one.json")
+  for k in $(seq 1 "$n"); do
+    own=$(summary_flows "$T/s$k.json")
+    [ "$own" -gt 0 ] || [ "$total" -lt $((4 * n)) ] || fail "shard $k/$n has none of the $total connections"
+  done
+  echo "ok: $n shards of check $* ($total connection(s), exit $rc1)"
+}
+
+for f in tests/captures/linux-blackhole.pcap tests/captures/lab/*.pcap "$T/many.pcap" "$T/mid.pcap"; do
+  merged 2 --profile linux "$f"
+done
+merged 3 --profile rfc6298 "$T/many.pcap"
+merged 5 --profile linux "$T/many.pcap" tests/captures/lab/many-flows.pcap
+merged 2 --profile auto tests/captures/lab/capture-dup.pcap
+# Limits: a sender past --max-outstanding goes on feeding its hosts' shared
+# state in every shard; connections beyond --max-flows are shard 1's to say.
+merged 3 --profile linux --max-outstanding 3 "$T/many.pcap"
+[ "$(grep -c 'more than --max-outstanding 3' "$T/m.err")" -gt 100 ] || fail "--max-outstanding 3: not the hundreds of limit lines expected"
+merged 2 --profile linux --max-flows 50 "$T/many.pcap"
+# The profile hint: the MUST departures under rfc6298 of 44 senders in
+# several shards, each explained by linux (the shards' tallies summed).
+merged 3 --profile rfc6298 tests/captures/lab/many-flows.pcap
+grep -q '"profile_hint": "the MUST departures of 44 of 44 sender(s)' "$T/m.json" || fail "no summed profile hint"
+for k in 1 2 3; do
+  grep -q '"profile_hint": "the MUST departures of 44 ' "$T/s$k.json" && fail "shard $k/3 alone had all 44 senders"
+done
+
+# Refusals, each with exit status 2 and the reason.
+refused() {  # refused WHAT PATTERN DOCS...
+  local what=$1 pattern=$2; shift 2
+  "$BIN" merge "$@" > /dev/null 2> "$T/err"; local rc=$?
+  [ $rc = 2 ] || fail "merge of $what: exit status $rc, not 2"
+  grep -q -- "$pattern" "$T/err" || { cat "$T/err"; fail "merge of $what: no \"$pattern\""; }
+  echo "ok: merge refuses $what: $(cat "$T/err")"
+}
+f=tests/captures/linux-blackhole.pcap
+for k in 1 2 3; do "$BIN" check --json --shard "$k/3" "$f" > "$T/a$k.json" 2> /dev/null; done
+"$BIN" check --json --profile linux --shard 2/3 "$f" > "$T/b2.json" 2> /dev/null
+"$BIN" check --json "$f" > "$T/whole.json" 2> /dev/null
+refused "a missing shard" "shard(s) 2 of 3 missing" "$T/a1.json" "$T/a3.json"
+refused "a shard given twice" "given twice" "$T/a1.json" "$T/a1.json" "$T/a2.json" "$T/a3.json"
+refused "shards of two runs" "not shards of one run" "$T/a1.json" "$T/b2.json" "$T/a3.json"
+refused "a document without --shard" "no \"shard\" object" "$T/whole.json"
+echo '{"tool": "pcap-replay", "kind": "check"' > "$T/cut.json"
+refused "a truncated document" "not a JSON document" "$T/cut.json"
+"$BIN" check --shard 1/2 "$f" > /dev/null 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--shard writes a check --json document" "$T/err" || fail "--shard without --json: exit $rc"
+for bad in 0/2 3/2 2 a/b 1/0 1/2x; do
+  "$BIN" check --json --shard "$bad" "$f" > /dev/null 2> "$T/err"; rc=$?
+  [ $rc = 2 ] && grep -q -- "--shard" "$T/err" || fail "--shard $bad: exit $rc, $(cat "$T/err")"
+done
+echo "ok: --shard refuses 0/2 3/2 2 a/b 1/0 1/2x, and a shard without --json"
