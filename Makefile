@@ -61,7 +61,7 @@ INC_REPLAY   := -Ipcap-replay/include
 DEB_PACKAGES := g++ make pkg-config libpcap-dev doctest-dev libbenchmark-dev \
                 nlohmann-json3-dev libcli11-dev libfmt-dev tshark tcpdump tcptrace \
                 hyperfine iproute2 nftables gcc cmake librsvg2-bin zlib1g-dev libzstd-dev liblzma-dev libbz2-dev zstd xz-utils bzip2 chromium python3-pil libabsl-dev groff-base time procps \
-                clang libclang-rt-dev
+                clang libclang-rt-dev python3-distributed
 
 srcs = $(sort $(wildcard $(1)/*.cpp))
 objs = $(patsubst %.cpp,$(OBJ)/%.o,$(call srcs,$(1)))

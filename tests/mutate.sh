@@ -237,6 +237,9 @@ rule-unheard-fast ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; e2.kin
 rule-heard-resent ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; const bool shown_unheard = resent && ;; const bool shown_unheard = false && resent && ;; heard_until: a resend of what the ACK acknowledged no longer shows it unheard
 rule-unheard-clock ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; before.ack_clocked = ack_clocked(s.time, b->time).has_value() || ;; before.ack_clocked = ack_clocked(s.time).has_value() || ;; an unheard ACK still clocks the resend read as sent without it
 rule-ambiguous-once ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (!ambiguous_through_ || seq_gt(ack, *ambiguous_through_)) ++out_.ambiguous_acks; ;; ++out_.ambiguous_acks; ;; an ACK counted ambiguous when a resend voided its sample is counted again when repeated
+# ---- 2026-12-05 (9th): --shard, what an engine that judges nothing still feeds its host
+shard-no-activity ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; if (activity_ && feed_activity_ && !replay_rate_) { ;; if (activity_ && feed_activity_ && !replay_rate_ && !feed_only_) { ;; another shard's connection feeds its host's activity nothing (a flush it shows is missed)
+shard-no-peer-data ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (feed_only_) {\n    feed_peer(s); ;; if (feed_only_) {\n    (void)s; ;; another shard's connection keeps no peer data (its late ACKs are not seen)
 # ---- 2026-12-05: the state restored for an ACK the sender did not receive, field by field
 rule-unheard-dupacks ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; dupacks,\n ;; 0u,\n ;; the duplicate ACKs the sender had before an unheard ACK are not restored (its RACK resend read as a timer's)
 rule-unheard-sack-evidence ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; (present & kSackEvidence) != 0, ;; false, ;; the SACK evidence the sender had before an unheard ACK is not restored

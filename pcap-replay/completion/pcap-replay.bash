@@ -6,11 +6,11 @@ _pcap_replay() {
   sub=
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
-      check|findings|annotate|flows|timeline|plot) sub=${COMP_WORDS[i]}; break ;;
+      check|findings|annotate|flows|timeline|plot|merge) sub=${COMP_WORDS[i]}; break ;;
     esac
   done
   if [[ -z $sub ]]; then
-    COMPREPLY=($(compgen -W "check findings annotate flows timeline plot --help --version" -- "$cur"))
+    COMPREPLY=($(compgen -W "check findings annotate flows timeline plot merge --help --version" -- "$cur"))
     return
   fi
   case $prev in
@@ -21,11 +21,16 @@ _pcap_replay() {
     --level) COMPREPLY=($(compgen -W "must should may info" -- "$cur")); return ;;
     -i|--interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
     --duration|-c|--count) return ;;
-    -f|--filter|-Y|--display-filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding) return ;;
+    -f|--filter|-Y|--display-filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding|--shard) return ;;
   esac
+  if [[ $sub == merge ]]; then  # the shards' JSON documents
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "-h --help --strict" -- "$cur")); else
+      COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi
+    return
+  fi
   local opts="-h --help --version -r --read -f --filter -Y --display-filter --flow --stream"
   case $sub in
-    check) opts+=" --json --html --strict --findings-only --no-hint --level" ;;
+    check) opts+=" --json --html --strict --findings-only --no-hint --level --shard" ;;
     findings) opts+=" --tsv --strict --level" ;;
     annotate) opts+=" -o --output --level" ;;
     flows) opts+=" --json" ;;

@@ -67,6 +67,7 @@ struct Scenario {
   std::uint32_t client_isn = 1000;
   std::uint32_t server_isn = 700000;
   std::int64_t epoch_s = 1'700'000'000;
+  std::uint16_t client_port = 40000;  ///< another one: another connection of the same two hosts
   std::vector<Pkt> pkts;
   /// IPv4 Identification of packet i (index into pkts); packets not listed carry ID 0.
   std::map<std::size_t, std::uint16_t> ip_id;
@@ -103,8 +104,8 @@ struct Scenario {
   /// The IPv4 packet of `p`, with IPv4 Identification `id`.
   Bytes packet(const Pkt& p, std::uint16_t id = 0, std::uint8_t hop_limit = 64, bool zero_window_ad = false) const {
     wire::TcpHeader t;
-    t.src_port = p.from_client ? 40000 : 5001;
-    t.dst_port = p.from_client ? 5001 : 40000;
+    t.src_port = p.from_client ? client_port : 5001;
+    t.dst_port = p.from_client ? 5001 : client_port;
     const std::uint32_t own = p.from_client ? client_isn : server_isn;
     const std::uint32_t other = p.from_client ? server_isn : client_isn;
     t.seq = own + p.rel_seq;

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# pcap-replay on Dask (python3-distributed): a scheduler and two workers on
+# loopback, pcap-replay/distributed/dask_check.py running 4 shards of one
+# check. One worker is killed (SIGKILL, no nanny to restart it) while a shard
+# of its runs: Dask must run that shard again on the other worker, and the
+# merged document must still be byte for byte one process's, with its exit
+# status.
+set -uo pipefail
+BUILD=${BUILD:-build}
+BIN=$(realpath "$BUILD/bin/pcap-replay")
+GEN=$BUILD/bin/replay-gen
+PY=/usr/bin/python3  # Debian's, where python3-distributed is
+if ! "$PY" -c 'import distributed' 2> /dev/null; then
+  echo "skip: python3-distributed is not installed (make deps)"
+  exit 77
+fi
+T=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2> /dev/null; done
+  wait 2> /dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  for l in "$T"/*.log; do [ -e "$l" ] && { echo "--- $l"; tail -n 15 "$l"; }; done
+  exit 1
+}
+
+# A shard of this capture takes about a second: long enough to be killed in.
+"$GEN" "$T/in.pcap" --flows 2000 --packets 2000000 --loss-permille 5 --seed 11 > /dev/null || fail "replay-gen"
+port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sched=tcp://127.0.0.1:$port
+"$PY" -m distributed.cli.dask_scheduler --host 127.0.0.1 --port "$port" --no-dashboard --no-show \
+  > "$T/scheduler.log" 2>&1 &
+pids+=($!)
+for w in 1 2; do
+  mkdir -p "$T/w$w"
+  "$PY" -m distributed.cli.dask_worker "$sched" --nthreads 1 --no-nanny --no-dashboard --name "w$w" \
+    --local-directory "$T/w$w" > "$T/worker$w.log" 2>&1 &
+  pids+=($!)
+  eval "worker$w=$!"
+done
+
+mkdir "$T/markers"
+"$PY" pcap-replay/distributed/dask_check.py --scheduler "$sched" --workers 2 --shards 4 --pcap-replay "$BIN" \
+  --marker-dir "$T/markers" -- --profile linux "$T/in.pcap" > "$T/merged.json" 2> "$T/driver.log" &
+driver=$!
+pids+=($driver)
+
+# Kill worker 1 as soon as a shard runs on it (its started marker without a done one).
+killed=""
+for _ in $(seq 1 3000); do
+  for m in "$T"/markers/started-*-"$worker1"; do
+    [ -e "$m" ] || continue
+    tag=${m##*/started-}
+    if [ ! -e "$T/markers/done-$tag" ]; then
+      kill -9 "$worker1"
+      killed=${tag%-*}
+      break 2
+    fi
+  done
+  kill -0 "$driver" 2> /dev/null || break
+  sleep 0.01
+done
+[ -n "$killed" ] || fail "no shard was seen running on worker 1 (pid $worker1)"
+wait "$driver"; rc=$?
+[ -e "$T/markers/done-$killed-$worker1" ] && fail "shard $killed finished on worker 1 before the kill: not killed mid-run"
+[ -e "$T/markers/done-$killed-$worker2" ] || fail "shard $killed was not run again on worker 2 after worker 1 died"
+echo "ok: worker 1 (pid $worker1) killed during shard $killed/4; Dask ran it again on worker 2 (pid $worker2)"
+
+"$BIN" check --json --profile linux "$T/in.pcap" > "$T/one.json" 2> /dev/null; rc1=$?
+cmp -s "$T/one.json" "$T/merged.json" || fail "the merged document differs from one process's ($(cmp "$T/one.json" "$T/merged.json"))"
+[ "$rc" = "$rc1" ] || fail "exit status $rc through Dask, $rc1 for one process"
+echo "ok: 4 shards over 2 workers, one killed: the merged document is one process's ($(wc -c < "$T/one.json") bytes, exit $rc)"

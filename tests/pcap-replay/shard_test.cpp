@@ -1,0 +1,146 @@
+// --shard K/N (Options::shard_k, shard_n): a shard reports only its own
+// connections, and reports each as the whole run does, because the
+// connections it does not analyse still feed what their hosts share
+// (SenderEngine::feed_only): here, the client host's activity, where another
+// connection's late ACK shows a queue flush that changes this one's verdict.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "replay_scenario.hpp"
+
+using namespace replaytest;
+using replay::FlowReport;
+using replay::Level;
+
+namespace {
+constexpr std::int64_t ms = 1000;
+
+// Connection A (client port 40000): handshake at 0 (100 ms round trip); the
+// server's data [1,101) at 150 ms; the client's data [1,1001) at 200 ms,
+// acknowledged at 300 ms; then the client's pure ACK of the server's data
+// at 800 ms: the first ACK of data that arrived 650 ms before, over
+// kDelayedAckMax (500 ms), so it was held in the client's queue.
+Scenario connection_a() {
+  Scenario a;
+  a.handshake(0, 100 * ms);
+  a.pkts.push_back({150 * ms, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  a.data(200 * ms, 1);
+  a.ack(300 * ms, 1001);
+  a.pkts.push_back({800 * ms, true, 1001, 101, wire::kAck, 0, {}, {}, {}});
+  return a;
+}
+
+// Connection B (client port 40001), the same two hosts: handshake at 100 ms
+// (100 ms round trip: SRTT 100, RTTVAR 50, RTO without the 2.4 floor
+// 100 + 4 x 50 = 300 ms); data [1,1001) at 801 ms, and again at 1001 ms.
+// The client host was silent from 200.01 ms to 800 ms (over kFlushSilence,
+// 500 ms), and B's data is 1 ms after A's held ACK (within kFlushWindow,
+// 5 ms): a flushed burst, so 801 ms is no send time and the wait is 200 ms
+// or more: it may hold 300 ms (cannot tell). Without A's ACK, the wait is
+// 200 ms, below 300 less 10 % and 1 ms (269 ms): 5.3/5.6 broken (MUST).
+Scenario connection_b() {
+  Scenario b;
+  b.client_port = 40001;
+  b.client_isn = 5000;
+  b.server_isn = 900000;
+  b.handshake(100 * ms, 100 * ms);
+  b.data(801 * ms, 1);
+  b.data(1001 * ms, 1);
+  return b;
+}
+
+// The packets of `scenarios`, interleaved by time, as one pcap file.
+std::string write_together(const std::vector<Scenario>& scenarios, const std::string& name) {
+  struct Timed {
+    std::int64_t t_us;
+    testcommon::Record rec;
+  };
+  std::vector<Timed> all;
+  for (const Scenario& sc : scenarios)
+    for (const Pkt& p : sc.pkts)
+      all.push_back({p.t_us, {static_cast<std::uint32_t>(sc.epoch_s + p.t_us / 1'000'000),
+                              static_cast<std::uint32_t>(p.t_us % 1'000'000), sc.packet(p), 0}});
+  std::stable_sort(all.begin(), all.end(), [](const Timed& x, const Timed& y) { return x.t_us < y.t_us; });
+  std::vector<testcommon::Record> recs;
+  for (Timed& t : all) recs.push_back(std::move(t.rec));
+  const auto path = std::filesystem::temp_directory_path() / ("rto-shard-" + std::to_string(::getpid()) + "-" + name + ".pcap");
+  const Bytes b = testcommon::pcap_file(testcommon::kPcapMagicMicros, 101, recs);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  return path.string();
+}
+
+// Every connection the analysis of `file` under shard k of n finished, as
+// its sink had them (the shard's and, elsewhere, the others').
+std::vector<FlowReport> run_shard(const std::string& file, std::uint32_t k, std::uint32_t n) {
+  replay::Options o = replay::Options::for_profile("rfc6298");
+  o.shard_k = k;
+  o.shard_n = n;
+  std::vector<std::string> errors;
+  std::vector<FlowReport> flows;
+  replay::analyze_files({file}, o, false, errors, [&](FlowReport& f, replay::CaptureTime) { flows.push_back(f); });
+  REQUIRE(errors.empty());
+  return flows;
+}
+
+}  // namespace
+
+TEST_CASE("shards: each connection in exactly one shard, by a hash of its id") {
+  for (std::uint32_t n : {1u, 2u, 3u, 7u}) {
+    std::vector<std::size_t> per(n + 1, 0);
+    for (std::size_t id = 1; id <= 7000; ++id) {
+      const std::uint32_t s = replay::Options::shard_of(id, n);
+      REQUIRE(s >= 1);
+      REQUIRE(s <= n);
+      ++per[s];
+      replay::Options o;
+      o.shard_n = n;
+      for (std::uint32_t k = 1; k <= n; ++k) {
+        o.shard_k = k;
+        CHECK(o.owns(id) == (k == s));
+      }
+    }
+    // A hash, not id mod n: every shard within 10 % of an even split.
+    for (std::uint32_t k = 1; k <= n; ++k) CHECK(per[k] * 10 * n >= 9 * 7000);
+  }
+}
+
+TEST_CASE("shards: another shard's connection still feeds its host's activity (a flush it shows)") {
+  const std::string both = write_together({connection_a(), connection_b()}, "both");
+  const std::string b_alone = write_together({connection_b()}, "b-alone");
+  // The whole run: B's resend cannot be judged (flushed), A has nothing.
+  const auto whole = run_shard(both, 1, 1);
+  REQUIRE(whole.size() == 2);
+  const FlowReport& b_whole = whole[1];
+  REQUIRE(b_whole.senders[0].timeouts.size() == 1);
+  CHECK(musts(b_whole.senders[0]) == 0);
+  // The departure the flush excuses: B without A is broken (MUST).
+  const auto alone = run_shard(b_alone, 1, 1);
+  REQUIRE(alone.size() == 1);
+  CHECK(musts(alone[0].senders[0]) == 1);
+  // Every shard count where A (id 1) and B (id 2) fall apart: B's shard
+  // replays A without judging it, and reports B as the whole run does.
+  int apart = 0;
+  for (std::uint32_t n = 2; n <= 6; ++n) {
+    const std::uint32_t sa = replay::Options::shard_of(1, n), sb = replay::Options::shard_of(2, n);
+    if (sa == sb) continue;
+    ++apart;
+    const auto flows = run_shard(both, sb, n);
+    REQUIRE(flows.size() == 2);
+    CHECK(flows[0].elsewhere);
+    CHECK(flows[0].senders[0].data_segments == 0);  // A's senders are its own shard's to report
+    CHECK_FALSE(flows[1].elsewhere);
+    CHECK(musts(flows[1].senders[0]) == 0);
+    CHECK(flows[1].senders[0].timeouts.size() == b_whole.senders[0].timeouts.size());
+    CHECK(flows[1].senders[0].findings.size() == b_whole.senders[0].findings.size());
+    // And A's shard reports A, with B elsewhere.
+    const auto other = run_shard(both, sa, n);
+    CHECK_FALSE(other[0].elsewhere);
+    CHECK(other[1].elsewhere);
+    CHECK(other[0].senders[0].data_segments == whole[0].senders[0].data_segments);
+  }
+  CHECK(apart > 0);
+  std::error_code ec;
+  std::filesystem::remove(both, ec);
+  std::filesystem::remove(b_alone, ec);
+}
