@@ -144,3 +144,74 @@ TEST_CASE("shards: another shard's connection still feeds its host's activity (a
   std::filesystem::remove(both, ec);
   std::filesystem::remove(b_alone, ec);
 }
+
+namespace {
+// One client host numbering every connection's TSvals from one 1 kHz clock
+// (TSval = 1000 + ms since the start; no per-connection offset). A (client
+// port 40000) sends data every 100 ms for 1 s; B (port 40001) lives 50 ms
+// from 1100 ms on: too short (limits::kTsClockMinSpan, 200 ms) for its own
+// TSvals to give a rate, so B's clock is its host's, which A's TSvals fitted
+// (RFC 7323 5.4: one clock across connections).
+Pkt with_ts(Pkt p, std::uint32_t tsval, std::uint32_t tsecr) {
+  p.tsval = tsval;
+  p.tsecr = tsecr;
+  return p;
+}
+std::uint32_t client_ts(std::int64_t t_us) { return 1000 + static_cast<std::uint32_t>(t_us / ms); }
+
+Scenario ts_connection_a() {
+  Scenario a;
+  a.pkts.push_back(with_ts({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}}, client_ts(0), 0));
+  a.pkts.push_back(with_ts({10 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}}, 5000, client_ts(0)));
+  a.pkts.push_back(with_ts({10 * ms + 10, true, 1, 1, wire::kAck, 0, {}, {}, {}}, client_ts(10 * ms), 5000));
+  for (std::uint32_t k = 1; k <= 10; ++k) {
+    const std::int64_t t = k * 100 * ms;
+    a.pkts.push_back(with_ts({t, true, 1 + 1000 * (k - 1), 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}}, client_ts(t), 5000));
+    a.pkts.push_back(with_ts({t + 10 * ms, false, 1, 1 + 1000 * k, wire::kAck, 0, {}, {}, {}}, 5000 + k, client_ts(t)));
+  }
+  return a;
+}
+
+Scenario ts_connection_b() {
+  Scenario b;
+  b.client_port = 40001;
+  b.client_isn = 5000;
+  b.server_isn = 900000;
+  const std::int64_t t0 = 1100 * ms;
+  b.pkts.push_back(with_ts({t0, true, 0, 0, wire::kSyn, 0, {}, {}, {}}, client_ts(t0), 0));
+  b.pkts.push_back(with_ts({t0 + 10 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}}, 7000, client_ts(t0)));
+  b.pkts.push_back(with_ts({t0 + 10 * ms + 10, true, 1, 1, wire::kAck, 0, {}, {}, {}}, client_ts(t0 + 10 * ms), 7000));
+  b.pkts.push_back(with_ts({t0 + 50 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}}, client_ts(t0 + 50 * ms), 7000));
+  b.pkts.push_back(with_ts({t0 + 60 * ms, false, 1, 1001, wire::kAck, 0, {}, {}, {}}, 7001, client_ts(t0 + 50 * ms)));
+  return b;
+}
+}  // namespace
+
+TEST_CASE("shards: another shard's connection still feeds its host's TSval clock") {
+  const std::string both = write_together({ts_connection_a(), ts_connection_b()}, "ts-both");
+  const std::string b_alone = write_together({ts_connection_b()}, "ts-b-alone");
+  const auto whole = run_shard(both, 1, 1);
+  REQUIRE(whole.size() == 2);
+  // The whole run: B's clock is its host's 1 kHz (A's 1 s of TSvals).
+  REQUIRE(whole[1].senders[0].inferred.tsval_hz.has_value());
+  CHECK(*whole[1].senders[0].inferred.tsval_hz == doctest::Approx(1000.0));
+  // Alone, B's 50 ms of TSvals give no rate.
+  const auto alone = run_shard(b_alone, 1, 1);
+  REQUIRE(alone.size() == 1);
+  CHECK_FALSE(alone[0].senders[0].inferred.tsval_hz.has_value());
+  int apart = 0;
+  for (std::uint32_t n = 2; n <= 6; ++n) {
+    const std::uint32_t sa = replay::Options::shard_of(1, n), sb = replay::Options::shard_of(2, n);
+    if (sa == sb) continue;
+    ++apart;
+    const auto flows = run_shard(both, sb, n);
+    REQUIRE(flows.size() == 2);
+    CHECK(flows[0].elsewhere);
+    REQUIRE(flows[1].senders[0].inferred.tsval_hz.has_value());
+    CHECK(*flows[1].senders[0].inferred.tsval_hz == doctest::Approx(1000.0));
+  }
+  CHECK(apart > 0);
+  std::error_code ec;
+  std::filesystem::remove(both, ec);
+  std::filesystem::remove(b_alone, ec);
+}

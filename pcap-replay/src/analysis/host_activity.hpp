@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include <replay/analysis/thresholds.hpp>
 #include <replay/input/segment.hpp>
 
 namespace replay {
@@ -26,6 +27,13 @@ class HostActivity {
   void observe(std::size_t file, std::uint64_t frame, CaptureTime t, bool held);
   /// True when the packet was part of a flushed burst (see above).
   bool flushed(std::size_t file, std::uint64_t frame) const;
+  /// Whether observe() of a packet captured at `t` reads its `held`: only
+  /// inside a burst (the first packet after a silence, or one within
+  /// limits::kFlushWindow of it); elsewhere any value gives the same state.
+  bool reads_held(CaptureTime t) const {
+    if (last_ && t - *last_ >= limits::kFlushSilence) return true;
+    return burst_start_ && t - *burst_start_ <= limits::kFlushWindow;
+  }
 
  private:
   std::optional<CaptureTime> last_;

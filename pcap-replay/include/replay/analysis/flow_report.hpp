@@ -331,7 +331,6 @@ struct FlowTotals {
   void add(const FlowReport& f);
 };
 
-/// The result of analysing one or more capture files.
 /// A resource limit a run hit (Report::limit_hits), where the input was when
 /// it did: by that position a merge of shards (`pcap-replay merge`) orders
 /// the shards' hits as one run would have had them.
@@ -341,6 +340,7 @@ struct LimitHit {
   std::string message;         ///< names file, frame and flag
 };
 
+/// The result of analysing one or more capture files.
 struct Report {
   Options options;                      ///< what the captures were checked against
   std::vector<std::string> files;       ///< inputs, by Segment::file_index

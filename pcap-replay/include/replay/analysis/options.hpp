@@ -75,6 +75,10 @@ struct Options {
   /// and the other connections' effects on what their hosts share (the TSval
   /// clock, the activity) are replayed without judging them
   /// (SenderEngine::feed_only). n == 1: every connection (the default).
+  /// Every count of the Report is the shard's own; its connections are
+  /// handed to the flow sink with the others' (FlowReport::elsewhere, for
+  /// the tcp.stream numbers), which Report::flows keeps too when the sink
+  /// keeps the reports.
   std::uint32_t shard_k = 1, shard_n = 1;
   /// Whether this run analyses connection `id` (FlowReport::id).
   bool owns(std::size_t id) const { return shard_n <= 1 || shard_of(id, shard_n) == shard_k; }

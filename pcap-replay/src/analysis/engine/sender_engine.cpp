@@ -92,9 +92,14 @@ void SenderEngine::feed_host(const Segment& s) {
       ts_clock_.observe(s.time, *h.options.tsval);
     out_.tsval_sent = true;
   }
-  held_ = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
-  if (activity_ && feed_activity_ && !replay_rate_) {
-    const auto& held = held_;
+  // A judging engine keeps how long the segment was held (send_time());
+  // one that only feeds needs it where its host's activity reads it.
+  const bool feed = activity_ && feed_activity_ && !replay_rate_;
+  if (!feed_only_) held_ = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
+  if (feed && feed_only_ && !activity_->reads_held(s.time)) {
+    activity_->observe(s.file_index, s.frame, s.time, false);
+  } else if (feed) {
+    const auto held = !feed_only_ ? held_ : h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
     bool late_ack = false;
     if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) &&
         (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
