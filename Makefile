@@ -330,7 +330,7 @@ bench: deps
 	@# analysis of the same capture (the independent tool, as a baseline).
 	@if [ -r $(BENCH_CAPTURE) ]; then \
 	  hyperfine --warmup 2 --runs 10 \
-	    '$(BIN)/pcap-replay check --profile linux $(BENCH_CAPTURE)' \
+	    '$(BIN)/pcap-replay check --profile linux -j 1 $(BENCH_CAPTURE)' \
 	    'tshark -r $(BENCH_CAPTURE) -Y tcp.analysis.retransmission'; \
 	else echo "bench: $(BENCH_CAPTURE) not found, whole-process timing skipped"; fi
 	@# Replay at scale: a generated multi-flow capture beside a bare

@@ -83,7 +83,7 @@ tsv="$dir/replay-scale.tsv"
 
 small="$dir/replay-${PACKETS}.pcap"
 [ -s "$small" ] || "$gen" "$small" --flows "$FLOWS" --packets "$PACKETS"
-rows=("bare|$bare $small|$RUNS" "pcap-replay check --profile linux|$pr check --profile linux $small|$RUNS")
+rows=("bare|$bare $small|$RUNS" "pcap-replay check --profile linux|$pr check --profile linux -j 1 $small|$RUNS")
 if have tcptrace; then rows+=("tcptrace|tcptrace -n -l -r $small|$RUNS"); else echo "tcptrace missing: row skipped"; fi
 if have tshark; then rows+=("tshark|tshark -n -r $small -o tcp.analyze_sequence_numbers:TRUE -Y tcp.analysis.flags|1"); else echo "tshark missing: row skipped"; fi
 table "$small" "$PACKETS" "${rows[@]}"
@@ -92,7 +92,7 @@ if [ "$BIG" = 1 ]; then
   bign=$((PACKETS * 6))
   big="$dir/replay-${bign}.pcap"
   [ -s "$big" ] || "$gen" "$big" --flows "$FLOWS" --packets "$bign"
-  table "$big" "$bign" "bare|$bare $big|1" "pcap-replay check --profile linux|$pr check --profile linux $big|1"
+  table "$big" "$bign" "bare|$bare $big|1" "pcap-replay check --profile linux|$pr check --profile linux -j 1 $big|1"
 fi
 
 if [ "$MEMFLOWS" -gt 0 ]; then
@@ -106,9 +106,9 @@ if [ "$MEMFLOWS" -gt 0 ]; then
   printf '\n%s connections of one SYN each: peak RSS (goal for 2 M: under 1e9 bytes)\n' "$MEMFLOWS"
   printf '%-44s %12s %12s\n' run "peak RSS MB" "B/connection"
   for mode in "check" "check --json" "check --profile auto" "flows" "flows --json" "timeline"; do
-    kib=$($GNU_TIME -f '%M' $pr $mode "$syn" 2>&1 >/dev/null | tail -1)
+    kib=$($GNU_TIME -f '%M' $pr $mode -j 1 "$syn" 2>&1 >/dev/null | tail -1)
     awk -v m="pcap-replay $mode" -v k="$kib" -v n="$MEMFLOWS" 'BEGIN { printf "%-44s %12.1f %12.0f\n", m, k * 1024 / 1e6, k * 1024 / n }'
   done
-  kib=$($GNU_TIME -f '%M' $pr check "$flood" 2>&1 >/dev/null | tail -1)
+  kib=$($GNU_TIME -f '%M' $pr check -j 1 "$flood" 2>&1 >/dev/null | tail -1)
   awk -v m="pcap-replay check (over 3600 s)" -v k="$kib" -v n="$MEMFLOWS" 'BEGIN { printf "%-44s %12.1f %12.0f\n", m, k * 1024 / 1e6, k * 1024 / n }'
 fi

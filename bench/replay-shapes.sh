@@ -63,27 +63,30 @@ have_bare=0; [ -x "$bare" ] && have_bare=1
 # The process's own footprint (one connection of 8 packets): what RSS per
 # connection is counted above.
 "$gen" "$dir/one.pcap" --flows 1 --packets 8 >/dev/null
-base_kib=$(peak_kib "$pr" check --profile "$PROFILE" "$dir/one.pcap")
+base_kib=$(peak_kib "$pr" check --profile "$PROFILE" -j 1 "$dir/one.pcap")
 
-printf 'pcap-replay check --profile %s, %s packets per capture, mean of %s runs\n' "$PROFILE" "$PACKETS" "$RUNS"
+printf 'pcap-replay check --profile %s -j 1 (one core), %s packets per capture, mean of %s runs\n' "$PROFILE" "$PACKETS" "$RUNS"
 printf '(x tcptrace: tcptrace -n -l -r time / ours, above 1 is faster; of loop: a bare libpcap loop time / ours, the\n'
-printf ' share of its packet rate; KiB/conn: peak RSS above a one-connection run, per connection; "-": the tool is missing)\n'
-printf '%-26s %10s %12s %10s %8s %9s' shape packets "ns/packet" "x tcptrace" "of loop" "KiB/conn"
+printf ' share of its packet rate; KiB/conn: peak RSS above a one-connection run, per connection; x -j 2: the time of
+ -j 1 / -j 2 (two threads, the same output); "-": the tool is missing)\n'
+printf '%-26s %10s %12s %10s %8s %9s %7s' shape packets "ns/packet" "x tcptrace" "of loop" "KiB/conn" "x -j 2"
 [ -n "$BASE" ] && printf ' %14s %8s' "base ns/packet" "x base"
 printf '\n'
 # One row: shape NAME on capture FILE (removed after).
 measure() {
-  local name=$1 f=$2 n t tt bt conns kib per_conn b
+  local name=$1 f=$2 n t t2 tt bt conns kib per_conn b
   n=$(capinfos -c -M "$f" 2>/dev/null | awk -F: '/Number of packets/ {gsub(/ /, "", $2); print $2}')
   [ -n "$n" ] || n=$(tcpdump -r "$f" 2>/dev/null | wc -l)
-  t=$(mean_s "$pr check --profile $PROFILE $f")
+  t=$(mean_s "$pr check --profile $PROFILE -j 1 $f")
+  t2=$(mean_s "$pr check --profile $PROFILE -j 2 $f")
   tt="-"; [ $have_tcptrace = 1 ] && tt=$(mean_s "tcptrace -n -l -r $f")
   bt="-"; [ $have_bare = 1 ] && bt=$(mean_s "$bare $f")
   conns=$("$pr" flows "$f" 2>/dev/null | awk 'NR > 1' | wc -l)
-  kib=$(peak_kib "$pr" check --profile "$PROFILE" "$f")
+  kib=$(peak_kib "$pr" check --profile "$PROFILE" -j 1 "$f")
   per_conn=$([ "$kib" = "-" ] || [ "$base_kib" = "-" ] || [ "$conns" -eq 0 ] && echo "-" ||
              python3 -c "print('%.2f' % (max(0, $kib - $base_kib) / $conns))")
-  printf '%-26s %10s %12s %10s %8s %9s' "$name" "$n" "$(ns_per "$t" "$n")" "$(ratio "$tt" "$t")" "$(ratio "$bt" "$t")" "$per_conn"
+  printf '%-26s %10s %12s %10s %8s %9s %7s' "$name" "$n" "$(ns_per "$t" "$n")" "$(ratio "$tt" "$t")" "$(ratio "$bt" "$t")" \
+    "$per_conn" "$(ratio "$t" "$t2")"
   if [ -n "$BASE" ]; then
     b=$(mean_s "$BASE check --profile $PROFILE $f")
     printf ' %14s %8s' "$(ns_per "$b" "$n")" "$(ratio "$t" "$b")"

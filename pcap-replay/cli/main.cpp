@@ -29,6 +29,7 @@
 #include <string_view>
 #include <tuple>
 #include <utility>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -43,6 +44,7 @@
 #include <replay/pipeline/analyze_live.hpp>
 #include <replay/analysis/analyzer.hpp>
 #include <replay/pipeline/analyze_files.hpp>
+#include <replay/pipeline/analyze_parallel.hpp>
 #include "bpf_check.hpp"
 #include <replay/report/annotated_capture.hpp>
 #include <replay/report/check_stream.hpp>
@@ -83,6 +85,12 @@ constexpr const char* kListExitHelp =
     "unusable ones are named on stderr); also 2 when part of a file could not be read (the lost byte range "
     "named), or when a live capture (-i) lost packets to the kernel.";
 
+// -j's default: the cores this process may run on.
+unsigned default_jobs() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
 struct Args {
   std::vector<std::string> files;
   std::vector<std::string> read_files;  // -r FILE (tcpdump, tshark), before the positional ones
@@ -113,6 +121,7 @@ struct Args {
   bool findings_streamed = false;  // findings without --flow/--stream: lines as each connection is finished
   std::size_t shown = 0;           // connections a streaming sink showed (findings, annotate)
   std::string shard;               // check --shard K/N (as given)
+  unsigned jobs = default_jobs();  // -j N: threads (the number of cores by default)
   std::vector<std::string> merge_docs;  // merge DOC.json...
 };
 
@@ -210,8 +219,8 @@ replay::Report run_live(const Args& a, const replay::Options& opt, bool keep_tim
 
 // Reads the files, with a progress line on a terminal for the large ones
 // (limits::kProgressMinFileBytes); the line is erased before the report.
-replay::Report run_files(const std::vector<std::string>& files, const replay::Options& opt, bool keep_timeline,
-                         std::vector<std::string>& errors, const replay::FlowSink& sink,
+replay::Report run_files(const std::vector<std::string>& files, const replay::Options& opt, unsigned jobs,
+                         bool keep_timeline, std::vector<std::string>& errors, const replay::FlowSink& sink,
                          const replay::SinkMode& mode = {}) {
   std::vector<bool> large(files.size(), false);
   bool any = false;
@@ -226,9 +235,9 @@ replay::Report run_files(const std::vector<std::string>& files, const replay::Op
   // would be drawn among the report's lines.
   const bool report_on_terminal = sink && isatty(STDOUT_FILENO) == 1;
   replay::ProgressLine line(std::cerr, any && stderr_is_terminal() && !report_on_terminal, terminal_columns());
-  if (!line.enabled()) return replay::analyze_files(files, opt, keep_timeline, errors, sink, nullptr, mode);
-  replay::Report r = replay::analyze_files(
-      files, opt, keep_timeline, errors, sink,
+  if (!line.enabled()) return replay::analyze_files_parallel(files, opt, jobs, keep_timeline, errors, sink, nullptr, mode);
+  replay::Report r = replay::analyze_files_parallel(
+      files, opt, jobs, keep_timeline, errors, sink,
       [&](const replay::FileProgress& p) {
         if (large[p.file_index]) line.draw(replay::file_progress_text(p), std::chrono::steady_clock::now());
       },
@@ -248,6 +257,11 @@ void add_common(CLI::App* app, Args& a) {
                   "a Wireshark display filter, of the fields whose meaning for connections and findings is plain: "
                   "tcp.stream == N, frame.number == N (or !=, <, <=, >, >=), ip.addr == A, ipv6.addr == A, "
                   "tcp.port == P, joined by &&; the analysis still reads every packet (-f filters before it)");
+  app->add_option("-j,--jobs", a.jobs,
+                  "threads: each analyses a share of the connections (a hash of the connection number) and replays "
+                  "the rest unjudged, reading the whole input; the output is the same as with -j 1 (default: the "
+                  "number of cores; standard input and live captures: 1)")
+      ->check(CLI::Range(1u, 256u));
   app->set_version_flag("--version", kVersion);
 }
 
@@ -673,7 +687,7 @@ int main(int argc, char** argv) {
         for (auto& s : f.senders) std::vector<replay::TimelineEvent>().swap(s.timeline);  // written: freed
       };
     }
-    r = a.interface.empty() ? run_files(files, opt, keep, errors, sink, mode) : run_live(a, opt, keep, errors);
+    r = a.interface.empty() ? run_files(files, opt, a.jobs, keep, errors, sink, mode) : run_live(a, opt, keep, errors);
   } catch (const rto::ConfigError& e) {
     std::cerr << "pcap-replay: " << explain_config_error(e.what(), opt.config, a) << "\n";
     return 2;
@@ -808,11 +822,11 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
           replay::HintTally& tally = streamed->hint();
           replay::SinkMode drop;
           drop.keep_reports = false;
-          run_files(files, ao, false, ignored, [&tally](replay::FlowReport& f, replay::CaptureTime) { tally.best(f); },
+          run_files(files, ao, a.jobs, false, ignored, [&tally](replay::FlowReport& f, replay::CaptureTime) { tally.best(f); },
                     drop);
           hint = tally.text();
         } else {
-          hint = replay::profile_hint(r, run_files(files, ao, false, ignored, nullptr));
+          hint = replay::profile_hint(r, run_files(files, ao, a.jobs, false, ignored, nullptr));
         }
       } catch (const std::exception&) {
         // The overrides do not fit every profile: no hint.

@@ -21,14 +21,14 @@ _pcap_replay() {
     --level) COMPREPLY=($(compgen -W "must should may info" -- "$cur")); return ;;
     -i|--interface) COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur")); return ;;
     --duration|-c|--count) return ;;
-    -f|--filter|-Y|--display-filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding|--shard) return ;;
+    -f|--filter|-Y|--display-filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding|--shard|-j|--jobs) return ;;
   esac
   if [[ $sub == merge ]]; then  # the shards' JSON documents
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "-h --help --strict" -- "$cur")); else
       COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi
     return
   fi
-  local opts="-h --help --version -r --read -f --filter -Y --display-filter --flow --stream"
+  local opts="-h --help --version -r --read -f --filter -Y --display-filter --flow --stream -j --jobs"
   case $sub in
     check) opts+=" --json --html --strict --findings-only --no-hint --level --shard" ;;
     findings) opts+=" --tsv --strict --level" ;;

@@ -5,7 +5,7 @@
 # share a TSval clock across connections (what a shard must replay for the
 # connections it does not analyse), under limits, and under --profile auto.
 # Then merge's refusals: a shard missing or given twice, shards of two runs,
-# a document that is no shard's.
+# a document that is no shard's. And -j N, the same shards in threads.
 set -uo pipefail
 BUILD=${BUILD:-build}
 BIN=$BUILD/bin/pcap-replay
@@ -62,6 +62,27 @@ merged 3 --profile rfc6298 tests/captures/lab/many-flows.pcap
 grep -q '"profile_hint": "the MUST departures of 44 of 44 sender(s)' "$T/m.json" || fail "no summed profile hint"
 for k in 1 2 3; do
   grep -q '"profile_hint": "the MUST departures of 44 ' "$T/s$k.json" && fail "shard $k/3 alone had all 44 senders"
+done
+
+# -j N: the shards in threads; every output byte for byte -j 1's.
+for f in tests/captures/linux-blackhole.pcap tests/captures/lab/many-flows.pcap tests/captures/lab/capture-dup.pcap "$T/many.pcap"; do
+  for cmd in "check --profile rfc6298" "check --json --profile linux" "findings --profile rfc6298" \
+             "timeline --profile linux" "check --profile auto" "check --profile linux --max-outstanding 3"; do
+    # shellcheck disable=SC2086
+    "$BIN" $cmd -j 1 "$f" > "$T/j1" 2> "$T/j1.err"; r1=$?
+    for j in 2 3; do
+      # shellcheck disable=SC2086
+      "$BIN" $cmd -j $j "$f" > "$T/jn" 2> "$T/jn.err"; rn=$?
+      cmp -s "$T/j1" "$T/jn" && cmp -s "$T/j1.err" "$T/jn.err" && [ $r1 = $rn ] || fail "$cmd -j $j $f differs from -j 1"
+    done
+  done
+  "$BIN" check --profile rfc6298 -j 1 --html "$T/h1.html" "$f" > /dev/null 2>&1
+  "$BIN" check --profile rfc6298 -j 2 --html "$T/h2.html" "$f" > /dev/null 2>&1
+  cmp -s "$T/h1.html" "$T/h2.html" || fail "check --html -j 2 $f differs from -j 1"
+  "$BIN" annotate -j 1 -o "$T/a1.pcapng" "$f" > /dev/null 2>&1
+  "$BIN" annotate -j 2 -o "$T/a2.pcapng" "$f" > /dev/null 2>&1
+  cmp -s "$T/a1.pcapng" "$T/a2.pcapng" || fail "annotate -j 2 $f differs from -j 1"
+  echo "ok: -j 2 and -j 3 write what -j 1 writes (check, --json, findings, timeline, auto, limits, --html, annotate): $f"
 done
 
 # Refusals, each with exit status 2 and the reason.

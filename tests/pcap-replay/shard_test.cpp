@@ -1,4 +1,4 @@
-// --shard K/N (Options::shard_k, shard_n): a shard reports only its own
+// --shard K/N and -j N (Options::shard_k, shard_n): a shard reports only its own
 // connections, and reports each as the whole run does, because the
 // connections it does not analyse still feed what their hosts share
 // (SenderEngine::feed_only): here, the client host's activity, where another
@@ -6,6 +6,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include <replay/pipeline/analyze_parallel.hpp>
+#include <replay/report/report_json.hpp>
 
 #include "replay_scenario.hpp"
 
@@ -214,4 +219,57 @@ TEST_CASE("shards: another shard's connection still feeds its host's TSval clock
   std::error_code ec;
   std::filesystem::remove(both, ec);
   std::filesystem::remove(b_alone, ec);
+}
+
+// -j N (analyze_files_parallel): the shards in threads, put back together.
+TEST_CASE("threads: -j 2 and -j 3 give analyze_files's report, kept or streamed, and its connections in order") {
+  const std::string lab = "tests/captures/lab/many-flows.pcap";  // 120 connections of the kernel, losses
+  const std::string made = write_together({connection_a(), connection_b(), ts_connection_a(), ts_connection_b()}, "jobs");
+  for (const std::string& file : {lab, made}) {
+    for (const char* profile : {"rfc6298", "auto"}) {
+      const replay::Options o = replay::Options::for_profile(profile);
+      std::vector<std::string> errors;
+      const replay::Report one = replay::analyze_files({file}, o, true, errors);
+      REQUIRE(errors.empty());
+      const std::string want = replay::dump_document(replay::to_json(one));
+      for (unsigned jobs : {2u, 3u}) {
+        CAPTURE(file);
+        CAPTURE(profile);
+        CAPTURE(jobs);
+        // Kept: the whole Report, as its JSON document says it.
+        const replay::Report kept = replay::analyze_files_parallel({file}, o, jobs, true, errors);
+        CHECK(replay::dump_document(replay::to_json(kept)) == want);
+        CHECK(kept.flows.size() == one.flows.size());
+        // Streamed: every connection once, in id order, then the totals.
+        std::vector<std::size_t> ids;
+        std::string streamed_flows;
+        replay::SinkMode drop;
+        drop.keep_reports = false;
+        const replay::Report s = replay::analyze_files_parallel(
+            {file}, o, jobs, false, errors,
+            [&](FlowReport& f, replay::CaptureTime origin) {
+              ids.push_back(f.id);
+              nlohmann::json e = nlohmann::json::array();
+              replay::append_flow_json(e, f, o, std::nullopt, origin, {});
+              streamed_flows += e.dump();
+            },
+            nullptr, drop);
+        std::vector<std::size_t> in_order(one.flows.size());
+        for (std::size_t i = 0; i < in_order.size(); ++i) in_order[i] = i + 1;
+        CHECK(ids == in_order);
+        CHECK(s.flows.empty());
+        CHECK(s.flow_count() == one.flow_count());
+        for (Level l : {Level::must, Level::should, Level::may, Level::info}) CHECK(s.count(l) == one.count(l));
+        std::string want_flows;
+        for (const FlowReport& f : one.flows) {
+          nlohmann::json e = nlohmann::json::array();
+          replay::append_flow_json(e, f, o, std::nullopt, one.origin_of(f.file_index), {});
+          want_flows += e.dump();
+        }
+        CHECK(streamed_flows == want_flows);
+      }
+    }
+  }
+  std::error_code ec;
+  std::filesystem::remove(made, ec);
 }

@@ -65,6 +65,13 @@ void FlowTotals::add(const FlowReport& f) {
   }
 }
 
+void FlowTotals::add(const FlowTotals& other) {
+  flows += other.flows;
+  retransmissions += other.retransmissions;
+  timeouts += other.timeouts;
+  for (std::size_t l = 0; l < findings.size(); ++l) findings[l] += other.findings[l];
+}
+
 std::uint64_t Report::count(Level l) const {
   std::uint64_t n = streamed.findings[static_cast<std::size_t>(l)];
   for (const auto& f : flows)

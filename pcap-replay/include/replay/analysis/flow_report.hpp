@@ -329,6 +329,8 @@ struct FlowTotals {
   std::array<std::uint64_t, 4> findings{};  ///< their senders' findings, by Level (index = Level)
   /// Adds connection `f` to the totals.
   void add(const FlowReport& f);
+  /// Adds other connections' totals.
+  void add(const FlowTotals& other);
 };
 
 /// A resource limit a run hit (Report::limit_hits), where the input was when
