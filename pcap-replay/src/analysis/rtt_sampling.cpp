@@ -40,9 +40,11 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval, bool write_host, const
       // No rate to bridge with: learn the clock afresh from here.
       HostClock* host = host_;
       const std::int64_t shift = shift_us_;
+      const bool keep = keep_send_times_;
       *this = TsClock{};
       host_ = host;
       shift_us_ = shift;
+      keep_send_times_ = keep;
     }
   }
   bridge_pending_ = false;
@@ -91,7 +93,8 @@ void TsClock::observe(CaptureTime t, std::uint32_t tsval, bool write_host, const
   }
   // The same TSval again keeps its first send time; one older than the
   // newest echo can never be sampled (its first send time is forgotten).
-  if ((!has_last_tsval_ || last_tsval_ != tsval) && (!has_echo_floor_ || rto::ts_diff(tsval, echo_floor_) >= 0)) {
+  if (keep_send_times_ && (!has_last_tsval_ || last_tsval_ != tsval) &&
+      (!has_echo_floor_ || rto::ts_diff(tsval, echo_floor_) >= 0)) {
     if (first_send_us_.empty() || rto::ts_diff(tsval, first_send_us_.back().tsval) > 0) {
       first_send_us_.push_back(FirstSend{tsval, t_us});
     } else {  // an older TSval (reordered in the network before the capture): keep the order
@@ -180,7 +183,7 @@ std::optional<std::chrono::microseconds> TsClock::interval(std::uint32_t a, std:
 }
 
 void TsClock::echoed(std::uint32_t tsecr) {
-  if (!seen_ || tsecr == 0 || !has_newest_ || rto::ts_diff(tsecr, newest_tsval_) > 0) return;
+  if (!keep_send_times_ || !seen_ || tsecr == 0 || !has_newest_ || rto::ts_diff(tsecr, newest_tsval_) > 0) return;
   if (has_echo_floor_ && rto::ts_diff(tsecr, echo_floor_) <= 0) return;  // an older echo (reordered ACK)
   echo_floor_ = tsecr;
   has_echo_floor_ = true;

@@ -93,6 +93,14 @@ class TsClock {
   void clock_stepped() { bridge_pending_ = true; }
   /// TSvals whose first send time is remembered (for the tests and limits).
   std::size_t remembered() const { return first_send_us_.size(); }
+  /// From now on no first send time is kept (echo_rtt() of a clock that
+  /// does not tick at 1 kHz finds none): for a sender whose samples are
+  /// not taken (SenderEngine::feed_only). The fit, the phase, held_for() and
+  /// what is written to the host are the same as with them.
+  void forget_send_times() {
+    keep_send_times_ = false;
+    decltype(first_send_us_)().swap(first_send_us_);
+  }
 
  private:
   bool one_khz() const { return rate() == 1000.0; }
@@ -132,6 +140,7 @@ class TsClock {
   mutable bool pooled_valid_ = false, last_valid_ = false;
   bool has_newest_ = false, has_echo_floor_ = false, has_last_tsval_ = false;
   bool has_min_offset_at_rate_ = false;
+  bool keep_send_times_ = true;
   std::uint32_t ts0_ = 0;           // first TSval, origin of the unwrapped scale
   std::uint32_t newest_tsval_ = 0;  // the newest TSval observed (modulo 2^32), if has_newest_
   std::uint32_t echo_floor_ = 0;    // the newest echo, if has_echo_floor_: TSvals before it are forgotten

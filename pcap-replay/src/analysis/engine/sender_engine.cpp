@@ -99,7 +99,11 @@ void SenderEngine::feed_host(const Segment& s) {
   if (feed && feed_only_ && !activity_->reads_held(s.time)) {
     activity_->observe(s.file_index, s.frame, s.time, false);
   } else if (feed) {
-    const auto held = !feed_only_ ? held_ : h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
+    bool held_long = held_ && *held_ >= limits::kFlushHeld;
+    if (feed_only_) {  // (held_ is not kept)
+      const auto held = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
+      held_long = held && *held >= limits::kFlushHeld;
+    }
     bool late_ack = false;
     if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) &&
         (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
@@ -112,7 +116,7 @@ void SenderEngine::feed_host(const Segment& s) {
         }
       }
     }
-    activity_->observe(s.file_index, s.frame, s.time, (held && *held >= limits::kFlushHeld) || late_ack);
+    activity_->observe(s.file_index, s.frame, s.time, held_long || late_ack);
   }
   if (h.has(wire::kAck) && (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
     const std::uint32_t moved = acked_through_ ? h.ack - *acked_through_ : 0;

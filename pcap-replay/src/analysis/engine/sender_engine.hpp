@@ -98,7 +98,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// reports the connection as analysed up to there). Its shared effects are
   /// the same as a judging engine's, segment by segment, so every other
   /// connection's report is the same either way.
-  void feed_only() { feed_only_ = true; }
+  void feed_only() {
+    feed_only_ = true;
+    ts_clock_.forget_send_times();  // its echoes are not sampled
+  }
 
   /// Relative sequence number as Wireshark shows it (ISN = 0).
   std::uint32_t rel(std::uint32_t seq) const { return seq - seq_.isn; }
