@@ -29,7 +29,6 @@
 #include <string_view>
 #include <tuple>
 #include <utility>
-#include <thread>
 #include <variant>
 #include <vector>
 
@@ -85,12 +84,6 @@ constexpr const char* kListExitHelp =
     "unusable ones are named on stderr); also 2 when part of a file could not be read (the lost byte range "
     "named), or when a live capture (-i) lost packets to the kernel.";
 
-// -j's default: the cores this process may run on.
-unsigned default_jobs() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : n;
-}
-
 struct Args {
   std::vector<std::string> files;
   std::vector<std::string> read_files;  // -r FILE (tcpdump, tshark), before the positional ones
@@ -121,7 +114,10 @@ struct Args {
   bool findings_streamed = false;  // findings without --flow/--stream: lines as each connection is finished
   std::size_t shown = 0;           // connections a streaming sink showed (findings, annotate)
   std::string shard;               // check --shard K/N (as given)
-  unsigned jobs = default_jobs();  // -j N: threads (the number of cores by default)
+  // -j N: threads. 1 by default: each thread holds the live state of every
+  // connection and reads the whole input (analyze_parallel.hpp), so N
+  // threads take N times the memory, and gain only on idle cores.
+  unsigned jobs = 1;
   std::vector<std::string> merge_docs;  // merge DOC.json...
 };
 
@@ -259,8 +255,8 @@ void add_common(CLI::App* app, Args& a) {
                   "tcp.port == P, joined by &&; the analysis still reads every packet (-f filters before it)");
   app->add_option("-j,--jobs", a.jobs,
                   "threads: each analyses a share of the connections (a hash of the connection number) and replays "
-                  "the rest unjudged, reading the whole input; the output is the same as with -j 1 (default: the "
-                  "number of cores; standard input and live captures: 1)")
+                  "the rest unjudged, reading the whole input: N times the memory; the output is the same as with "
+                  "-j 1 (the default; standard input and live captures: 1)")
       ->check(CLI::Range(1u, 256u));
   app->set_version_flag("--version", kVersion);
 }
