@@ -136,7 +136,8 @@ clock-disagree-ticks ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; lim
 flush-silence ;; pcap-replay/src/analysis/host_activity.cpp ;; t - *last_ >= limits::kFlushSilence ;; t - *last_ >= std::chrono::microseconds{250'000} ;; kFlushSilence 500 ms -> 250 ms
 flush-window ;; pcap-replay/src/analysis/host_activity.cpp ;; t - *burst_start_ > limits::kFlushWindow ;; t - *burst_start_ > std::chrono::microseconds{2'000} ;; kFlushWindow 5 ms -> 2 ms
 flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; return held && *held >= limits::kFlushHeld; ;; return held && *held >= microseconds{50'000}; ;; kFlushHeld 100 ms -> 50 ms
-flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; (held && *held >= limits::kFlushHeld) || late_ack ;; (held && *held >= microseconds{50'000}) || late_ack ;;
+flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; bool held_long = held_ && *held_ >= limits::kFlushHeld; ;; bool held_long = held_ && *held_ >= microseconds{50'000}; ;;
+flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; held_long = held && *held >= limits::kFlushHeld; ;; held_long = held && *held >= microseconds{50'000}; ;;
 delayed-ack-max ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; since(s.time, t) > limits::kDelayedAckMax ;; since(s.time, t) > microseconds{200'000} ;; kDelayedAckMax 500 ms -> 200 ms
 peer-data-history ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (peer_data_.size() > limits::kPeerDataHistory) ;; if (peer_data_.size() > 8) ;; kPeerDataHistory 64 -> 8
 
