@@ -58,6 +58,7 @@
 #include <replay/report/report_json.hpp>
 #include <replay/report/report_text.hpp>
 #include <replay/report/report_view.hpp>
+#include <replay/report/shard_merge.hpp>
 #include <replay/plot/sender_graph.hpp>
 #include <replay/report/timeline_csv.hpp>
 #include <replay/report/input_counts.hpp>
@@ -122,7 +123,7 @@ struct Args {
 };
 
 // check --shard K/N: {K, N} with 1 <= K <= N <= kMaxShards, else why not.
-constexpr std::uint32_t kMaxShards = 65536;
+using replay::kMaxShards;
 std::variant<std::pair<std::uint32_t, std::uint32_t>, std::string> parse_shard(const std::string& v) {
   const auto slash = v.find('/');
   unsigned long long k = 0, n = 0;
@@ -607,7 +608,7 @@ int main(int argc, char** argv) {
   if (a.display) opt.frames = a.display->frames();  // -Y frame.number: which connections have such a packet
   opt.max_flows = a.max_flows;
   opt.max_outstanding = a.max_outstanding;
-  if (!a.shard.empty()) {
+  if (check->count("--shard") > 0) {
     const auto shard = parse_shard(a.shard);
     if (const auto* err = std::get_if<std::string>(&shard)) {
       std::cerr << "pcap-replay: " << *err << "\n";
@@ -645,6 +646,14 @@ int main(int argc, char** argv) {
     if (check->parsed() && a.html.empty() && !a.flow && !a.stream && a.interface.empty()) {
       const replay::ReportView view = make_view(a);
       streamed.emplace(std::cout, opt, view, a.json);
+      // A shard's document: what its run must share with the other shards'
+      // beyond what the document shows (merge compares it).
+      if (check->count("--shard") > 0)
+        streamed->set_shard_run({{"version", kVersion},
+                                 {"max_flows", a.max_flows},
+                                 {"max_outstanding", a.max_outstanding},
+                                 {"no_hint", a.no_hint},
+                                 {"strict", a.strict}});
       mode = streamed->sink_mode();
       sink = [&streamed](replay::FlowReport& f, replay::CaptureTime origin) { streamed->flow(f, origin); };
     }

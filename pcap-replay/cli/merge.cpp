@@ -1,5 +1,6 @@
 #include "merge.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -29,6 +30,8 @@ nlohmann::json read_document(const std::string& name) {
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte: where the parser stopped, from 1.
     throw MergeError(name + ": not a JSON document (byte " + std::to_string(e.byte) + "): " + e.what());
+  } catch (const std::exception& e) {  // a directory, a read error
+    throw MergeError(name + ": cannot read the file: " + e.what());
   }
 }
 }  // namespace
@@ -51,7 +54,11 @@ int run_merge(const std::vector<std::string>& files, bool strict) {
   std::cout << dump_document(m.doc) << "\n";
   // What one run says on standard error of the limits (the rest of its
   // stderr, the input problems, is in the document's "inputs" and "diagnostics").
-  for (const std::string& hit : m.limit_hits) std::cerr << "pcap-replay: limit: " << hit << "\n";
+  for (std::string hit : m.limit_hits) {
+    // One line each, whatever a document holds.
+    std::replace(hit.begin(), hit.end(), '\n', ' ');
+    std::cerr << "pcap-replay: limit: " << hit << "\n";
+  }
   if (m.dropped_segments > 0)
     std::cerr << "pcap-replay: limit: " << m.dropped_segments << " segment(s) not analysed (exit status 2)\n";
   std::cout.flush();
@@ -60,6 +67,7 @@ int run_merge(const std::vector<std::string>& files, bool strict) {
     return 2;
   }
   const nlohmann::json& sum = m.doc["summary"];
+  strict = strict || m.strict;  // as the shards were run
   int status = sum.value("must", std::uint64_t{0}) > 0 || (strict && sum.value("should", std::uint64_t{0}) > 0) ? 1 : 0;
   for (const nlohmann::json& in : m.doc["inputs"])
     if (!in.value("usable", true) || (in.contains("lost") && !in["lost"].empty())) status = 2;

@@ -13,7 +13,7 @@ namespace replay::cli {
 /// limits it hit. Returns the exit status one `check --json` would have:
 /// 2 when an input was unusable or partly lost, or a limit was hit (or the
 /// documents cannot be merged: said on standard error); else 1 with MUST
-/// findings (`strict`: SHOULD too); else 0.
+/// findings (`strict`, or shards run with --strict: SHOULD too); else 0.
 int run_merge(const std::vector<std::string>& files, bool strict);
 
 }  // namespace replay::cli

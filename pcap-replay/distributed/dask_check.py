@@ -12,7 +12,10 @@ its task, and the scheduler runs it again on another worker (its
 allowed-failures; a shard's result depends only on its input, so a rerun
 gives the same document). Workers must see the capture files and the
 pcap-replay binary at the same paths as this script (one machine, or a
-shared file system).
+shared file system); relative paths are taken from this script's working
+directory. Exit status 2, with one line on standard error, when the run
+cannot be made (no scheduler, no worker within --wait-s, a shard that
+fails, --timeout-s passed).
 
     dask scheduler --port 8786 &
     dask worker tcp://HOST:8786 --nthreads 1 &     # on each machine, as many as wanted
@@ -21,12 +24,19 @@ shared file system).
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 
 
-def run_shard(binary, k, n, args, marker_dir):
+def fail(message):
+    sys.stderr.write("dask_check: {}\n".format(message))
+    return 2
+
+
+def run_shard(binary, k, n, args, cwd, marker_dir):
     """On a worker: shard k of n; (exit status, stdout, stderr).
 
     With marker_dir, each attempt leaves started-K-PID before it runs and
@@ -36,7 +46,7 @@ def run_shard(binary, k, n, args, marker_dir):
     if marker_dir:
         open(os.path.join(marker_dir, "started-" + tag), "w").close()
     p = subprocess.run([binary, "check", "--json", "--shard", "{}/{}".format(k, n)] + list(args),
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, check=False)
     if marker_dir:
         open(os.path.join(marker_dir, "done-" + tag), "w").close()
     return p.returncode, p.stdout, p.stderr
@@ -48,22 +58,46 @@ def main():
     ap.add_argument("--shards", type=int, required=True, help="N: the connections are split into N shards")
     ap.add_argument("--pcap-replay", default="pcap-replay", help="the pcap-replay binary the workers run")
     ap.add_argument("--workers", type=int, default=1, help="wait for this many workers before submitting")
+    ap.add_argument("--wait-s", type=float, default=60,
+                    help="give up (exit 2) when --workers workers have not joined within this many seconds (60)")
+    ap.add_argument("--timeout-s", type=float,
+                    help="give up (exit 2) when the shards are not done within this many seconds (default: wait; "
+                         "Dask waits for a worker to come back when every one died)")
     ap.add_argument("--marker-dir", help="each attempt of a shard leaves started-K-PID and done-K-PID here")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="-- then check's options and the capture files")
     a = ap.parse_args()
     args = a.args[1:] if a.args[:1] == ["--"] else a.args
     if a.shards < 1 or not args:
         ap.error("give --shards N (N >= 1) and, after --, the capture files")
-    binary = os.path.abspath(a.pcap_replay) if os.sep in a.pcap_replay else a.pcap_replay
+    binary = os.path.abspath(a.pcap_replay) if os.sep in a.pcap_replay else shutil.which(a.pcap_replay)
+    if not binary or not os.access(binary, os.X_OK):
+        return fail("--pcap-replay {}: no such program".format(a.pcap_replay))
     # Imported here: --help works without python3-distributed.
-    from distributed import Client
+    try:
+        from distributed import Client, wait
+    except ImportError:
+        return fail("python3-distributed is not installed")
 
-    with Client(a.scheduler) as client:
-        client.wait_for_workers(a.workers)
-        futures = [client.submit(run_shard, binary, k, a.shards, args, a.marker_dir,
-                                 key="pcap-replay-shard-{}-of-{}".format(k, a.shards), pure=False)
-                   for k in range(1, a.shards + 1)]
-        results = client.gather(futures)
+    # The run's own task keys: another run on the same scheduler has others.
+    run = uuid.uuid4().hex
+    try:
+        with Client(a.scheduler, timeout=a.wait_s) as client:
+            try:
+                client.wait_for_workers(a.workers, timeout=a.wait_s)
+            except TimeoutError:
+                return fail("fewer than {} worker(s) joined {} within {} s".format(a.workers, a.scheduler, a.wait_s))
+            futures = [client.submit(run_shard, binary, k, a.shards, args, os.getcwd(), a.marker_dir,
+                                     key="pcap-replay-shard-{}-of-{}-{}".format(k, a.shards, run), pure=False)
+                       for k in range(1, a.shards + 1)]
+            try:
+                wait(futures, timeout=a.timeout_s)
+            except TimeoutError:
+                return fail("the shards were not done within {} s".format(a.timeout_s))
+            results = client.gather(futures)
+    except (OSError, ValueError, TimeoutError) as e:
+        return fail("scheduler {}: {}".format(a.scheduler, e))
+    except Exception as e:  # a task that failed beyond Dask's retries
+        return fail("a shard failed: {}: {}".format(type(e).__name__, e))
 
     with tempfile.TemporaryDirectory() as tmp:
         docs = []

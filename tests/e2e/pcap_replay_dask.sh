@@ -35,10 +35,16 @@ sched=tcp://127.0.0.1:$port
 "$PY" -m distributed.cli.dask_scheduler --host 127.0.0.1 --port "$port" --no-dashboard --no-show \
   > "$T/scheduler.log" 2>&1 &
 pids+=($!)
+# Nothing to run on yet: the driver gives up after --wait-s, exit 2, one line.
+"$PY" pcap-replay/distributed/dask_check.py --scheduler "$sched" --shards 2 --wait-s 2 --pcap-replay "$BIN" \
+  -- tests/captures/linux-blackhole.pcap > /dev/null 2> "$T/noworker.err"; rc=$?
+[ $rc = 2 ] && grep -q "fewer than 1 worker(s) joined" "$T/noworker.err" || fail "no worker: exit $rc, $(cat "$T/noworker.err")"
+echo "ok: without a worker the driver stops after --wait-s: $(cat "$T/noworker.err")"
+# The workers run elsewhere (their own directories): relative paths are the driver's.
 for w in 1 2; do
   mkdir -p "$T/w$w"
-  "$PY" -m distributed.cli.dask_worker "$sched" --nthreads 1 --no-nanny --no-dashboard --name "w$w" \
-    --local-directory "$T/w$w" > "$T/worker$w.log" 2>&1 &
+  (cd "$T/w$w" && exec "$PY" -m distributed.cli.dask_worker "$sched" --nthreads 1 --no-nanny --no-dashboard \
+    --name "w$w" --local-directory "$T/w$w" > "$T/worker$w.log" 2>&1) &
   pids+=($!)
   eval "worker$w=$!"
 done
@@ -74,3 +80,19 @@ echo "ok: worker 1 (pid $worker1) killed during shard $killed/4; Dask ran it aga
 cmp -s "$T/one.json" "$T/merged.json" || fail "the merged document differs from one process's ($(cmp "$T/one.json" "$T/merged.json"))"
 [ "$rc" = "$rc1" ] || fail "exit status $rc through Dask, $rc1 for one process"
 echo "ok: 4 shards over 2 workers, one killed: the merged document is one process's ($(wc -c < "$T/one.json") bytes, exit $rc)"
+
+# Two runs at once on the remaining worker, of two captures given by
+# relative paths: each gets its own capture's document (the task keys are
+# each run's own).
+a=tests/captures/lab/many-flows.pcap b=tests/captures/lab/capture-dup.pcap
+"$PY" pcap-replay/distributed/dask_check.py --scheduler "$sched" --shards 3 --pcap-replay "$BIN" -- --profile linux "$a" \
+  > "$T/ra.json" 2> "$T/ra.err" &
+ra=$!
+"$PY" pcap-replay/distributed/dask_check.py --scheduler "$sched" --shards 3 --pcap-replay "$BIN" -- --profile linux "$b" \
+  > "$T/rb.json" 2> "$T/rb.err"; rcb=$?
+wait $ra; rca=$?
+"$BIN" check --json --profile linux "$a" > "$T/oa.json" 2> /dev/null; oa=$?
+"$BIN" check --json --profile linux "$b" > "$T/ob.json" 2> /dev/null; ob=$?
+cmp -s "$T/oa.json" "$T/ra.json" && [ $rca = $oa ] || fail "concurrent run of $a: not its document (exit $rca, $(head -c 300 "$T/ra.err"))"
+cmp -s "$T/ob.json" "$T/rb.json" && [ $rcb = $ob ] || fail "concurrent run of $b: not its document (exit $rcb, $(head -c 300 "$T/rb.err"))"
+echo "ok: two runs at once, relative paths: each its own capture's document"

@@ -97,16 +97,44 @@ f=tests/captures/linux-blackhole.pcap
 for k in 1 2 3; do "$BIN" check --json --shard "$k/3" "$f" > "$T/a$k.json" 2> /dev/null; done
 "$BIN" check --json --profile linux --shard 2/3 "$f" > "$T/b2.json" 2> /dev/null
 "$BIN" check --json "$f" > "$T/whole.json" 2> /dev/null
-refused "a missing shard" "shard(s) 2 of 3 missing" "$T/a1.json" "$T/a3.json"
+refused "a missing shard" "1 shard(s) of 3 missing (2)" "$T/a1.json" "$T/a3.json"
 refused "a shard given twice" "given twice" "$T/a1.json" "$T/a1.json" "$T/a2.json" "$T/a3.json"
 refused "shards of two runs" "not shards of one run" "$T/a1.json" "$T/b2.json" "$T/a3.json"
 refused "a document without --shard" "no \"shard\" object" "$T/whole.json"
 echo '{"tool": "pcap-replay", "kind": "check"' > "$T/cut.json"
 refused "a truncated document" "not a JSON document" "$T/cut.json"
+refused "a directory" "cannot read the file" /
+# Options the document does not show (shard.run): --max-flows, --strict.
+"$BIN" check --json --max-flows 10 --shard 2/3 "$f" > "$T/c2.json" 2> /dev/null
+refused "shards run with another --max-flows" "their \"shard.run\" differs" "$T/a1.json" "$T/c2.json" "$T/a3.json"
+# Hand-edited: a connection moved to another shard's document, counts gone.
+g=tests/captures/lab/many-flows.pcap
+for k in 1 2; do "$BIN" check --json --profile linux --shard "$k/2" "$g" > "$T/g$k.json" 2> /dev/null; done
+/usr/bin/python3 - "$T/g1.json" "$T/g2.json" "$T/moved.json" "$T/nosum.json" <<'PY'
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+a["flows"].append(b["flows"][0])
+json.dump(a, open(sys.argv[3], "w"))
+del b["inputs"][0]["summary"]
+json.dump(b, open(sys.argv[4], "w"))
+PY
+refused "a connection in another shard's document" "is not shard 1/2's" "$T/moved.json" "$T/g2.json"
+refused "a document without its input's counts" "inputs\[0\].summary is not an object" "$T/g1.json" "$T/nosum.json"
+# One shard of one: the run itself.
+"$BIN" check --json --shard 1/1 "$g" > "$T/one1.json" 2> /dev/null
+"$BIN" merge "$T/one1.json" > "$T/m11.json"; r11=$?
+"$BIN" check --json "$g" > "$T/c11.json" 2> /dev/null; c11=$?
+cmp -s "$T/m11.json" "$T/c11.json" && [ $r11 = $c11 ] || fail "merge of shard 1/1 is not the run's document"
+echo "ok: merge of shard 1/1 is the run's document"
 "$BIN" check --shard 1/2 "$f" > /dev/null 2> "$T/err"; rc=$?
 [ $rc = 2 ] && grep -q -- "--shard writes a check --json document" "$T/err" || fail "--shard without --json: exit $rc"
-for bad in 0/2 3/2 2 a/b 1/0 1/2x; do
+for bad in 0/2 3/2 2 a/b 1/0 1/2x "" 1/65537; do
   "$BIN" check --json --shard "$bad" "$f" > /dev/null 2> "$T/err"; rc=$?
   [ $rc = 2 ] && grep -q -- "--shard" "$T/err" || fail "--shard $bad: exit $rc, $(cat "$T/err")"
 done
-echo "ok: --shard refuses 0/2 3/2 2 a/b 1/0 1/2x, and a shard without --json"
+echo "ok: --shard refuses 0/2 3/2 2 a/b 1/0 1/2x, empty, 1/65537, and a shard without --json"
+# -j on a pipe: read once, by one thread.
+"$BIN" check --profile linux -j 2 <(cat "$g") > "$T/pipe2" 2>&1; r2=$?
+"$BIN" check --profile linux -j 1 "$g" > "$T/file1" 2>&1; r1=$?
+cmp -s <(sed 's|/dev/fd/[0-9]*|IN|g' "$T/pipe2") <(sed "s|$g|IN|g" "$T/file1") && [ $r1 = $r2 ] || fail "-j 2 on a pipe differs from -j 1 on the file"
+echo "ok: -j 2 reads a pipe on one thread"

@@ -92,6 +92,7 @@ Report Analyzer::finish() {
     m.conns.pop_front();
   }
   m.report.lockstep = m.attempts.groups();
+  m.report.input_flows = m.total();
   return std::move(m.report);
 }
 

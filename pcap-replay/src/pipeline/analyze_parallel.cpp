@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -58,9 +62,14 @@ class InOrder {
 Report analyze_files_parallel(const std::vector<std::string>& files, const Options& options, unsigned jobs,
                               bool keep_timeline, std::vector<std::string>& errors, const FlowSink& sink,
                               const std::function<void(const FileProgress&)>& progress, const SinkMode& mode) {
-  const bool stdin_input = std::find(files.begin(), files.end(), "-") != files.end();
+  // Every thread reads every file: only regular files can be read more
+  // than once (not "-", a pipe, a FIFO, a device).
+  const bool rereadable = std::all_of(files.begin(), files.end(), [](const std::string& f) {
+    std::error_code ec;
+    return f != "-" && std::filesystem::is_regular_file(f, ec);
+  });
   // (Connections only, no sender model: nothing to share out.)
-  if (jobs <= 1 || options.shard_n > 1 || stdin_input || !options.model_senders)
+  if (jobs <= 1 || options.shard_n > 1 || !rereadable || !options.model_senders)
     return analyze_files(files, options, keep_timeline, errors, sink, progress, mode);
   InOrder in_order(sink, mode.keep_reports);
   std::vector<Report> reports(jobs);
@@ -88,6 +97,16 @@ Report analyze_files_parallel(const std::vector<std::string>& files, const Optio
   for (std::thread& t : threads) t.join();
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
+  // A file still being written can be longer for a later thread.
+  for (unsigned k = 1; k < jobs; ++k)
+    for (std::size_t i = 0; i < reports[0].inputs.size() && i < reports[k].inputs.size(); ++i) {
+      const InputFile& a = reports[0].inputs[i];
+      const InputFile& b = reports[k].inputs[i];
+      if (a.frames != b.frames || a.tcp_segments != b.tcp_segments || a.error != b.error)
+        throw std::runtime_error(fmt::format("{}: the file changed while {} threads read it ({} and {} frames; is it "
+                                             "still being written?): read it with -j 1",
+                                             a.name, jobs, a.frames, b.frames));
+    }
   // What every thread read alike (files, inputs, diagnostics, the origin,
   // lockstep) is the first's; the counts of connections are each thread's
   // own, summed; the limits in the order one thread meets them.

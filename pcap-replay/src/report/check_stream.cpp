@@ -68,7 +68,10 @@ void CheckStream::finish(const Report& r, const std::optional<std::string>& prof
   }
   nlohmann::json doc = to_json(r, view_);
   doc["profile_hint"] = profile_hint ? nlohmann::json(*profile_hint) : nlohmann::json(nullptr);
-  if (options_.shard_n > 1) doc["shard"] = shard_json(r, hint_);
+  if (shard_run_) {
+    doc["shard"] = shard_json(r, hint_);
+    doc["shard"]["run"] = *shard_run_;
+  }
   doc_.finish(doc);
 }
 

@@ -31,7 +31,8 @@ InputCounts input_counts(const Report& r) {
 }
 
 std::optional<std::string> empty_input_note(const Report& r) {
-  if (r.flow_count() != 0 || r.inputs.empty()) return std::nullopt;
+  // (A shard with none of the input's connections still had some.)
+  if (r.flow_count() != 0 || r.input_flows != 0 || r.inputs.empty()) return std::nullopt;
   bool any_usable = false;
   for (const auto& in : r.inputs) any_usable = any_usable || in.usable();
   if (!any_usable) return std::nullopt;  // the unusable files say it all

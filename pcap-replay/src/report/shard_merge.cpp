@@ -42,18 +42,64 @@ std::uint64_t count_at(const Named& d, const json& j, std::string_view key, cons
   return it->get<std::uint64_t>();
 }
 
+// `j[key]`, which must be of `type` ("object", "array"), or fail naming `where`.
+const json& member(const Named& d, const json& j, std::string_view key, json::value_t type, const std::string& where) {
+  const auto it = j.is_object() ? j.find(std::string(key)) : j.end();
+  if (it == j.end() || it->type() != type)
+    fail(d.first, fmt::format("{}{}{} is not an {}", where, where.empty() ? "" : ".", key,
+                              type == json::value_t::object ? "object" : "array"));
+  return *it;
+}
+
+// a + b, or fail: a count no run can reach.
+std::uint64_t add(std::uint64_t a, std::uint64_t b, const std::string& what) {
+  std::uint64_t s = 0;
+  if (__builtin_add_overflow(a, b, &s)) throw MergeError(fmt::format("the sum of the shards' {} overflows", what));
+  return s;
+}
+
 // What every shard of one run computes alike: the document without its
 // flows, its counts, what follows from them (the note on empty input, the
-// profile hint) and the shard object.
+// profile hint) and its shard's own part, but with the run's options and
+// version (shard.run).
 json common_part(const json& doc) {
   json c = doc;
   for (const char* k : {"flows", "note", "profile_hint", "shard"}) c.erase(k);
-  if (c.contains("summary") && c["summary"].is_object())
-    for (std::string_view k : kSummedSummary) c["summary"].erase(std::string(k));
-  if (c.contains("inputs") && c["inputs"].is_array())
-    for (json& in : c["inputs"])
-      if (in.is_object()) in.erase("summary");
+  c["shard.run"] = doc["shard"].contains("run") ? doc["shard"]["run"] : json(nullptr);
+  for (std::string_view k : kSummedSummary) c["summary"].erase(std::string(k));
+  for (json& in : c["inputs"]) in.erase("summary");
   return c;
+}
+
+// Checks the shape merge_shards reads of shard document `d` (its shard
+// object is checked already).
+void check_shape(const Named& d) {
+  const json& j = d.second;
+  member(d, j, "flows", json::value_t::array, "");
+  const json& sum = member(d, j, "summary", json::value_t::object, "");
+  for (std::string_view k : kSummedSummary) count_at(d, sum, k, "summary");
+  const json& inputs = member(d, j, "inputs", json::value_t::array, "");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string where = fmt::format("inputs[{}]", i);
+    if (!inputs[i].is_object()) fail(d.first, where + " is not an object");
+    const json& s = member(d, inputs[i], "summary", json::value_t::object, where);
+    for (std::string_view k : kSummedInput) count_at(d, s, k, where + ".summary");
+  }
+  const json& shard = j["shard"];
+  if (!shard.contains("run") || !shard["run"].is_object())
+    fail(d.first, "shard.run is not an object (a document of another version?)");
+  count_at(d, shard, "dropped_segments", "shard");
+  for (const json& h : member(d, shard, "limit_hits", json::value_t::array, "shard")) {
+    if (!h.is_object() || !h.contains("message") || !h["message"].is_string())
+      fail(d.first, "a shard.limit_hits entry without its message");
+    count_at(d, h, "file_index", "shard.limit_hits[]");
+    count_at(d, h, "frame", "shard.limit_hits[]");
+  }
+  const json& hint = member(d, shard, "hint", json::value_t::object, "shard");
+  count_at(d, hint, "departing", "shard.hint");
+  count_at(d, hint, "explained", "shard.hint");
+  for (const auto& [name, v] : member(d, hint, "fits", json::value_t::object, "shard.hint").items())
+    count_at(d, hint["fits"], name, "shard.hint.fits");
 }
 
 }  // namespace
@@ -65,18 +111,20 @@ MergedReport merge_shards(const std::vector<Named>& docs) {
   std::uint64_t n = 0;
   for (const Named& d : docs) {
     const json& j = d.second;
-    if (!j.is_object() || j.value("tool", "") != "pcap-replay")
+    if (!j.is_object() || !j.contains("tool") || j["tool"] != "pcap-replay")
       fail(d.first, "not a pcap-replay JSON document");
-    if (j.value("kind", "") != "check")
-      fail(d.first, fmt::format("a \"{}\" document: merge takes check --json --shard K/N documents",
-                                j.value("kind", "")));
+    if (!j.contains("kind") || j["kind"] != "check")
+      fail(d.first, fmt::format("a {} document: merge takes check --json --shard K/N documents",
+                                j.contains("kind") ? j["kind"].dump() : std::string("\"?\"")));
     const auto s = j.find("shard");
     if (s == j.end() || !s->is_object())
       fail(d.first, "no \"shard\" object: not written by check --shard K/N");
     const std::uint64_t k = count_at(d, *s, "k", "shard"), dn = count_at(d, *s, "n", "shard");
+    if (dn < 1 || dn > kMaxShards || k < 1 || k > dn)
+      fail(d.first, fmt::format("shard {}/{}: K must be from 1 to N, and N from 1 to {}", k, dn, kMaxShards));
     if (n == 0) n = dn;
-    if (dn != n || k < 1 || k > n)
-      fail(d.first, fmt::format("shard {}/{} does not belong with shard(s) of {}", k, dn, n));
+    if (dn != n) fail(d.first, fmt::format("shard {}/{} does not belong with shard(s) of {}", k, dn, n));
+    check_shape(d);
     if (by_k.empty()) by_k.assign(n, nullptr);
     if (by_k[k - 1]) fail(d.first, fmt::format("shard {}/{} is given twice (also {})", k, n, by_k[k - 1]->first));
     by_k[k - 1] = &d;
@@ -84,9 +132,14 @@ MergedReport merge_shards(const std::vector<Named>& docs) {
   std::vector<std::uint64_t> missing;
   for (std::uint64_t k = 1; k <= n; ++k)
     if (!by_k[k - 1]) missing.push_back(k);
-  if (!missing.empty())
-    throw MergeError(fmt::format("shard(s) {} of {} missing: a merge needs every shard of the run",
-                                 fmt::join(missing, ", "), n));
+  if (!missing.empty()) {
+    // The first few are enough to say what is missing.
+    constexpr std::size_t kNamed = 10;
+    const std::size_t shown = std::min(missing.size(), kNamed);
+    throw MergeError(fmt::format("{} shard(s) of {} missing ({}{}): a merge needs every shard of the run", missing.size(),
+                                 n, fmt::join(missing.begin(), missing.begin() + static_cast<std::ptrdiff_t>(shown), ", "),
+                                 missing.size() > shown ? ", ..." : ""));
+  }
 
   const Named& first = *by_k[0];
   const json common = common_part(first.second);
@@ -108,15 +161,20 @@ MergedReport merge_shards(const std::vector<Named>& docs) {
 
   MergedReport out;
   out.doc = first.second;
+  out.strict = first.second["shard"]["run"].value("strict", false);
   out.doc.erase("shard");
-  // The connections, in id order as one run writes them.
+  // The connections, in id order as one run writes them; each in the shard
+  // its id hashes to.
   std::vector<json> flows;
-  for (const Named* d : by_k) {
-    const auto it = d->second.find("flows");
-    if (it == d->second.end() || !it->is_array()) fail(d->first, "\"flows\" is not an array");
-    for (const json& f : *it) {
+  for (std::size_t k = 1; k <= by_k.size(); ++k) {
+    const Named& d = *by_k[k - 1];
+    for (const json& f : d.second["flows"]) {
       if (!f.is_object() || !f.contains("flow") || !f["flow"].is_number_unsigned())
-        fail(d->first, "a \"flows\" entry without its \"flow\" id");
+        fail(d.first, "a \"flows\" entry without its \"flow\" id");
+      const std::uint64_t id = f["flow"].get<std::uint64_t>();
+      if (Options::shard_of(id, static_cast<std::uint32_t>(n)) != k)
+        fail(d.first, fmt::format("connection {} is not shard {}/{}'s (it is shard {}'s)", id, k, n,
+                                  Options::shard_of(id, static_cast<std::uint32_t>(n))));
       flows.push_back(f);
     }
   }
@@ -124,13 +182,13 @@ MergedReport merge_shards(const std::vector<Named>& docs) {
                    [](const json& a, const json& b) { return a["flow"].get<std::uint64_t>() < b["flow"].get<std::uint64_t>(); });
   for (std::size_t i = 1; i < flows.size(); ++i)
     if (flows[i]["flow"] == flows[i - 1]["flow"])
-      throw MergeError(fmt::format("connection {} is in two shards' documents", flows[i]["flow"].get<std::uint64_t>()));
+      throw MergeError(fmt::format("connection {} is twice in the shards' documents", flows[i]["flow"].get<std::uint64_t>()));
   out.doc["flows"] = json(std::move(flows));
 
   // The counts: each shard's part, summed.
   for (std::string_view k : kSummedSummary) {
     std::uint64_t sum = 0;
-    for (const Named* d : by_k) sum += count_at(*d, d->second["summary"], k, "summary");
+    for (const Named* d : by_k) sum = add(sum, d->second["summary"][std::string(k)].get<std::uint64_t>(), "summary." + std::string(k));
     out.doc["summary"][std::string(k)] = sum;
   }
   json& inputs = out.doc["inputs"];
@@ -138,7 +196,7 @@ MergedReport merge_shards(const std::vector<Named>& docs) {
     for (std::string_view k : kSummedInput) {
       std::uint64_t sum = 0;
       for (const Named* d : by_k)
-        sum += count_at(*d, d->second["inputs"][i]["summary"], k, fmt::format("inputs[{}].summary", i));
+        sum = add(sum, d->second["inputs"][i]["summary"][std::string(k)].get<std::uint64_t>(), "inputs' " + std::string(k));
       inputs[i]["summary"][std::string(k)] = sum;
     }
   // The note on an input without TCP: one run has it only when no shard has
@@ -147,7 +205,8 @@ MergedReport merge_shards(const std::vector<Named>& docs) {
 
   // The hint from the summed tally; the limits in the order one run meets
   // them (input by input, frame by frame: the shards' own orders merged).
-  HintTally tally(out.doc.value("profile", ""));
+  HintTally tally(out.doc.contains("profile") && out.doc["profile"].is_string() ? out.doc["profile"].get<std::string>()
+                                                                               : std::string());
   struct Hit {
     std::uint64_t file, frame;
     std::string message;
@@ -155,21 +214,13 @@ MergedReport merge_shards(const std::vector<Named>& docs) {
   std::vector<Hit> hits;
   for (const Named* d : by_k) {
     const json& s = d->second["shard"];
-    out.dropped_segments += count_at(*d, s, "dropped_segments", "shard");
-    const auto lh = s.find("limit_hits");
-    if (lh == s.end() || !lh->is_array()) fail(d->first, "shard.limit_hits is not an array");
-    for (const json& h : *lh) {
-      if (!h.is_object() || !h.contains("message") || !h["message"].is_string())
-        fail(d->first, "a shard.limit_hits entry without its message");
-      hits.push_back(Hit{count_at(*d, h, "file_index", "shard.limit_hits[]"), count_at(*d, h, "frame", "shard.limit_hits[]"),
-                         h["message"].get<std::string>()});
-    }
-    const auto hint = s.find("hint");
-    if (hint == s.end() || !hint->is_object() || !hint->contains("fits") || !(*hint)["fits"].is_object())
-      fail(d->first, "shard.hint is not a tally");
+    out.dropped_segments = add(out.dropped_segments, s["dropped_segments"].get<std::uint64_t>(), "dropped segments");
+    for (const json& h : s["limit_hits"])
+      hits.push_back(Hit{h["file_index"].get<std::uint64_t>(), h["frame"].get<std::uint64_t>(), h["message"].get<std::string>()});
+    const json& hint = s["hint"];
     std::map<std::string, std::size_t> fits;
-    for (const auto& [name, v] : (*hint)["fits"].items()) fits[name] = count_at(*d, (*hint)["fits"], name, "shard.hint.fits");
-    tally.add(count_at(*d, *hint, "departing", "shard.hint"), count_at(*d, *hint, "explained", "shard.hint"), fits);
+    for (const auto& [name, v] : hint["fits"].items()) fits[name] = v.get<std::uint64_t>();
+    tally.add(hint["departing"].get<std::uint64_t>(), hint["explained"].get<std::uint64_t>(), fits);
   }
   const auto text = tally.text();
   out.doc["profile_hint"] = text ? json(*text) : json(nullptr);

@@ -368,6 +368,9 @@ struct Report {
   /// stderr and exits 2. Empty when the whole input was analysed.
   std::vector<LimitHit> limit_hits;
   std::uint64_t dropped_segments = 0;  ///< segments not analysed because of a limit
+  /// Connections the input holds (within --max-flows), whoever analysed
+  /// them: flow_count() and more when the run is a shard (Options::shard_n).
+  std::uint64_t input_flows = 0;
   /// Reader diagnostics beyond limits::kMaxDiagnostics: counted, not kept
   /// (skipped frames, and frames analysed with a warning).
   std::uint64_t dropped_skipped = 0, dropped_warned = 0;

@@ -20,10 +20,12 @@ namespace replay {
 /// is analyze_files's: the same connections, counts, limits and lockstep.
 /// `progress` follows the first thread. A single thread (analyze_files
 /// itself) when `jobs` <= 1, when `options` is already a shard, when no
-/// sender is modelled (Options::model_senders), or when a file is "-"
-/// (standard input is read once). The threads' memory adds up:
-/// each holds the live state of every connection. Rethrows the first
-/// exception a thread threw (rto::ConfigError, std::bad_alloc).
+/// sender is modelled (Options::model_senders), or when a file is not a
+/// regular file ("-", a pipe, a FIFO: read once). The threads' memory adds
+/// up: each holds the live state of every connection. Rethrows the first
+/// exception a thread threw (rto::ConfigError, std::bad_alloc); throws
+/// std::runtime_error naming the file when the threads read different
+/// lengths of it (a file still being written).
 Report analyze_files_parallel(const std::vector<std::string>& files, const Options& options, unsigned jobs,
                               bool keep_timeline, std::vector<std::string>& errors, const FlowSink& sink = nullptr,
                               const std::function<void(const FileProgress&)>& progress = nullptr,

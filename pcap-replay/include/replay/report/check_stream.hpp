@@ -6,6 +6,9 @@
 // write for the whole report.
 
 #include <optional>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
@@ -35,6 +38,10 @@ class CheckStream {
   /// The FlowSink: writes connection `f` (times since `origin`) and notes
   /// its senders with MUST findings for the profile hint (hint()).
   void flow(FlowReport& f, CaptureTime origin);
+  /// Makes the document a shard's (`check --shard K/N`, even 1/1): its
+  /// "shard" object (shard_json) with `run` in it, what the shards of one run
+  /// must agree on beyond the document (the options it does not show).
+  void set_shard_run(nlohmann::json run) { shard_run_ = std::move(run); }
   /// The senders with MUST findings seen so far (HintTally::judged).
   HintTally& hint() { return hint_; }
   /// Connections the view showed so far.
@@ -59,6 +66,7 @@ class CheckStream {
   JsonFlowsWriter doc_;      // the document (JSON)
   StreamCounter streams_;
   HintTally hint_;
+  std::optional<nlohmann::json> shard_run_;
 };
 
 }  // namespace replay

@@ -26,6 +26,9 @@
 
 namespace replay {
 
+/// The most shards one run is split into (--shard K/N, merge).
+inline constexpr std::uint32_t kMaxShards = 65536;
+
 /// The "shard" object of shard Options::shard_k of Options::shard_n's
 /// document: {"k", "n", "dropped_segments", "limit_hits": [{"file_index",
 /// "frame", "message"}], "hint": {"departing", "explained", "fits"}}.
@@ -43,14 +46,17 @@ struct MergedReport {
   nlohmann::json doc;                   ///< write with dump_document
   std::vector<std::string> limit_hits;  ///< in the order one run hits them (by file, then frame)
   std::uint64_t dropped_segments = 0;   ///< segments not analysed because of a limit
+  bool strict = false;                  ///< the shards ran with --strict (shard.run.strict)
 };
 
 /// Merges the check --json documents of shards 1..N of one run, each with
 /// the name to call it by in errors (its file), in any order. The flows
 /// come in FlowReport::id order, the counts are summed, the profile hint is
 /// said again from the summed tally. Throws MergeError when a document is no
-/// shard document, when a shard is missing or given twice, or when two
-/// documents differ in what every shard of one run computes alike.
+/// shard document (or not one's shape), when a shard is missing or given
+/// twice, when a connection is in a shard it does not hash to, when two
+/// documents differ in what every shard of one run computes alike or in
+/// their "shard.run" (version and options), or when a sum overflows.
 MergedReport merge_shards(const std::vector<std::pair<std::string, nlohmann::json>>& docs);
 
 }  // namespace replay
