@@ -44,11 +44,17 @@ Scenario connection_a() {
 // 5 ms): a flushed burst, so 801 ms is no send time and the wait is 200 ms
 // or more: it may hold 300 ms (cannot tell). Without A's ACK, the wait is
 // 200 ms, below 300 less 10 % and 1 ms (269 ms): 5.3/5.6 broken (MUST).
-Scenario connection_b() {
+// Another connection of the same two hosts (client port 40001, other ISNs).
+Scenario second_connection() {
   Scenario b;
   b.client_port = 40001;
   b.client_isn = 5000;
   b.server_isn = 900000;
+  return b;
+}
+
+Scenario connection_b() {
+  Scenario b = second_connection();
   b.handshake(100 * ms, 100 * ms);
   b.data(801 * ms, 1);
   b.data(1001 * ms, 1);
@@ -88,6 +94,19 @@ std::vector<FlowReport> run_shard(const std::string& file, std::uint32_t k, std:
   return flows;
 }
 
+// Calls f(n, shard of A, shard of B) for each shard count from 2 to 6 that
+// puts connections 1 (A) and 2 (B) apart; how many did.
+template <class F>
+int for_each_split(F f) {
+  int apart = 0;
+  for (std::uint32_t n = 2; n <= 6; ++n) {
+    const std::uint32_t sa = replay::Options::shard_of(1, n), sb = replay::Options::shard_of(2, n);
+    if (sa == sb) continue;
+    ++apart;
+    f(n, sa, sb);
+  }
+  return apart;
+}
 }  // namespace
 
 TEST_CASE("shards: each connection in exactly one shard, by a hash of its id") {
@@ -125,11 +144,7 @@ TEST_CASE("shards: another shard's connection still feeds its host's activity (a
   CHECK(musts(alone[0].senders[0]) == 1);
   // Every shard count where A (id 1) and B (id 2) fall apart: B's shard
   // replays A without judging it, and reports B as the whole run does.
-  int apart = 0;
-  for (std::uint32_t n = 2; n <= 6; ++n) {
-    const std::uint32_t sa = replay::Options::shard_of(1, n), sb = replay::Options::shard_of(2, n);
-    if (sa == sb) continue;
-    ++apart;
+  const int apart = for_each_split([&](std::uint32_t n, std::uint32_t sa, std::uint32_t sb) {
     const auto flows = run_shard(both, sb, n);
     REQUIRE(flows.size() == 2);
     CHECK(flows[0].elsewhere);
@@ -143,7 +158,7 @@ TEST_CASE("shards: another shard's connection still feeds its host's activity (a
     CHECK_FALSE(other[0].elsewhere);
     CHECK(other[1].elsewhere);
     CHECK(other[0].senders[0].data_segments == whole[0].senders[0].data_segments);
-  }
+  });
   CHECK(apart > 0);
   std::error_code ec;
   std::filesystem::remove(both, ec);
@@ -180,10 +195,7 @@ Scenario ts_connection_a() {
 }
 
 Scenario ts_connection_b() {
-  Scenario b;
-  b.client_port = 40001;
-  b.client_isn = 5000;
-  b.server_isn = 900000;
+  Scenario b = second_connection();
   const std::int64_t t0 = 1100 * ms;
   b.pkts.push_back(with_ts({t0, true, 0, 0, wire::kSyn, 0, {}, {}, {}}, client_ts(t0), 0));
   b.pkts.push_back(with_ts({t0 + 10 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}}, 7000, client_ts(t0)));
@@ -206,17 +218,13 @@ TEST_CASE("shards: another shard's connection still feeds its host's TSval clock
   const auto alone = run_shard(b_alone, 1, 1);
   REQUIRE(alone.size() == 1);
   CHECK_FALSE(alone[0].senders[0].inferred.tsval_hz.has_value());
-  int apart = 0;
-  for (std::uint32_t n = 2; n <= 6; ++n) {
-    const std::uint32_t sa = replay::Options::shard_of(1, n), sb = replay::Options::shard_of(2, n);
-    if (sa == sb) continue;
-    ++apart;
+  const int apart = for_each_split([&](std::uint32_t n, std::uint32_t, std::uint32_t sb) {
     const auto flows = run_shard(both, sb, n);
     REQUIRE(flows.size() == 2);
     CHECK(flows[0].elsewhere);
     REQUIRE(flows[1].senders[0].inferred.tsval_hz.has_value());
     CHECK(*flows[1].senders[0].inferred.tsval_hz == doctest::Approx(1000.0));
-  }
+  });
   CHECK(apart > 0);
   std::error_code ec;
   std::filesystem::remove(both, ec);
