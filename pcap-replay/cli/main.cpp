@@ -45,14 +45,13 @@
 #include <replay/pipeline/analyze_files.hpp>
 #include <replay/pipeline/analyze_parallel.hpp>
 #include "bpf_check.hpp"
+#include "merge.hpp"
 #include <replay/report/annotated_capture.hpp>
 #include <replay/report/check_stream.hpp>
 #include <replay/report/display_filter.hpp>
 #include <replay/report/finding_lines.hpp>
 #include <replay/report/flow_list_stream.hpp>
 #include <replay/analysis/profile_hint.hpp>
-
-#include "merge.hpp"
 #include <replay/report/progress_line.hpp>
 #include <replay/report/report_html.hpp>
 #include <replay/report/report_json.hpp>
