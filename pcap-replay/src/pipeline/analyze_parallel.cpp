@@ -5,14 +5,13 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
-#include <stdexcept>
-
-#include <fmt/format.h>
 #include <map>
 #include <mutex>
-#include <optional>
+#include <stdexcept>
 #include <thread>
 #include <utility>
+
+#include <fmt/format.h>
 
 namespace replay {
 
