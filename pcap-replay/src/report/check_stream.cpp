@@ -51,11 +51,10 @@ void CheckStream::flow(FlowReport& f, CaptureTime origin) {
     write_text_flow(os_, f, options_, stream, origin, view_);
     return;
   }
-  nlohmann::json entries = nlohmann::json::array();
-  append_flow_json(entries, f, options_, stream, origin, view_);
-  if (entries.empty()) return;
+  entry_.clear();
+  write_flow_json(entry_, f, options_, stream, origin, view_, JsonFlowsWriter::kEntryIndent);
   begin_json();
-  for (const auto& e : entries) doc_.entry(e);
+  doc_.entry(entry_);
 }
 
 void CheckStream::finish(const Report& r, const std::optional<std::string>& profile_hint) {

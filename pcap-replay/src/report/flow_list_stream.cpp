@@ -23,7 +23,9 @@ void FlowListStream::flow(FlowReport& f, CaptureTime origin) {
     return;
   }
   if (!doc_.begun()) doc_.begin(flows_to_json(Report{}));  // its kLeadingKeys are the same for every report
-  doc_.entry(flow_list_entry(f, stream, origin));
+  entry_.clear();
+  write_flow_list_entry(entry_, f, stream, origin, JsonFlowsWriter::kEntryIndent);
+  doc_.entry(entry_);
 }
 
 void FlowListStream::finish(const Report& r) {

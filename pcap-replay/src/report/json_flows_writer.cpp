@@ -11,19 +11,10 @@ namespace {
 // top-level key is on its own line indented by two spaces, and no string in
 // the document holds a raw newline (JSON escapes it), so this is unique.
 constexpr std::string_view kFlowsKey = "\n  \"flows\": [";
+// An element's first line.
+constexpr std::string_view kIndent = "    ";
+static_assert(kIndent.size() == JsonFlowsWriter::kEntryIndent);
 
-// `text` (an object dumped with indent 2) as an element of the top-level
-// "flows" array: each of its lines four spaces further in.
-void write_indented(std::ostream& os, const std::string& text) {
-  os << "    ";
-  std::size_t from = 0;
-  for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
-    os.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
-    os << "    ";
-    from = nl + 1;
-  }
-  os.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
-}
 }  // namespace
 
 void JsonFlowsWriter::begin(const nlohmann::json& head) {
@@ -33,9 +24,10 @@ void JsonFlowsWriter::begin(const nlohmann::json& head) {
   os_.write(text.data(), static_cast<std::streamsize>(at + kFlowsKey.size()));
 }
 
-void JsonFlowsWriter::entry(const nlohmann::json& e) {
+void JsonFlowsWriter::entry(std::string_view text) {
   os_ << (any_entry_ ? ",\n" : "\n");
-  write_indented(os_, e.dump(2));
+  os_.write(kIndent.data(), static_cast<std::streamsize>(kIndent.size()));
+  os_.write(text.data(), static_cast<std::streamsize>(text.size()));
   any_entry_ = true;
 }
 

@@ -50,15 +50,14 @@ std::size_t StreamCounter::PairHash::operator()(const PairKey& k) const {
 
 std::optional<std::uint64_t> StreamCounter::next(const FlowReport& f) {
   if (!known_) return std::nullopt;
-  const PairKey key{f.file_index, std::min(f.client, f.server), std::max(f.client, f.server)};
-  auto it = last_.find(key);
+  const auto [it, added] =
+      last_.try_emplace(PairKey{f.file_index, std::min(f.client, f.server), std::max(f.client, f.server)});
   // The same SYN again: Wireshark's same stream. So is a connection that did
   // not begin with a SYN (one over after an idle gap, FlowSlot::cannot_resume):
   // Wireshark starts a stream only at a SYN.
-  if (it != last_.end() && (!f.syn_isn || it->second.isn == f.syn_isn)) return it->second.stream;
-  const std::uint64_t n = next_[f.file_index]++;
-  last_[key] = Last{f.syn_isn, n};
-  return n;
+  if (!added && (!f.syn_isn || it->second.isn == f.syn_isn)) return it->second.stream;
+  it->second = Last{f.syn_isn, next_[f.file_index]++};
+  return it->second.stream;
 }
 
 std::optional<std::uint64_t> StreamNumbers::of(const FlowReport& f) const {

@@ -64,6 +64,7 @@ class CheckStream {
   bool json_;
   bool begun_ = false;       // the heading is written (text)
   JsonFlowsWriter doc_;      // the document (JSON)
+  std::string entry_;        // a connection's entry (JSON), its capacity reused
   StreamCounter streams_;
   HintTally hint_;
   std::optional<nlohmann::json> shard_run_;

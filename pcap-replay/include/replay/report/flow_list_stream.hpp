@@ -6,6 +6,7 @@
 // write_flow_list / write_json_flow_list write for the whole report.
 
 #include <optional>
+#include <string>
 #include <ostream>
 
 #include <replay/analysis/analyzer.hpp>
@@ -39,6 +40,7 @@ class FlowListStream {
   bool json_;
   bool begun_ = false;          // the heading line is written (text)
   JsonFlowsWriter doc_;         // the document (JSON)
+  std::string entry_;           // a connection's entry (JSON), its capacity reused
   StreamCounter streams_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -20,8 +21,12 @@ class JsonFlowsWriter {
   /// Writes `head` (a document whose kLeadingKeys are complete, "flows"
   /// empty) up to and including the array's "[".
   void begin(const nlohmann::json& head);
-  /// One element of the array (after begin()).
-  void entry(const nlohmann::json& e);
+  /// The indent of the array's elements: write each with
+  /// write_flow_json's / write_flow_list_entry's base_indent this.
+  static constexpr int kEntryIndent = 4;
+  /// One element of the array (after begin()): its text as JsonText wrote
+  /// it with base indent kEntryIndent (its first line not indented).
+  void entry(std::string_view text);
   /// Writes the rest of `doc` (the whole document with "flows" empty): all of
   /// it when no entry was written, else what follows the array.
   void finish(const nlohmann::json& doc);

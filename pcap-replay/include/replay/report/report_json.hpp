@@ -28,9 +28,18 @@ nlohmann::json to_json(const Report& r, const ReportView& view = {});
 /// `view` shows (the caller decides whether `view` shows `f`); `stream` is
 /// its tcp.stream (StreamNumbers, StreamCounter), times since `origin`
 /// (Report::origin_of its file).
+/// (The tree of write_flow_json's text: for callers that keep documents.)
 void append_flow_json(nlohmann::json& entries, const FlowReport& f, const Options& options,
                       std::optional<std::uint64_t> stream, CaptureTime origin, const ReportView& view = {});
 
+/// Appends to `out` the text of that entry as nlohmann's dump(2) writes it,
+/// every line after the first indented `base_indent` spaces more (the
+/// reports written as they go: JsonFlowsWriter::kEntryIndent). Bytes of a
+/// file name that are not UTF-8 are written as U+FFFD, as dump_document
+/// writes them.
+void write_flow_json(std::string& out, const FlowReport& f, const Options& options,
+                     std::optional<std::uint64_t> stream, CaptureTime origin, const ReportView& view = {},
+                     int base_indent = 0);
 /// The report document's schema_version (pcap-replay/SCHEMA.md): raised when
 /// a key changes meaning or goes away.
 inline constexpr int kSchemaVersion = 3;
@@ -45,6 +54,7 @@ inline constexpr std::array<std::string_view, 7> kLeadingKeys{"tool",       "sch
 
 /// A report document as text, indented by 2 as nlohmann's dump(2): the
 /// kLeadingKeys present, "flows", then the other keys. No newline at the end.
+/// Bytes that are not UTF-8 (a file name) are written as U+FFFD.
 std::string dump_document(const nlohmann::json& doc);
 
 /// Writes to_json(r, view) (dump_document) and a newline.
@@ -63,6 +73,10 @@ nlohmann::json flows_to_json(const Report& r, const ReportView& view = {});
 /// (Report::first_time).
 nlohmann::json flow_list_entry(const FlowReport& f, std::optional<std::uint64_t> stream, CaptureTime origin);
 
+/// Appends to `out` the text of flow_list_entry(f, stream, origin), as
+/// write_flow_json does.
+void write_flow_list_entry(std::string& out, const FlowReport& f, std::optional<std::uint64_t> stream,
+                           CaptureTime origin, int base_indent = 0);
 /// Writes flows_to_json(r, view) (dump_document) and a newline.
 void write_json_flow_list(std::ostream& os, const Report& r, const ReportView& view = {});
 

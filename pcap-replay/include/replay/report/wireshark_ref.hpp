@@ -8,7 +8,8 @@
 #include <optional>
 #include <string>
 #include <tuple>
-#include <unordered_map>
+
+#include <absl/container/flat_hash_map.h>
 
 #include <replay/analysis/flow_report.hpp>
 
@@ -70,8 +71,9 @@ class StreamCounter {
   bool known_;
   std::map<std::size_t, std::uint64_t> next_;  // file_index -> next new stream
   // One entry per address pair seen: hashed, so that numbering a connection
-  // costs the same with a million pairs as with ten.
-  std::unordered_map<PairKey, Last, PairHash> last_;
+  // costs the same with a million pairs as with ten (open addressing: one
+  // probe of a flat array, no node per pair).
+  absl::flat_hash_map<PairKey, Last, PairHash> last_;
 };
 
 /// The Wireshark display filter for one frame: "frame.number == 179".
