@@ -163,27 +163,8 @@ MergedReport merge_shards(const std::vector<Named>& docs) {
   out.doc = first.second;
   out.strict = first.second["shard"]["run"].value("strict", false);
   out.doc.erase("shard");
-  // The connections, in id order as one run writes them; each in the shard
-  // its id hashes to.
-  std::vector<json> flows;
-  for (std::size_t k = 1; k <= by_k.size(); ++k) {
-    const Named& d = *by_k[k - 1];
-    for (const json& f : d.second["flows"]) {
-      if (!f.is_object() || !f.contains("flow") || !f["flow"].is_number_unsigned())
-        fail(d.first, "a \"flows\" entry without its \"flow\" id");
-      const std::uint64_t id = f["flow"].get<std::uint64_t>();
-      if (Options::shard_of(id, static_cast<std::uint32_t>(n)) != k)
-        fail(d.first, fmt::format("connection {} is not shard {}/{}'s (it is shard {}'s)", id, k, n,
-                                  Options::shard_of(id, static_cast<std::uint32_t>(n))));
-      flows.push_back(f);
-    }
-  }
-  std::stable_sort(flows.begin(), flows.end(),
-                   [](const json& a, const json& b) { return a["flow"].get<std::uint64_t>() < b["flow"].get<std::uint64_t>(); });
-  for (std::size_t i = 1; i < flows.size(); ++i)
-    if (flows[i]["flow"] == flows[i - 1]["flow"])
-      throw MergeError(fmt::format("connection {} is twice in the shards' documents", flows[i]["flow"].get<std::uint64_t>()));
-  out.doc["flows"] = json(std::move(flows));
+  out.doc["flows"] = json::array();  // the caller streams them (shard_entry_id, shard_docs)
+  for (const Named* d : by_k) out.shard_docs.push_back(static_cast<std::size_t>(d - docs.data()));
 
   // The counts: each shard's part, summed.
   for (std::string_view k : kSummedSummary) {
@@ -228,6 +209,16 @@ MergedReport merge_shards(const std::vector<Named>& docs) {
                    [](const Hit& a, const Hit& b) { return std::pair(a.file, a.frame) < std::pair(b.file, b.frame); });
   for (Hit& h : hits) out.limit_hits.push_back(std::move(h.message));
   return out;
+}
+
+std::uint64_t shard_entry_id(const std::string& name, const json& entry, std::uint64_t k, std::uint64_t n) {
+  if (!entry.is_object() || !entry.contains("flow") || !entry["flow"].is_number_unsigned())
+    throw MergeError(fmt::format("{}: a \"flows\" entry without its \"flow\" id", name));
+  const std::uint64_t id = entry["flow"].get<std::uint64_t>();
+  const std::uint32_t owner = Options::shard_of(id, static_cast<std::uint32_t>(n));
+  if (owner != k)
+    throw MergeError(fmt::format("{}: connection {} is not shard {}/{}'s (it is shard {}'s)", name, id, k, n, owner));
+  return id;
 }
 
 }  // namespace replay

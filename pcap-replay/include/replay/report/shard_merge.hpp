@@ -43,20 +43,27 @@ struct MergeError : std::runtime_error {
 /// What merge_shards gives: the document, and what one run would have said
 /// beside it (on standard error, in its exit status).
 struct MergedReport {
-  nlohmann::json doc;                   ///< write with dump_document
+  nlohmann::json doc;                   ///< without its connections ("flows": [])
+  std::vector<std::size_t> shard_docs;  ///< [k - 1]: the index in the documents of shard k
   std::vector<std::string> limit_hits;  ///< in the order one run hits them (by file, then frame)
   std::uint64_t dropped_segments = 0;   ///< segments not analysed because of a limit
   bool strict = false;                  ///< the shards ran with --strict (shard.run.strict)
 };
 
 /// Merges the check --json documents of shards 1..N of one run, each with
-/// the name to call it by in errors (its file), in any order. The flows
-/// come in FlowReport::id order, the counts are summed, the profile hint is
-/// said again from the summed tally. Throws MergeError when a document is no
-/// shard document (or not one's shape), when a shard is missing or given
-/// twice, when a connection is in a shard it does not hash to, when two
-/// documents differ in what every shard of one run computes alike or in
-/// their "shard.run" (version and options), or when a sum overflows.
+/// the name to call it by in errors (its file), in any order, without their
+/// connections ("flows" is not read: the caller streams the entries, each
+/// shard's in id order, checked by shard_entry_id, merged by id). The counts
+/// are summed, the profile hint is said again from the summed tally. Throws
+/// MergeError when a document is no shard document (or not one's shape),
+/// when a shard is missing or given twice, when two documents differ in what
+/// every shard of one run computes alike or in their "shard.run" (version and
+/// options), or when a sum overflows.
 MergedReport merge_shards(const std::vector<std::pair<std::string, nlohmann::json>>& docs);
+/// The id ("flow") of `entry`, an element of the "flows" of shard k of n's
+/// document `name`. Throws MergeError when it has none, or when the id
+/// hashes to another shard (Options::shard_of: a connection moved, or
+/// renumbered).
+std::uint64_t shard_entry_id(const std::string& name, const nlohmann::json& entry, std::uint64_t k, std::uint64_t n);
 
 }  // namespace replay

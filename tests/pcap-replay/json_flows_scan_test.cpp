@@ -1,0 +1,102 @@
+// FlowsScan: the elements of a document's top-level "flows" array handed out
+// one at a time, the rest kept with "flows": [], whatever the formatting,
+// the strings (brackets and quotes inside them) and the read block size.
+// The truth is nlohmann's parse of the same text.
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <replay/report/json_flows_scan.hpp>
+
+namespace {
+
+using nlohmann::json;
+
+struct Scanned {
+  std::vector<std::string> elements;
+  std::string rest;
+};
+
+// Scans `text` read `block` bytes at a time.
+Scanned scan(const std::string& text, std::size_t block) {
+  std::FILE* f = fmemopen(const_cast<char*>(text.data()), text.size(), "r");
+  REQUIRE(f != nullptr);
+  Scanned out;
+  try {
+    replay::FlowsScan s(f, "doc.json", true, block);
+    std::string e;
+    while (s.next(e)) out.elements.push_back(e);
+    out.rest = s.rest();
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  std::fclose(f);
+  return out;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    scan(text, 7);
+  } catch (const replay::ScanError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("FlowsScan: the top-level flows' elements, and the document around them") {
+  // Brackets, braces, quotes and backslashes in strings; a "flows" key
+  // inside an element and in another object (not the array); an empty
+  // object and array in an element; a value "flows" (not a key).
+  const json doc = {
+      {"a", "[{\"flows\": ]}\\"},
+      {"b", {{"flows", json::array({1, 2})}}},
+      {"c", "flows"},
+      {"flows", json::array({{{"flow", 1}, {"flows", json::array({json::object()})}, {"s", "}]\\\"{"}},
+                             {{"flow", 2}, {"x", json::object()}, {"y", json::array()}}})},
+      {"z", json::array({json::object({{"flows", 3}})})}};
+  json rest_expected = doc;
+  rest_expected["flows"] = json::array();
+  for (const std::string& text : {doc.dump(), doc.dump(2), doc.dump(1, '\t')}) {
+    for (std::size_t block : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{64}, std::size_t{1 << 16}}) {
+      CAPTURE(text);
+      CAPTURE(block);
+      const Scanned s = scan("\n " + text + "\n\n", block);
+      REQUIRE(s.elements.size() == 2);
+      CHECK(json::parse(s.elements[0]) == doc["flows"][0]);
+      CHECK(json::parse(s.elements[1]) == doc["flows"][1]);
+      CHECK(s.elements[0].front() == '{');
+      CHECK(s.elements[1].back() == '}');
+      CHECK(json::parse(s.rest) == rest_expected);
+    }
+  }
+}
+
+TEST_CASE("FlowsScan: a document without flows, or with an empty array") {
+  CHECK(scan(R"({"a": 1})", 3).elements.empty());
+  CHECK(json::parse(scan(R"({"a": 1})", 3).rest) == json{{"a", 1}});
+  const Scanned s = scan(R"({"flows": [ ], "k": "v"})", 4);
+  CHECK(s.elements.empty());
+  CHECK(json::parse(s.rest) == json{{"flows", json::array()}, {"k", "v"}});
+}
+
+TEST_CASE("FlowsScan: what it cannot follow is an error naming the document and the byte") {
+  CHECK(error_of(R"({"flows": [{"flow": 1})").find("doc.json: not a JSON document (byte 22): it ends before its last '}'") == 0);
+  CHECK(error_of("[1, 2]").find("no JSON object in it") != std::string::npos);
+  CHECK(error_of("").find("no JSON object in it") != std::string::npos);
+  CHECK(error_of(R"({"flows": [1]})").find("a \"flows\" entry that is not an object") != std::string::npos);
+  CHECK(error_of(R"({"flows": ["x"]})").find("a \"flows\" entry that is not an object") != std::string::npos);
+  CHECK(error_of(R"({"flows": [[]]})").find("a \"flows\" entry that is not an object") != std::string::npos);
+  CHECK(error_of(R"({"flows": [], "flows": []})").find("two \"flows\" arrays") != std::string::npos);
+  CHECK(error_of(R"({"flows": [}]})").find("a '}' that closes nothing") != std::string::npos);
+  CHECK(error_of(R"({"a": 1}})").find("more after the document's last '}'") != std::string::npos);
+  CHECK(error_of(R"({"a": 1} {"b": 2})").find("more after the document's last '}'") != std::string::npos);
+  CHECK(error_of(R"({"a": "never closed)").find("it ends before its last '}'") != std::string::npos);
+}
