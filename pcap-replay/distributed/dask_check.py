@@ -2,7 +2,8 @@
 """pcap-replay check across a Dask cluster (python3-distributed).
 
 One task per shard runs `pcap-replay check --json --shard K/N ARGS...` on a
-worker and returns its document; `pcap-replay merge` then writes the document
+worker and returns its document (fetched one at a time into a temporary
+file: this process holds at most one); `pcap-replay merge` then writes the document
 one `pcap-replay check --json ARGS...` would have written, byte for byte, on
 standard output, and exits with its status (0, 1 MUST findings, 2 input or
 limit problems, or a shard that could not be run).
@@ -80,42 +81,46 @@ def main():
 
     # The run's own task keys: another run on the same scheduler has others.
     run = uuid.uuid4().hex
-    try:
-        with Client(a.scheduler, timeout=a.wait_s) as client:
-            try:
-                client.wait_for_workers(a.workers, timeout=a.wait_s)
-            except TimeoutError:
-                return fail("fewer than {} worker(s) joined {} within {} s".format(a.workers, a.scheduler, a.wait_s))
-            futures = [client.submit(run_shard, binary, k, a.shards, args, os.getcwd(), a.marker_dir,
-                                     key="pcap-replay-shard-{}-of-{}-{}".format(k, a.shards, run), pure=False)
-                       for k in range(1, a.shards + 1)]
-            try:
-                wait(futures, timeout=a.timeout_s)
-            except TimeoutError:
-                return fail("the shards were not done within {} s".format(a.timeout_s))
-            results = client.gather(futures)
-    except (OSError, ValueError, TimeoutError) as e:
-        return fail("scheduler {}: {}".format(a.scheduler, e))
-    except Exception as e:  # a task that failed beyond Dask's retries
-        return fail("a shard failed: {}: {}".format(type(e).__name__, e))
-
     with tempfile.TemporaryDirectory() as tmp:
         docs = []
-        for k, (rc, out, err) in enumerate(results, start=1):
-            if rc not in (0, 1, 2) or not out.strip():
-                sys.stderr.write(err.decode(errors="replace"))
-                sys.stderr.write("dask_check: shard {}/{} failed (exit status {}): no document\n".format(k, a.shards, rc))
-                return 2
-            # What every shard says alike of the input (its problems), once;
-            # the limits are merge's to say.
-            if k == 1:
-                for line in err.decode(errors="replace").splitlines(True):
-                    if not line.startswith("pcap-replay: limit:"):
-                        sys.stderr.write(line)
-            path = os.path.join(tmp, "shard-{}.json".format(k))
-            with open(path, "wb") as f:
-                f.write(out)
-            docs.append(path)
+        try:
+            with Client(a.scheduler, timeout=a.wait_s) as client:
+                try:
+                    client.wait_for_workers(a.workers, timeout=a.wait_s)
+                except TimeoutError:
+                    return fail("fewer than {} worker(s) joined {} within {} s".format(a.workers, a.scheduler, a.wait_s))
+                futures = [client.submit(run_shard, binary, k, a.shards, args, os.getcwd(), a.marker_dir,
+                                         key="pcap-replay-shard-{}-of-{}-{}".format(k, a.shards, run), pure=False)
+                           for k in range(1, a.shards + 1)]
+                try:
+                    wait(futures, timeout=a.timeout_s)
+                except TimeoutError:
+                    return fail("the shards were not done within {} s".format(a.timeout_s))
+                # One document at a time in this process (each is written to a
+                # file and let go before the next is fetched; merge streams them).
+                for k, future in enumerate(futures, start=1):
+                    rc, out, err = future.result()
+                    future.release()
+                    if rc not in (0, 1, 2) or not out.strip():
+                        sys.stderr.write(err.decode(errors="replace"))
+                        sys.stderr.write("dask_check: shard {}/{} failed (exit status {}): no document\n".format(
+                            k, a.shards, rc))
+                        return 2
+                    # What every shard says alike of the input (its problems), once;
+                    # the limits are merge's to say.
+                    if k == 1:
+                        for line in err.decode(errors="replace").splitlines(True):
+                            if not line.startswith("pcap-replay: limit:"):
+                                sys.stderr.write(line)
+                    path = os.path.join(tmp, "shard-{}.json".format(k))
+                    with open(path, "wb") as f:
+                        f.write(out)
+                    del out
+                    docs.append(path)
+        except (OSError, ValueError, TimeoutError) as e:
+            return fail("scheduler {}: {}".format(a.scheduler, e))
+        except Exception as e:  # a task that failed beyond Dask's retries
+            return fail("a shard failed: {}: {}".format(type(e).__name__, e))
         sys.stdout.flush()
         return subprocess.run([binary, "merge"] + docs, check=False).returncode
 
