@@ -1,6 +1,9 @@
 #include "merge.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -9,6 +12,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <queue>
 #include <utility>
@@ -26,34 +30,49 @@ namespace {
 
 using nlohmann::json;
 
-// The read buffers of the N documents read at once while merging take at
+// The read buffers of the documents read at once while merging take at
 // most this together (each from 4 KiB to 64 KiB).
 constexpr std::size_t kMergeBuffersBytes = 16 << 20;
+// Descriptors left for everything else when the documents are kept open.
+constexpr rlim_t kSpareDescriptors = 64;
 
+using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+// A document: a regular file, opened when read (a merge may have more than
+// it can keep open), or a copy of a pipe or of standard input, kept open.
 struct Document {
   std::string name;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file{nullptr, std::fclose};
+  File spool{nullptr, std::fclose};
+  struct stat seen {};  // the file as first opened (regular files)
 };
 
-// Standard input copied to a temporary file: a document is read more than
-// once (its counts first, then its connections).
-std::FILE* spool_stdin() {
-  std::FILE* t = std::tmpfile();
-  if (!t) throw MergeError(std::string("-: cannot make a temporary file: ") + std::strerror(errno));
+// The same file, unchanged since it was first opened: device, inode,
+// size, modification and change times.
+bool same_file(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec &&
+         a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+}
+
+[[noreturn]] void changed(const Document& d) {
+  throw MergeError(d.name + ": the file changed while it was merged (merge reads each document more than once)");
+}
+
+// A copy of `in` (a pipe, standard input) in an unnamed temporary file: a
+// document is read more than once.
+File spool(std::FILE* in, const std::string& name) {
+  File t(std::tmpfile(), std::fclose);
+  if (!t) throw MergeError(name + ": cannot make a temporary file: " + std::strerror(errno));
   std::vector<char> buf(1 << 16);
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), stdin)) > 0;)
-    if (std::fwrite(buf.data(), 1, n, t) != n) throw MergeError(std::string("-: cannot spool: ") + std::strerror(errno));
-  if (std::ferror(stdin)) throw MergeError(std::string("-: cannot read: ") + std::strerror(errno));
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), in)) > 0;)
+    if (std::fwrite(buf.data(), 1, n, t.get()) != n) throw MergeError(name + ": cannot copy it: " + std::strerror(errno));
+  if (std::ferror(in)) throw MergeError(name + ": cannot read it: " + std::strerror(errno));
+  if (std::fflush(t.get()) != 0) throw MergeError(name + ": cannot copy it: " + std::strerror(errno));
   return t;
 }
 
-void open_all(std::vector<Document>& docs, const std::vector<std::string>& names) {
-  // One descriptor per document stays open while they are merged.
-  rlimit lim{};
-  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
-    lim.rlim_cur = lim.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &lim);
-  }
+std::vector<Document> documents(const std::vector<std::string>& names) {
+  std::vector<Document> docs;
   bool stdin_read = false;
   for (const std::string& name : names) {
     Document d;
@@ -61,68 +80,145 @@ void open_all(std::vector<Document>& docs, const std::vector<std::string>& names
     if (name == "-") {
       if (std::exchange(stdin_read, true))
         throw MergeError("-: standard input can be read once; give the other documents as files");
-      d.file.reset(spool_stdin());
+      d.spool = spool(stdin, name);
     } else {
-      d.file.reset(std::fopen(name.c_str(), "rb"));
-      if (!d.file)
-        throw MergeError(name + (errno == EMFILE ? ": cannot open more files at once (ulimit -n); merge reads "
-                                                   "every document at once"
-                                                 : std::string(": cannot read the file: ") + std::strerror(errno)));
+      File f(std::fopen(name.c_str(), "rb"), std::fclose);
+      if (!f) throw MergeError(name + ": cannot read the file: " + std::strerror(errno));
+      if (fstat(fileno(f.get()), &d.seen) != 0) throw MergeError(name + ": cannot read the file: " + std::strerror(errno));
+      if (S_ISDIR(d.seen.st_mode)) throw MergeError(name + ": cannot read the file: it is a directory");
+      if (!S_ISREG(d.seen.st_mode)) d.spool = spool(f.get(), name);  // a pipe, /dev/stdin, <(...)
     }
     docs.push_back(std::move(d));
   }
+  return docs;
 }
 
-void rewind_doc(const Document& d) {
-  if (std::fseek(d.file.get(), 0, SEEK_SET) != 0)
-    throw MergeError(d.name + ": cannot read it again: " + std::strerror(errno));
+// Document `d` at its start, unbuffered (FlowsScan buffers): its copy, or
+// its file opened again and checked to be the one first opened.
+std::FILE* open_doc(const Document& d, File& opened) {
+  std::FILE* f = d.spool.get();
+  if (!f) {
+    opened.reset(std::fopen(d.name.c_str(), "rb"));
+    if (!opened) {
+      if (errno == EMFILE || errno == ENFILE)
+        throw MergeError(d.name + ": cannot open another file: " + std::strerror(errno));
+      changed(d);
+    }
+    struct stat now {};
+    if (fstat(fileno(opened.get()), &now) != 0 || !same_file(now, d.seen)) changed(d);
+    f = opened.get();
+  }
+  std::setvbuf(f, nullptr, _IONBF, 0);
+  if (std::fseek(f, 0, SEEK_SET) != 0) throw MergeError(d.name + ": cannot read it: " + std::strerror(errno));
+  return f;
 }
 
-json parse(const std::string& text, const std::string& name, const char* what) {
+void check_unchanged(const std::vector<Document>& docs) {
+  for (const Document& d : docs) {
+    if (d.spool) continue;
+    struct stat now {};
+    if (stat(d.name.c_str(), &now) != 0 || !same_file(now, d.seen)) changed(d);
+  }
+}
+
+// nlohmann's message without its line and column (counted in the text
+// parsed, which is not the file): "syntax error while parsing value ...".
+std::string parse_message(const json::parse_error& e) {
+  const std::string what = e.what();
+  const std::size_t at = what.find("parse error");
+  const std::size_t colon = at == std::string::npos ? std::string::npos : what.find(": ", at);
+  return colon == std::string::npos ? what : what.substr(colon + 2);
+}
+
+// `text` parsed; an error names the byte of the file (from 1) where text
+// byte `e.byte` came from: `file_byte(e.byte - 1) + 1`.
+template <class FileByte>
+json parse(const std::string& text, const std::string& name, const FileByte& file_byte) {
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
-    throw MergeError(name + ": not a JSON document (" + what + "): " + e.what());
+    const std::uint64_t b = e.byte == 0 ? 0 : e.byte - 1;
+    throw MergeError(name + ": not a JSON document (byte " + std::to_string(file_byte(b) + 1) + "): " + parse_message(e));
   }
 }
 
 // Each document without its connections (they are not held: a document
 // can be larger than memory).
-std::vector<std::pair<std::string, json>> read_rests(std::vector<Document>& docs) {
+std::vector<std::pair<std::string, json>> read_rests(const std::vector<Document>& docs) {
   std::vector<std::pair<std::string, json>> rests;
   for (const Document& d : docs) {
-    rewind_doc(d);  // standard input's copy was just written
-    FlowsScan scan(d.file.get(), d.name, /*keep_rest=*/true);
-    rests.emplace_back(d.name, parse(scan.rest(), d.name, "around \"flows\""));
+    File opened(nullptr, std::fclose);
+    FlowsScan scan(open_doc(d, opened), d.name, /*keep_rest=*/true);
+    const std::string& text = scan.rest();
+    json rest = parse(text, d.name, [&](std::uint64_t i) { return scan.file_offset_of_rest(i); });
+    // A "flows" the scan did not take for the array (its key written with
+    // escapes): its entries would be missed.
+    if (rest.is_object() && rest.contains("flows") && rest["flows"].is_array() && !rest["flows"].empty())
+      throw MergeError(d.name + ": its \"flows\" key is written with escapes; write it as plain \"flows\"");
+    rests.emplace_back(d.name, std::move(rest));
   }
   return rests;
 }
 
+// The selection of a document shows every connection (no --flow,
+// --stream, -Y, --findings-only): its entries are then as many as its
+// summary's flows.
+bool shows_every_flow(const json& doc) {
+  const auto it = doc.find("selection");
+  if (it == doc.end() || !it->is_object()) return false;
+  for (const char* k : {"flow", "stream", "display_filter"})
+    if (!it->contains(k) || !(*it)[k].is_null()) return false;
+  return it->contains("findings_only") && (*it)["findings_only"] == false;
+}
+
 // Every connection of every shard before any is written: its entry is JSON
-// with an id of its shard, in increasing order.
-void check_entries(const std::vector<Document>& docs, const MergedReport& m) {
+// with an id of its shard, in increasing order, as many as the shard counts.
+void check_entries(const std::vector<Document>& docs, const std::vector<std::pair<std::string, json>>& rests,
+                   const MergedReport& m) {
   const std::uint64_t n = m.shard_docs.size();
   std::string text;
   for (std::uint64_t k = 1; k <= n; ++k) {
-    const Document& d = docs[m.shard_docs[k - 1]];
-    rewind_doc(d);
-    FlowsScan scan(d.file.get(), d.name, /*keep_rest=*/false);
+    const std::size_t i = m.shard_docs[k - 1];
+    const Document& d = docs[i];
+    File opened(nullptr, std::fclose);
+    FlowsScan scan(open_doc(d, opened), d.name, /*keep_rest=*/false);
     std::optional<std::uint64_t> prev;
+    std::uint64_t entries = 0;
     while (scan.next(text)) {
-      const std::uint64_t id = shard_entry_id(d.name, parse(text, d.name, "a \"flows\" entry"), k, n);
+      const std::uint64_t at = scan.element_offset();
+      const json entry = parse(text, d.name, [at](std::uint64_t b) { return at + b; });
+      const std::uint64_t id = shard_entry_id(d.name, entry, k, n);
       if (prev && id <= *prev)
         throw MergeError(d.name + ": connection " + std::to_string(id) + " after connection " + std::to_string(*prev) +
                          ": a shard's connections are in id order, each once");
       prev = id;
+      ++entries;
     }
+    const json& doc = rests[i].second;
+    const std::uint64_t counted = doc["summary"]["flows"].get<std::uint64_t>();
+    if (shows_every_flow(doc) && entries != counted)
+      throw MergeError(d.name + ": " + std::to_string(entries) + " connection(s) in \"flows\" where its summary counts " +
+                       std::to_string(counted));
   }
 }
 
-// The shards' connections, by id, into `out` (JsonFlowsWriter's entries).
-void merge_entries(const std::vector<Document>& docs, const MergedReport& m, JsonFlowsWriter& out) {
+// The shards' connections, by id, into `out` (JsonFlowsWriter's entries):
+// false when standard output failed (errno says why).
+bool merge_entries(const std::vector<Document>& docs, const MergedReport& m, JsonFlowsWriter& out) {
   const std::size_t n = m.shard_docs.size();
   const std::size_t buffer = std::clamp<std::size_t>(kMergeBuffersBytes / n, 4096, 1 << 16);
+  // Every document open at once when the descriptors allow; else each
+  // opened again for each entry read.
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  const bool keep_open = getrlimit(RLIMIT_NOFILE, &lim) == 0 &&
+                         (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > n + kSpareDescriptors);
   struct Cursor {
+    const Document* doc;
+    File opened{nullptr, std::fclose};
     FlowsScan scan;
     std::string text;
     json entry;
@@ -132,15 +228,26 @@ void merge_entries(const std::vector<Document>& docs, const MergedReport& m, Jso
   std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
   const auto advance = [&](std::size_t i) {
     Cursor& c = *cursors[i];
-    if (!c.scan.next(c.text)) return;
-    const Document& d = docs[m.shard_docs[i]];
-    c.entry = parse(c.text, d.name, "a \"flows\" entry");
-    heads.emplace(shard_entry_id(d.name, c.entry, i + 1, n), i);
+    if (!keep_open && !c.doc->spool) {  // open it again where it was left
+      const std::uint64_t at = c.scan.position();
+      std::FILE* f = open_doc(*c.doc, c.opened);
+      if (std::fseek(f, static_cast<long>(at), SEEK_SET) != 0) changed(*c.doc);
+      c.scan.reattach(f);
+    }
+    const bool more = c.scan.next(c.text);
+    if (!keep_open) c.opened.reset();
+    if (!more) return;
+    const std::uint64_t at = c.scan.element_offset();
+    c.entry = parse(c.text, c.doc->name, [at](std::uint64_t b) { return at + b; });
+    heads.emplace(shard_entry_id(c.doc->name, c.entry, i + 1, n), i);
   };
   for (std::size_t i = 0; i < n; ++i) {
     const Document& d = docs[m.shard_docs[i]];
-    rewind_doc(d);
-    cursors.push_back(std::make_unique<Cursor>(Cursor{FlowsScan(d.file.get(), d.name, false, buffer), {}, {}}));
+    File opened(nullptr, std::fclose);
+    std::FILE* f = open_doc(d, opened);
+    cursors.push_back(std::make_unique<Cursor>(Cursor{&d, std::move(opened), FlowsScan(f, d.name, false, buffer), {}, {}}));
+    if (!keep_open) cursors.back()->opened.reset();
+    if (!keep_open && !d.spool) cursors.back()->scan.reattach(nullptr);
     advance(i);
   }
   std::string entry;
@@ -148,7 +255,7 @@ void merge_entries(const std::vector<Document>& docs, const MergedReport& m, Jso
     const std::size_t i = heads.top().second;
     heads.pop();
     // As one run writes it (nlohmann's dump(2), which the shard's own text
-    // is, unless a tool reformatted the document), indented as an element.
+    // is unless a tool reformatted it), indented as an element.
     entry.clear();
     for (char ch : cursors[i]->entry.dump(2, ' ', false, json::error_handler_t::replace)) {
       entry.push_back(ch);
@@ -156,8 +263,15 @@ void merge_entries(const std::vector<Document>& docs, const MergedReport& m, Jso
     }
     if (!out.begun()) out.begin(m.doc);  // (without an entry, finish writes it all)
     out.entry(entry);
+    if (!std::cout) return false;
     advance(i);
   }
+  return true;
+}
+
+std::string write_failed() {
+  return std::string("pcap-replay: merge: writing the report to standard output failed: ") +
+         (errno ? std::strerror(errno) : "an error on the stream") + "\n";
 }
 
 }  // namespace
@@ -166,25 +280,46 @@ int run_merge(const std::vector<std::string>& files, bool strict) {
   MergedReport m;
   std::vector<Document> docs;
   try {
-    open_all(docs, files);
+    docs = documents(files);
     const auto rests = read_rests(docs);
     m = merge_shards(rests);
-    check_entries(docs, m);
+    check_entries(docs, rests, m);
+    check_unchanged(docs);
   } catch (const MergeError& e) {
     std::cerr << "pcap-replay: merge: " << e.what() << "\n";
     return 2;
   } catch (const ScanError& e) {
     std::cerr << "pcap-replay: merge: " << e.what() << "\n";
     return 2;
-  }
-  JsonFlowsWriter out(std::cout);
-  try {
-    merge_entries(docs, m, out);
-  } catch (const std::exception& e) {  // a document changed since it was checked
-    std::cerr << "pcap-replay: merge: " << e.what() << " (the document changed while it was merged?)\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "pcap-replay: merge: out of memory\n";
     return 2;
   }
+  // Checked whole: what follows fails only when a document changes under
+  // it (said, exit 2: the document written is then not to be used), or
+  // when standard output does.
+  JsonFlowsWriter out(std::cout);
+  try {
+    errno = 0;
+    if (!merge_entries(docs, m, out)) {
+      std::cerr << write_failed();
+      return 2;
+    }
+    check_unchanged(docs);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "pcap-replay: merge: out of memory\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "pcap-replay: merge: " << e.what() << "\n";
+    return 2;
+  }
+  errno = 0;
   out.finish(m.doc);
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << write_failed();
+    return 2;
+  }
   // What one run says on standard error of the limits (the rest of its
   // stderr, the input problems, is in the document's "inputs" and "diagnostics").
   for (std::string hit : m.limit_hits) {
@@ -194,11 +329,6 @@ int run_merge(const std::vector<std::string>& files, bool strict) {
   }
   if (m.dropped_segments > 0)
     std::cerr << "pcap-replay: limit: " << m.dropped_segments << " segment(s) not analysed (exit status 2)\n";
-  std::cout.flush();
-  if (!std::cout) {
-    std::cerr << "pcap-replay: merge: writing the report to standard output failed: " << std::strerror(errno) << "\n";
-    return 2;
-  }
   const nlohmann::json& sum = m.doc["summary"];
   strict = strict || m.strict;  // as the shards were run
   int status = sum.value("must", std::uint64_t{0}) > 0 || (strict && sum.value("should", std::uint64_t{0}) > 0) ? 1 : 0;

@@ -113,8 +113,11 @@ def main():
                             if not line.startswith("pcap-replay: limit:"):
                                 sys.stderr.write(line)
                     path = os.path.join(tmp, "shard-{}.json".format(k))
-                    with open(path, "wb") as f:
-                        f.write(out)
+                    try:
+                        with open(path, "wb") as f:
+                            f.write(out)
+                    except OSError as e:  # not the scheduler's: the local disk
+                        return fail("cannot keep shard {}/{}'s document in {}: {}".format(k, a.shards, tmp, e))
                     del out
                     docs.append(path)
         except (OSError, ValueError, TimeoutError) as e:

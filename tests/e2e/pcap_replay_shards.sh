@@ -157,6 +157,28 @@ cmp -s "$T/jm.json" "$T/j.json" && [ "$rj" = "$rm_" ] || fail "merge of shards w
 echo "ok: merge of shards without a connection (unusable input, exit $rj): the run's document"
 refused "connections out of id order" "a shard's connections are in id order" "$T/swapped.json" "$T/g2.json"
 refused "a flows entry that is not an object" "a \"flows\" entry that is not an object" "$T/scalar.json" "$T/g2.json"
+# Edits the scan must not pass over: the "flows" key written with an escape
+# (its entries would be missed), junk or a missing comma between entries,
+# an entry removed (fewer than the summary counts).
+sed '0,/^  "flows": \[/s//  "fl\\u006fws": [/' "$T/g1.json" > "$T/escaped.json"
+refused "a \"flows\" key written with an escape" "written with escapes" "$T/escaped.json" "$T/g2.json"
+sed '/^  "flows": \[/,/^  \]/s/^    },$/    } : ,,/' "$T/g1.json" > "$T/junk.json"
+refused "junk between entries" "not an object" "$T/junk.json" "$T/g2.json"
+sed '/^  "flows": \[/,/^  \]/s/^    },$/    }/' "$T/g1.json" > "$T/nocomma.json"
+refused "entries without a comma" "without a comma between them" "$T/nocomma.json" "$T/g2.json"
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["flows"].pop(); json.dump(d, open(sys.argv[2], "w"), indent=2)' "$T/g1.json" "$T/short.json"
+refused "a document with an entry removed" "in \"flows\" where its summary counts" "$T/short.json" "$T/g2.json"
+# Pipes are copied (a document is read more than once): <(...), /dev/stdin.
+"$BIN" merge <(cat "$T/g1.json") "$T/g2.json" > "$T/gm.json" && cmp -s "$T/gm.json" "$T/g.json" || fail "merge of a pipe"
+"$BIN" merge /dev/stdin "$T/g2.json" < "$T/g1.json" > "$T/gm.json" && cmp -s "$T/gm.json" "$T/g.json" || fail "merge of /dev/stdin"
+echo "ok: merge reads pipes (<(...), /dev/stdin): the run's bytes"
+# More shards than descriptors it may keep open (ulimit -n 40, 60 shards):
+# each document opened again for each entry.
+docs=()
+for k in $(seq 1 60); do "$BIN" check --json --profile linux --shard "$k/60" "$g" > "$T/n$k.json" 2> /dev/null; docs+=("$T/n$k.json"); done
+(ulimit -n 40; "$BIN" merge "${docs[@]}") > "$T/nm.json" || fail "merge of 60 shards under ulimit -n 40"
+cmp -s "$T/nm.json" "$T/g.json" || fail "merge of 60 shards under ulimit -n 40 differs from one run"
+echo "ok: merge of 60 shards with 40 descriptors: the run's bytes"
 # Memory: the documents are streamed. 20 000 one-SYN connections make
 # documents of about 54 MB (2.7 KB a connection); holding them parsed took
 # about 9 times their size (2.5 GB for 270 MB), streaming about 7 MB.

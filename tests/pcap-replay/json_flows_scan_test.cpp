@@ -89,14 +89,71 @@ TEST_CASE("FlowsScan: a document without flows, or with an empty array") {
 
 TEST_CASE("FlowsScan: what it cannot follow is an error naming the document and the byte") {
   CHECK(error_of(R"({"flows": [{"flow": 1})").find("doc.json: not a JSON document (byte 22): it ends before its last '}'") == 0);
-  CHECK(error_of("[1, 2]").find("no JSON object in it") != std::string::npos);
+  CHECK(error_of("[1, 2]").find("its top level is not an object") != std::string::npos);
   CHECK(error_of("").find("no JSON object in it") != std::string::npos);
   CHECK(error_of(R"({"flows": [1]})").find("a \"flows\" entry that is not an object") != std::string::npos);
   CHECK(error_of(R"({"flows": ["x"]})").find("a \"flows\" entry that is not an object") != std::string::npos);
   CHECK(error_of(R"({"flows": [[]]})").find("a \"flows\" entry that is not an object") != std::string::npos);
   CHECK(error_of(R"({"flows": [], "flows": []})").find("two \"flows\" arrays") != std::string::npos);
-  CHECK(error_of(R"({"flows": [}]})").find("a '}' that closes nothing") != std::string::npos);
+  CHECK(error_of(R"({"flows": [}]})").find("a \"flows\" entry that is not an object") != std::string::npos);
   CHECK(error_of(R"({"a": 1}})").find("more after the document's last '}'") != std::string::npos);
   CHECK(error_of(R"({"a": 1} {"b": 2})").find("more after the document's last '}'") != std::string::npos);
   CHECK(error_of(R"({"a": "never closed)").find("it ends before its last '}'") != std::string::npos);
+}
+
+TEST_CASE("FlowsScan: the array's grammar: objects separated by single commas") {
+  CHECK(scan(R"({"flows": [ {"a": 1} , {"b": 2} ]})", 5).elements.size() == 2);
+  CHECK(error_of(R"({"flows": [{"a": 1} {"b": 2}]})").find("without a comma between them") != std::string::npos);
+  CHECK(error_of(R"({"flows": [{"a": 1},, {"b": 2}]})").find("without an entry before it") != std::string::npos);
+  CHECK(error_of(R"({"flows": [, {"b": 2}]})").find("without an entry before it") != std::string::npos);
+  CHECK(error_of(R"({"flows": [{"a": 1},]})").find("a comma before the end") != std::string::npos);
+  CHECK(error_of(R"({"flows": [{"a": 1} : , {"b": 2}]})").find("not an object") != std::string::npos);
+}
+
+TEST_CASE("FlowsScan: a byte order mark, depth, and where things are in the file") {
+  // A UTF-8 byte order mark before the document is skipped (nlohmann's
+  // parser skips it too); anywhere else it is not JSON.
+  const std::string doc = R"({"k": [1], "flows": [{"flow": 7}, {"flow": 8}], "z": {"x": "]"}})";
+  const Scanned s = scan("\xEF\xBB\xBF" + doc, 4);
+  CHECK(s.elements.size() == 2);
+  CHECK(json::parse(s.rest) == json::parse(R"({"k": [1], "flows": [], "z": {"x": "]"}})"));
+  CHECK(error_of(" \xEF\xBB\xBF" + doc).find("not an object") != std::string::npos);
+  // Nesting deeper than kMaxJsonDepth is refused (the parser would recurse).
+  std::string deep = R"({"flows": [{"a": )";
+  for (int i = 0; i < replay::kMaxJsonDepth; ++i) deep += "[";
+  CHECK(error_of(deep).find("nested deeper than 64 levels") != std::string::npos);
+  // Offsets: the elements' first bytes, and the rest's bytes mapped back.
+  std::FILE* f = fmemopen(const_cast<char*>(doc.data()), doc.size(), "r");
+  REQUIRE(f != nullptr);
+  replay::FlowsScan sc(f, "doc.json", true, 3);
+  std::string e;
+  REQUIRE(sc.next(e));
+  CHECK(sc.element_offset() == doc.find(R"({"flow": 7})"));
+  REQUIRE(sc.next(e));
+  CHECK(sc.element_offset() == doc.find(R"({"flow": 8})"));
+  CHECK(!sc.next(e));
+  const std::string& rest = sc.rest();
+  for (std::size_t i = 0; i < rest.size(); ++i) REQUIRE(doc[sc.file_offset_of_rest(i)] == rest[i]);
+  CHECK(sc.file_offset_of_rest(rest.find(R"("z")")) == doc.find(R"("z")"));
+  std::fclose(f);
+}
+
+TEST_CASE("FlowsScan: reattached to another handle where it stood, it goes on") {
+  const std::string doc = R"({"flows": [{"flow": 1, "s": "a\"]"}, {"flow": 2}, {"flow": 3}]})";
+  std::vector<std::string> got;
+  std::FILE* f = fmemopen(const_cast<char*>(doc.data()), doc.size(), "r");
+  replay::FlowsScan sc(f, "doc.json", false, 8);
+  for (std::string e; sc.next(e);) {
+    got.push_back(e);
+    // As merge does past its descriptors: the handle closed, another opened
+    // at the position.
+    std::fclose(f);
+    f = fmemopen(const_cast<char*>(doc.data()), doc.size(), "r");
+    REQUIRE(std::fseek(f, static_cast<long>(sc.position()), SEEK_SET) == 0);
+    sc.reattach(f);
+  }
+  std::fclose(f);
+  REQUIRE(got.size() == 3);
+  CHECK(json::parse(got[0]) == json::parse(R"({"flow": 1, "s": "a\"]"})"));
+  CHECK(got[2] == R"({"flow": 3})");
 }

@@ -9,6 +9,9 @@ namespace replay {
 
 namespace {
 bool space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+// UTF-8's byte order mark, which may open a JSON text (RFC 8259 section 8.1
+// lets a parser ignore it; nlohmann's does).
+constexpr char kBom[] = "\xEF\xBB\xBF";
 }  // namespace
 
 FlowsScan::FlowsScan(std::FILE* file, std::string name, bool keep_rest, std::size_t buffer_bytes)
@@ -19,7 +22,17 @@ void FlowsScan::fail_read() const {
 }
 
 void FlowsScan::fail(const std::string& what) const {
-  throw ScanError(fmt::format("{}: not a JSON document (byte {}): {}", name_, offset_ + pos_, what));
+  throw ScanError(fmt::format("{}: not a JSON document (byte {}): {}", name_, position(), what));
+}
+
+void FlowsScan::reattach(std::FILE* file) {
+  file_ = file;
+  offset_ += pos_;
+  pos_ = len_ = 0;
+}
+
+std::uint64_t FlowsScan::file_offset_of_rest(std::uint64_t i) const {
+  return i + static_cast<std::uint64_t>(bom_) + (flows_seen_ && i >= rest_flows_at_ ? flows_skipped_ : 0);
 }
 
 bool FlowsScan::next(std::string& out) {
@@ -33,7 +46,10 @@ const std::string& FlowsScan::rest() {
   // Only blanks may follow the document.
   for (;;) {
     for (; pos_ < len_; ++pos_)
-      if (!space(buf_[pos_])) fail("more after the document's last '}'");
+      if (!space(buf_[pos_])) {
+        ++pos_;
+        fail("more after the document's last '}'");
+      }
     offset_ += len_;
     len_ = std::fread(buf_.data(), 1, buf_.size(), file_);
     pos_ = 0;
@@ -78,10 +94,45 @@ bool FlowsScan::scan(std::string* element) {
       if (collect_str_) str_.push_back(c);
       continue;
     }
+    if (depth_ == 0) {
+      if (!began_ && bom_ < 3 && position() == static_cast<std::uint64_t>(bom_) + 1 && c == kBom[bom_]) {
+        ++bom_;
+        continue;
+      }
+      if (space(c)) {
+        emit(c);
+        continue;
+      }
+      if (c != '{') fail("its top level is not an object (not a pcap-replay JSON document)");
+      began_ = true;
+      emit(c);
+      ++depth_;
+      continue;
+    }
+    // Between the elements of "flows": blanks, and single commas.
+    if (in_flows_ && !in_element_) {
+      if (space(c)) continue;
+      if (c == ',') {
+        if (in_array_ != InArray::after_element) fail("a comma in \"flows\" without an entry before it");
+        in_array_ = InArray::after_comma;
+        continue;
+      }
+      if (c == ']') {
+        if (in_array_ == InArray::after_comma) fail("a comma before the end of \"flows\"");
+        in_flows_ = false;
+        if (keep_rest_) flows_skipped_ = position() - 1 - (rest_flows_at_ + static_cast<std::uint64_t>(bom_));
+        --depth_;
+        emit(c);
+        if (element) return false;  // the array's end
+        continue;
+      }
+      if (c != '{') fail("a \"flows\" entry that is not an object");
+      if (in_array_ == InArray::after_element) fail("two \"flows\" entries without a comma between them");
+      in_element_ = true;
+      element_at_ = position() - 1;
+    }
     switch (c) {
       case '"':
-        if (depth_ == 0) fail("no JSON object in it");
-        if (in_flows_ && !in_element_) fail("a \"flows\" entry that is not an object");
         in_string_ = true;
         collect_str_ = depth_ == 1;
         if (collect_str_) str_.clear();
@@ -93,39 +144,23 @@ bool FlowsScan::scan(std::string* element) {
         break;
       case '{':
       case '[':
-        if (depth_ == 0) {
-          if (began_ || c != '{') fail("no JSON object in it");
-          began_ = true;
-        }
-        if (depth_ == 1 && c == '[' && key_ == "flows") {
-          if (flows_seen_) fail("two \"flows\" arrays");
-          emit(c);  // the rest keeps "[" and "]" of "flows"
-          flows_seen_ = in_flows_ = true;
-          ++depth_;
-          break;
-        }
-        if (in_flows_ && depth_ == 2) {
-          if (c != '{') fail("a \"flows\" entry that is not an object");
-          in_element_ = true;
-        }
+        if (depth_ >= kMaxJsonDepth) fail(fmt::format("nested deeper than {} levels", kMaxJsonDepth));
         emit(c);
         ++depth_;
+        if (depth_ == 2 && c == '[' && key_ == "flows") {
+          if (flows_seen_) fail("two \"flows\" arrays");
+          flows_seen_ = in_flows_ = true;
+          in_array_ = InArray::start;
+          rest_flows_at_ = rest_.size();
+        }
         break;
       case '}':
       case ']':
-        if (depth_ == 0) fail("a '" + std::string(1, c) + "' that closes nothing");
-        if (in_flows_ && depth_ == 2) {
-          if (c != ']') fail("a '}' that closes nothing in \"flows\"");
-          in_flows_ = false;
-          --depth_;
-          emit(c);
-          if (element) return false;  // the array's end
-          break;
-        }
         emit(c);
         --depth_;
         if (in_element_ && depth_ == 2) {
           in_element_ = false;
+          in_array_ = InArray::after_element;
           if (element) return true;
           break;
         }
@@ -135,8 +170,6 @@ bool FlowsScan::scan(std::string* element) {
         }
         break;
       default:
-        if (depth_ == 0 && !space(c)) fail("no JSON object in it");
-        if (in_flows_ && !in_element_ && !space(c) && c != ',') fail("a \"flows\" entry that is not an object");
         emit(c);
     }
   }
