@@ -139,6 +139,8 @@ json parse(const std::string& text, const std::string& name, const FileByte& fil
   } catch (const json::parse_error& e) {
     const std::uint64_t b = e.byte == 0 ? 0 : e.byte - 1;
     throw MergeError(name + ": not a JSON document (byte " + std::to_string(file_byte(b) + 1) + "): " + parse_message(e));
+  } catch (const json::exception& e) {  // out_of_range 406: a number past a double ("1e999")
+    throw MergeError(name + ": not a JSON document: " + e.what());
   }
 }
 

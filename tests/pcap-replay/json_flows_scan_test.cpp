@@ -118,6 +118,7 @@ TEST_CASE("FlowsScan: a byte order mark, depth, and where things are in the file
   CHECK(s.elements.size() == 2);
   CHECK(json::parse(s.rest) == json::parse(R"({"k": [1], "flows": [], "z": {"x": "]"}})"));
   CHECK(error_of(" \xEF\xBB\xBF" + doc).find("not an object") != std::string::npos);
+  CHECK(error_of("\xEF\xBB" + doc).find("a byte order mark cut short") != std::string::npos);  // (found by fuzz-flows_scan)
   // Nesting deeper than kMaxJsonDepth is refused (the parser would recurse).
   std::string deep = R"({"flows": [{"a": )";
   for (int i = 0; i < replay::kMaxJsonDepth; ++i) deep += "[";

@@ -99,6 +99,7 @@ bool FlowsScan::scan(std::string* element) {
         ++bom_;
         continue;
       }
+      if (bom_ > 0 && bom_ < 3) fail("a byte order mark cut short");
       if (space(c)) {
         emit(c);
         continue;
