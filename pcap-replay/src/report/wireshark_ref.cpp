@@ -29,37 +29,6 @@ StreamNumbers::StreamNumbers(const Report& r) {
   for (const FlowReport* f : order) by_id_[f->id] = *counter.next(*f);
 }
 
-std::size_t StreamCounter::PairHash::operator()(const PairKey& k) const {
-  // The key's bytes (file, both addresses with their versions and ports)
-  // through std::hash of a string_view: no padding read, nothing allocated.
-  std::array<unsigned char, sizeof(std::uint64_t) + 2 * 19> b{};
-  std::size_t n = 0;
-  const auto put = [&](const void* p, std::size_t len) {
-    std::memcpy(b.data() + n, p, len);
-    n += len;
-  };
-  const std::uint64_t file = k.file;
-  put(&file, sizeof file);
-  for (const Endpoint* e : {&k.lo, &k.hi}) {
-    put(e->address.bytes.data(), e->address.bytes.size());
-    put(&e->address.version, 1);
-    put(&e->port, 2);
-  }
-  return std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(b.data()), n));
-}
-
-std::optional<std::uint64_t> StreamCounter::next(const FlowReport& f) {
-  if (!known_) return std::nullopt;
-  const auto [it, added] =
-      last_.try_emplace(PairKey{f.file_index, std::min(f.client, f.server), std::max(f.client, f.server)});
-  // The same SYN again: Wireshark's same stream. So is a connection that did
-  // not begin with a SYN (one over after an idle gap, FlowSlot::cannot_resume):
-  // Wireshark starts a stream only at a SYN.
-  if (!added && (!f.syn_isn || it->second.isn == f.syn_isn)) return it->second.stream;
-  it->second = Last{f.syn_isn, next_[f.file_index]++};
-  return it->second.stream;
-}
-
 std::optional<std::uint64_t> StreamNumbers::of(const FlowReport& f) const {
   if (!known_) return std::nullopt;
   const auto it = by_id_.find(f.id);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -49,31 +50,21 @@ class StreamNumbers {
 class StreamCounter {
  public:
   /// `known`: false under a BPF filter (every answer is then nullopt).
-  explicit StreamCounter(bool known) : known_(known) {}
+  explicit StreamCounter(bool known);
+  StreamCounter(const StreamCounter& o);
+  StreamCounter(StreamCounter&&) noexcept;
+  StreamCounter& operator=(StreamCounter o) noexcept;
+  ~StreamCounter();
   /// The tcp.stream of `f`, the next connection in id order.
   std::optional<std::uint64_t> next(const FlowReport& f);
 
  private:
-  struct Last {
-    std::optional<std::uint32_t> isn;  // the SYN ISN of the latest connection on the pair
-    std::uint64_t stream = 0;          // and its stream
-  };
-  // A connection's address pair in its file: (file, lower, higher endpoint).
-  struct PairKey {
-    std::size_t file;
-    Endpoint lo, hi;
-    friend bool operator==(const PairKey&, const PairKey&) = default;
-  };
-  struct PairHash {
-    std::size_t operator()(const PairKey& k) const;
-  };
+  // One entry per address pair seen (stream_pairs.cpp): hashed, so that
+  // numbering a connection costs the same with a million pairs as with ten.
+  struct Pairs;
   bool known_;
   std::map<std::size_t, std::uint64_t> next_;  // file_index -> next new stream
-  // One entry per address pair seen: hashed, so that numbering a connection
-  // costs the same with a million pairs as with ten. (Abseil's flat map
-  // is faster here but holds up to twice its entries' size, and both arrays
-  // while it grows: 2 M one-SYN connections took 1.22 GB against 0.91.)
-  std::unordered_map<PairKey, Last, PairHash> last_;
+  std::unique_ptr<Pairs> pairs_;
 };
 
 /// The Wireshark display filter for one frame: "frame.number == 179".
