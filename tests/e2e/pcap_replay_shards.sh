@@ -189,8 +189,14 @@ docs_kib=$(( ($(stat -c %s "$T/y1.json") + $(stat -c %s "$T/y2.json")) / 1024 ))
 /usr/bin/time -o "$T/time" -f '%M' "$BIN" merge "$T/y2.json" "$T/y1.json" > "$T/ym.json" || fail "merge of the one-SYN shards"
 cmp -s "$T/ym.json" "$T/y.json" || fail "merge of the one-SYN shards differs from one run"
 rss_kib=$(tail -1 "$T/time")
-[ "$rss_kib" -lt $((docs_kib / 4)) ] || fail "merge of $docs_kib KiB of documents took $rss_kib KiB (not streamed?)"
-echo "ok: merge of $docs_kib KiB of shard documents in $rss_kib KiB of memory, the run's bytes"
+# SAN=1: AddressSanitizer's quarantine keeps freed memory resident (548 MB
+# here), so only the normal build's memory says whether merge streams.
+if [ "${SAN:-0}" = 1 ]; then
+  echo "ok: merge of $docs_kib KiB of shard documents, the run's bytes (memory not checked under SAN=1: $rss_kib KiB)"
+else
+  [ "$rss_kib" -lt $((docs_kib / 4)) ] || fail "merge of $docs_kib KiB of documents took $rss_kib KiB (not streamed?)"
+  echo "ok: merge of $docs_kib KiB of shard documents in $rss_kib KiB of memory, the run's bytes"
+fi
 "$BIN" check --shard 1/2 "$f" > /dev/null 2> "$T/err"; rc=$?
 [ $rc = 2 ] && grep -q -- "--shard writes a check --json document" "$T/err" || fail "--shard without --json: exit $rc"
 for bad in 0/2 3/2 2 a/b 1/0 1/2x "" 1/65537; do
