@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -42,7 +43,8 @@ using File = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
 // it can keep open), or a copy of a pipe or of standard input, kept open.
 struct Document {
   std::string name;
-  File spool{nullptr, std::fclose};
+  File pipe{nullptr, std::fclose};   // a pipe's document, until copied (read_rests)
+  File spool{nullptr, std::fclose};  // its copy
   struct stat seen {};  // the file as first opened (regular files)
 };
 
@@ -58,16 +60,13 @@ bool same_file(const struct stat& a, const struct stat& b) {
   throw MergeError(d.name + ": the file changed while it was merged (merge reads each document more than once)");
 }
 
-// A copy of `in` (a pipe, standard input) in an unnamed temporary file: a
-// document is read more than once.
-File spool(std::FILE* in, const std::string& name) {
+// An unnamed temporary file for a copy of a pipe's document (standard
+// input, <(...)): a document is read more than once. Unbuffered, as every
+// file FlowsScan reads (it buffers).
+File temporary(const std::string& name) {
   File t(std::tmpfile(), std::fclose);
   if (!t) throw MergeError(name + ": cannot make a temporary file: " + std::strerror(errno));
-  std::vector<char> buf(1 << 16);
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), in)) > 0;)
-    if (std::fwrite(buf.data(), 1, n, t.get()) != n) throw MergeError(name + ": cannot copy it: " + std::strerror(errno));
-  if (std::ferror(in)) throw MergeError(name + ": cannot read it: " + std::strerror(errno));
-  if (std::fflush(t.get()) != 0) throw MergeError(name + ": cannot copy it: " + std::strerror(errno));
+  std::setvbuf(t.get(), nullptr, _IONBF, 0);
   return t;
 }
 
@@ -80,13 +79,15 @@ std::vector<Document> documents(const std::vector<std::string>& names) {
     if (name == "-") {
       if (std::exchange(stdin_read, true))
         throw MergeError("-: standard input can be read once; give the other documents as files");
-      d.spool = spool(stdin, name);
+      const int in = dup(STDIN_FILENO);
+      d.pipe.reset(in < 0 ? nullptr : fdopen(in, "rb"));
+      if (!d.pipe) throw MergeError("-: cannot read standard input: " + std::string(std::strerror(errno)));
     } else {
       File f(std::fopen(name.c_str(), "rb"), std::fclose);
       if (!f) throw MergeError(name + ": cannot read the file: " + std::strerror(errno));
       if (fstat(fileno(f.get()), &d.seen) != 0) throw MergeError(name + ": cannot read the file: " + std::strerror(errno));
       if (S_ISDIR(d.seen.st_mode)) throw MergeError(name + ": cannot read the file: it is a directory");
-      if (!S_ISREG(d.seen.st_mode)) d.spool = spool(f.get(), name);  // a pipe, /dev/stdin, <(...)
+      if (!S_ISREG(d.seen.st_mode)) d.pipe = std::move(f);  // a pipe, /dev/stdin, <(...)
     }
     docs.push_back(std::move(d));
   }
@@ -108,7 +109,7 @@ std::FILE* open_doc(const Document& d, File& opened) {
     if (fstat(fileno(opened.get()), &now) != 0 || !same_file(now, d.seen)) changed(d);
     f = opened.get();
   }
-  std::setvbuf(f, nullptr, _IONBF, 0);
+  if (!d.spool) std::setvbuf(f, nullptr, _IONBF, 0);  // (the copy is unbuffered from its start)
   if (std::fseek(f, 0, SEEK_SET) != 0) throw MergeError(d.name + ": cannot read it: " + std::strerror(errno));
   return f;
 }
@@ -130,6 +131,13 @@ std::string parse_message(const json::parse_error& e) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
+// nlohmann's message without its "[json.exception.out_of_range.406] ".
+std::string json_message(const json::exception& e) {
+  const std::string what = e.what();
+  const std::size_t at = what.find("] ");
+  return what.rfind("[json.exception.", 0) == 0 && at != std::string::npos ? what.substr(at + 2) : what;
+}
+
 // `text` parsed; an error names the byte of the file (from 1) where text
 // byte `e.byte` came from: `file_byte(e.byte - 1) + 1`.
 template <class FileByte>
@@ -140,21 +148,54 @@ json parse(const std::string& text, const std::string& name, const FileByte& fil
     const std::uint64_t b = e.byte == 0 ? 0 : e.byte - 1;
     throw MergeError(name + ": not a JSON document (byte " + std::to_string(file_byte(b) + 1) + "): " + parse_message(e));
   } catch (const json::exception& e) {  // out_of_range 406: a number past a double ("1e999")
-    throw MergeError(name + ": not a JSON document: " + e.what());
+    throw MergeError(name + ": not a JSON document: " + json_message(e));
+  }
+}
+
+// `text` (the rest of a document) parsed; with its top-level keys named
+// "flows" (as the parser decodes them) counted.
+template <class FileByte>
+json parse_rest(const std::string& text, const std::string& name, const FileByte& file_byte, int& flows_keys) {
+  flows_keys = 0;
+  const json::parser_callback_t count = [&flows_keys](int depth, json::parse_event_t event, json& parsed) {
+    if (depth == 1 && event == json::parse_event_t::key && parsed == "flows") ++flows_keys;
+    return true;
+  };
+  try {
+    return json::parse(text, count);
+  } catch (const json::parse_error& e) {
+    const std::uint64_t b = e.byte == 0 ? 0 : e.byte - 1;
+    throw MergeError(name + ": not a JSON document (byte " + std::to_string(file_byte(b) + 1) + "): " + parse_message(e));
+  } catch (const json::exception& e) {
+    throw MergeError(name + ": not a JSON document: " + json_message(e));
   }
 }
 
 // Each document without its connections (they are not held: a document
-// can be larger than memory).
-std::vector<std::pair<std::string, json>> read_rests(const std::vector<Document>& docs) {
+// can be larger than memory). A pipe's is copied as it is read, and checked
+// as it comes (garbage or an endless stream stops at its first bytes that
+// cannot be a report).
+std::vector<std::pair<std::string, json>> read_rests(std::vector<Document>& docs) {
   std::vector<std::pair<std::string, json>> rests;
-  for (const Document& d : docs) {
+  for (Document& d : docs) {
     File opened(nullptr, std::fclose);
-    FlowsScan scan(open_doc(d, opened), d.name, /*keep_rest=*/true);
+    std::FILE* f = nullptr;
+    if (d.pipe) {
+      d.spool = temporary(d.name);
+      f = d.pipe.get();
+    } else {
+      f = open_doc(d, opened);
+    }
+    FlowsScan scan(f, d.name, /*keep_rest=*/true);
+    if (d.pipe) scan.copy_to(d.spool.get());
     const std::string& text = scan.rest();
-    json rest = parse(text, d.name, [&](std::uint64_t i) { return scan.file_offset_of_rest(i); });
+    d.pipe.reset();
+    int flows_keys = 0;
+    json rest = parse_rest(text, d.name, [&](std::uint64_t i) { return scan.file_offset_of_rest(i); }, flows_keys);
     // A "flows" the scan did not take for the array (its key written with
-    // escapes): its entries would be missed.
+    // escapes): its entries would be missed, or another reader would see
+    // another array.
+    if (flows_keys > 1) throw MergeError(d.name + ": two \"flows\" keys (one written with escapes?)");
     if (rest.is_object() && rest.contains("flows") && rest["flows"].is_array() && !rest["flows"].empty())
       throw MergeError(d.name + ": its \"flows\" key is written with escapes; write it as plain \"flows\"");
     rests.emplace_back(d.name, std::move(rest));
@@ -201,7 +242,20 @@ void check_entries(const std::vector<Document>& docs, const std::vector<std::pai
     if (shows_every_flow(doc) && entries != counted)
       throw MergeError(d.name + ": " + std::to_string(entries) + " connection(s) in \"flows\" where its summary counts " +
                        std::to_string(counted));
+    // Showing every connection, the shards' ids are 1..N of the run's N
+    // (each shard's as many as it counts, distinct, each at most N).
+    const std::uint64_t total = m.doc["summary"]["flows"].get<std::uint64_t>();
+    if (shows_every_flow(doc) && prev && *prev > total)
+      throw MergeError(d.name + ": connection " + std::to_string(*prev) + " where the run has " + std::to_string(total));
   }
+}
+
+// Descriptors open now (inherited ones too, the copies of pipes).
+std::size_t open_descriptors() {
+  std::error_code ec;
+  std::size_t n = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) ++n;
+  return n;
 }
 
 // The shards' connections, by id, into `out` (JsonFlowsWriter's entries):
@@ -217,7 +271,7 @@ bool merge_entries(const std::vector<Document>& docs, const MergedReport& m, Jso
     setrlimit(RLIMIT_NOFILE, &lim);
   }
   const bool keep_open = getrlimit(RLIMIT_NOFILE, &lim) == 0 &&
-                         (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > n + kSpareDescriptors);
+                         (lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > open_descriptors() + n + kSpareDescriptors);
   struct Cursor {
     const Document* doc;
     File opened{nullptr, std::fclose};
@@ -279,6 +333,12 @@ std::string write_failed() {
 }  // namespace
 
 int run_merge(const std::vector<std::string>& files, bool strict) {
+  // Standard output closed: say so now (a temporary file would get its
+  // descriptor and the document with it).
+  if (fcntl(STDOUT_FILENO, F_GETFD) == -1) {
+    std::cerr << write_failed();
+    return 2;
+  }
   MergedReport m;
   std::vector<Document> docs;
   try {

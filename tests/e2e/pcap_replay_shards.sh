@@ -168,6 +168,34 @@ sed '/^  "flows": \[/,/^  \]/s/^    },$/    }/' "$T/g1.json" > "$T/nocomma.json"
 refused "entries without a comma" "without a comma between them" "$T/nocomma.json" "$T/g2.json"
 /usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["flows"].pop(); json.dump(d, open(sys.argv[2], "w"), indent=2)' "$T/g1.json" "$T/short.json"
 refused "a document with an entry removed" "in \"flows\" where its summary counts" "$T/short.json" "$T/g2.json"
+# A connection swapped for one the run does not have (the count kept), and
+# a second "flows" key written with escapes (another reader's array).
+/usr/bin/python3 - "$T/g1.json" "$T/g2.json" "$T/swap.json" "$T/twokeys.json" <<'PY'
+import json, sys
+M = (1 << 64) - 1
+def shard_of(i, n):  # Options::shard_of: SplitMix64 of the id, mod n, from 1
+    z = (i + 0x9e3779b97f4a7c15) & M
+    z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
+    z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
+    return (z ^ (z >> 31)) % n + 1
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+total = a["summary"]["flows"] + b["summary"]["flows"]
+e = a["flows"].pop()
+e["flow"] = next(i for i in range(total + 1, 10**6) if shard_of(i, 2) == 1)
+a["flows"].append(e)
+json.dump(a, open(sys.argv[3], "w"), indent=2)
+text = open(sys.argv[1]).read().replace('\n  "flows": [', '\n  "fl\\u006fws": [],\n  "flows": [', 1)
+open(sys.argv[4], "w").write(text)
+PY
+refused "a connection the run does not have" "where the run has" "$T/swap.json" "$T/g2.json"
+refused "two \"flows\" keys" "two \"flows\" keys" "$T/twokeys.json" "$T/g2.json"
+# A stream that is no document stops at its first byte (it is not copied
+# to the end: /dev/zero has none); standard output closed is said at once.
+timeout 20 "$BIN" merge /dev/zero "$T/g2.json" > /dev/null 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "its top level is not an object" "$T/err" || fail "merge of /dev/zero: exit $rc, $(cat "$T/err")"
+"$BIN" merge - "$T/g2.json" < "$T/g1.json" >&- 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "standard output failed: Bad file descriptor" "$T/err" || fail "merge with stdout closed: exit $rc, $(cat "$T/err")"
+echo "ok: merge refuses /dev/zero at its first byte, and says when standard output is closed"
 # Pipes are copied (a document is read more than once): <(...), /dev/stdin.
 "$BIN" merge <(cat "$T/g1.json") "$T/g2.json" > "$T/gm.json" && cmp -s "$T/gm.json" "$T/g.json" || fail "merge of a pipe"
 "$BIN" merge /dev/stdin "$T/g2.json" < "$T/g1.json" > "$T/gm.json" && cmp -s "$T/gm.json" "$T/g.json" || fail "merge of /dev/stdin"

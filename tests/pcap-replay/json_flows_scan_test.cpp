@@ -119,10 +119,15 @@ TEST_CASE("FlowsScan: a byte order mark, depth, and where things are in the file
   CHECK(json::parse(s.rest) == json::parse(R"({"k": [1], "flows": [], "z": {"x": "]"}})"));
   CHECK(error_of(" \xEF\xBB\xBF" + doc).find("not an object") != std::string::npos);
   CHECK(error_of("\xEF\xBB" + doc).find("a byte order mark cut short") != std::string::npos);  // (found by fuzz-flows_scan)
-  // Nesting deeper than kMaxJsonDepth is refused (the parser would recurse).
-  std::string deep = R"({"flows": [{"a": )";
-  for (int i = 0; i < replay::kMaxJsonDepth; ++i) deep += "[";
-  CHECK(error_of(deep).find("nested deeper than 64 levels") != std::string::npos);
+  // Nesting deeper than kMaxJsonDepth is refused (the parser would
+  // recurse): the document's object, "flows", the entry and 61 arrays are
+  // 64 levels and read; 62 arrays are 65.
+  const auto nested = [](int arrays) {
+    return R"({"flows": [{"a": )" + std::string(static_cast<std::size_t>(arrays), '[') +
+           std::string(static_cast<std::size_t>(arrays), ']') + "}]}";
+  };
+  CHECK(error_of(nested(replay::kMaxJsonDepth - 3)).empty());
+  CHECK(error_of(nested(replay::kMaxJsonDepth - 2)).find("nested deeper than 64 levels") != std::string::npos);
   // Offsets: the elements' first bytes, and the rest's bytes mapped back.
   std::FILE* f = fmemopen(const_cast<char*>(doc.data()), doc.size(), "r");
   REQUIRE(f != nullptr);
@@ -157,4 +162,37 @@ TEST_CASE("FlowsScan: reattached to another handle where it stood, it goes on") 
   REQUIRE(got.size() == 3);
   CHECK(json::parse(got[0]) == json::parse(R"({"flow": 1, "s": "a\"]"})"));
   CHECK(got[2] == R"({"flow": 3})");
+}
+
+TEST_CASE("FlowsScan: at most max_rest bytes outside flows are kept, and a copy gets every byte read") {
+  const std::string doc = R"({"a": "0123456789", "flows": [{"flow": 1}]})";
+  const auto rest_with = [&](std::size_t max_rest) {
+    std::FILE* f = fmemopen(const_cast<char*>(doc.data()), doc.size(), "r");
+    REQUIRE(f != nullptr);
+    replay::FlowsScan s(f, "doc.json", true, 5, max_rest);
+    std::string out;
+    try {
+      out = s.rest();
+    } catch (const replay::ScanError& e) {
+      out = e.what();
+    }
+    std::fclose(f);
+    return out;
+  };
+  const std::string rest = R"({"a": "0123456789", "flows": []})";
+  CHECK(rest_with(rest.size()) == rest);
+  CHECK(rest_with(rest.size() - 1).find("more than 31 bytes outside \"flows\"") != std::string::npos);
+  // copy_to: what a pipe's document is kept as, byte for byte.
+  std::FILE* in = fmemopen(const_cast<char*>(doc.data()), doc.size(), "r");
+  std::FILE* copy = std::tmpfile();
+  REQUIRE((in && copy));
+  replay::FlowsScan s(in, "doc.json", true, 3);
+  s.copy_to(copy);
+  CHECK(s.rest() == rest);
+  std::rewind(copy);
+  std::string copied(doc.size() + 1, '\0');
+  copied.resize(std::fread(copied.data(), 1, copied.size(), copy));
+  CHECK(copied == doc);
+  std::fclose(in);
+  std::fclose(copy);
 }

@@ -14,8 +14,8 @@ bool space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 constexpr char kBom[] = "\xEF\xBB\xBF";
 }  // namespace
 
-FlowsScan::FlowsScan(std::FILE* file, std::string name, bool keep_rest, std::size_t buffer_bytes)
-    : file_(file), name_(std::move(name)), keep_rest_(keep_rest), buf_(buffer_bytes) {}
+FlowsScan::FlowsScan(std::FILE* file, std::string name, bool keep_rest, std::size_t buffer_bytes, std::size_t max_rest)
+    : file_(file), name_(std::move(name)), keep_rest_(keep_rest), buf_(buffer_bytes), max_rest_(max_rest) {}
 
 void FlowsScan::fail_read() const {
   throw ScanError(fmt::format("{}: cannot read the file: {}", name_, std::strerror(errno)));
@@ -35,6 +35,19 @@ std::uint64_t FlowsScan::file_offset_of_rest(std::uint64_t i) const {
   return i + static_cast<std::uint64_t>(bom_) + (flows_seen_ && i >= rest_flows_at_ ? flows_skipped_ : 0);
 }
 
+bool FlowsScan::refill() {
+  offset_ += len_;
+  len_ = std::fread(buf_.data(), 1, buf_.size(), file_);
+  pos_ = 0;
+  if (len_ == 0) {
+    if (std::ferror(file_)) fail_read();
+    return false;
+  }
+  if (copy_ && std::fwrite(buf_.data(), 1, len_, copy_) != len_)
+    throw ScanError(fmt::format("{}: cannot copy it to a temporary file: {}", name_, std::strerror(errno)));
+  return true;
+}
+
 bool FlowsScan::next(std::string& out) {
   if (!in_flows_ && (flows_seen_ || ended_)) return false;
   out.clear();
@@ -50,26 +63,14 @@ const std::string& FlowsScan::rest() {
         ++pos_;
         fail("more after the document's last '}'");
       }
-    offset_ += len_;
-    len_ = std::fread(buf_.data(), 1, buf_.size(), file_);
-    pos_ = 0;
-    if (len_ == 0) break;
+    if (!refill()) break;
   }
-  if (std::ferror(file_)) fail_read();
   return rest_;
 }
 
 bool FlowsScan::scan(std::string* element) {
   for (;;) {
-    if (pos_ == len_) {
-      offset_ += len_;
-      len_ = std::fread(buf_.data(), 1, buf_.size(), file_);
-      pos_ = 0;
-      if (len_ == 0) {
-        if (std::ferror(file_)) fail_read();
-        fail(began_ ? "it ends before its last '}' (truncated?)" : "no JSON object in it");
-      }
-    }
+    if (pos_ == len_ && !refill()) fail(began_ ? "it ends before its last '}' (truncated?)" : "no JSON object in it");
     const char c = buf_[pos_++];
     // Where the byte goes: the element being read, nowhere (between the
     // elements, or an element skipped), or the rest of the document.
@@ -77,6 +78,8 @@ bool FlowsScan::scan(std::string* element) {
       if (in_element_) {
         if (element) element->push_back(b);
       } else if (!in_flows_ && keep_rest_) {
+        if (rest_.size() >= max_rest_)
+          fail(fmt::format("more than {} bytes outside \"flows\" (not a report?)", max_rest_));
         rest_.push_back(b);
       }
     };

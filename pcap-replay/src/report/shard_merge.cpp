@@ -85,6 +85,16 @@ void check_shape(const Named& d) {
     const json& s = member(d, inputs[i], "summary", json::value_t::object, where);
     for (std::string_view k : kSummedInput) count_at(d, s, k, where + ".summary");
   }
+  // The selection, which says whether the flows are every connection
+  // (merge counts them then).
+  const json& sel = member(d, j, "selection", json::value_t::object, "");
+  for (const char* k : {"flow", "stream"})
+    if (!sel.contains(k) || !(sel[k].is_null() || sel[k].is_number_unsigned()))
+      fail(d.first, fmt::format("selection.{} is neither null nor a number", k));
+  if (!sel.contains("findings_only") || !sel["findings_only"].is_boolean())
+    fail(d.first, "selection.findings_only is not true or false");
+  if (!sel.contains("display_filter") || !(sel["display_filter"].is_null() || sel["display_filter"].is_string()))
+    fail(d.first, "selection.display_filter is neither null nor a string");
   const json& shard = j["shard"];
   if (!shard.contains("run") || !shard["run"].is_object())
     fail(d.first, "shard.run is not an object (a document of another version?)");

@@ -29,12 +29,18 @@ struct ScanError : std::runtime_error {
 /// The deepest nesting read (a report's is about 6): deeper input is refused
 /// before a parser recurses into it.
 inline constexpr int kMaxJsonDepth = 64;
+/// The most a document may hold outside its "flows" array (its inputs,
+/// diagnostics, counts: kilobytes in a report): more is refused before it
+/// is held (an endless stream, a document that is no report).
+inline constexpr std::size_t kMaxRestBytes = std::size_t{256} << 20;
 
 class FlowsScan {
  public:
   /// Reads `file` (not owned), standing at its start; `name` is for errors.
   /// `keep_rest`: keep the document around "flows" (rest()).
-  FlowsScan(std::FILE* file, std::string name, bool keep_rest, std::size_t buffer_bytes = 1 << 16);
+  /// `max_rest`: the most kept outside "flows" (kMaxRestBytes).
+  FlowsScan(std::FILE* file, std::string name, bool keep_rest, std::size_t buffer_bytes = 1 << 16,
+            std::size_t max_rest = kMaxRestBytes);
 
   /// The next element of the top-level "flows" array into `out` (replaced),
   /// or false when the array has ended (or the document has none).
@@ -53,6 +59,9 @@ class FlowsScan {
   /// position() (the previous one closed: a merge of more documents than
   /// it may keep open).
   void reattach(std::FILE* file);
+  /// Every byte read from now on is also written to `copy` (a pipe's
+  /// document kept to be read again: it is checked as it is copied).
+  void copy_to(std::FILE* copy) { copy_ = copy; }
 
  private:
   enum class InArray : std::uint8_t { start, after_element, after_comma };
@@ -62,7 +71,11 @@ class FlowsScan {
   [[noreturn]] void fail(const std::string& what) const;
   [[noreturn]] void fail_read() const;
 
+  // Reads the next block; false at the end of the file.
+  bool refill();
+
   std::FILE* file_;
+  std::FILE* copy_ = nullptr;
   std::string name_;
   bool keep_rest_;
   std::vector<char> buf_;
@@ -70,6 +83,7 @@ class FlowsScan {
   std::uint64_t offset_ = 0;  // bytes consumed before buf_[0]
   std::uint64_t element_at_ = 0;
   std::string rest_;
+  std::size_t max_rest_;
   std::uint64_t rest_flows_at_ = 0;  // rest_'s size after the "[" of "flows"
   std::uint64_t flows_skipped_ = 0;  // bytes between that "[" and its "]"
   std::string str_;      // the latest string at depth 1 (a key when ':' follows)
