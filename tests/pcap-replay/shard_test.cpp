@@ -81,6 +81,15 @@ std::string write_together(const std::vector<Scenario>& scenarios, const std::st
   return path.string();
 }
 
+// Files removed when it goes, a test that stops at a failed REQUIRE too.
+struct Removed {
+  std::vector<std::string> paths;
+  ~Removed() {
+    std::error_code ec;
+    for (const std::string& p : paths) std::filesystem::remove(p, ec);
+  }
+};
+
 // Every connection the analysis of `file` under shard k of n finished, as
 // its sink had them (the shard's and, elsewhere, the others').
 std::vector<FlowReport> run_shard(const std::string& file, std::uint32_t k, std::uint32_t n) {
@@ -132,6 +141,7 @@ TEST_CASE("shards: each connection in exactly one shard, by a hash of its id") {
 TEST_CASE("shards: another shard's connection still feeds its host's activity (a flush it shows)") {
   const std::string both = write_together({connection_a(), connection_b()}, "both");
   const std::string b_alone = write_together({connection_b()}, "b-alone");
+  const Removed removed{{both, b_alone}};
   // The whole run: B's resend cannot be judged (flushed), A has nothing.
   const auto whole = run_shard(both, 1, 1);
   REQUIRE(whole.size() == 2);
@@ -160,9 +170,6 @@ TEST_CASE("shards: another shard's connection still feeds its host's activity (a
     CHECK(other[0].senders[0].data_segments == whole[0].senders[0].data_segments);
   });
   CHECK(apart > 0);
-  std::error_code ec;
-  std::filesystem::remove(both, ec);
-  std::filesystem::remove(b_alone, ec);
 }
 
 namespace {
@@ -209,6 +216,7 @@ Scenario ts_connection_b() {
 TEST_CASE("shards: another shard's connection still feeds its host's TSval clock") {
   const std::string both = write_together({ts_connection_a(), ts_connection_b()}, "ts-both");
   const std::string b_alone = write_together({ts_connection_b()}, "ts-b-alone");
+  const Removed removed{{both, b_alone}};
   const auto whole = run_shard(both, 1, 1);
   REQUIRE(whole.size() == 2);
   // The whole run: B's clock is its host's 1 kHz (A's 1 s of TSvals).
@@ -226,15 +234,13 @@ TEST_CASE("shards: another shard's connection still feeds its host's TSval clock
     CHECK(*flows[1].senders[0].inferred.tsval_hz == doctest::Approx(1000.0));
   });
   CHECK(apart > 0);
-  std::error_code ec;
-  std::filesystem::remove(both, ec);
-  std::filesystem::remove(b_alone, ec);
 }
 
 // -j N (analyze_files_parallel): the shards in threads, put back together.
 TEST_CASE("threads: -j 2 and -j 3 give analyze_files's report, kept or streamed, and its connections in order") {
   const std::string lab = "tests/captures/lab/many-flows.pcap";  // 120 connections of the kernel, losses
   const std::string made = write_together({connection_a(), connection_b(), ts_connection_a(), ts_connection_b()}, "jobs");
+  const Removed removed{{made}};
   for (const std::string& file : {lab, made}) {
     for (const char* profile : {"rfc6298", "auto"}) {
       const replay::Options o = replay::Options::for_profile(profile);
@@ -280,6 +286,4 @@ TEST_CASE("threads: -j 2 and -j 3 give analyze_files's report, kept or streamed,
       }
     }
   }
-  std::error_code ec;
-  std::filesystem::remove(made, ec);
 }
