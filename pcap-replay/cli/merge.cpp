@@ -138,12 +138,14 @@ std::string json_message(const json::exception& e) {
   return what.rfind("[json.exception.", 0) == 0 && at != std::string::npos ? what.substr(at + 2) : what;
 }
 
-// `text` parsed; an error names the byte of the file (from 1) where text
-// byte `e.byte` came from: `file_byte(e.byte - 1) + 1`.
+// `text` parsed (`events`: nlohmann's callback, or none); an error names
+// the byte of the file (from 1) where text byte `e.byte` came from:
+// `file_byte(e.byte - 1) + 1`.
 template <class FileByte>
-json parse(const std::string& text, const std::string& name, const FileByte& file_byte) {
+json parse(const std::string& text, const std::string& name, const FileByte& file_byte,
+           const json::parser_callback_t& events = nullptr) {
   try {
-    return json::parse(text);
+    return json::parse(text, events);
   } catch (const json::parse_error& e) {
     const std::uint64_t b = e.byte == 0 ? 0 : e.byte - 1;
     throw MergeError(name + ": not a JSON document (byte " + std::to_string(file_byte(b) + 1) + "): " + parse_message(e));
@@ -157,18 +159,10 @@ json parse(const std::string& text, const std::string& name, const FileByte& fil
 template <class FileByte>
 json parse_rest(const std::string& text, const std::string& name, const FileByte& file_byte, int& flows_keys) {
   flows_keys = 0;
-  const json::parser_callback_t count = [&flows_keys](int depth, json::parse_event_t event, json& parsed) {
+  return parse(text, name, file_byte, [&flows_keys](int depth, json::parse_event_t event, json& parsed) {
     if (depth == 1 && event == json::parse_event_t::key && parsed == "flows") ++flows_keys;
     return true;
-  };
-  try {
-    return json::parse(text, count);
-  } catch (const json::parse_error& e) {
-    const std::uint64_t b = e.byte == 0 ? 0 : e.byte - 1;
-    throw MergeError(name + ": not a JSON document (byte " + std::to_string(file_byte(b) + 1) + "): " + parse_message(e));
-  } catch (const json::exception& e) {
-    throw MergeError(name + ": not a JSON document: " + json_message(e));
-  }
+  });
 }
 
 // Each document without its connections (they are not held: a document
