@@ -243,6 +243,8 @@ shard-no-activity ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; const 
 shard-held-after-silence ;; pcap-replay/src/analysis/host_activity.hpp ;; if (last_ && t - *last_ >= limits::kFlushSilence) return true; ;; if (last_ && t - *last_ >= limits::kFlushSilence) return false; ;; an engine that only feeds tells its host's activity nothing held at the first packet after a silence
 shard-no-tsval-clock ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; ts_clock_.observe(s.time, *h.options.tsval); ;; if (!feed_only_) ts_clock_.observe(s.time, *h.options.tsval); ;; another shard's connection writes nothing to its host's TSval clock
 shard-no-peer-data ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (feed_only_) {\n    feed_peer(s); ;; if (feed_only_) {\n    (void)s; ;; another shard's connection keeps no peer data (its late ACKs are not seen)
+# ---- 2026-12-05 (10th): merge's scan of shard documents
+scan-depth ;; pcap-replay/include/replay/report/json_flows_scan.hpp ;; inline constexpr int kMaxJsonDepth = 64; ;; inline constexpr int kMaxJsonDepth = 65; ;; the scan reads one level of nesting more than it says it refuses
 # ---- 2026-12-05: the state restored for an ACK the sender did not receive, field by field
 rule-unheard-dupacks ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; dupacks,\n ;; 0u,\n ;; the duplicate ACKs the sender had before an unheard ACK are not restored (its RACK resend read as a timer's)
 rule-unheard-sack-evidence ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; (present & kSackEvidence) != 0, ;; false, ;; the SACK evidence the sender had before an unheard ACK is not restored

@@ -1,8 +1,6 @@
 #include <replay/report/wireshark_ref.hpp>
 
 #include <algorithm>
-#include <array>
-#include <cstring>
 #include <string_view>
 #include <map>
 #include <tuple>
