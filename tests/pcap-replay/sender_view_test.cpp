@@ -540,3 +540,136 @@ TEST_CASE("a later expiry early only if an ACK went unheard: recorded cannot-tel
   CHECK(c.timeouts[1].verdict == Verdict::cannot_tell);
   CHECK(r.count(replay::Level::must) == 0);
 }
+
+namespace {
+
+// A delay spike after the capture point, at the receiver: timestamps at 1
+// ms per tick on both sides; the client's segments all echo the SYN-ACK's
+// TSval (9000), so it heard none of the server's ACKs (RFC 7323: TS.Recent
+// moves on every segment it accepts). Data i [1 + 1000 i, 1001 + 1000 i) at
+// 1000 + i ms (TSval 1000 + i), its ACK 50 us later (TSval 10000 + i), for
+// i < n; then the client resends segment `resent` at `resend_ms`, and the
+// server acknowledges everything 50 us later.
+Scenario spike(std::uint32_t n, std::uint32_t resent, std::int64_t resend_ms) {
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
+  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, 9000u, 0u, {}});
+  s.pkts.push_back({1 * ms, true, 1, 1, wire::kAck, 0, 1u, 9000u, {}});
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::int64_t t = (1000 + i) * ms;
+    s.pkts.push_back({t, true, 1 + 1000 * i, 1, wire::kAck | wire::kPsh, 1000, 1000 + i, 9000u, {}});
+    s.pkts.push_back({t + 50, false, 1, 1001 + 1000 * i, wire::kAck, 0, 10000 + i, 1000 + i, {}});
+  }
+  const auto r_ticks = static_cast<std::uint32_t>(resend_ms);
+  s.pkts.push_back({resend_ms * ms, true, 1 + 1000 * resent, 1, wire::kAck | wire::kPsh, 1000, r_ticks, 9000u, {}});
+  s.pkts.push_back({resend_ms * ms + 50, false, 1, 1 + 1000 * n, wire::kAck, 0, 9000 + r_ticks, r_ticks, {}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a delay spike holds ten ACKs the capture saw: the head resent 1 s after it was sent is the RTO's, not spurious") {
+  // TSecr 9000 in every client segment: none of the ten ACKs (TSval 10000
+  // to 10009) reached it, so its SND.UNA is still 1 and its timer runs from
+  // segment 0 (5.1, 1000 ms). Segment 0 again at 2000 ms: the expiry, 1000
+  // ms after the arm = the RTO (RFC 6298: 1 s floor; the handshake's sample
+  // is far below it). The state kept for the oldest of the ten ACKs (six
+  // beyond the four newest) is what the resend is read from; without it, the
+  // resend of data the capture saw acknowledged would be called spurious.
+  auto r = analyze(spike(10, 0, 2000), "spike-10", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::spurious) == 0);
+  REQUIRE(c.timeouts.size() == 1);
+  CHECK(c.timeouts[0].frame == 3 + 2 * 10 + 1);
+  CHECK(point_us(c.timeouts[0].wait) == 1'000'000);
+  CHECK(c.timeouts[0].verdict == Verdict::ok);
+  CHECK(musts(c) == 0);
+  const auto* n = with_topic(c, Topic::ack_unheard);
+  REQUIRE(n);
+  CHECK(n->other_frame == 5);  // the ACK of segment 0, the oldest unheard
+}
+
+TEST_CASE("a delay spike: the states before 4 + 256 ACKs are kept, the oldest first; the 261st's is not") {
+  // The engine keeps the state before the 4 newest unheard ACKs and the 256
+  // oldest. With 260 ACKs held (all kept) a resend of segment 256, which the
+  // 257th ACK (index 256) acknowledged first, is read from before that ACK:
+  // its arm is the 256th ACK's (1255.05 ms), and at 2300 ms it is the RTO's
+  // expiry (1044.95 ms > 1 s). With 261 ACKs, that ACK's state is the one
+  // dropped (neither among the 256 oldest nor the 4 newest): the resend of
+  // data the capture saw acknowledged is spurious.
+  auto kept = analyze(spike(260, 256, 2300), "spike-260", Profile::rfc6298);
+  CHECK(count(client(kept), SendKind::spurious) == 0);
+  CHECK(client(kept).timeouts.size() == 1);
+  auto dropped = analyze(spike(261, 256, 2300), "spike-261", Profile::rfc6298);
+  CHECK(count(client(dropped), SendKind::spurious) == 1);
+  CHECK(client(dropped).timeouts.empty());
+}
+
+TEST_CASE("a segment sent back-to-back after the sender's previous one left with it: an ACK captured between them was not shown heard") {
+  // No timestamps; handshake R = 100 ms (RFC 6298: RTO 1 s). A [1,1001) at
+  // 1000 ms (frame 4), the peer's ACK of A 50 us later (frame 5), B
+  // [1001,2001) at `b_us` (frame 6), A again at 2000 ms (frame 7), all
+  // acknowledged at 2000.05 ms. B 100 us after A (within kResponseTrain,
+  // 200 us) left with A: the ACK between them is no evidence, the resend of
+  // A shows the ACK unheard, and it is the RTO's expiry 1000 ms after A
+  // (the timer ran from A, 5.1). B 300 us after A is no longer A's train, and
+  // 250 us after the ACK it is the ACK clock's answer (within 2 ms): the
+  // sender heard the ACK, and A resent is spurious.
+  const auto scenario = [](std::int64_t b_us) {
+    Scenario s;
+    s.handshake(0, 100 * ms);
+    s.data(1000 * ms, 1);
+    s.ack(1000 * ms + 50, 1001);
+    s.data(1000 * ms + b_us, 1001);
+    s.data(2000 * ms, 1);
+    s.ack(2000 * ms + 50, 2001);
+    return s;
+  };
+  SUBCASE("back-to-back") {
+    auto r = analyze(scenario(100), "train", Profile::rfc6298);
+    const auto& c = client(r);
+    CHECK(count(c, SendKind::spurious) == 0);
+    REQUIRE(c.timeouts.size() == 1);
+    CHECK(c.timeouts[0].frame == 7);
+    CHECK(point_us(c.timeouts[0].wait) == 1'000'000);
+  }
+  SUBCASE("an answer") {
+    auto r = analyze(scenario(300), "answer", Profile::rfc6298);
+    const auto& c = client(r);
+    CHECK(count(c, SendKind::spurious) == 1);
+    CHECK(c.timeouts.empty());
+  }
+}
+
+TEST_CASE("unheard ACKs beyond the ring are dropped after twice the RTO, and never sooner than 1 s") {
+  // No timestamps. Data i [1 + 1000 i, 1001 + 1000 i) every 10 ms from
+  // 1000 ms (i < 10) and its ACK 50 us later: never within the ACK clock's
+  // 2 ms of an answer, so all ten ACKs are kept (four in the ring, six
+  // beyond it). Then segment 10 at `late_ms` and its ACK 50 us later (the
+  // ACK that drops the old ones), and segment 0 (which ACK 0, at 1000.05 ms,
+  // acknowledged) resent 1 ms after it.
+  const auto scenario = [](std::int64_t late_ms) {
+    Scenario s;
+    s.handshake(0, 100 * ms);
+    for (std::uint32_t i = 0; i < 10; ++i) {
+      s.data((1000 + 10 * i) * ms, 1 + 1000 * i);
+      s.ack((1000 + 10 * i) * ms + 50, 1001 + 1000 * i);
+    }
+    s.data(late_ms * ms, 10001);
+    s.ack(late_ms * ms + 50, 11001);
+    s.data((late_ms + 1) * ms, 1);
+    s.ack((late_ms + 1) * ms + 50, 11001);
+    return s;
+  };
+  // RFC 6298: the RTO is 1 s (2.4's floor over samples of 50 us): kept for
+  // 2 x 1 s. ACK 0 is 1899.95 ms old at 2900 ms + 50 us: kept, the resend
+  // read from before it (a late expiry, not spurious); 2099.95 ms at 3100
+  // ms: dropped, the resend spurious.
+  CHECK(count(client(analyze(scenario(2900), "kept-2rto", Profile::rfc6298)), SendKind::spurious) == 0);
+  CHECK(count(client(analyze(scenario(3100), "dropped-2rto", Profile::rfc6298)), SendKind::spurious) == 1);
+  // Linux: an RTO of 200 ms + a jiffy (rto_min), twice that 408 ms, below
+  // RFC 6298's 1 s, which holds: 899.95 ms old (1900 ms) kept, 1099.95 ms
+  // (2100 ms) dropped.
+  CHECK(count(client(analyze(scenario(1900), "kept-1s", Profile::linux_kernel)), SendKind::spurious) == 0);
+  CHECK(count(client(analyze(scenario(2100), "dropped-1s", Profile::linux_kernel)), SendKind::spurious) == 1);
+}

@@ -15,7 +15,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ALL=(tlp-tail-1 tlp-tail-2 tlp-tail-3 sack-head-lost rto-max-low thin-linear ts-off
      syn-linear-0 syn-linear-default many-flows capture-dup
      recv-side-loss spurious-rto-eifel spurious-rto-frto rto-min-route zero-window keepalive
-     synack-loss user-timeout rto-sack-recovery)
+     synack-loss user-timeout rto-sack-recovery spurious-rto-eifel-recv spurious-rto-frto-recv)
 [ $# -gt 0 ] && ALL=("$@")
 failed=0
 run_one() {
@@ -23,6 +23,9 @@ run_one() {
     tlp-tail-[123]) bash "$HERE/tlp-tail.sh" "${1#tlp-tail-}" ;;
     syn-linear-0|syn-linear-default) bash "$HERE/syn-linear.sh" "${1#syn-linear-}" ;;
     spurious-rto-eifel|spurious-rto-frto) bash "$HERE/spurious-rto.sh" "${1#spurious-rto-}" ;;
+    # Captured at the receiver: into tests/captures/lab-recv/ (its README).
+    spurious-rto-eifel-recv|spurious-rto-frto-recv)
+      m=${1#spurious-rto-}; OUTDIR=${OUTDIR:-$HERE/../../captures/lab-recv} bash "$HERE/spurious-rto.sh" "${m%-recv}" recv ;;
     *) [ -f "$HERE/$1.sh" ] || { echo "no scenario $1" >&2; return 2; }; bash "$HERE/$1.sh" ;;
   esac
 }

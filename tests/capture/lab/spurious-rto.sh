@@ -18,10 +18,24 @@
 #     next ACK, of never-retransmitted data, proves the RTO spurious:
 #     TcpExtTCPSpuriousRTOs.
 #
-#   sudo bash tests/capture/lab/spurious-rto.sh eifel|frto
+# With a second argument `recv` (spurious-rto-eifel-recv, -frto-recv) the
+# capture is the receiver's (veth-r, the relay's far side): the ACKs at the
+# moment the receiver sent them, before the relay held them, and the
+# client's segments as they arrived. The capture then shows the data
+# acknowledged long before the client resent it: the ACKs it saw had not
+# reached the client.
+#
+#   sudo bash tests/capture/lab/spurious-rto.sh eifel|frto [recv]
+MODE=${1:?usage: spurious-rto.sh eifel|frto [recv]}
+AT=${2:-}
+case $AT in
+  "") ;;
+  recv) CAPTURE_ADDR=198.18.0.2 ;;
+  *) echo "the capture point must be recv or absent" >&2; exit 2 ;;
+esac
 source "$(dirname "$0")/lib.sh"
-MODE=${1:?usage: spurious-rto.sh eifel|frto}
 CAPTURE_POINT="sender namespace, veth-s (the client's side of the relay: every transmission of the client; the receiver's ACKs as the client got them, after the spike)"
+[ -n "$AT" ] && CAPTURE_POINT="receiver namespace, veth-r (the receiver's side of the relay: the client's segments as they arrived, every one; the receiver's ACKs when it sent them, BEFORE the relay held them: the capture sees them up to 450 ms before the client did)"
 EXPECT_TIMEOUTS=1
 case $MODE in
   eifel) EXPECT_COUNTERS="TcpExtTCPLossUndo=1"
@@ -31,10 +45,10 @@ case $MODE in
   *) echo "MODE must be eifel or frto" >&2; exit 2 ;;
 esac
 NOTES="Nothing is lost: every retransmission is spurious. The ACKs are held 450 ms: tail-loss probe(s) and ONE RTO expiry retransmit; the released ACKs acknowledge the original transmissions and the kernel undoes the expiry ($EXPECT_COUNTERS). The expiry still happened (TcpExtTCPTimeouts 1). A checker should count it as an expiry and may call the retransmission spurious only AFTER the fact: when it was sent the data was not acknowledged. The relay adds ~0.1-1 ms of jitter, so loss probes can also come at other times (labels)."
-lab_init "spurious-rto-$MODE"
+lab_init "spurious-rto-$MODE${AT:+-$AT}"
 LAB_MIDDLE=relay lab_topology
 [ "$MODE" = frto ] && lab_sysctl net.ipv4.tcp_timestamps 0
-lab_start 5001
+lab_start 5001 $([ -n "$AT" ] && echo veth-r || echo veth-s)
 $RCVX "$PY" "$LAB_DIR/peer.py" server --bind $RADDR --port 5001 --mode sink --max-conns 1 \
    --ready "$WORK/srv.ready" --timeout 60 >"$WORK/server.json" &
 SRV=$!; PIDS+=($SRV)

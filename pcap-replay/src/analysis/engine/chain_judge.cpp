@@ -252,9 +252,12 @@ class ReadingJudge {
     }
     const Interval& w = e.wait;
     if (w.hi < rec.accepted.lo && lower_min && x.floorless && x.basis == Basis::profile_rto && !e.syn &&
-        w.hi >= window(*x.floorless).lo) {
+        !e.ack_unheard && w.hi >= window(*x.floorless).lo) {
       // Before the RTO the profile's minimum gives, not before the one a
-      // lower minimum gives: the setting explains it.
+      // lower minimum gives: the setting explains it. Not when the expiry
+      // is one only under the reading that an ACK the capture saw had not
+      // reached the sender: other ACKs may not have either (another
+      // reading, another timer), and a setting is read from evidence.
       rec.verdict = Verdict::ok;
       rec.alternative = window(*x.floorless);
       Judgement j = judgement(RuleId::stack_setting, Outcome::note, e, rec);

@@ -149,7 +149,7 @@ void SenderEngine::on_send(const Segment& s) {
   }
   settle_pending_samples(s.time);
   const auto& h = s.tcp;
-  if (h.options.tsecr && before_count_ > 0) heard_through(*h.options.tsecr);
+  if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
   if (last_send_time_ && across_step(*last_send_time_, s.time)) tsval_before_step_ = newest_tsval_;
   feed_host(s);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
@@ -191,18 +191,24 @@ void SenderEngine::on_send(const Segment& s) {
   if (h.options.tsecr && last_peer_tsval_ && *h.options.tsecr == *last_peer_tsval_) echo_tracks_ = true;
   heard_peer_ = heard_peer_time(h.options.tsecr);
   const std::optional<CaptureTime> answered = ack_clocked(s.time);
-  if (answered && before_count_ > 0) {
+  // What this segment shows the sender heard: the peer's segment it
+  // answers; but one sent back-to-back after the sender's previous segment
+  // (within kResponseTrain) left with it, so a peer segment captured
+  // between the two shows nothing: it shows what the train's first showed.
+  const bool after_previous = last_send_time_ && !across_step(*last_send_time_, s.time) &&
+                              since(s.time, *last_send_time_) <= limits::kResponseTrain;
+  const MaybeTime heard_at = after_previous ? train_heard_ : MaybeTime(answered);
+  train_heard_ = heard_at;
+  if (heard_at && unheard_acks_kept()) {
     // Data sent again that an ACK acknowledged: the sender had not received
     // that ACK (it never sends below the SND.UNA it knows), whatever the
     // timing says. A keep-alive's byte below SND.UNA is no such resend.
     const bool keepalive_shape = !fin && s.payload_len <= 1 && h.seq == seq_.snd_una - 1 && seq_.snd_una == seq_.snd_max;
-    heard_until(*answered, len > 0 && !syn && !keepalive_shape ? std::optional{h.seq} : std::nullopt);
+    heard_until(*heard_at, len > 0 && !syn && !keepalive_shape ? std::optional{h.seq} : std::nullopt);
   }
   // Sent within kResponseTrain of a send that answered the peer: the same
   // response, clocked by the same segment (train_trigger_).
-  const bool in_train = last_send_trigger_ && last_send_time_ &&
-                        since(s.time, *last_send_time_) <= limits::kResponseTrain &&
-                        !across_step(*last_send_time_, s.time);
+  const bool in_train = last_send_trigger_ && after_previous;
   train_trigger_ = in_train ? last_send_trigger_ : std::nullopt;
   const bool ack_triggered = answered.has_value() || in_train;
   last_send_time_ = s.time;
@@ -444,6 +450,8 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
           before_next_ = static_cast<std::uint8_t>((before_next_ + kUnheardAcksKept - 1) % kUnheardAcksKept);
           --before_count_;
         }
+        if (before_count_ == 0)
+          while (!before_older_.empty() && !seq_lt(before_older_.back().una, from)) before_older_.pop_back();
         keep_before_acks(before_count_);
         (void)filter_pending([&](const PendingSample& p) { return !seq_gt(p.ack, from); });  // never taken
       } else {

@@ -49,11 +49,29 @@ using rto::seq_lt;
 /// construction (which must outlive the engine).
 class alignas(64) SenderEngine {  // on a cache line: the hot members below share as few as they can
  public:
-  /// ACKs of new data whose earlier state the engine keeps, for when the
-  /// sender shows it did not receive them (it resends what they
-  /// acknowledged): one lost ACK, or a few in a row, is the common case; a
-  /// repeat of data acknowledged further back is called spurious.
+  /// ACKs of new data whose earlier state the engine keeps in a ring beside
+  /// the hot members, for when the sender shows it did not receive them (it
+  /// resends what they acknowledged): one lost ACK, or a few in a row, is
+  /// the common case.
   static constexpr std::size_t kUnheardAcksKept = 4;
+  /// A delay spike after the capture point (a capture at the receiver)
+  /// holds every ACK of a window: the states before the ACKs older than the
+  /// ring's are kept too, up to this many, the oldest first (an expiry
+  /// resends from the SND.UNA before the first ACK the sender did not hear),
+  /// until the sender shows it heard them (its TSecr, an answer). Past
+  /// them, the ACKs between the oldest kept and the ring are not: a resend
+  /// of data one of those first acknowledged is called spurious.
+  static constexpr std::size_t kUnheardAcksAway = 256;
+  /// An ACK the sender did not hear leaves the data it acknowledges
+  /// outstanding, and the timer (armed before the ACK) resends that data
+  /// within an RTO of it: an older one, kept beyond the ring, whose data
+  /// was not resent within this many times the current RTO (the timer's
+  /// lateness, the estimate's error) was heard, and is dropped ...
+  static constexpr int kUnheardAckRtos = 2;
+  /// ... nor within this long: RFC 6298's least RTO (2.4), so that a
+  /// profile whose RTO is far below the sender's (--profile auto trying
+  /// each) does not drop what the sender's own timer still resends.
+  static constexpr std::chrono::microseconds kUnheardAckMinHorizon{1'000'000};
   /// RTT samples from ACKs the sender may not have processed yet, held until
   /// it must have (a resend of what one acknowledged before then shows it
   /// had not: Karn, no sample). When more arrive, the oldest is taken.
@@ -189,8 +207,17 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// acknowledged `resent`, the first byte of the data this answer sends
   /// again (causality over timing: the timing may pick the wrong ACK).
   void heard_until(CaptureTime t, std::optional<std::uint32_t> resent);
-  /// Keeps the newest `kept` of the ACKs the sender may not have received.
+  /// Keeps the newest `kept` of the ACKs the sender may not have received
+  /// (of the ring's; the older ones beyond it are kept when every ring
+  /// entry is, else dropped).
   void keep_before_acks(std::uint8_t kept);
+  /// Keeps the states before the ACKs newer than the newest one
+  /// `received(const BeforeAck&)` says the sender received (it and every
+  /// older one were: ACKs are cumulative), the ring's and the older ones.
+  template <class Received>
+  void keep_unheard(const Received& received);
+  /// Any state before an ACK kept (the ring's or the older ones).
+  bool unheard_acks_kept() const { return before_count_ > 0 || !before_older_.empty(); }
   /// Both SYNs offered SACK (RFC 2018); mid-stream, unknown: assumed.
   bool sack_negotiated() const { return handshake_seen_ ? (own_sack_ok_ && peer_sack_ok_) : true; }
   /// SND.UNA as the sender knows it: behind the capture's where the sender
@@ -382,6 +409,14 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // front (cumulative ACKs) or near it (the first segments after a hole), so
   // each change touches the ring's ends, not a node per segment.
   RingDeque<std::int64_t> unsacked_;
+
+  // Read and written only where the capture holds more than the ring's
+  // unheard ACKs, or by the train rule of heard_until: cold, after the rest.
+  /// States before ACKs older than the ring's, oldest first (kUnheardAcksAway).
+  RingDeque<BeforeAck> before_older_;
+  /// The peer's segment the sender's latest train of back-to-back segments
+  /// shows it heard (what the train's first answered), if any.
+  MaybeTime train_heard_;
 };
 
 }  // namespace replay::engine

@@ -69,6 +69,16 @@ TimerState BeforeAck::state() const {
 
 void SenderEngine::remember_before_ack(std::uint64_t frame, CaptureTime t, std::uint32_t ack,
                                        std::optional<std::uint32_t> tsval) {
+  if (!before_older_.empty()) {  // the older ones past kUnheardAckRtos x RTO were heard
+    const microseconds horizon = std::max(kUnheardAckRtos * current_rto(), kUnheardAckMinHorizon);
+    while (!before_older_.empty() &&
+           (across_step(before_older_.front().time, t) || since(t, before_older_.front().time) > horizon))
+      before_older_.pop_front();
+  }
+  // The ring is full: its oldest (at before_next_) moves to the older ones
+  // (past kUnheardAcksAway of them, it is overwritten).
+  if (before_count_ == kUnheardAcksKept && before_older_.size() < kUnheardAcksAway)
+    before_older_.push_back(before_at(before_next_));
   before_at(before_next_) = BeforeAck{timer_state(), frame, t, heard_una(), ack, tsval, acked_segments_};
   before_next_ = static_cast<std::uint8_t>((before_next_ + 1) % kUnheardAcksKept);
   if (before_count_ < kUnheardAcksKept) ++before_count_;
@@ -79,6 +89,10 @@ const BeforeAck* SenderEngine::unheard_ack_for(std::uint32_t seq) const {
     const BeforeAck& b = before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept);
     if (seq_ge(seq, b.una) && seq_lt(seq, b.ack)) return &b;
   }
+  for (std::size_t i = before_older_.size(); i-- > 0;) {
+    const BeforeAck& b = before_older_[i];
+    if (seq_ge(seq, b.una) && seq_lt(seq, b.ack)) return &b;
+  }
   return nullptr;
 }
 
@@ -86,29 +100,37 @@ void SenderEngine::heard_through(std::uint32_t tsecr) {
   // The sender echoes the TSval of the latest segment it accepted: one
   // newer than an ACK's was sent after it and acknowledges at least as much.
   // An equal TSval may be an earlier segment of the same tick: no evidence.
+  keep_unheard([&](const BeforeAck& b) { return b.tsval() && rto::ts_diff(tsecr, *b.tsval()) > 0; });
+}
+
+template <class Received>
+void SenderEngine::keep_unheard(const Received& received) {
+  // Newest first: the first one received, and every older one, were.
   std::uint8_t kept = 0;
   for (std::size_t i = 0; i < before_count_; ++i) {
-    const BeforeAck& b = before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept);
-    if (b.tsval() && rto::ts_diff(tsecr, *b.tsval()) > 0) break;  // this one and all older were received
+    if (received(before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept))) break;
     ++kept;
   }
+  if (kept == before_count_)  // the whole ring unheard: on into the older ones
+    for (std::size_t i = before_older_.size(); i-- > 0;)
+      if (received(before_older_[i])) {
+        for (std::size_t n = i + 1; n-- > 0;) before_older_.pop_front();  // it and the older ones
+        break;
+      }
   keep_before_acks(kept);
 }
 
 void SenderEngine::keep_before_acks(std::uint8_t kept) {
+  if (kept < before_count_) before_older_.clear();  // older than one heard
   before_count_ = kept;
   if (kept == 0) before_next_ = 0;  // the next one in slot 0: the same two lines each time
 }
 
 void SenderEngine::heard_until(CaptureTime t, std::optional<std::uint32_t> resent) {
-  std::uint8_t kept = 0;
-  for (std::size_t i = 0; i < before_count_; ++i) {
-    const BeforeAck& b = before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept);
+  keep_unheard([&](const BeforeAck& b) {
     const bool shown_unheard = resent && seq_lt(*resent, b.ack);  // it acknowledged what is resent
-    if (b.time <= t && !shown_unheard) break;  // this one and all older were received
-    ++kept;
-  }
-  keep_before_acks(kept);
+    return b.time <= t && !shown_unheard;
+  });
 }
 
 void SenderEngine::on_valid_sample() {
