@@ -67,7 +67,8 @@ constexpr const char* kScenarios[] = {
     "tlp-tail-1",   "tlp-tail-2",         "tlp-tail-3",         "sack-head-lost",    "rto-max-low",
     "thin-linear",  "ts-off",             "syn-linear-0",       "syn-linear-default", "many-flows",
     "capture-dup",  "recv-side-loss",     "spurious-rto-eifel", "spurious-rto-frto", "rto-min-route",
-    "zero-window",  "keepalive",          "synack-loss",        "user-timeout",      "rto-sack-recovery"};
+    "zero-window",  "keepalive",          "synack-loss",        "user-timeout",      "rto-sack-recovery",
+    "spurious-rto-frto-recv"};
 
 }  // namespace
 
@@ -118,14 +119,15 @@ TEST_CASE("lab: Linux settings are named under --profile linux and are departure
 }
 
 TEST_CASE("lab, captured at the receiver: a delay spike after the capture point, and the kernel's RTO read as one") {
-  // tests/captures/lab-recv/: spurious-rto.sh eifel|frto recv. The relay
+  // spurious-rto.sh eifel|frto recv (eifel in tests/captures/lab-recv/,
+  // frto in tests/captures/lab/, read right frame by frame). The relay
   // held the receiver's ACKs 450 ms AFTER the capture point, so the capture
   // shows the data acknowledged long before the client resent it. With
   // timestamps (eifel) the client's TSecr stays at the TSval of the last ACK
   // it heard: the ten ACKs after it are unheard, and the kernel's RTO (its
   // label: tcp_retransmit_timer, the frame below) resends the oldest one's
   // data. TcpExtTCPTimeouts 1: one expiry, at that frame, not a spurious
-  // retransmission. Both: no MUST under Linux's own profile.
+  // retransmission; no MUST under Linux's own profile.
   const std::string dir = "tests/captures/lab-recv/";
   std::ifstream labels(dir + "spurious-rto-eifel-recv.labels.csv");
   REQUIRE(labels.good());
@@ -147,31 +149,38 @@ TEST_CASE("lab, captured at the receiver: a delay spike after the capture point,
     CHECK(count(c, SendKind::spurious) == 0);
     CHECK(musts(c) == 0);
     CHECK(musts(r.flows[0].senders[1]) == 0);
-    const auto f = analyze(dir + "spurious-rto-frto-recv.pcap", p);
-    for (const auto& s : f.flows.at(0).senders) CHECK(musts(s) == 0);
   }
   // Without timestamps (frto), nothing shows which ACKs the client heard
-  // until it resends: the kernel's RTO (frame 644) resends 421889, the data
+  // until it resends. Its loss probe (the kernel's label: frame 628, 7 ms
+  // after the segment it resends) shows frame 627 unheard; read with 627
+  // alone unheard it would be an expiry 7 ms after its arm, sooner than any
+  // RTO of the profile, so the earlier ACKs are read as unheard too, and
+  // with 625 the probe fits. Its RTO (frame 644) resends 421889, the data
   // frame 623 acknowledged 211.6 ms before, and the client's paced writes
-  // left as back-to-back trains between the receiver's ACKs (an ACK captured
-  // inside a train is no answer's evidence): the expiry is read from before
-  // frame 623, not called spurious. Its loss probe (frame 628, 7 ms after
-  // the segment it resends) is read as an expiry under the reading that only
-  // frame 627 went unheard (open: tests/captures/lab-recv/README.md), but no
-  // setting is named from a reading the capture cannot confirm: the
-  // namespace's rto_min was the default (truth.json), and the expiry at 644
-  // waited the default's RTO.
-  std::ifstream frto_labels(dir + "spurious-rto-frto-recv.labels.csv");
+  // left as back-to-back trains between the receiver's ACKs (an ACK
+  // captured inside a train is no answer's evidence): the expiry is read
+  // from before frame 623. TcpExtTCPTimeouts 1, TcpExtTCPLossProbes 1. No
+  // setting is named: the namespace's rto_min was the default (truth.json).
+  const std::string lab = "tests/captures/lab/";  // read right: in the lab's score
+  std::ifstream frto_labels(lab + "spurious-rto-frto-recv.labels.csv");
   REQUIRE(frto_labels.good());
-  std::uint64_t frto_rto = 0;
-  while (std::getline(frto_labels, line))
+  std::uint64_t frto_rto = 0, frto_tlp = 0;
+  while (std::getline(frto_labels, line)) {
     if (line.find(",rto,tcp_retransmit_timer,") != std::string::npos) frto_rto = std::stoull(line);
+    if (line.find(",tlp,tcp_send_loss_probe,") != std::string::npos) frto_tlp = std::stoull(line);
+  }
   REQUIRE(frto_rto == 644);
-  const auto f = analyze(dir + "spurious-rto-frto-recv.pcap", Profile::linux_kernel);
-  const replay::SenderReport& fc = f.flows.at(0).senders[0];
-  CHECK(count(fc, SendKind::spurious) == 0);
-  bool rto_read = false;
-  for (const auto& x : fc.timeouts) rto_read = rto_read || x.frame == frto_rto;
-  CHECK(rto_read);
-  for (const auto& j : fc.findings) CHECK(j.rule != replay::RuleId::stack_setting);
+  REQUIRE(frto_tlp == 628);
+  for (std::string_view p : {Profile::linux_kernel, Profile::automatic}) {
+    CAPTURE(p);
+    const auto f = analyze(lab + "spurious-rto-frto-recv.pcap", p, /*timeline=*/true);
+    const replay::SenderReport& fc = f.flows.at(0).senders[0];
+    REQUIRE(fc.timeouts.size() == 1);
+    CHECK(fc.timeouts[0].frame == frto_rto);
+    CHECK(count(fc, SendKind::tlp) == 1);
+    CHECK(count(fc, SendKind::spurious) == 0);
+    for (const auto& ev : fc.timeline)
+      if (ev.frame == frto_tlp) CHECK(ev.event == "tlp");
+    for (const auto& j : fc.findings) CHECK(j.rule != replay::RuleId::stack_setting);
+  }
 }

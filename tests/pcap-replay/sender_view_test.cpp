@@ -550,19 +550,24 @@ namespace {
 // 1000 + i ms (TSval 1000 + i), its ACK 50 us later (TSval 10000 + i), for
 // i < n; then the client resends segment `resent` at `resend_ms`, and the
 // server acknowledges everything 50 us later.
-Scenario spike(std::uint32_t n, std::uint32_t resent, std::int64_t resend_ms) {
+// Without `timestamps`, the same with no TSval anywhere, and data i every
+// `every_ms` (more than the ACK clock's 2 ms: no segment answers an ACK).
+Scenario spike(std::uint32_t n, std::uint32_t resent, std::int64_t resend_ms, bool timestamps = true,
+               std::int64_t every_ms = 1) {
   Scenario s;
-  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
-  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, 9000u, 0u, {}});
-  s.pkts.push_back({1 * ms, true, 1, 1, wire::kAck, 0, 1u, 9000u, {}});
+  const auto tv = [&](std::uint32_t v) { return timestamps ? std::optional<std::uint32_t>{v} : std::nullopt; };
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, tv(0), tv(0), {}});
+  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, tv(9000), tv(0), {}});
+  s.pkts.push_back({1 * ms, true, 1, 1, wire::kAck, 0, tv(1), tv(9000), {}});
   for (std::uint32_t i = 0; i < n; ++i) {
-    const std::int64_t t = (1000 + i) * ms;
-    s.pkts.push_back({t, true, 1 + 1000 * i, 1, wire::kAck | wire::kPsh, 1000, 1000 + i, 9000u, {}});
-    s.pkts.push_back({t + 50, false, 1, 1001 + 1000 * i, wire::kAck, 0, 10000 + i, 1000 + i, {}});
+    const std::int64_t t = (1000 + every_ms * i) * ms;
+    const auto tick = static_cast<std::uint32_t>(every_ms * i);  // both clocks at 1 kHz
+    s.pkts.push_back({t, true, 1 + 1000 * i, 1, wire::kAck | wire::kPsh, 1000, tv(1000 + tick), tv(9000), {}});
+    s.pkts.push_back({t + 50, false, 1, 1001 + 1000 * i, wire::kAck, 0, tv(10000 + tick), tv(1000 + tick), {}});
   }
   const auto r_ticks = static_cast<std::uint32_t>(resend_ms);
-  s.pkts.push_back({resend_ms * ms, true, 1 + 1000 * resent, 1, wire::kAck | wire::kPsh, 1000, r_ticks, 9000u, {}});
-  s.pkts.push_back({resend_ms * ms + 50, false, 1, 1 + 1000 * n, wire::kAck, 0, 9000 + r_ticks, r_ticks, {}});
+  s.pkts.push_back({resend_ms * ms, true, 1 + 1000 * resent, 1, wire::kAck | wire::kPsh, 1000, tv(r_ticks), tv(9000), {}});
+  s.pkts.push_back({resend_ms * ms + 50, false, 1, 1 + 1000 * n, wire::kAck, 0, tv(9000 + r_ticks), tv(r_ticks), {}});
   return s;
 }
 
@@ -589,56 +594,23 @@ TEST_CASE("a delay spike holds ten ACKs the capture saw: the head resent 1 s aft
   CHECK(n->other_frame == 5);  // the ACK of segment 0, the oldest unheard
 }
 
-TEST_CASE("a delay spike: the states before 4 + 256 ACKs are kept, the oldest first; the 261st's is not") {
-  // The engine keeps the state before the 4 newest unheard ACKs and the 256
-  // oldest. With 260 ACKs held (all kept) a resend of segment 256, which the
-  // 257th ACK (index 256) acknowledged first, is read from before that ACK:
-  // its arm is the 256th ACK's (1255.05 ms), and at 2300 ms it is the RTO's
-  // expiry (1044.95 ms > 1 s). With 261 ACKs, that ACK's state is the one
-  // dropped (neither among the 256 oldest nor the 4 newest): the resend of
-  // data the capture saw acknowledged is spurious.
-  auto kept = analyze(spike(260, 256, 2300), "spike-260", Profile::rfc6298);
+TEST_CASE("a delay spike: past 4 + 256 unheard ACKs, the oldest 256 and the newest 4 are kept, not those between") {
+  // 261 ACKs held (indexes 0-260, all newer than the client's TSecr): the
+  // ring keeps the 4 newest (257-260), the older ones the 256 oldest
+  // (0-255); ACK 256's state is the one dropped. Segment 255 resent at 2300
+  // ms (ACK 255 first acknowledged it): it is read from a kept state (from
+  // before ACK 0, the oldest the TSecr shows unheard), not spurious.
+  // Segment 256 resent instead: the state of the ACK that first
+  // acknowledged it is gone, and the resend of data the capture saw
+  // acknowledged is spurious.
+  auto kept = analyze(spike(261, 255, 2300), "spike-255", Profile::rfc6298);
   CHECK(count(client(kept), SendKind::spurious) == 0);
-  CHECK(client(kept).timeouts.size() == 1);
-  auto dropped = analyze(spike(261, 256, 2300), "spike-261", Profile::rfc6298);
+  const auto* n = with_topic(client(kept), Topic::ack_unheard);
+  REQUIRE(n);
+  CHECK(n->other_frame == 5);  // ACK 0's frame: the oldest the TSecr shows unheard
+  auto dropped = analyze(spike(261, 256, 2300), "spike-256", Profile::rfc6298);
   CHECK(count(client(dropped), SendKind::spurious) == 1);
   CHECK(client(dropped).timeouts.empty());
-}
-
-TEST_CASE("a segment sent back-to-back after the sender's previous one left with it: an ACK captured between them was not shown heard") {
-  // No timestamps; handshake R = 100 ms (RFC 6298: RTO 1 s). A [1,1001) at
-  // 1000 ms (frame 4), the peer's ACK of A 50 us later (frame 5), B
-  // [1001,2001) at `b_us` (frame 6), A again at 2000 ms (frame 7), all
-  // acknowledged at 2000.05 ms. B 100 us after A (within kResponseTrain,
-  // 200 us) left with A: the ACK between them is no evidence, the resend of
-  // A shows the ACK unheard, and it is the RTO's expiry 1000 ms after A
-  // (the timer ran from A, 5.1). B 300 us after A is no longer A's train, and
-  // 250 us after the ACK it is the ACK clock's answer (within 2 ms): the
-  // sender heard the ACK, and A resent is spurious.
-  const auto scenario = [](std::int64_t b_us) {
-    Scenario s;
-    s.handshake(0, 100 * ms);
-    s.data(1000 * ms, 1);
-    s.ack(1000 * ms + 50, 1001);
-    s.data(1000 * ms + b_us, 1001);
-    s.data(2000 * ms, 1);
-    s.ack(2000 * ms + 50, 2001);
-    return s;
-  };
-  SUBCASE("back-to-back") {
-    auto r = analyze(scenario(100), "train", Profile::rfc6298);
-    const auto& c = client(r);
-    CHECK(count(c, SendKind::spurious) == 0);
-    REQUIRE(c.timeouts.size() == 1);
-    CHECK(c.timeouts[0].frame == 7);
-    CHECK(point_us(c.timeouts[0].wait) == 1'000'000);
-  }
-  SUBCASE("an answer") {
-    auto r = analyze(scenario(300), "answer", Profile::rfc6298);
-    const auto& c = client(r);
-    CHECK(count(c, SendKind::spurious) == 1);
-    CHECK(c.timeouts.empty());
-  }
 }
 
 TEST_CASE("unheard ACKs beyond the ring are dropped after twice the RTO, and never sooner than 1 s") {
@@ -662,14 +634,212 @@ TEST_CASE("unheard ACKs beyond the ring are dropped after twice the RTO, and nev
     return s;
   };
   // RFC 6298: the RTO is 1 s (2.4's floor over samples of 50 us): kept for
-  // 2 x 1 s. ACK 0 is 1899.95 ms old at 2900 ms + 50 us: kept, the resend
-  // read from before it (a late expiry, not spurious); 2099.95 ms at 3100
-  // ms: dropped, the resend spurious.
+  // 2 x 1 s. ACK 0 (1000.05 ms) is 1900 ms old at the ACK at 2900.05 ms:
+  // kept, the resend read from before it (a late expiry, not spurious);
+  // 2100 ms at 3100.05 ms: dropped, the resend spurious.
   CHECK(count(client(analyze(scenario(2900), "kept-2rto", Profile::rfc6298)), SendKind::spurious) == 0);
   CHECK(count(client(analyze(scenario(3100), "dropped-2rto", Profile::rfc6298)), SendKind::spurious) == 1);
   // Linux: an RTO of 200 ms + a jiffy (rto_min), twice that 408 ms, below
-  // RFC 6298's 1 s, which holds: 899.95 ms old (1900 ms) kept, 1099.95 ms
-  // (2100 ms) dropped.
+  // RFC 6298's 1 s, which holds: 900 ms old (at 1900.05 ms) kept, 1100 ms
+  // (at 2100.05 ms) dropped.
   CHECK(count(client(analyze(scenario(1900), "kept-1s", Profile::linux_kernel)), SendKind::spurious) == 0);
   CHECK(count(client(analyze(scenario(2100), "dropped-1s", Profile::linux_kernel)), SendKind::spurious) == 1);
+}
+
+namespace {
+
+// Linux, a capture at the receiver (the handshake's round trip from it to
+// the client and back: `rtt_us`). S0, S1, S2 [1 + 1000 i, 1001 + 1000 i) at
+// 1000, 1000.1, 1000.2 ms, each acknowledged 50 us after it (A0, A1, A2:
+// frames 5, 7, 9); then S2 again at `resend_us`, and everything
+// acknowledged 50 us later. With timestamps (1 ms ticks): the client's
+// TSvals 1000.., the server's ACKs 10000, 10001, 10002, and the resend
+// echoes `tsecr`; without, none anywhere. `resent`: which segment is sent
+// again; without `acks`, the capture does not have A0-A2.
+Scenario three_acks(std::int64_t resend_us, std::optional<std::uint32_t> tsecr, std::int64_t rtt_us,
+                    std::uint32_t resent = 2, bool acks = true) {
+  Scenario s;
+  s.sack_permitted = true;
+  const bool ts = tsecr.has_value();
+  const auto tv = [&](std::uint32_t v) { return ts ? std::optional<std::uint32_t>{v} : std::nullopt; };
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, tv(0), tv(0), {}});
+  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, tv(9000), tv(0), {}});
+  s.pkts.push_back({rtt_us, true, 1, 1, wire::kAck, 0, tv(10), tv(9000), {}});
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    const std::int64_t t = 1000 * ms + 100 * i;
+    s.pkts.push_back({t, true, 1 + 1000 * i, 1, wire::kAck | wire::kPsh, 1000, tv(1000), tv(9000), {}});
+    if (acks) s.pkts.push_back({t + 50, false, 1, 1001 + 1000 * i, wire::kAck, 0, tv(10000 + i), tv(1000), {}});
+  }
+  s.pkts.push_back({resend_us, true, 1 + 1000 * resent, 1, wire::kAck | wire::kPsh, 1000,
+                    tv(static_cast<std::uint32_t>(resend_us / 1000)), tsecr, {}});
+  s.pkts.push_back({resend_us + 50, false, 1, 3001, wire::kAck, 0, tv(10100), tv(1100), {}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the sender's TSecr names the first ACK it did not hear: the resend is read from before it") {
+  const std::int64_t resend = 1000 * ms + 200 + 30 * ms;  // S2 again 30 ms after it
+  // TSecr 9000 (the SYN-ACK's): A0, A1, A2 all unheard: three segments out
+  // in the client's view, S2 the highest and not the head: a loss probe.
+  const auto all = analyze(three_acks(resend, 9000u, 10 * ms), "tsecr-all", Profile::linux_kernel);
+  CHECK(count(client(all), SendKind::tlp) == 1);
+  CHECK(client(all).timeouts.empty());
+  const auto* n = with_topic(client(all), Topic::ack_unheard);
+  REQUIRE(n);
+  CHECK(n->other_frame == 5);  // A0: read from before the first ACK the TSecr shows unheard
+  // TSecr 10001 (A1's): A0 heard, A1 no evidence (the same tick may have
+  // come before it), A2 unheard (newer): read from before A2, S2 alone out
+  // and resent 30 ms after it left: not a loss probe (one segment out: the
+  // PTO waits for a delayed ACK, 200 ms).
+  const auto last = analyze(three_acks(resend, 10001u, 10 * ms), "tsecr-last", Profile::linux_kernel);
+  CHECK(count(client(last), SendKind::tlp) == 0);
+  CHECK(client(last).timeouts.size() == 1);
+  const auto* m = with_topic(client(last), Topic::ack_unheard);
+  REQUIRE(m);
+  CHECK(m->other_frame == 9);  // A2
+}
+
+TEST_CASE("no timestamps: an expiry sooner than any RTO the profile allows is read with the earlier ACKs unheard too, while a loss probe explains it") {
+  // The same three ACKs without timestamps, the capture 60 us of round trip
+  // from the client (as good as at it: the ACK clock's window is 2 ms). S2
+  // again 7 ms after it: the resend shows A2 unheard; read with A2 alone
+  // unheard, S2 was alone out and its timer fired 7.05 ms after A1
+  // restarted it, far below Linux's least RTO (rto_min 200 ms, less the
+  // tolerance 1 ms + 10 %: 179 ms) and no loss probe (one segment out: the
+  // PTO waits for a delayed ACK, 200 ms): no reading of the profile's. With
+  // A1 unheard too, S1 and S2 were out and S2, the highest, resent on a
+  // timer before any expiry: a loss probe.
+  const auto soon = analyze(three_acks(1000 * ms + 200 + 7 * ms, std::nullopt, 60), "no-ts-soon", Profile::linux_kernel);
+  CHECK(count(client(soon), SendKind::tlp) == 1);
+  CHECK(client(soon).timeouts.empty());
+  // 400 ms after it, past that least RTO (and past the one-segment PTO): the
+  // reading with A2 alone unheard stands, an RTO expiry.
+  const auto late = analyze(three_acks(1000 * ms + 200 + 400 * ms, std::nullopt, 60), "no-ts-late", Profile::linux_kernel);
+  CHECK(count(client(late), SendKind::tlp) == 0);
+  CHECK(client(late).timeouts.size() == 1);
+}
+
+TEST_CASE("a delay spike without timestamps: past 4 + 256 ACKs the newest are kept, not the oldest") {
+  // 300 ACKs 5 ms apart from 1000 ms (none answered: no segment within 2 ms
+  // of an ACK; all within 2 x the 1 s RTO of the last), no TSval to show any
+  // of them heard. The ring keeps ACKs 296-299, the older ones the newest
+  // 256: 40-295. Segment 290 resent at 3600 ms: read from before ACK 290
+  // (ACK 289 acknowledged everything sent, and segment 290, sent at 2450
+  // ms, started the timer: 1150 ms > the 1 s RTO, an expiry). Segment 20
+  // resent instead: ACK 20's state is gone, the resend spurious.
+  const auto newest = analyze(spike(300, 290, 3600, false, 5), "spike-no-ts-newest", Profile::rfc6298);
+  CHECK(count(client(newest), SendKind::spurious) == 0);
+  CHECK(client(newest).timeouts.size() == 1);
+  const auto oldest = analyze(spike(300, 20, 3600, false, 5), "spike-no-ts-oldest", Profile::rfc6298);
+  CHECK(count(client(oldest), SendKind::spurious) == 1);
+}
+
+TEST_CASE("5.4 under the reading that an ACK went unheard: cannot tell, and broken where the capture saw no ACK") {
+  // RFC 6298. S1 [1001,2001) resent at 2100.1 ms, 1100.1 ms after S0
+  // started the timer (5.1; RTO 1 s): an expiry that resends S1, not the earliest
+  // unacknowledged byte. With A0-A2 captured and the client's TSecr (9000)
+  // older than all of them, the resend is of acknowledged data unless they
+  // had not reached it: the capture cannot tell 5.4 (INFO). Without the
+  // ACKs in the capture, SND.UNA is 1: 5.4 broken (MUST), the departure the
+  // rule exists to catch.
+  const std::int64_t resend = 1000 * ms + 100 + 1100 * ms;
+  const auto unheard = analyze(three_acks(resend, 9000u, 10 * ms, 1), "54-unheard", Profile::rfc6298);
+  const auto u = findings(client(unheard), "5.4");
+  REQUIRE(u.size() == 1);
+  CHECK(u[0].level == replay::Level::info);
+  CHECK(u[0].outcome == Outcome::cannot_tell);
+  CHECK(u[0].rel_seq == 1001);
+  CHECK(u[0].rel_una == 1);
+  const auto unseen = analyze(three_acks(resend, 9000u, 10 * ms, 1, false), "54-no-acks", Profile::rfc6298);
+  const auto b = findings(client(unseen), "5.4");
+  REQUIRE(b.size() == 1);
+  CHECK(b[0].level == replay::Level::must);
+  CHECK(b[0].rel_una == 1);
+}
+
+TEST_CASE("an expiry early only if an ACK went unheard names no setting: a lowered rto_min is read from evidence") {
+  // Linux, no timestamps, handshake R = 1 ms. S0 [1,1001) at 1000 ms, its
+  // ACK 50 us later, S0 again at 1030 ms: the ACK did not reach the client
+  // (or the resend is of acknowledged data). Read so, S0's timer fired 30 ms
+  // after S0 started it, below the 204 ms that rto_min gives and above what
+  // the same arithmetic gives without it: broken under that reading (2.4),
+  // kept under the other: cannot tell, INFO. No earlier ACK to read as
+  // unheard. A lowered rto_min is a setting read only from an expiry the
+  // capture shows; this one it does not.
+  Scenario s;
+  s.handshake(0, 1 * ms);
+  s.data(1000 * ms, 1);
+  s.ack(1000 * ms + 50, 1001);
+  s.data(1030 * ms, 1);
+  s.ack(1030 * ms + 50, 1001);
+  auto r = analyze(s, "early-unheard-no-setting", Profile::linux_kernel);
+  const auto& c = client(r);
+  REQUIRE(c.timeouts.size() == 1);
+  for (const auto& j : c.findings) CHECK(j.rule != replay::RuleId::stack_setting);
+  const auto f = findings(c, "2.4");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].outcome == Outcome::cannot_tell);
+  CHECK(musts(c) == 0);
+}
+
+TEST_CASE("segments sent back-to-back are one train: an ACK captured inside it shows nothing heard, for 200 us") {
+  // No timestamps; handshake R = 100 ms (RFC 6298: RTO 1 s). A [1,1001) at
+  // 1000 ms (frame 4), its ACK 50 us later (frame 5), B [1001,2001) at
+  // `b_us` after A and its ACK 50 us after B, C [2001,3001) at `c_us` after
+  // A; A again at 2000 ms, all acknowledged 50 us later.
+  const auto scenario = [](std::int64_t b_us, std::int64_t c_us) {
+    Scenario s;
+    s.handshake(0, 100 * ms);
+    s.data(1000 * ms, 1);
+    s.ack(1000 * ms + 50, 1001);
+    s.data(1000 * ms + b_us, 1001);
+    s.ack(1000 * ms + b_us + 50, 2001);
+    s.data(1000 * ms + c_us, 2001);
+    s.data(2000 * ms, 1);
+    s.ack(2000 * ms + 50, 3001);
+    return s;
+  };
+  SUBCASE("one train") {
+    // B 100 us after A and C 190 us after A: within kResponseTrain (200 us)
+    // of the previous segment and of the train's first, A. The ACKs captured
+    // between them are no evidence: the resend of A shows its ACK unheard,
+    // and it is the RTO's expiry 1000 ms after A (the timer ran from A, 5.1).
+    auto r = analyze(scenario(100, 190), "train-190", Profile::rfc6298);
+    const auto& c = client(r);
+    CHECK(count(c, SendKind::spurious) == 0);
+    REQUIRE(c.timeouts.size() == 1);
+    CHECK(point_us(c.timeouts[0].wait) == 1'000'000);
+  }
+  SUBCASE("not back-to-back") {
+    // B 300 us after A: no train; 250 us after A's ACK it is the ACK
+    // clock's answer (within 2 ms): the sender heard that ACK, and A
+    // resent is spurious.
+    auto r = analyze(scenario(300, 390), "train-300", Profile::rfc6298);
+    CHECK(count(client(r), SendKind::spurious) == 1);
+    CHECK(client(r).timeouts.empty());
+  }
+  SUBCASE("past the train's 200 us") {
+    // C 250 us after A (150 us after B) begins another train: it answers
+    // B's ACK (100 us before it), which acknowledged A: A resent is spurious.
+    auto r = analyze(scenario(100, 250), "train-250", Profile::rfc6298);
+    CHECK(count(client(r), SendKind::spurious) == 1);
+    CHECK(client(r).timeouts.empty());
+  }
+}
+
+TEST_CASE("unheard ACKs with TSvals are kept while the TSecr shows them unheard, past the time that drops the others") {
+  // Linux (twice the RTO is 408 ms, the least kept 1 s), timestamps: ten
+  // segments and their ACKs 150 ms apart from 1000 ms, none echoed (TSecr
+  // 9000 throughout); ACK 0 (frame 5) is 1350 ms old when ACK 9 comes. The
+  // head, segment 0, resent at 2400 ms is read from before ACK 0 (an
+  // expiry, late), not called spurious: the sender's TSecr, not time,
+  // says when an ACK with a TSval was heard.
+  auto r = analyze(spike(10, 0, 2400, true, 150), "spike-ts-old", Profile::linux_kernel);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::spurious) == 0);
+  CHECK(c.timeouts.size() == 1);
+  const auto* n = with_topic(c, Topic::ack_unheard);
+  REQUIRE(n);
+  CHECK(n->other_frame == 5);
 }

@@ -167,6 +167,11 @@ std::string cannot_tell_text(const Judgement& j, const Options& o) {
                        "valid sample, unless the sender took one from a SACK of never-retransmitted data (as Linux "
                        "does): cannot tell",
                        expiry_after(j));
+  if (j.rule == RuleId::rfc6298_5_4)
+    return fmt::format("the timer expiry retransmitted relative SEQ {}, above SND.UNA {} as the sender knew it if an "
+                       "ACK the capture saw had not reached it; had it, the resend was of acknowledged data and no "
+                       "expiry ({}): cannot tell",
+                       j.rel_seq, j.rel_una, readings_text(j));
   if (j.readings.empty()) return fmt::format("{}: the readings of the capture disagree on {}", fired(j), rule_id);
   return fmt::format("{}: {} is broken under one reading of the capture and kept under another ({}): cannot tell",
                      j.expiry > 1 ? expiry_after(j) : fired(j), rule_id, readings_text(j));

@@ -23,9 +23,9 @@ run_one() {
     tlp-tail-[123]) bash "$HERE/tlp-tail.sh" "${1#tlp-tail-}" ;;
     syn-linear-0|syn-linear-default) bash "$HERE/syn-linear.sh" "${1#syn-linear-}" ;;
     spurious-rto-eifel|spurious-rto-frto) bash "$HERE/spurious-rto.sh" "${1#spurious-rto-}" ;;
-    # Captured at the receiver: into tests/captures/lab-recv/ (its README).
-    spurious-rto-eifel-recv|spurious-rto-frto-recv)
-      m=${1#spurious-rto-}; OUTDIR=${OUTDIR:-$HERE/../../captures/lab-recv} bash "$HERE/spurious-rto.sh" "${m%-recv}" recv ;;
+    # Captured at the receiver; eifel's into tests/captures/lab-recv/ (its README).
+    spurious-rto-frto-recv) bash "$HERE/spurious-rto.sh" frto recv ;;
+    spurious-rto-eifel-recv) OUTDIR=${OUTDIR:-$HERE/../../captures/lab-recv} bash "$HERE/spurious-rto.sh" eifel recv ;;
     *) [ -f "$HERE/$1.sh" ] || { echo "no scenario $1" >&2; return 2; }; bash "$HERE/$1.sh" ;;
   esac
 }

@@ -32,7 +32,13 @@ void SenderEngine::settle_54() {
   if (p.head_resent) return;
   Judgement j;
   j.rule = RuleId::rfc6298_5_4;
-  j.outcome = Outcome::broken;
+  // Under the reading that the ACK reached the sender, the resend was of
+  // acknowledged data, no expiry: 5.4 is broken under one reading only.
+  j.outcome = p.ack_unheard ? Outcome::cannot_tell : Outcome::broken;
+  if (p.ack_unheard) {
+    j.topic = Topic::readings_differ;
+    j.readings = {{Reading::ack_unheard, false}, {Reading::ack_heard, true}};
+  }
   j.level = level_of(j.rule, j.outcome);
   j.frame = p.frame;
   j.time = p.time;

@@ -195,9 +195,14 @@ void SenderEngine::on_send(const Segment& s) {
   // answers; but one sent back-to-back after the sender's previous segment
   // (within kResponseTrain) left with it, so a peer segment captured
   // between the two shows nothing: it shows what the train's first showed.
+  // A train is one response: kResponseTrain from its first segment at most
+  // (a sender streaming back-to-back answers ACKs all the same).
   const bool after_previous = last_send_time_ && !across_step(*last_send_time_, s.time) &&
                               since(s.time, *last_send_time_) <= limits::kResponseTrain;
-  const MaybeTime heard_at = after_previous ? train_heard_ : MaybeTime(answered);
+  const bool same_train = after_previous && train_start_ && !across_step(*train_start_, s.time) &&
+                          since(s.time, *train_start_) <= limits::kResponseTrain;
+  const MaybeTime heard_at = same_train ? train_heard_ : MaybeTime(answered);
+  if (!same_train) train_start_ = s.time;
   train_heard_ = heard_at;
   if (heard_at && unheard_acks_kept()) {
     // Data sent again that an ACK acknowledged: the sender had not received
@@ -414,7 +419,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   Observation o = observe();
   Explanation ex = explain(o, *opt_.profile);
   if (ex.kind == SendKind::spurious && !syn)
-    if (const BeforeAck* b = unheard_ack_for(seq)) {
+    if (std::optional<std::size_t> at = unheard_index_for(seq)) {
       // The capture saw this acknowledged: the sender resent it all the
       // same. Read with the sender's state before that ACK (the ACK was
       // lost after the capture point, or still on its way): a repeat its
@@ -422,28 +427,71 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       const TimerState now = timer_state();
       const std::optional<std::uint32_t> heard_before = heard_una_;
       const std::uint64_t unheard_before = unheard_segments_;
-      restore(b->state());
-      heard_una_ = b->una;
-      unheard_segments_ = acked_segments_ - b->acked_segments;
-      // Nothing the peer sent from that ACK on reached the sender: none of
-      // it clocks this resend, and the peer was last heard before it.
-      Observation before = observe();
-      before.ack_clocked = ack_clocked(s.time, b->time).has_value() || (train_trigger_ && *train_trigger_ < b->time);
-      const std::optional<CaptureTime> last_heard = newest_peer_before(b->time);
-      before.since_peer = !last_heard || across_step(*last_heard, s.time)
-                              ? microseconds::max()
-                              : std::chrono::abs(since(s.time, *last_heard));
-      const Explanation e2 = explain(before, *opt_.profile);
+      const auto undo = [&] {
+        restore(now);
+        heard_una_ = heard_before;
+        unheard_segments_ = unheard_before;
+      };
+      // The resend read with ACK `a` and every later one unheard.
+      const auto read_before = [&](const BeforeAck& a) {
+        restore(a.state());
+        heard_una_ = a.una;
+        unheard_segments_ = acked_segments_ - a.acked_segments;
+        // Nothing the peer sent from that ACK on reached the sender: none of
+        // it clocks this resend, and the peer was last heard before it.
+        Observation r = observe();
+        r.ack_clocked = ack_clocked(s.time, a.time).has_value() || (train_trigger_ && *train_trigger_ < a.time);
+        const std::optional<CaptureTime> last_heard = newest_peer_before(a.time);
+        r.since_peer = !last_heard || across_step(*last_heard, s.time)
+                           ? microseconds::max()
+                           : std::chrono::abs(since(s.time, *last_heard));
+        return r;
+      };
+      // With timestamps, the sender's TSecr shows every ACK with a newer
+      // TSval unheard: the state is the one before the oldest of them.
+      if (const auto& tsecr = s.tcp.options.tsecr)
+        for (std::size_t i = unheard_kept_count(); i-- > *at + 1;)
+          if (const auto tv = unheard_at(i).tsval(); tv && rto::ts_diff(*tv, *tsecr) > 0) {
+            at = i;
+            break;
+          }
+      Observation before = read_before(unheard_at(*at));
+      Explanation e2 = explain(before, *opt_.profile);
+      // Without them nothing shows whether the ACKs before that one reached
+      // the sender. Read with only it (and the later ones) unheard, a timer
+      // firing sooner than any RTO the profile allows is no reading of the
+      // profile's: the earlier ACKs nothing shows heard are read as unheard
+      // too, from the newest back, while one of the profile's other timers
+      // (a loss probe) or its ACK clock explains the resend under them.
+      if (!s.tcp.options.tsecr && e2.kind == SendKind::timeout &&
+          before.since_arm < opt_.config.min_rto - opt_.tolerance(opt_.config.min_rto)) {
+        for (std::size_t i = *at + 1; i < unheard_kept_count(); ++i) {
+          undo();
+          const Observation r = read_before(unheard_at(i));
+          const Explanation e3 = explain(r, *opt_.profile);
+          if (e3.kind == SendKind::tlp || e3.kind == SendKind::fast) {
+            at = i;
+            before = r;
+            e2 = e3;
+            break;
+          }
+        }
+        if (e2.kind == SendKind::timeout) {  // none: the first reading stands
+          undo();
+          before = read_before(unheard_at(*at));
+        }
+      }
       if (e2.kind == SendKind::timeout || e2.kind == SendKind::tlp || e2.kind == SendKind::fast ||
           e2.kind == SendKind::slow_start_after_rto) {
+        const BeforeAck& b = unheard_at(*at);
         o = before;
         ex = e2;
         ack_unheard_ = true;
         Judgement j = note(Topic::ack_unheard, s.frame, s.time, false);
-        j.other_frame = b->frame;
+        j.other_frame = b.frame;
         append(std::move(j));
         // That ACK and every later one are unheard: none is kept.
-        const std::uint32_t from = b->una;
+        const std::uint32_t from = b.una;
         while (before_count_ > 0) {
           const BeforeAck& newest = before_at((before_next_ + kUnheardAcksKept - 1) % kUnheardAcksKept);
           if (seq_lt(newest.una, from)) break;
@@ -455,9 +503,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         keep_before_acks(before_count_);
         (void)filter_pending([&](const PendingSample& p) { return !seq_gt(p.ack, from); });  // never taken
       } else {
-        restore(now);
-        heard_una_ = heard_before;
-        unheard_segments_ = unheard_before;
+        undo();
       }
     }
   const SendKind kind = ex.kind;
@@ -604,7 +650,7 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   // 5.4 is settled when the expiry's burst ends: the burst may resend the head.
   settle_54();
   if (seq != heard_una()) {
-    pending_54_ = Pending54{s.frame, s.time, rel(seq), rel(heard_una()), data_expiries(), false};
+    pending_54_ = Pending54{s.frame, s.time, rel(seq), rel(heard_una()), data_expiries(), false, x.ack_unheard};
     notes_waiting_ = true;
   }
   open_57_.reset();  // a data expiry before the next sample: the chain judges 5.7 at it

@@ -56,22 +56,28 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   static constexpr std::size_t kUnheardAcksKept = 4;
   /// A delay spike after the capture point (a capture at the receiver)
   /// holds every ACK of a window: the states before the ACKs older than the
-  /// ring's are kept too, up to this many, the oldest first (an expiry
-  /// resends from the SND.UNA before the first ACK the sender did not hear),
-  /// until the sender shows it heard them (its TSecr, an answer). Past
-  /// them, the ACKs between the oldest kept and the ring are not: a resend
-  /// of data one of those first acknowledged is called spurious.
+  /// ring's are kept too, up to this many, until the sender shows it heard
+  /// them (its TSecr, an answer). Past them, with timestamps the oldest stay
+  /// (each one the TSecr shows unheard; an expiry resends from the SND.UNA
+  /// before the first), and a resend of data one of the ACKs between them
+  /// and the ring first acknowledged is called spurious; without, the
+  /// newest stay (nothing but time shows an ACK heard).
   static constexpr std::size_t kUnheardAcksAway = 256;
   /// An ACK the sender did not hear leaves the data it acknowledges
   /// outstanding, and the timer (armed before the ACK) resends that data
-  /// within an RTO of it: an older one, kept beyond the ring, whose data
-  /// was not resent within this many times the current RTO (the timer's
-  /// lateness, the estimate's error) was heard, and is dropped ...
+  /// within an RTO of it: an older one without a TSval (with one, the
+  /// sender's TSecr tells), kept beyond the ring, whose data was not resent
+  /// within this many times the current RTO (the timer's lateness, the
+  /// estimate's error) was heard, and is dropped ...
   static constexpr int kUnheardAckRtos = 2;
   /// ... nor within this long: RFC 6298's least RTO (2.4), so that a
   /// profile whose RTO is far below the sender's (--profile auto trying
   /// each) does not drop what the sender's own timer still resends.
   static constexpr std::chrono::microseconds kUnheardAckMinHorizon{1'000'000};
+  /// An older one this far (bytes) behind the newest ACK is dropped: a
+  /// quarter of the sequence space, so that seq_lt() and seq_ge() on it
+  /// never wrap.
+  static constexpr std::int32_t kUnheardAckSpan = std::int32_t{1} << 30;
   /// RTT samples from ACKs the sender may not have processed yet, held until
   /// it must have (a resend of what one acknowledged before then shows it
   /// had not: Karn, no sample). When more arrive, the oldest is taken.
@@ -150,6 +156,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
     std::uint32_t rel_seq, rel_una;
     unsigned expiry;
     bool head_resent = false;
+    /// The expiry is one only under the reading that an ACK the capture saw
+    /// had not reached the sender (heard, it resent acknowledged data).
+    bool ack_unheard = false;
   };
   struct Open57 {  // 5.7 not visible yet: the handshake's sample vs 3 s, until a data expiry or the next sample
     std::uint64_t frame;
@@ -198,8 +207,16 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void restore(const TimerState& t);
   void remember_before_ack(std::uint64_t frame, CaptureTime t, std::uint32_t ack, std::optional<std::uint32_t> tsval);
   /// The state before the ACK that first acknowledged `seq`, unless the
-  /// sender's TSecr showed that ACK (or a later segment) reached it.
-  const BeforeAck* unheard_ack_for(std::uint32_t seq) const;
+  /// sender's TSecr showed that ACK (or a later segment) reached it: its
+  /// index for unheard_at().
+  std::optional<std::size_t> unheard_index_for(std::uint32_t seq) const;
+  /// The states before ACKs the sender may not have received, newest first
+  /// (i = 0), the ring's then the older ones: unheard_kept_count() of them.
+  const BeforeAck& unheard_at(std::size_t i) const {
+    return i < before_count_ ? before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept)
+                             : before_older_[before_older_.size() - 1 - (i - before_count_)];
+  }
+  std::size_t unheard_kept_count() const { return before_count_ + before_older_.size(); }
   /// The sender echoed `tsecr`: it received every ACK with an older TSval.
   void heard_through(std::uint32_t tsecr);
   /// The sender answered the peer's segment captured at `t`: it received
@@ -415,8 +432,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// States before ACKs older than the ring's, oldest first (kUnheardAcksAway).
   RingDeque<BeforeAck> before_older_;
   /// The peer's segment the sender's latest train of back-to-back segments
-  /// shows it heard (what the train's first answered), if any.
-  MaybeTime train_heard_;
+  /// shows it heard (what the train's first answered), if any, and when
+  /// that train began.
+  MaybeTime train_heard_, train_start_;
 };
 
 }  // namespace replay::engine

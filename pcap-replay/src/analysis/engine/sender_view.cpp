@@ -69,31 +69,40 @@ TimerState BeforeAck::state() const {
 
 void SenderEngine::remember_before_ack(std::uint64_t frame, CaptureTime t, std::uint32_t ack,
                                        std::optional<std::uint32_t> tsval) {
-  if (!before_older_.empty()) {  // the older ones past kUnheardAckRtos x RTO were heard
+  if (!before_older_.empty()) {
+    // Without a TSval (nothing but time shows it heard) an older one past
+    // kUnheardAckRtos x the RTO was heard; with one, the sender's TSecr
+    // says. Any one 2^30 bytes behind this ACK goes (the sequence
+    // comparisons that find it stay unambiguous).
     const microseconds horizon = std::max(kUnheardAckRtos * current_rto(), kUnheardAckMinHorizon);
-    while (!before_older_.empty() &&
-           (across_step(before_older_.front().time, t) || since(t, before_older_.front().time) > horizon))
+    while (!before_older_.empty()) {
+      const BeforeAck& oldest = before_older_.front();
+      const bool aged = !oldest.tsval() && (across_step(oldest.time, t) || since(t, oldest.time) > horizon);
+      if (!aged && rto::seq_diff(ack, oldest.una) <= kUnheardAckSpan) break;
       before_older_.pop_front();
+    }
   }
-  // The ring is full: its oldest (at before_next_) moves to the older ones
-  // (past kUnheardAcksAway of them, it is overwritten).
-  if (before_count_ == kUnheardAcksKept && before_older_.size() < kUnheardAcksAway)
-    before_older_.push_back(before_at(before_next_));
+  // The ring is full: its oldest (at before_next_) moves to the older ones.
+  // Past kUnheardAcksAway of them: ACKs with TSvals are kept only while the
+  // sender's TSecr shows them unheard, so the oldest, where its SND.UNA
+  // stands, stay and this one is overwritten; without, nothing shows them
+  // heard but time, and the oldest goes.
+  if (before_count_ == kUnheardAcksKept) {
+    const BeforeAck& leaving = before_at(before_next_);
+    if (before_older_.size() == kUnheardAcksAway && !leaving.tsval()) before_older_.pop_front();
+    if (before_older_.size() < kUnheardAcksAway) before_older_.push_back(leaving);
+  }
   before_at(before_next_) = BeforeAck{timer_state(), frame, t, heard_una(), ack, tsval, acked_segments_};
   before_next_ = static_cast<std::uint8_t>((before_next_ + 1) % kUnheardAcksKept);
   if (before_count_ < kUnheardAcksKept) ++before_count_;
 }
 
-const BeforeAck* SenderEngine::unheard_ack_for(std::uint32_t seq) const {
-  for (std::size_t i = 0; i < before_count_; ++i) {
-    const BeforeAck& b = before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept);
-    if (seq_ge(seq, b.una) && seq_lt(seq, b.ack)) return &b;
+std::optional<std::size_t> SenderEngine::unheard_index_for(std::uint32_t seq) const {
+  for (std::size_t i = 0; i < unheard_kept_count(); ++i) {
+    const BeforeAck& b = unheard_at(i);
+    if (seq_ge(seq, b.una) && seq_lt(seq, b.ack)) return i;
   }
-  for (std::size_t i = before_older_.size(); i-- > 0;) {
-    const BeforeAck& b = before_older_[i];
-    if (seq_ge(seq, b.una) && seq_lt(seq, b.ack)) return &b;
-  }
-  return nullptr;
+  return std::nullopt;
 }
 
 void SenderEngine::heard_through(std::uint32_t tsecr) {
