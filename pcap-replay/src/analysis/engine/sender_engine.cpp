@@ -492,15 +492,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         append(std::move(j));
         // That ACK and every later one are unheard: none is kept.
         const std::uint32_t from = b.una;
-        while (before_count_ > 0) {
-          const BeforeAck& newest = before_at((before_next_ + kUnheardAcksKept - 1) % kUnheardAcksKept);
-          if (seq_lt(newest.una, from)) break;
-          before_next_ = static_cast<std::uint8_t>((before_next_ + kUnheardAcksKept - 1) % kUnheardAcksKept);
-          --before_count_;
-        }
-        if (before_count_ == 0)
-          while (!before_older_.empty() && !seq_lt(before_older_.back().una, from)) before_older_.pop_back();
-        keep_before_acks(before_count_);
+        drop_newest(*at + 1);
         (void)filter_pending([&](const PendingSample& p) { return !seq_gt(p.ack, from); });  // never taken
       } else {
         undo();

@@ -224,10 +224,11 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// acknowledged `resent`, the first byte of the data this answer sends
   /// again (causality over timing: the timing may pick the wrong ACK).
   void heard_until(CaptureTime t, std::optional<std::uint32_t> resent);
-  /// Keeps the newest `kept` of the ACKs the sender may not have received
-  /// (of the ring's; the older ones beyond it are kept when every ring
-  /// entry is, else dropped).
-  void keep_before_acks(std::uint8_t kept);
+  /// Keeps the newest `n` of the states before ACKs the sender may not have
+  /// received (unheard_at() 0 to n - 1), drops the older ones.
+  void keep_newest(std::size_t n);
+  /// Drops the newest `n` of them (unheard_at() 0 to n - 1).
+  void drop_newest(std::size_t n);
   /// Keeps the states before the ACKs newer than the newest one
   /// `received(const BeforeAck&)` says the sender received (it and every
   /// older one were: ACKs are cumulative), the ring's and the older ones.

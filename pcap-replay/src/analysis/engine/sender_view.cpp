@@ -115,24 +115,29 @@ void SenderEngine::heard_through(std::uint32_t tsecr) {
 template <class Received>
 void SenderEngine::keep_unheard(const Received& received) {
   // Newest first: the first one received, and every older one, were.
-  std::uint8_t kept = 0;
-  for (std::size_t i = 0; i < before_count_; ++i) {
-    if (received(before_at((before_next_ + kUnheardAcksKept - 1 - i) % kUnheardAcksKept))) break;
-    ++kept;
-  }
-  if (kept == before_count_)  // the whole ring unheard: on into the older ones
-    for (std::size_t i = before_older_.size(); i-- > 0;)
-      if (received(before_older_[i])) {
-        for (std::size_t n = i + 1; n-- > 0;) before_older_.pop_front();  // it and the older ones
-        break;
-      }
-  keep_before_acks(kept);
+  for (std::size_t i = 0; i < unheard_kept_count(); ++i)
+    if (received(unheard_at(i))) {
+      keep_newest(i);
+      return;
+    }
 }
 
-void SenderEngine::keep_before_acks(std::uint8_t kept) {
-  if (kept < before_count_) before_older_.clear();  // older than one heard
-  before_count_ = kept;
-  if (kept == 0) before_next_ = 0;  // the next one in slot 0: the same two lines each time
+void SenderEngine::keep_newest(std::size_t n) {
+  if (n <= before_count_) {
+    before_older_.clear();
+    before_count_ = static_cast<std::uint8_t>(n);
+    if (n == 0) before_next_ = 0;  // the next one in slot 0: the same two lines each time
+    return;
+  }
+  while (unheard_kept_count() > n) before_older_.pop_front();
+}
+
+void SenderEngine::drop_newest(std::size_t n) {
+  const std::size_t from_ring = std::min<std::size_t>(n, before_count_);
+  before_next_ = static_cast<std::uint8_t>((before_next_ + kUnheardAcksKept - from_ring) % kUnheardAcksKept);
+  before_count_ = static_cast<std::uint8_t>(before_count_ - from_ring);
+  for (std::size_t k = from_ring; k < n && !before_older_.empty(); ++k) before_older_.pop_back();
+  if (before_count_ == 0) before_next_ = 0;  // the next one in slot 0
 }
 
 void SenderEngine::heard_until(CaptureTime t, std::optional<std::uint32_t> resent) {
