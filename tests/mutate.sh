@@ -78,6 +78,22 @@
 #     variance term, 3 s only without a handshake sample); FloorMode is read
 #     only with the rfc6298 variant, and the 5.7 note needs a 3 s fallback
 #     after a sample, which the linux variant never makes.
+# Left out of the engine:
+#   - sender_capture_point.cpp's kQuarter (2^30): how far below the ACK a
+#     peer data entry the late-ACK scan skips (peer_data_acked_) may be, and
+#     how far the ACK may move before that count is redone. 2^30 is the
+#     largest value at which the count skips only entries the scan passes
+#     over itself (at most 2^30 below, plus less than 2^30 moved: under
+#     2^31, so seq_gt() still reads them acknowledged). Smaller (2^29): the
+#     count skips fewer, the scan passes over them: the same result
+#     (equivalent; run, it survives). Larger (1.5 x 2^30; survives too): it
+#     differs only once this side's ACK has moved over 2^31 bytes past a
+#     peer segment still among the latest kPeerDataHistory (64), whose end
+#     then wraps to look unacknowledged: the full scan reads that stale
+#     entry as first acknowledged now, the count skips it. A test killing
+#     it would pin the wrong reading of a wrapped sequence number.
+#   - unheard_ack.hpp's kProbeSinceAck: a bit of BeforeAck::present, not a
+#     threshold; engine_unheard_ack_test.cpp round-trips each bit alone.
 set -u
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e 's/^# \{0,1\}//' -e '/^set -u/d'; }
@@ -273,6 +289,39 @@ s5-zoom-share ;; pcap-replay/include/replay/analysis/thresholds.hpp ;; kZoomBelo
 s5-zoom-pad ;; pcap-replay/include/replay/analysis/thresholds.hpp ;; kZoomPadShare = 0.15; ;; kZoomPadShare = 0.2; ;; kZoomPadShare 0.15 -> 0.2
 s5-zoom-min-pad ;; pcap-replay/include/replay/analysis/thresholds.hpp ;; kZoomMinPad{20}; ;; kZoomMinPad{10}; ;; kZoomMinPad 20 ms -> 10 ms
 s5-zoom-max ;; pcap-replay/include/replay/analysis/thresholds.hpp ;; kZoomMaxEpisodes = 3; ;; kZoomMaxEpisodes = 4; ;; kZoomMaxEpisodes 3 -> 4
+# ---- connection identity (flow_table.cpp) and capture copies (capture_copy.*)
+ident-join-ack-slack-less ;; pcap-replay/src/analysis/flow_table.cpp ;; sent.end - s.tcp.ack <= limits::kJoinAckSlack; ;; sent.end - s.tcp.ack <= (limits::kJoinAckSlack >> 1); ;; kJoinAckSlack 16 MiB -> 8 MiB: a side's first segment on another VLAN joins only nearer what the peer sent
+ident-join-ack-slack-more ;; pcap-replay/src/analysis/flow_table.cpp ;; sent.end - s.tcp.ack <= limits::kJoinAckSlack; ;; sent.end - s.tcp.ack <= (limits::kJoinAckSlack << 1); ;; kJoinAckSlack 16 MiB -> 32 MiB
+ident-max-tsval-hz-less ;; pcap-replay/src/analysis/flow_table.cpp ;; * limits::kMaxTsvalHz / 1'000'000'000 + 1; ;; * 500 / 1'000'000'000 + 1; ;; kMaxTsvalHz 1000 -> 500: a TSval clock read as another one sooner
+ident-max-tsval-hz-more ;; pcap-replay/src/analysis/flow_table.cpp ;; * limits::kMaxTsvalHz / 1'000'000'000 + 1; ;; * 2000 / 1'000'000'000 + 1; ;; kMaxTsvalHz 1000 -> 2000
+copy-same-tsval-less ;; pcap-replay/src/analysis/capture_copy.cpp ;; ? limits::kSameTsvalWindow : ;; ? std::chrono::microseconds{5'000} : ;; kSameTsvalWindow 10 ms -> 5 ms: two captures of one packet without an ID
+copy-same-tsval-more ;; pcap-replay/src/analysis/capture_copy.cpp ;; ? limits::kSameTsvalWindow : ;; ? std::chrono::microseconds{20'000} : ;; kSameTsvalWindow 10 ms -> 20 ms
+copy-recent-kept-less ;; pcap-replay/src/analysis/capture_copy.hpp ;; inline constexpr std::size_t kRecentKept = 8; ;; inline constexpr std::size_t kRecentKept = 4; ;; kRecentKept 8 -> 4 recent segments searched for the original of a copy (a multiple of 4: static_assert)
+copy-recent-kept-more ;; pcap-replay/src/analysis/capture_copy.hpp ;; inline constexpr std::size_t kRecentKept = 8; ;; inline constexpr std::size_t kRecentKept = 12; ;; kRecentKept 8 -> 12
+# ---- lockstep.cpp, where it reads lockstep.hpp's constants (lockstep_test.cpp pins their values)
+lockstep-window-group-less ;; pcap-replay/src/analysis/lockstep.cpp ;; r0[j + 1] - r0[i] <= kLockstepWindow) ++j; ;; r0[j + 1] - r0[i] <= kLockstepWindow / 2) ++j; ;; kLockstepWindow 10 ms -> 5 ms: first retries in one group
+lockstep-window-group-more ;; pcap-replay/src/analysis/lockstep.cpp ;; r0[j + 1] - r0[i] <= kLockstepWindow) ++j; ;; r0[j + 1] - r0[i] <= kLockstepWindow * 2) ++j; ;; kLockstepWindow 10 ms -> 20 ms: first retries in one group
+lockstep-window-offsets-less ;; pcap-replay/src/analysis/lockstep.cpp ;; if (o.spread > kLockstepWindow) { ;; if (o.spread > kLockstepWindow / 2) { ;; kLockstepWindow 10 ms -> 5 ms: a group's later retry position still in lockstep
+lockstep-window-offsets-more ;; pcap-replay/src/analysis/lockstep.cpp ;; if (o.spread > kLockstepWindow) { ;; if (o.spread > kLockstepWindow * 2) { ;; kLockstepWindow 10 ms -> 20 ms: a group's later retry position still in lockstep
+lockstep-window-cluster-less ;; pcap-replay/src/analysis/lockstep.cpp ;; while (t[j] - t[i] > kLockstepWindow) ++i; ;; while (t[j] - t[i] > kLockstepWindow / 2) ++i; ;; kLockstepWindow 10 ms -> 5 ms: a dispersion's largest cluster
+lockstep-window-cluster-more ;; pcap-replay/src/analysis/lockstep.cpp ;; while (t[j] - t[i] > kLockstepWindow) ++i; ;; while (t[j] - t[i] > kLockstepWindow * 2) ++i; ;; kLockstepWindow 10 ms -> 20 ms: a dispersion's largest cluster
+lockstep-window-chance ;; pcap-replay/src/analysis/lockstep.cpp ;; * others * kLockstepWindow.count(); ;; * others * (kLockstepWindow * 2).count(); ;; kLockstepWindow 10 ms -> 20 ms in the chance level
+lockstep-min-group-less ;; pcap-replay/src/analysis/lockstep.cpp ;; bool group = size >= kMinGroupSize; ;; bool group = size >= kMinGroupSize - 1; ;; kMinGroupSize 8 -> 7 chains make a group
+lockstep-min-group-more ;; pcap-replay/src/analysis/lockstep.cpp ;; bool group = size >= kMinGroupSize; ;; bool group = size >= kMinGroupSize + 1; ;; kMinGroupSize 8 -> 9 chains make a group
+lockstep-min-group-offsets ;; pcap-replay/src/analysis/lockstep.cpp ;; if (at.size() < kMinGroupSize) break; ;; if (at.size() < kMinGroupSize - 1) break; ;; kMinGroupSize 8 -> 7 members still make a retry position of a group
+lockstep-min-group-dispersed ;; pcap-replay/src/analysis/lockstep.cpp ;; if (rest.size() < kMinGroupSize) return; ;; if (rest.size() < kMinGroupSize + 1) return; ;; kMinGroupSize 8 -> 9 chains make a dispersion worth reporting
+lockstep-chance-neighbourhood ;; pcap-replay/src/analysis/lockstep.cpp ;; r0[i] - kChanceNeighbourhood); ;; r0[i] - kChanceNeighbourhood / 2); ;; kChanceNeighbourhood 500 ms -> 250 ms: the other first retries counted around a group
+lockstep-chance-neighbourhood ;; pcap-replay/src/analysis/lockstep.cpp ;; r0[j] + kChanceNeighbourhood); ;; r0[j] + kChanceNeighbourhood / 2); ;;
+lockstep-chance-level ;; pcap-replay/src/analysis/lockstep.cpp ;; * 2 * kChanceNeighbourhood.count() >= ;; * 2 * (kChanceNeighbourhood * 2).count() >= ;; kChanceNeighbourhood 500 ms -> 1 s in the chance level only
+lockstep-chance-ratio-less ;; pcap-replay/src/analysis/lockstep.cpp ;; static_cast<std::int64_t>(kMinChanceRatio) * others ;; static_cast<std::int64_t>(kMinChanceRatio - 1) * others ;; kMinChanceRatio 4 -> 3
+lockstep-chance-ratio-more ;; pcap-replay/src/analysis/lockstep.cpp ;; static_cast<std::int64_t>(kMinChanceRatio) * others ;; static_cast<std::int64_t>(kMinChanceRatio + 1) * others ;; kMinChanceRatio 4 -> 5
+# ---- engine rings (sender_engine.hpp)
+engine-ring-pending-less ;; pcap-replay/src/analysis/engine/sender_engine.hpp ;; static constexpr std::size_t kPendingSamplesKept = 4; ;; static constexpr std::size_t kPendingSamplesKept = 3; ;; kPendingSamplesKept 4 -> 3 RTT samples held until the sender must have taken them
+engine-ring-pending-more ;; pcap-replay/src/analysis/engine/sender_engine.hpp ;; static constexpr std::size_t kPendingSamplesKept = 4; ;; static constexpr std::size_t kPendingSamplesKept = 5; ;; kPendingSamplesKept 4 -> 5
+engine-ring-unheard-less ;; pcap-replay/src/analysis/engine/sender_engine.hpp ;; static constexpr std::size_t kUnheardAcksKept = 4; ;; static constexpr std::size_t kUnheardAcksKept = 3; ;; kUnheardAcksKept 4 -> 3 in the ring (4 + 256 -> 3 + 256 kept past a spike)
+engine-ring-unheard-more ;; pcap-replay/src/analysis/engine/sender_engine.hpp ;; static constexpr std::size_t kUnheardAcksKept = 4; ;; static constexpr std::size_t kUnheardAcksKept = 5; ;; kUnheardAcksKept 4 -> 5 in the ring
+engine-ring-unheard-span-less ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; rto::seq_diff(ack, oldest.una) <= kUnheardAckSpan) break; ;; rto::seq_diff(ack, oldest.una) <= kUnheardAckSpan / 2) break; ;; kUnheardAckSpan 2^30 -> 2^29 bytes behind the newest ACK: an older unheard ACK dropped
+engine-ring-unheard-span-more ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; rto::seq_diff(ack, oldest.una) <= kUnheardAckSpan) break; ;; rto::seq_diff(ack, oldest.una) <= kUnheardAckSpan + kUnheardAckSpan / 2) break; ;; kUnheardAckSpan 2^30 -> 1.5 x 2^30 bytes
 EOF
 
 # ---- the table ------------------------------------------------------------------

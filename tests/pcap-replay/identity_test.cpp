@@ -422,6 +422,42 @@ TEST_CASE("identity: the capture-copy windows at their boundaries (kSameIdWindow
   CHECK(copies(none) == 0);
 }
 
+TEST_CASE("identity: a capture copy is looked for among its direction's 8 latest segments, not further back") {
+  // resend()'s handshake and data D [1001,2001) at 200 ms (ID 0x102, TSval
+  // 200), then `n` new segments of the client, [1001 + 1000 k, 2001 + 1000 k)
+  // at 200 + k ms (IDs 0x102 + k, TSvals 200 + k, k = 1..n), then D's
+  // datagram again at 250 ms (50 ms: within kSameIdWindow) and the server's
+  // ACK of everything, 2001 + 1000 n, at 300 ms. The client's ring keeps its
+  // 8 latest segments (capture_copy.hpp, kRecentKept): D and the 7 after it
+  // when n = 7, so its capture again is a copy; with n = 8, D has left the
+  // ring and its ID is compared with nothing: a segment of the client's,
+  // whose TSval 200, 8 ticks older than the 208 it sent last, makes it an
+  // old copy delayed in the network (out of order), not a capture copy.
+  const auto copies_after = [](std::uint16_t n) {
+    Capture c;
+    c.add({0, {10}, true, 1000, 0, wire::kSyn, 0, 100, 0, 0x100});
+    c.add({10 * ms, {10}, false, 70000, 1001, wire::kSyn | wire::kAck, 0, 5000, 100, 0});
+    c.add({10 * ms + 10, {10}, true, 1001, 70001, wire::kAck, 0, 110, 5000, 0x101});
+    const Frame d{200 * ms, {10}, true, 1001, 70001, wire::kAck | wire::kPsh, 1000, 200, 5000, 0x102};
+    c.add(d);
+    for (std::uint16_t k = 1; k <= n; ++k)
+      c.add({(200 + k) * ms, {10}, true, 1001 + 1000u * k, 70001, wire::kAck | wire::kPsh, 1000, 200u + k, 5000,
+             static_cast<std::uint16_t>(0x102 + k)});
+    Frame again = d;
+    again.t_us = 250 * ms;
+    c.add(again);
+    c.add({300 * ms, {10}, false, 70001, 2001 + 1000u * n, wire::kAck, 0, 5300, 250, 0});
+    const auto r = analyze(c, "recent-kept-" + std::to_string(n));
+    REQUIRE(r.flows.size() == 1);
+    const auto& f = r.flows[0];
+    CHECK(f.capture_duplicates + f.senders[0].by_kind[static_cast<std::size_t>(replay::SendKind::out_of_order)] == 1);
+    CHECK(f.senders[0].retransmissions() == 0);
+    return f.capture_duplicates;
+  };
+  CHECK(copies_after(7) == 1);
+  CHECK(copies_after(8) == 0);
+}
+
 namespace {
 // One client SYN (ISN 1000, TSval 100) answered by two hosts behind
 // 198.18.0.2: S1 (ISN 70000, TSval 5000 + ms) at 10 ms and S2 (ISN 90000,

@@ -110,6 +110,24 @@ TEST_CASE("lockstep window: 8 first retries spanning exactly 10 ms are a group, 
   }
 }
 
+TEST_CASE("lockstep dispersion: its largest cluster counts first retries exactly 10 ms apart together, 10.001 ms apart not") {
+  // 8 chains started at 0, first retries at 1.000 s and `second` us, the
+  // other six 100 ms apart from 1.1 s: no 8 within 10 ms, no group; all 8
+  // reported dispersed. The most within kLockstepWindow of each other: the
+  // first two when 1.010 s - 1.000 s = 10'000 us <= 10 ms (2), one each
+  // at 10'001 us (1); the others are >= 90 ms from any.
+  const auto cluster = [](std::int64_t second) {
+    const auto r = replay::lockstep::find_groups(
+        one_retry_each({1'000'000, second, 1'100'000, 1'200'000, 1'300'000, 1'400'000, 1'500'000, 1'600'000}));
+    CHECK(r.groups.empty());
+    REQUIRE(r.dispersed.size() == 1);
+    CHECK(r.dispersed[0].chains == 8);
+    return r.dispersed[0].largest_cluster;
+  };
+  CHECK(cluster(1'010'000) == 2);
+  CHECK(cluster(1'010'001) == 1);
+}
+
 TEST_CASE("lockstep minimum group size: 8 chains retrying together are a group, 7 are not (nor a dispersion)") {
   const std::vector<std::int64_t> eight(8, 1'000'000), seven(7, 1'000'000);
   CHECK(replay::lockstep::find_groups(one_retry_each(eight)).groups.size() == 1);

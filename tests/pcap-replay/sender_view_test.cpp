@@ -376,6 +376,38 @@ TEST_CASE("Karn as the sender applies it: an ACK it processed after resending wh
   CHECK(client(after).ambiguous_acks == 1);
 }
 
+TEST_CASE("Karn as the sender applies it: the samples of the 4 latest ACKs are held, a fifth takes the oldest as it is") {
+  // A capture at the receiver: the client's ACK of the SYN-ACK 50 ms after
+  // it, so an ACK captured here reaches the client up to 49.99 ms later
+  // (50 ms - 10 us). `n` segments [1 + 1000 i, 1001 + 1000 i) at 1000 +
+  // 0.1 i ms, each acknowledged 50 us after it (A0 .. A(n-1): every one a
+  // sample, held until the client must have taken it), then segment 0
+  // again at 1030 ms, before A0 (1000.05 ms + 49.99 ms = 1050.04 ms) can
+  // have reached the client: every held sample is of an ACK it processed
+  // after that resend, none is taken (Karn, 3), each ACK ambiguous once.
+  // The engine holds 4 (kPendingSamplesKept): at A4 the oldest, A0's,
+  // is taken as it is. Then everything acknowledged 50 us after the resend.
+  const auto scenario = [](std::uint32_t n) {
+    Scenario s;
+    s.handshake_at_receiver(50 * ms);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      s.data(1000 * ms + 100 * i, 1 + 1000 * i);
+      s.ack(1000 * ms + 100 * i + 50, 1001 + 1000 * i);
+    }
+    s.data(1030 * ms, 1);
+    s.ack(1030 * ms + 50, 1 + 1000 * n);
+    return s;
+  };
+  // n = 4: all four held and voided; the handshake's sample only.
+  auto four = analyze(scenario(4), "pending-4", Profile::rfc6298);
+  CHECK(client(four).samples_seq == 1);
+  CHECK(client(four).ambiguous_acks == 4);
+  // n = 5: A0's sample taken at A4, A1-A4 voided.
+  auto five = analyze(scenario(5), "pending-5", Profile::rfc6298);
+  CHECK(client(five).samples_seq == 2);
+  CHECK(client(five).ambiguous_acks == 4);
+}
+
 TEST_CASE("an ACK the sender answered (new data within the ACK clock's 2 ms) was received: a resend of what it acknowledged is spurious") {
   // A [1,1001) at 1000 ms, B [1001,2001) at 1010 ms; the ACK of A at
   // 1100 ms (frame 6); C [2001,3001) 1 ms after it: the sender's response
@@ -611,6 +643,13 @@ TEST_CASE("a delay spike: past 4 + 256 unheard ACKs, the oldest 256 and the newe
   auto dropped = analyze(spike(261, 256, 2300), "spike-256", Profile::rfc6298);
   CHECK(count(client(dropped), SendKind::spurious) == 1);
   CHECK(client(dropped).timeouts.empty());
+  // Segment 257 resent instead: ACK 257, the oldest of the ring's 4, first
+  // acknowledged it: kept, the resend read as segment 255's.
+  auto ring = analyze(spike(261, 257, 2300), "spike-257", Profile::rfc6298);
+  CHECK(count(client(ring), SendKind::spurious) == 0);
+  const auto* m = with_topic(client(ring), Topic::ack_unheard);
+  REQUIRE(m);
+  CHECK(m->other_frame == 5);
 }
 
 TEST_CASE("unheard ACKs beyond the ring are dropped after twice the RTO, and never sooner than 1 s") {
@@ -644,6 +683,46 @@ TEST_CASE("unheard ACKs beyond the ring are dropped after twice the RTO, and nev
   // (at 2100.05 ms) dropped.
   CHECK(count(client(analyze(scenario(1900), "kept-1s", Profile::linux_kernel)), SendKind::spurious) == 0);
   CHECK(count(client(analyze(scenario(2100), "dropped-1s", Profile::linux_kernel)), SendKind::spurious) == 1);
+}
+
+TEST_CASE("unheard ACKs beyond the ring are dropped once the newest ACK is over 2^30 bytes past them") {
+  // spike(6, 0, 2000) but with a hole in the capture: segment 5 ends at
+  // `end` (the client's data between 5001 and it not captured), A5
+  // acknowledges it. A0 (SND.UNA 1 before it) left the ring at A4; at A5 it
+  // is end - 1 bytes behind the newest ACK: kept up to 2^30 (a quarter of
+  // the sequence space, kUnheardAckSpan), dropped past it, though the
+  // client's TSecr (9000) shows it unheard. Segment 0 resent at 2000 ms:
+  // read from before A0, the RTO's expiry 1000 ms after segment 0 started
+  // the timer (5.1; RFC 6298: 1 s), or, A0 dropped, data the capture saw
+  // acknowledged sent again: spurious.
+  const auto scenario = [](std::uint32_t end) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
+    s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, 9000u, 0u, {}});
+    s.pkts.push_back({1 * ms, true, 1, 1, wire::kAck, 0, 1u, 9000u, {}});
+    for (std::uint32_t i = 0; i < 6; ++i) {
+      const std::int64_t t = (1000 + i) * ms;
+      const std::uint32_t seq = i < 5 ? 1 + 1000 * i : end - 1000;
+      s.pkts.push_back({t, true, seq, 1, wire::kAck | wire::kPsh, 1000, 1000 + i, 9000u, {}});
+      s.pkts.push_back({t + 50, false, 1, seq + 1000, wire::kAck, 0, 10000 + i, 1000 + i, {}});
+    }
+    s.pkts.push_back({2000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 2000u, 9000u, {}});
+    s.pkts.push_back({2000 * ms + 50, false, 1, end, wire::kAck, 0, 11000u, 2000u, {}});
+    return s;
+  };
+  constexpr std::uint32_t span = std::uint32_t{1} << 30;
+  // A5 = 1 + 2^30: exactly 2^30 past A0's SND.UNA, kept.
+  auto kept = analyze(scenario(1 + span), "span-kept", Profile::rfc6298);
+  CHECK(count(client(kept), SendKind::spurious) == 0);
+  REQUIRE(client(kept).timeouts.size() == 1);
+  CHECK(point_us(client(kept).timeouts[0].wait) == 1'000'000);
+  const auto* n = with_topic(client(kept), Topic::ack_unheard);
+  REQUIRE(n);
+  CHECK(n->other_frame == 5);  // A0
+  // A5 = 2 + 2^30: one byte further, dropped.
+  auto dropped = analyze(scenario(2 + span), "span-dropped", Profile::rfc6298);
+  CHECK(count(client(dropped), SendKind::spurious) == 1);
+  CHECK(client(dropped).timeouts.empty());
 }
 
 namespace {
