@@ -68,7 +68,7 @@ constexpr const char* kScenarios[] = {
     "thin-linear",  "ts-off",             "syn-linear-0",       "syn-linear-default", "many-flows",
     "capture-dup",  "recv-side-loss",     "spurious-rto-eifel", "spurious-rto-frto", "rto-min-route",
     "zero-window",  "keepalive",          "synack-loss",        "user-timeout",      "rto-sack-recovery",
-    "spurious-rto-frto-recv"};
+    "spurious-rto-frto-recv", "spurious-rto-eifel-recv-data"};
 
 }  // namespace
 
@@ -182,5 +182,47 @@ TEST_CASE("lab, captured at the receiver: a delay spike after the capture point,
     for (const auto& ev : fc.timeline)
       if (ev.frame == frto_tlp) CHECK(ev.event == "tlp");
     for (const auto& j : fc.findings) CHECK(j.rule != replay::RuleId::stack_setting);
+  }
+}
+
+TEST_CASE("lab, captured at the receiver: the client's data held by a delay spike, its resends read on its TSval clock") {
+  // spurious-rto.sh eifel recv data: the relay holds the CLIENT's frames
+  // 450 ms; tcpdump at the receiver sees nothing of the client, then every
+  // segment it sent meanwhile within a few ms, the receiver acknowledging
+  // each original before the resends held with it arrive. The kernel's
+  // labels: loss probes at frames 508 (a 5 ms hold before the spike: 502-506
+  // captured 15 ms after their TSvals' tick, the probe 6 ticks after them)
+  // and 636, the RTO's resend at 652; TcpExtTCPTimeouts 1, LossProbes 2.
+  // Read at capture times, all three were "spurious" (acknowledged before
+  // they arrived); on the client's TSval clock each left before the ACK:
+  // 636 resends the highest segment 9 ticks after the last send (TSval
+  // 2546711066 -> 2546711075), 652 the head 200 ticks after the probe
+  // (-> 2546711275), its wait read on the TSval clock.
+  const std::string lab = "tests/captures/lab/";
+  std::ifstream labels(lab + "spurious-rto-eifel-recv-data.labels.csv");
+  REQUIRE(labels.good());
+  std::string line;
+  std::vector<std::uint64_t> tlp;
+  std::uint64_t rto = 0;
+  while (std::getline(labels, line)) {
+    if (line.find(",rto,tcp_retransmit_timer,") != std::string::npos) rto = std::stoull(line);
+    if (line.find(",tlp,tcp_send_loss_probe,") != std::string::npos) tlp.push_back(std::stoull(line));
+  }
+  REQUIRE(rto == 652);
+  REQUIRE(tlp == std::vector<std::uint64_t>{508, 636});
+  CHECK(nlohmann::json::parse(std::ifstream(lab + "spurious-rto-eifel-recv-data.truth.json"))["nstat_delta"]
+            ["TcpExtTCPTimeouts"] == 1);
+  for (std::string_view p : {Profile::linux_kernel, Profile::automatic}) {
+    CAPTURE(p);
+    const auto r = analyze(lab + "spurious-rto-eifel-recv-data.pcap", p, /*timeline=*/true);
+    const replay::SenderReport& c = r.flows.at(0).senders[0];
+    REQUIRE(c.timeouts.size() == 1);
+    CHECK(c.timeouts[0].frame == rto);
+    CHECK(c.timeouts[0].clock == replay::ClockUsed::tsval);
+    CHECK(count(c, SendKind::tlp) == 2);
+    CHECK(count(c, SendKind::spurious) == 0);
+    for (const auto& ev : c.timeline)
+      if (ev.frame == tlp[0] || ev.frame == tlp[1]) CHECK(ev.event == "tlp");
+    CHECK(musts(c) == 0);
   }
 }

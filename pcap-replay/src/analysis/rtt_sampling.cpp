@@ -124,6 +124,8 @@ std::uint16_t snap_rate(std::int64_t ticks, std::int64_t span_us) {
   if (span_us < limits::kTsClockMinSpan.count() || ticks <= 0) return 0;
   const double raw = static_cast<double>(ticks) * 1e6 / static_cast<double>(span_us);
   constexpr std::array<std::uint16_t, 6> kCommon{1, 2, 10, 100, 250, 1000};
+  // SenderEngine::causal_send_time reads no hold within 2 ticks of kMaxTsvalHz.
+  static_assert(kCommon.back() <= limits::kMaxTsvalHz);
   for (const std::uint16_t c : kCommon) {
     // One tick of quantisation at each end of the span is allowed besides the percentage.
     const double tick_slack = 2.0 * 1e6 / static_cast<double>(span_us);

@@ -347,19 +347,49 @@ def _compatible(ev, fr):
     return fr.seq_len > 0
 
 
-def _dt_cost(ev, fr, near):
+def _dt_cost(ev, fr, near, sent_at=None):
     """|dt| when the frame can be this event's transmission, else None. At
     the capture host's own interface the frame is within MATCH_WINDOW_S of
     the event; a far end's frame crossed the network (a bridge, or a relay
     that may hold it up to FAR_LAG_S) and cannot precede it by more than
-    MATCH_WINDOW_S."""
+    MATCH_WINDOW_S. `sent_at`: the far frame's send time read from its TSval
+    (far_send_times): then dt is from that, within MATCH_WINDOW_S, so a
+    held original and the resend released with it are told apart."""
     dt = fr.time - ev["t_wall"]
+    if sent_at is not None and not near:
+        if dt < -MATCH_WINDOW_S or dt > FAR_LAG_S:
+            return None
+        ds = sent_at - ev["t_wall"]
+        return abs(ds) if abs(ds) <= MATCH_WINDOW_S else None
     if abs(dt) <= MATCH_WINDOW_S or (not near and 0 <= dt <= FAR_LAG_S):
         return abs(dt)
     return None
 
 
-def _assign(evs, frs, near):
+def far_send_times(cap, capture_addr):
+    """For each frame of a far end (not capture_addr) that carries a TSval:
+    its send time, from the sender's 1 kHz TSval clock (Linux:
+    tcp_time_stamp in ms plus a per-connection offset) placed on the capture
+    clock by the frame that arrived soonest after it left (the largest TSval
+    - capture time of the direction). A frame held on the way (a relay's
+    delay spike) arrives late, but its TSval still says when it left: the
+    original of a segment and its resend, released together, are hundreds
+    of ms apart here. Exact to the tick (1 ms) plus that least lag."""
+    rel, best = {}, {}
+    first = {}
+    for fr in cap.frames:
+        if fr.src == capture_addr or fr.tsval is None:
+            continue
+        ref = first.setdefault(fr.key, fr.tsval)
+        d = (fr.tsval - ref) % (1 << 32)
+        ms = d - (1 << 32) if d >= 1 << 31 else d
+        rel[fr.number] = (fr.key, ms)
+        v = ms - fr.time * 1000.0
+        best[fr.key] = max(best.get(fr.key, v), v)
+    return {n: (ms - best[k]) / 1000.0 for n, (k, ms) in rel.items()}
+
+
+def _assign(evs, frs, near, sent_at=None):
     """Order-preserving matching of events to frames (both in time order):
     the most pairs, then the least total |dt| (an event may have no frame: a
     transmission dropped before the capture point)."""
@@ -376,7 +406,8 @@ def _assign(evs, frs, near):
             if j > 0:
                 cands.append((best[i][j - 1], "f"))
             if i > 0 and j > 0:
-                c = _dt_cost(evs[i - 1], frs[j - 1], near) if _compatible(evs[i - 1], frs[j - 1]) else None
+                c = (_dt_cost(evs[i - 1], frs[j - 1], near, (sent_at or {}).get(frs[j - 1].number))
+                     if _compatible(evs[i - 1], frs[j - 1]) else None)
                 if c is not None:
                     k, cost = best[i - 1][j - 1]
                     cands.append(((k + 1, cost - c), "m"))
@@ -413,10 +444,11 @@ def match_events(labelled, cap, capture_addr):
         if not ev["err"]:
             pending.setdefault(((ev["src"], ev["sport"], ev["dst"], ev["dport"]), ev["seq"]), []).append(ev)
     used = set()
+    sent_at = far_send_times(cap, capture_addr)
     for gk, evs in pending.items():
         evs.sort(key=lambda e: e["t_wall"])
         near = gk[0][0] == capture_addr
-        for ev, fr in _assign(evs, groups.get(gk, []), near):
+        for ev, fr in _assign(evs, groups.get(gk, []), near, sent_at):
             ev["frame"] = fr.number
             ev["dt_us"] = round((fr.time - ev["t_wall"]) * 1e6)
             ev["copies"] += copies_of.get(fr.number, [])

@@ -160,7 +160,11 @@ table bridge lab {
 NFT
     NFT_NS=$MID; NFT_TABLE="bridge lab"
   else
-    ip netns exec "$MID" "$PY" "$LAB_DIR/relay.py" --a veth-ms --b veth-mr --ready "$WORK/relay.ready" \
+    # relay.py holds the frames that come in on --b: the receiver's (veth-mr,
+    # its ACKs), or with LAB_RELAY_HOLD=sender the sender's (veth-ms, its data).
+    local a=veth-ms b=veth-mr
+    [ "${LAB_RELAY_HOLD:-receiver}" = sender ] && { a=veth-mr; b=veth-ms; }
+    ip netns exec "$MID" "$PY" "$LAB_DIR/relay.py" --a $a --b $b --ready "$WORK/relay.ready" \
         --log "$WORK/relay.log" &
     LAB_RELAY_PID=$!; PIDS+=($!)
     lab_wait_file "$WORK/relay.ready" 10
@@ -169,7 +173,8 @@ NFT
 }
 
 # lab_relay_spike SECONDS: the relay holds every frame from the receiver (its
-# ACKs) for SECONDS, then sends what it held, in order, and forwards again.
+# ACKs; with LAB_RELAY_HOLD=sender, from the sender: its data) for SECONDS,
+# then sends what it held, in order, and forwards again.
 # The event has the relay's own times (hold, release, frames held).
 lab_relay_spike() {
   kill -USR1 "$LAB_RELAY_PID"
@@ -179,8 +184,8 @@ lab_relay_spike() {
   local h r n
   h=$(awk '$2 == "hold" {t=$1} END {print t}' "$WORK/relay.log")
   read -r r n < <(awk '$2 == "release" {t=$1; n=$3} END {print t, n}' "$WORK/relay.log")
-  echo "{\"t_wall\": ${h:-0}, \"event\": \"relay_hold\", \"direction\": \"receiver->sender\", \"seconds\": $1, \"released_at\": ${r:-null}, \"frames_held\": ${n:-0}}" >>"$WORK/events.jsonl"
-  lab_log "relay held the receiver's frames from $h to ${r:-?} (${n:-0} frames)"
+  echo "{\"t_wall\": ${h:-0}, \"event\": \"relay_hold\", \"direction\": \"$([ "${LAB_RELAY_HOLD:-receiver}" = sender ] && echo 'sender->receiver' || echo 'receiver->sender')\", \"seconds\": $1, \"released_at\": ${r:-null}, \"frames_held\": ${n:-0}}" >>"$WORK/events.jsonl"
+  lab_log "relay held the ${LAB_RELAY_HOLD:-receiver}'s frames from $h to ${r:-?} (${n:-0} frames)"
 }
 
 lab_sysctl() {

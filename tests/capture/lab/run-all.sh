@@ -15,7 +15,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ALL=(tlp-tail-1 tlp-tail-2 tlp-tail-3 sack-head-lost rto-max-low thin-linear ts-off
      syn-linear-0 syn-linear-default many-flows capture-dup
      recv-side-loss spurious-rto-eifel spurious-rto-frto rto-min-route zero-window keepalive
-     synack-loss user-timeout rto-sack-recovery spurious-rto-eifel-recv spurious-rto-frto-recv)
+     synack-loss user-timeout rto-sack-recovery spurious-rto-eifel-recv spurious-rto-frto-recv
+     spurious-rto-eifel-recv-data)
 [ $# -gt 0 ] && ALL=("$@")
 failed=0
 run_one() {
@@ -25,6 +26,8 @@ run_one() {
     spurious-rto-eifel|spurious-rto-frto) bash "$HERE/spurious-rto.sh" "${1#spurious-rto-}" ;;
     # Captured at the receiver; eifel's into tests/captures/lab-recv/ (its README).
     spurious-rto-frto-recv) bash "$HERE/spurious-rto.sh" frto recv ;;
+    # The client's data held (not the receiver's ACKs), captured at the receiver.
+    spurious-rto-eifel-recv-data) bash "$HERE/spurious-rto.sh" eifel recv data ;;
     spurious-rto-eifel-recv) OUTDIR=${OUTDIR:-$HERE/../../captures/lab-recv} bash "$HERE/spurious-rto.sh" eifel recv ;;
     *) [ -f "$HERE/$1.sh" ] || { echo "no scenario $1" >&2; return 2; }; bash "$HERE/$1.sh" ;;
   esac

@@ -25,14 +25,23 @@
 # acknowledged long before the client resent it: the ACKs it saw had not
 # reached the client.
 #
-#   sudo bash tests/capture/lab/spurious-rto.sh eifel|frto [recv]
-MODE=${1:?usage: spurious-rto.sh eifel|frto [recv]}
-AT=${2:-}
-case $AT in
-  "") ;;
-  recv) CAPTURE_ADDR=198.18.0.2 ;;
-  *) echo "the capture point must be recv or absent" >&2; exit 2 ;;
-esac
+# With `data` (spurious-rto-eifel-data, -recv-data) the relay holds the
+# CLIENT's frames (its data) instead of the receiver's: at the receiver the
+# capture sees nothing of the client for 450 ms, then every segment it sent
+# meanwhile (the probe and the RTO's resend among them) within a few ms, in
+# the order sent; at the sender it sees them leave on time and the ACKs come
+# late, as with the ACKs held.
+#
+#   sudo bash tests/capture/lab/spurious-rto.sh eifel|frto [recv] [data]
+MODE=${1:?usage: spurious-rto.sh eifel|frto [recv] [data]}
+AT= HELD=
+for arg in "${@:2}"; do
+  case $arg in
+    recv) AT=recv; CAPTURE_ADDR=198.18.0.2 ;;
+    data) HELD=data; export LAB_RELAY_HOLD=sender ;;
+    *) echo "after the mode: recv (the capture point) and/or data (what the relay holds)" >&2; exit 2 ;;
+  esac
+done
 source "$(dirname "$0")/lib.sh"
 CAPTURE_POINT="sender namespace, veth-s (the client's side of the relay: every transmission of the client; the receiver's ACKs as the client got them, after the spike)"
 [ -n "$AT" ] && CAPTURE_POINT="receiver namespace, veth-r (the receiver's side of the relay: the client's segments as they arrived, every one; the receiver's ACKs when it sent them, BEFORE the relay held them: the capture sees them up to 450 ms before the client did)"
@@ -45,7 +54,12 @@ case $MODE in
   *) echo "MODE must be eifel or frto" >&2; exit 2 ;;
 esac
 NOTES="Nothing is lost: every retransmission is spurious. The ACKs are held 450 ms: tail-loss probe(s) and ONE RTO expiry retransmit; the released ACKs acknowledge the original transmissions and the kernel undoes the expiry ($EXPECT_COUNTERS). The expiry still happened (TcpExtTCPTimeouts 1). A checker should count it as an expiry and may call the retransmission spurious only AFTER the fact: when it was sent the data was not acknowledged. The relay adds ~0.1-1 ms of jitter, so loss probes can also come at other times (labels)."
-lab_init "spurious-rto-$MODE${AT:+-$AT}"
+if [ -n "$HELD" ]; then
+  NOTES="${NOTES/The ACKs are held 450 ms/The client's DATA is held 450 ms (relay.py holds the sender's frames; its ACKs pass)}"
+  DESCRIPTION="${DESCRIPTION/every frame from the receiver (its ACKs)/every frame from the client (its data)}"
+  [ -n "$AT" ] && CAPTURE_POINT="receiver namespace, veth-r (the receiver's side of the relay: the client's segments when the relay released them, up to 450 ms after they left, the held ones back to back; the receiver's ACKs when it sent them)"
+fi
+lab_init "spurious-rto-$MODE${AT:+-$AT}${HELD:+-$HELD}"
 LAB_MIDDLE=relay lab_topology
 [ "$MODE" = frto ] && lab_sysctl net.ipv4.tcp_timestamps 0
 lab_start 5001 $([ -n "$AT" ] && echo veth-r || echo veth-s)

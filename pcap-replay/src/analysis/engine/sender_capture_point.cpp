@@ -107,11 +107,29 @@ CaptureTime SenderEngine::send_time(CaptureTime t) const {
   return *held_ > tick ? t - (*held_ - tick) : t;
 }
 
+CaptureTime SenderEngine::held_send_time(const Segment& s) const {
+  // Held by more than the TSval clock's quantisation (and a drift of the
+  // sender's clock against the capture's, which the least offset does not
+  // follow, stays within it): sent by the end of its tick.
+  const auto rate = ts_clock_.rate_hz();  // known: held_for() gave a value
+  const microseconds tick{static_cast<std::int64_t>(1e6 / *rate)};
+  if (*held_ <= limits::kClockDisagreeTicks * tick) return s.time;
+  // A TSval older than one the sender already sent is no send time (a copy,
+  // or the clock's jitter): the sender's clock does not go back.
+  if (newest_tsval_ && rto::ts_diff(*s.tcp.options.tsval, *newest_tsval_) < 0) return s.time;
+  CaptureTime sent = s.time - (*held_ - tick);
+  // Never before the peer's segment its TSecr shows it had received: it
+  // passed the capture point before it reached the sender.
+  if (s.tcp.options.tsecr && echo_tracks_)
+    if (const std::optional<CaptureTime> heard = heard_peer_time(s.tcp.options.tsecr)) sent = std::max(sent, *heard);
+  return std::min(sent, s.time);
+}
+
 // ---- the timer's arm ------------------------------------------------------
 
 void SenderEngine::arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval, CaptureTime earliest) {
   rearm_any_ = t;
-  arm_ = TimerArm{cause, std::min(earliest, t), t, tsval, 0};
+  arm_ = TimerArm{cause, std::min(earliest, t), t, tsval, 0, held_us_};
 }
 
 void SenderEngine::head_retransmitted(const Segment& s, std::optional<std::uint32_t> tsval) {

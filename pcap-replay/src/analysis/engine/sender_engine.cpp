@@ -38,7 +38,8 @@ void SenderEngine::record(const Segment& s, std::string_view event, std::uint32_
                           std::optional<SampleKind> kind) {
   if (!keep_timeline_) return;
   const auto& e = est_.estimator();
-  out_.timeline.push_back(TimelineEvent{s.frame, s.time, event, rel(seq), sample, kind, e.srtt(), e.rttvar(),
+  const CaptureTime at = s.frame == current_frame_ && capture_time_ ? *capture_time_ : s.time;  // the capture's
+  out_.timeline.push_back(TimelineEvent{s.frame, at, event, rel(seq), sample, kind, e.srtt(), e.rttvar(),
                                         current_rto(), data_expiries()});
   // For the pictures (report_html): a send's sequence length, a peer ACK's SACK blocks.
   TimelineEvent& t = out_.timeline.back();
@@ -125,15 +126,37 @@ void SenderEngine::feed_host(const Segment& s) {
   }
 }
 
-void SenderEngine::on_send(const Segment& s) {
+void SenderEngine::on_send(const Segment& captured) {
   if (feed_only_) {
-    feed_host(s);
-    if (!s.tcp.has(wire::kRst)) last_send_time_ = s.time;
+    feed_host(captured);
+    if (!captured.tcp.has(wire::kRst)) last_send_time_ = captured.time;
     return;
   }
   ++out_.packets;
-  file_ = s.file_index;
-  current_frame_ = s.frame;
+  file_ = captured.file_index;
+  current_frame_ = captured.frame;
+  // Two clocks. What the sender did and could have heard is read at its
+  // send time: the capture time less how long the TSval clock shows the
+  // segment was held on its way to the capture point (send_time(); a delay
+  // spike between the sender and a capture taken away from it). What the
+  // report shows and the waits it judges stay on the capture's clock
+  // (capture_time_, TimerArm::held_us).
+  feed_host(captured);
+  capture_time_ = captured.time;
+  const CaptureTime sent = causal_send_time(captured);
+  if (sent == captured.time) {
+    held_us_ = 0;
+    send_at(captured);
+    return;
+  }
+  held_us_ = static_cast<std::int32_t>(
+      std::min<std::int64_t>(std::chrono::duration_cast<microseconds>(captured.time - sent).count(), INT32_MAX));
+  Segment unheld = captured;  // (a copy only when held: rare)
+  unheld.time = sent;
+  send_at(unheld);
+}
+
+void SenderEngine::send_at(const Segment& s) {
   if (pending_count_ > 0 && s.payload_len > 0) {
     // Sent again before the ACK could reach the sender: the ACK covers a
     // retransmission, so the sender took no sample from it (Karn, 3).
@@ -151,7 +174,6 @@ void SenderEngine::on_send(const Segment& s) {
   const auto& h = s.tcp;
   if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
   if (last_send_time_ && across_step(*last_send_time_, s.time)) tsval_before_step_ = newest_tsval_;
-  feed_host(s);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
   const bool syn = h.has(wire::kSyn);
@@ -280,8 +302,8 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
   }
   const bool was_idle = heard_una() == seq_.snd_max || (outstanding_.empty() && !heard_una_);
   if (syn) {
-    syn_arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame};
-    if (!arm_) arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame};
+    syn_arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame, held_us_};
+    if (!arm_) arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame, held_us_};
   } else if (!arm_ || was_idle) {
     arm(s.time, ArmCause::send, tsval);  // 5.1: start the timer when data is sent and it is not running
     arm_->frame = s.frame;
@@ -321,7 +343,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
       arm_->frame = s.frame;
     }
   }
-  push_outstanding(Tx{seq, end, send_time(s.time), false});
+  push_outstanding(Tx{seq, end, sample_from(), false});
   seq_.snd_max = end;
   last_new_data_time_ = s.time;
   count(kind);
@@ -343,7 +365,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   // for the first time (the one byte it repeats was a probe, not lost data).
   if (zwp_seq_ && seq == *zwp_seq_ && peer_window_ > 0 && seq_gt(end, seq_.snd_max)) {
     zwp_seq_.reset();
-    push_outstanding(Tx{seq_.snd_max, end, send_time(s.time), false});
+    push_outstanding(Tx{seq_.snd_max, end, sample_from(), false});
     out_.bytes += rto::seq_diff(end, seq_.snd_max);
     seq_.snd_max = end;
     count(SendKind::first);
@@ -487,7 +509,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         o = before;
         ex = e2;
         ack_unheard_ = true;
-        Judgement j = note(Topic::ack_unheard, s.frame, s.time, false);
+        Judgement j = note(Topic::ack_unheard, s.frame, capture_time_.value_or(s.time), false);
         j.other_frame = b.frame;
         append(std::move(j));
         // That ACK and every later one are unheard: none is kept.
@@ -503,12 +525,12 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   if (kind == SendKind::out_of_order) {
     // Not the sender's doing: a first transmission seen late, or an old copy.
     count(kind);
-    if (ex.cause == Cause::reordered_first) insert_outstanding(Tx{seq, end, send_time(s.time), false});
+    if (ex.cause == Cause::reordered_first) insert_outstanding(Tx{seq, end, sample_from(), false});
     record(s, to_string(kind), seq);
     return;
   }
   if (seq_gt(end, seq_.snd_max)) {  // partly new data
-    push_outstanding(Tx{seq_.snd_max, end, send_time(s.time), false});
+    push_outstanding(Tx{seq_.snd_max, end, sample_from(), false});
     seq_.snd_max = end;
   }
   if (!ex.maybe_rto) count(kind);  // a probe's reading is counted when its chain settles
@@ -553,38 +575,44 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       // its backoff; a stack that does not leaves the old arm: both readings.
       if (syn_arm_) {
         if (opt_.profile->rearm_from_head)
-          syn_arm_ = TimerArm{ArmCause::syn_reply, s.time, s.time, tsval, s.frame};
-        else
+          syn_arm_ = TimerArm{ArmCause::syn_reply, s.time, s.time, tsval, s.frame, held_us_};
+        else {
           syn_arm_->latest = s.time;
+          syn_arm_->held_us = held_us_;  // (earliest's own hold is not kept: the later one's)
+        }
       }
       break;
     default:
       break;
   }
   ack_unheard_ = false;
-  mark_retransmitted(seq, end, send_time(s.time));
+  mark_retransmitted(seq, end, sample_from());
   if (ex.maybe_rto && keep_timeline_) provisional_rows_.emplace_back(s.frame, out_.timeline.size());
   record(s, to_string(kind), seq);
 }
 
 void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe,
                                std::optional<std::uint32_t> tsval) {
+  const CaptureTime captured = capture_time_.value_or(s.time);  // the frame's time on the capture's clock
   if (syn && syn_acked_frame_ && !syn_lost_ack_noted_) {
     syn_lost_ack_noted_ = true;
-    Judgement j = note(Topic::syn_acked_unseen, s.frame, s.time, true);
+    Judgement j = note(Topic::syn_acked_unseen, s.frame, captured, true);
     j.other_frame = *syn_acked_frame_;
     append(std::move(j));
   }
   const std::optional<TimerArm>& a = syn ? syn_arm_ : arm_;
-  const TimerArm armed = a.value_or(TimerArm{ArmCause::send, s.time, s.time, std::nullopt, 0});
+  const TimerArm armed = a.value_or(TimerArm{ArmCause::send, s.time, s.time, std::nullopt, 0, held_us_});
+  // The expiry is judged on the capture's clock (TimerArm::held_us).
+  const CaptureTime armed_earliest = armed.earliest + microseconds{armed.held_us};
+  const CaptureTime armed_latest = armed.latest + microseconds{armed.held_us};
   ObservedExpiry x;
   x.frame = s.frame;
-  x.time = s.time;
+  x.time = captured;
   x.syn = syn;
   x.rel_seq = rel(seq);
   x.armed_by = armed.cause;
   x.arm_frame = armed.frame;
-  x.wait = wait_since(armed, s.time);
+  x.wait = wait_since(armed, captured);
   x.check = last_peer_time_.has_value() || syn;
   x.thin = in_flight() < 4;
   x.maybe_probe = maybe_probe;
@@ -602,20 +630,20 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
         on_ts = Interval{*w - tick, *w + tick};
       }
   x.ts_wait = on_ts;
-  const ModelStep* step = clock_ ? clock_->between(armed.earliest, s.time) : nullptr;
-  if (step || armed.latest > s.time) {
+  const ModelStep* step = clock_ ? clock_->between(armed_earliest, captured) : nullptr;
+  if (step || armed_latest > captured) {
     // A step of the capture clock between the arm and this expiry: the wait
     // on the capture's clock is unknown (clock_steps.hpp) and not judged;
     // the chain's later doublings read it on the sender's TSval clock.
     x.wait_unknown = true;
     x.bridged = on_ts;
-    Judgement j = note(Topic::clock_step, s.frame, s.time, syn);
+    Judgement j = note(Topic::clock_step, s.frame, captured, syn);
     if (step) {
       j.other_frame = step->frame;
       j.other_prev_frame = step->prev_frame;
       j.step = step->back;
     } else {
-      j.step = armed.latest - s.time;
+      j.step = armed_latest - captured;
     }
     append(std::move(j));
   } else if (on_ts && !x.wait.intersects(*on_ts)) {
@@ -631,7 +659,7 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   sack_sample_since_expiry_ = false;
   if (syn) {
     est_.on_syn_timeout();
-    syn_arm_ = TimerArm{ArmCause::timeout, s.time, s.time, tsval, s.frame};
+    syn_arm_ = TimerArm{ArmCause::timeout, s.time, s.time, tsval, s.frame, held_us_};
     return;
   }
   if (maybe_probe) {
@@ -642,7 +670,7 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   // 5.4 is settled when the expiry's burst ends: the burst may resend the head.
   settle_54();
   if (seq != heard_una()) {
-    pending_54_ = Pending54{s.frame, s.time, rel(seq), rel(heard_una()), data_expiries(), false, x.ack_unheard};
+    pending_54_ = Pending54{s.frame, captured, rel(seq), rel(heard_una()), data_expiries(), false, x.ack_unheard};
     notes_waiting_ = true;
   }
   open_57_.reset();  // a data expiry before the next sample: the chain judges 5.7 at it

@@ -295,6 +295,23 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   bool across_step(CaptureTime a, CaptureTime b) const { return clock_ && clock_->spans(a, b); }
   /// The send time of the segment being sent, captured at `t` (held_).
   CaptureTime send_time(CaptureTime t) const;
+  /// The send time an RTT sample counts from, of the segment being sent.
+  CaptureTime sample_from() const { return send_time(*capture_time_); }
+  /// When the sender sent `s`, for what it did and could have heard: its
+  /// capture time, or earlier when its TSval (not older than one already
+  /// sent) shows it held on its way to the capture point by more than
+  /// kClockDisagreeTicks ticks; never before the peer segment its TSecr
+  /// shows it had received.
+  CaptureTime causal_send_time(const Segment& s) const {
+    // No hold within kClockDisagreeTicks ticks of the fastest clock TsClock
+    // reads (kMaxTsvalHz) is read: the common case, without the rate.
+    constexpr std::chrono::microseconds kNeverMoved{limits::kClockDisagreeTicks * 1'000'000 / limits::kMaxTsvalHz};
+    if (!held_ || *held_ <= kNeverMoved) return s.time;
+    return held_send_time(s);
+  }
+  CaptureTime held_send_time(const Segment& s) const;  // causal_send_time() past its common case
+  /// on_send() of `s`, its time the send time (causal_send_time()).
+  void send_at(const Segment& s);
   // ---- the report ----
   void record(const Segment& s, std::string_view event, std::uint32_t seq,
               std::optional<std::chrono::microseconds> sample = std::nullopt,
@@ -363,6 +380,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// TsClock::held_for() of the segment being sent (set by on_send): how
   /// long before its capture it left; nullopt without a TSval or a rate.
   std::optional<std::chrono::microseconds> held_;
+  // Of the segment being sent: its capture time (the report's), and how
+  // long before it the sender sent it, by causal_send_time() (on_send).
+  MaybeTime capture_time_;
+  std::int32_t held_us_ = 0;
   MaybeTime last_peer_time_;
   MaybeTime heard_peer_;  // heard_peer_time() at the transmission being explained
   MaybeTime last_send_time_;

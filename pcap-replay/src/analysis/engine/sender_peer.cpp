@@ -68,6 +68,8 @@ void SenderEngine::on_peer(const Segment& s) {
   const auto& h = s.tcp;
   file_ = s.file_index;
   current_frame_ = s.frame;
+  capture_time_.reset();  // (a send's, record())
+  held_us_ = 0;           // an arm by the peer's segment
   last_peer_time_ = s.time;
   if (h.options.tsval) last_peer_tsval_ = *h.options.tsval;
   last_peer_had_tsval_ = h.options.tsval.has_value();

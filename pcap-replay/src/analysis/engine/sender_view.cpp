@@ -50,13 +50,15 @@ BeforeAck::BeforeAck(const TimerState& before, std::uint64_t ack_frame, CaptureT
       timeouts_since_ack(before.timeouts_since_ack),
       dupacks(before.dupacks),
       recovery_point(before.recovery_point),
-      fast_recovery_point(before.fast_recovery_point) {}
+      fast_recovery_point(before.fast_recovery_point),
+      arm_held_us(before.arm ? before.arm->held_us : 0) {}
 
 TimerState BeforeAck::state() const {
   std::optional<TimerArm> arm;
   if ((present & kArmed) != 0)
     arm = TimerArm{arm_cause, arm_earliest, arm_latest,
-                   (present & kArmTsval) != 0 ? std::optional<std::uint32_t>(arm_tsval) : std::nullopt, arm_frame};
+                   (present & kArmTsval) != 0 ? std::optional<std::uint32_t>(arm_tsval) : std::nullopt, arm_frame,
+                   arm_held_us};
   return TimerState{arm,
                     timeouts_since_ack,
                     dupacks,

@@ -68,6 +68,7 @@ struct BeforeAck {
   std::uint32_t arm_tsval = 0;
   unsigned timeouts_since_ack = 0, dupacks = 0;
   std::uint32_t recovery_point = 0, fast_recovery_point = 0;
+  std::int32_t arm_held_us = 0;      // the arm's TimerArm::held_us
 
   static constexpr std::uint8_t kHasTsval = 1, kArmed = 2, kArmTsval = 4, kProbeSinceAck = 8, kSackEvidence = 16;
   BeforeAck() = default;

@@ -1,0 +1,222 @@
+// A delay spike between the sender and a capture taken away from it (at the
+// receiver): the sender's segments reach the capture point late, all at
+// once, and the receiver's ACKs of the first of them are captured before
+// the sender's resends that the capture holds with them. Their TSvals say
+// when the sender sent them: its timers and what it had heard are read on
+// that clock, the report and the waits it judges on the capture's.
+// Frames are Wireshark's: 1-based.
+
+#include <algorithm>
+
+#include <doctest/doctest.h>
+
+#include "replay_scenario.hpp"
+
+using namespace replaytest;
+using replay::ClockUsed;
+using replay::Interval;
+using replay::SendKind;
+
+namespace {
+
+constexpr std::int64_t ms = 1000;  // microseconds per millisecond
+
+// Captured beside the receiver, SACK and timestamps on both sides, 1 ms per
+// tick: the client's TSval is 100 + its send time in ms, the server's 5000
+// + its send time in ms.
+//
+// Handshake (frames 1-3), then 90 paced segments of 1000 bytes every 10 ms
+// from 100 ms on, each captured when sent (client TSval 100 + t, so its
+// offset from the capture clock, 0, is the least) and acknowledged 50 us
+// later (frames 4-183; the last ACK, of 90001, at 990.05 ms, TSval 5990).
+//
+// The spike: A [90001,91001), B, C sent at 1000 ms (TSval 1100), the loss
+// probe of C at 1015 ms (TSval 1115) and the RTO's resend of A at 1220 ms
+// (TSval 1320), each echoing 5990 (nothing newer reached the client); the
+// path holds them all until 1450 ms, where the capture sees them 20 us
+// apart, each original acknowledged 10 us after it (ACKs TSval 6450):
+//   184 A   1450.000   185 ACK 91001   186 B   1450.020   187 ACK 92001
+//   188 C   1450.040   189 ACK 93001   190 C   1450.060 (the probe)
+//   191 ACK 93001      192 A 1450.080 (the RTO)          193 ACK 93001
+// then new data D at 1460 ms (TSval 1560, echoing 6450) and its ACK.
+//
+// `held`: the client's TSvals as above. Otherwise the TSvals follow the
+// capture times (TSval 100 + capture ms, 1550 for all five): nothing shows
+// a hold, and the resends left 20 and 40 us after the originals.
+Scenario spike_at_receiver(bool held) {
+  Scenario s;
+  s.sack_permitted = true;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 100u, 0u, {}});
+  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 100u, {}});
+  s.pkts.push_back({300, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+  std::uint32_t server_ts = 5000;
+  for (std::uint32_t k = 0; k < 90; ++k) {
+    const std::int64_t t_ms = 100 + 10 * k;
+    const auto client_ts = static_cast<std::uint32_t>(100 + t_ms);
+    s.pkts.push_back({t_ms * ms, true, 1 + 1000 * k, 1, wire::kAck | wire::kPsh, 1000, client_ts, server_ts, {}});
+    server_ts = static_cast<std::uint32_t>(5000 + t_ms);
+    s.pkts.push_back({t_ms * ms + 50, false, 1, 1 + 1000 * (k + 1), wire::kAck, 0, server_ts, client_ts, {}});
+  }
+  const std::uint32_t a = 90001;
+  const auto ts = [&](std::uint32_t sent) { return held ? sent : 1550u; };
+  const std::int64_t at = 1450 * ms;
+  s.pkts.push_back({at, true, a, 1, wire::kAck | wire::kPsh, 1000, ts(1100), 5990u, {}});
+  s.pkts.push_back({at + 10, false, 1, a + 1000, wire::kAck, 0, 6450u, ts(1100), {}});
+  s.pkts.push_back({at + 20, true, a + 1000, 1, wire::kAck | wire::kPsh, 1000, ts(1100), 5990u, {}});
+  s.pkts.push_back({at + 30, false, 1, a + 2000, wire::kAck, 0, 6450u, ts(1100), {}});
+  s.pkts.push_back({at + 40, true, a + 2000, 1, wire::kAck | wire::kPsh, 1000, ts(1100), 5990u, {}});
+  s.pkts.push_back({at + 50, false, 1, a + 3000, wire::kAck, 0, 6450u, ts(1100), {}});
+  s.pkts.push_back({at + 60, true, a + 2000, 1, wire::kAck | wire::kPsh, 1000, ts(1115), 5990u, {}});
+  s.pkts.push_back({at + 70, false, 1, a + 3000, wire::kAck, 0, 6450u, ts(1115), {}});
+  s.pkts.push_back({at + 80, true, a, 1, wire::kAck | wire::kPsh, 1000, ts(1320), 5990u, {}});
+  s.pkts.push_back({at + 90, false, 1, a + 3000, wire::kAck, 0, 6450u, ts(1320), {}});
+  s.pkts.push_back({1460 * ms, true, a + 3000, 1, wire::kAck | wire::kPsh, 1000, 1560u, 6450u, {}});
+  s.pkts.push_back({1460 * ms + 50, false, 1, a + 4000, wire::kAck, 0, 6460u, 1560u, {}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a delay spike before a receiver-side capture: the resends it holds are timed on the sender's TSval clock") {
+  // Held: A's TSval puts its send 450 ms before its capture (offset 1450 -
+  // 1000 against the least, 0): read as sent by the end of its tick, 1001
+  // ms; the probe 1016, the RTO's resend 1221. C resent 15 ms after the
+  // timer was armed by A (no ACK heard since 990.05 ms: its TSecr 5990),
+  // the highest segment and not the head, before any expiry: the loss
+  // probe. A resent 205 ms after the probe re-armed the timer: the RTO's
+  // expiry, its wait read on the TSval clock (the capture's is 20 us):
+  // 1320 - 1115 = 205 ticks, +/- kClockDisagreeTicks (2): [203, 207] ms.
+  const auto r = analyze(spike_at_receiver(true), "held", Profile::linux_kernel, /*timeline=*/true);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::tlp) == 1);
+  CHECK(count(c, SendKind::spurious) == 0);
+  REQUIRE(c.timeouts.size() == 1);
+  CHECK(c.timeouts[0].frame == 192);
+  CHECK(c.timeouts[0].clock == ClockUsed::tsval);
+  CHECK(c.timeouts[0].wait == Interval{std::chrono::microseconds{203 * ms}, std::chrono::microseconds{207 * ms}});
+  CHECK(musts(c) == 0);
+  // The report keeps the capture's times: frame 190 at 1450.060 ms.
+  const auto probe = std::find_if(c.timeline.begin(), c.timeline.end(),
+                                  [](const replay::TimelineEvent& e) { return e.frame == 190; });
+  REQUIRE(probe != c.timeline.end());
+  CHECK(std::chrono::duration_cast<std::chrono::microseconds>(probe->time - c.timeline.front().time).count() ==
+        1450 * ms + 60);
+}
+
+TEST_CASE("the same frames with TSvals that show no hold: resends 20 and 40 us after the originals are no timer's") {
+  // TSval 1550 on all five (100 + their capture ms): the probe's C left 20
+  // us after C, A 80 us after A, far sooner than any timer (kMinTimerWait
+  // 5 ms): neither a loss probe nor an expiry.
+  const auto r = analyze(spike_at_receiver(false), "not-held", Profile::linux_kernel);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::tlp) == 0);
+  CHECK(c.timeouts.empty());
+}
+
+TEST_CASE("a hold is read only beyond kClockDisagreeTicks ticks: 3 ms moves a resend back to back, 2 ms does not") {
+  // Captured at the sender, 0.5 ms after each TSval tick (client TSval =
+  // send ms; the least offset of capture time - TSval is 0.5 ms). A
+  // [1,1001) at 1000.5 ms (TSval 1000) starts the timer; A again at
+  // `resend_us` carrying TSval 1003; the ACK of A 100 ms later.
+  //   At 1005.5 ms: held 1005.5 - 1003 - 0.5 = 2 ms = 2 ticks, within the
+  //   clock's quantisation: read at 1005.5 ms, 5 ms after A (not below
+  //   kMinTimerWait, 5 ms): the timer's. (Read past 1 tick instead, it
+  //   would move 2 - 1 = 1 ms, to 4 ms after A.)
+  //   At 1006.5 ms: held 3 ms, past it: sent by the end of its tick,
+  //   1006.5 - (3 - 1) = 1004.5 ms, 4 ms after A, sooner than any timer
+  //   fires: no quiet period before it. (Read past 3 ticks, 6 ms: a timer.)
+  const auto make = [](std::int64_t resend_us) {
+    Scenario s;
+    s.pkts.push_back({500, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
+    s.pkts.push_back({100 * ms + 500, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
+    s.pkts.push_back({100 * ms + 510, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+    s.pkts.push_back({1000 * ms + 500, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1000u, 5000u, {}});
+    s.pkts.push_back({resend_us, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1003u, 5000u, {}});
+    s.pkts.push_back({resend_us + 100 * ms, false, 1, 1001, wire::kAck, 0, 6100u, 1003u, {}});
+    return s;
+  };
+  const auto within = analyze(make(1005 * ms + 500), "held-2-ticks", Profile::rfc6298);
+  CHECK(count(client(within), SendKind::timeout) == 1);
+  CHECK(count(client(within), SendKind::unclassified) == 0);
+  const auto past = analyze(make(1006 * ms + 500), "held-3-ticks", Profile::rfc6298);
+  CHECK(count(client(past), SendKind::timeout) == 0);
+  CHECK(count(client(past), SendKind::unclassified) == 1);
+}
+
+TEST_CASE("a hold never puts a send before the peer segment its TSecr shows it had received") {
+  // Captured at the sender (client TSval = send ms, least offset 0). A
+  // [1,1001) at 1000 ms (TSval 1000); the peer's data [1,101) at 1010 ms
+  // (TSval 6010, acknowledging nothing new: no duplicate ACK, it carries
+  // data); A again at 1012 ms with TSval 1001: held 11 ms, so by its TSval
+  // sent at 1012 - (11 - 1) = 1002 ms, 8 ms before the peer's segment and 2
+  // ms after A: no timer that soon, no loss evidence, nothing to answer. But
+  // it echoes 6010: it had received that segment, so it left at 1010 ms at
+  // the earliest, 0 ms after it: within the ACK clock (2 ms), a response to
+  // it (the ACK-clocked repeat the engine calls a fast retransmit).
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
+  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+  s.pkts.push_back({1000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1000u, 5000u, {}});
+  s.pkts.push_back({1010 * ms, false, 1, 1, wire::kAck | wire::kPsh, 100, 6010u, 1000u, {}});
+  s.pkts.push_back({1012 * ms, true, 1, 101, wire::kAck | wire::kPsh, 1000, 1001u, 6010u, {}});
+  s.pkts.push_back({1100 * ms, false, 101, 1001, wire::kAck, 0, 6100u, 1001u, {}});
+  const auto r = analyze(s, "held-tsecr", Profile::rfc6298);
+  CHECK(count(client(r), SendKind::fast) == 1);
+  CHECK(count(client(r), SendKind::unclassified) == 0);
+  CHECK(client(r).timeouts.empty());
+}
+
+TEST_CASE("an arm held before the capture point: the expiry's wait on the capture clock counts from its capture") {
+  // Captured at the sender (client TSval = send ms, least offset 0; 50 ms
+  // is below kFlushHeld, no flushed burst). X [1,1001) at 400 ms (TSval
+  // 400: 400 ms of the clock seen, kTsClockMinSpan, so its rate is known),
+  // acknowledged at 500 ms. A [1001,2001) with TSval 1000 is captured at
+  // 1050 ms: held 50 ms, sent by 1050 - 49 = 1001 ms, where its timer
+  // starts. A again at 2001 ms (TSval 2001, not held), then its ACK.
+  // On the capture clock the wait is 2001 - 1050 = 951 ms; on the TSval
+  // clock 2001 - 1000 = 1001 ticks, +/- kClockDisagreeTicks: [999, 1003]
+  // ms. The two disagree: the wait is read on the TSval clock. (Counted
+  // from the send time on the capture clock, 1000 ms, it would agree with
+  // the TSvals and be reported as the capture's, which shows 951.)
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
+  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+  s.pkts.push_back({400 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 400u, 5000u, {}});
+  s.pkts.push_back({500 * ms, false, 1, 1001, wire::kAck, 0, 5500u, 400u, {}});
+  s.pkts.push_back({1050 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1000u, 5500u, {}});
+  s.pkts.push_back({2001 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 2001u, 5500u, {}});
+  s.pkts.push_back({2101 * ms, false, 1, 2001, wire::kAck, 0, 7101u, 2001u, {}});
+  const auto r = analyze(s, "held-arm", Profile::rfc6298);
+  const auto& c = client(r);
+  REQUIRE(c.timeouts.size() == 1);
+  CHECK(c.timeouts[0].clock == ClockUsed::tsval);
+  CHECK(c.timeouts[0].wait == Interval{std::chrono::microseconds{999 * ms}, std::chrono::microseconds{1003 * ms}});
+  CHECK(musts(c) == 0);
+}
+
+TEST_CASE("an arm by the peer's ACK is on the capture clock whatever the hold of the segment sent before it") {
+  // Captured at the sender (client TSval = send ms, least offset 0). A
+  // [1,1001) at 1000 ms (TSval 1000); B [1001,2001) with TSval 1010
+  // captured at 1060 ms (held 50 ms, below kFlushHeld); the ACK of A at
+  // 1100 ms restarts the timer (5.3) for B: an arm by the peer's segment,
+  // at its capture time. B again at 2101 ms (TSval 2101), then its ACK.
+  // The wait: 2101 - 1100 = 1001 ms on the capture clock (an ACK carries
+  // no TSval of the sender's to read it on). Had the ACK's arm taken B's
+  // hold (49 ms), it would read 952 ms.
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
+  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+  s.pkts.push_back({1000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1000u, 5000u, {}});
+  s.pkts.push_back({1060 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1010u, 5000u, {}});
+  s.pkts.push_back({1100 * ms, false, 1, 1001, wire::kAck, 0, 6100u, 1000u, {}});
+  s.pkts.push_back({2101 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 2101u, 6100u, {}});
+  s.pkts.push_back({2201 * ms, false, 1, 2001, wire::kAck, 0, 7201u, 2101u, {}});
+  const auto r = analyze(s, "held-then-ack", Profile::rfc6298);
+  const auto& c = client(r);
+  REQUIRE(c.timeouts.size() == 1);
+  CHECK(c.timeouts[0].clock == ClockUsed::capture);
+  CHECK(c.timeouts[0].wait == Interval::point(std::chrono::microseconds{1001 * ms}));
+}
