@@ -119,6 +119,7 @@ struct Args {
   // threads take N times the memory, and gain only on idle cores.
   unsigned jobs = 1;
   std::vector<std::string> merge_docs;  // merge DOC.json...
+  bool merge_text = false;              // merge --text
 };
 
 // check --shard K/N: {K, N} with 1 <= K <= N <= kMaxShards, else why not.
@@ -450,6 +451,8 @@ int main(int argc, char** argv) {
   merge->add_option("documents", a.merge_docs, "the shards' JSON documents, in any order (- reads standard input)")
       ->required();
   merge->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures (as check --strict)");
+  merge->add_flag("--text", a.merge_text,
+                  "write the text report of check (the shards' options and selection) instead of the JSON document");
   merge->footer(kExitHelp);
   findings->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
   for (CLI::App* sub : {check, findings, annotate})
@@ -509,7 +512,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  if (merge->parsed()) return replay::cli::run_merge(a.merge_docs, a.strict);
+  if (merge->parsed()) return replay::cli::run_merge(a.merge_docs, a.strict, a.merge_text);
   // "check x.pcap tcp port 80": a tcpdump filter after the files.
   const auto exists = [](const std::string& p) {
     std::error_code ec;

@@ -22,6 +22,7 @@
 
 #include <replay/report/json_flows_scan.hpp>
 #include <replay/report/json_flows_writer.hpp>
+#include <replay/report/json_report_reader.hpp>
 #include <replay/report/report_json.hpp>
 #include <replay/report/shard_merge.hpp>
 
@@ -209,9 +210,10 @@ bool shows_every_flow(const json& doc) {
 }
 
 // Every connection of every shard before any is written: its entry is JSON
-// with an id of its shard, in increasing order, as many as the shard counts.
+// with an id of its shard, in increasing order, as many as the shard counts;
+// and, for the text (`text_report` given), an entry it can read back.
 void check_entries(const std::vector<Document>& docs, const std::vector<std::pair<std::string, json>>& rests,
-                   const MergedReport& m) {
+                   const MergedReport& m, const JsonTextReport* text_report) {
   const std::uint64_t n = m.shard_docs.size();
   std::string text;
   for (std::uint64_t k = 1; k <= n; ++k) {
@@ -230,6 +232,7 @@ void check_entries(const std::vector<Document>& docs, const std::vector<std::pai
                          ": a shard's connections are in id order, each once");
       prev = id;
       ++entries;
+      if (text_report) text_report->read(entry, d.name);
     }
     const json& doc = rests[i].second;
     const std::uint64_t counted = doc["summary"]["flows"].get<std::uint64_t>();
@@ -252,9 +255,10 @@ std::size_t open_descriptors() {
   return n;
 }
 
-// The shards' connections, by id, into `out` (JsonFlowsWriter's entries):
-// false when standard output failed (errno says why).
-bool merge_entries(const std::vector<Document>& docs, const MergedReport& m, JsonFlowsWriter& out) {
+// The shards' connections, by id, each given to `emit` with the name of its
+// document: false when standard output failed (errno says why).
+using Emit = std::function<void(const json& entry, const std::string& document)>;
+bool merge_entries(const std::vector<Document>& docs, const MergedReport& m, const Emit& emit) {
   const std::size_t n = m.shard_docs.size();
   const std::size_t buffer = std::clamp<std::size_t>(kMergeBuffersBytes / n, 4096, 1 << 16);
   // Every document open at once when the descriptors allow; else each
@@ -300,23 +304,29 @@ bool merge_entries(const std::vector<Document>& docs, const MergedReport& m, Jso
     if (!keep_open && !d.spool) cursors.back()->scan.reattach(nullptr);
     advance(i);
   }
-  std::string entry;
   while (!heads.empty()) {
     const std::size_t i = heads.top().second;
     heads.pop();
+    emit(cursors[i]->entry, cursors[i]->doc->name);
+    if (!std::cout) return false;
+    advance(i);
+  }
+  return true;
+}
+
+// The JSON document's writer of merge_entries' entries.
+Emit json_entries(const MergedReport& m, JsonFlowsWriter& out) {
+  return [&m, &out, entry = std::string()](const json& e, const std::string&) mutable {
     // As one run writes it (nlohmann's dump(2), which the shard's own text
     // is unless a tool reformatted it), indented as an element.
     entry.clear();
-    for (char ch : cursors[i]->entry.dump(2, ' ', false, json::error_handler_t::replace)) {
+    for (char ch : e.dump(2, ' ', false, json::error_handler_t::replace)) {
       entry.push_back(ch);
       if (ch == '\n') entry.append(JsonFlowsWriter::kEntryIndent, ' ');
     }
     if (!out.begun()) out.begin(m.doc);  // (without an entry, finish writes it all)
     out.entry(entry);
-    if (!std::cout) return false;
-    advance(i);
-  }
-  return true;
+  };
 }
 
 std::string write_failed() {
@@ -326,7 +336,7 @@ std::string write_failed() {
 
 }  // namespace
 
-int run_merge(const std::vector<std::string>& files, bool strict) {
+int run_merge(const std::vector<std::string>& files, bool strict, bool text) {
   // Standard output closed: say so now (a temporary file would get its
   // descriptor and the document with it).
   if (fcntl(STDOUT_FILENO, F_GETFD) == -1) {
@@ -335,13 +345,20 @@ int run_merge(const std::vector<std::string>& files, bool strict) {
   }
   MergedReport m;
   std::vector<Document> docs;
+  // --text: the text report, written from the merged document (its
+  // connections streamed through it as for the JSON).
+  std::optional<JsonTextReport> text_report;
   try {
     docs = documents(files);
     const auto rests = read_rests(docs);
     m = merge_shards(rests);
-    check_entries(docs, rests, m);
+    if (text) text_report.emplace(std::cout, m.doc, docs[m.shard_docs[0]].name);
+    check_entries(docs, rests, m, text_report ? &*text_report : nullptr);
     check_unchanged(docs);
   } catch (const MergeError& e) {
+    std::cerr << "pcap-replay: merge: " << e.what() << "\n";
+    return 2;
+  } catch (const JsonReadError& e) {
     std::cerr << "pcap-replay: merge: " << e.what() << "\n";
     return 2;
   } catch (const ScanError& e) {
@@ -357,7 +374,9 @@ int run_merge(const std::vector<std::string>& files, bool strict) {
   JsonFlowsWriter out(std::cout);
   try {
     errno = 0;
-    if (!merge_entries(docs, m, out)) {
+    const Emit emit = text_report ? Emit([&text_report](const json& e, const std::string& name) { text_report->entry(e, name); })
+                                  : json_entries(m, out);
+    if (!merge_entries(docs, m, emit)) {
       std::cerr << write_failed();
       return 2;
     }
@@ -370,7 +389,10 @@ int run_merge(const std::vector<std::string>& files, bool strict) {
     return 2;
   }
   errno = 0;
-  out.finish(m.doc);
+  if (text_report)
+    text_report->finish();
+  else
+    out.finish(m.doc);
   std::cout.flush();
   if (!std::cout) {
     std::cerr << write_failed();

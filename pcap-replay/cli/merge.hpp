@@ -14,6 +14,10 @@ namespace replay::cli {
 /// 2 when an input was unusable or partly lost, or a limit was hit (or the
 /// documents cannot be merged: said on standard error); else 1 with MUST
 /// findings (`strict`, or shards run with --strict: SHOULD too); else 0.
-int run_merge(const std::vector<std::string>& files, bool strict);
+/// `text` (--text): writes instead the text report one `check` (text, the
+/// same options) would have written, from the merged document
+/// (json_report_reader.hpp); every entry is read and checked for it before
+/// anything is written.
+int run_merge(const std::vector<std::string>& files, bool strict, bool text);
 
 }  // namespace replay::cli

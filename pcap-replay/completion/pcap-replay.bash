@@ -24,7 +24,7 @@ _pcap_replay() {
     -f|--filter|-Y|--display-filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding|--shard|-j|--jobs) return ;;
   esac
   if [[ $sub == merge ]]; then  # the shards' JSON documents
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "-h --help --strict" -- "$cur")); else
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "-h --help --strict --text" -- "$cur")); else
       COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi
     return
   fi

@@ -250,6 +250,13 @@ for sub in check findings annotate flows timeline plot; do
     printf '%s\n' "$got" | grep -qx -- "$o" || { echo "FAIL: completion of $sub lacks $o"; fail=1; }
   done
 done
+# merge's own options (its --help's "Options:"; its description names check's).
+for o in $("$BIN" merge --help | sed -n '/^Options:/,/^$/p' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+  grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$MAN" || { echo "FAIL: man page lacks merge $o"; fail=1; }
+  [ "$o" = --help ] && continue
+  got=$(bash -c "source $COMP; COMP_WORDS=(pcap-replay merge ${o:0:4}); COMP_CWORD=2; _pcap_replay; printf '%s\n' \"\${COMPREPLY[@]}\"")
+  printf '%s\n' "$got" | grep -qx -- "$o" || { echo "FAIL: completion of merge lacks $o"; fail=1; }
+done
 got=$(bash -c "source $COMP; COMP_WORDS=(pcap-replay check --profile ''); COMP_CWORD=3; _pcap_replay; echo \"\${COMPREPLY[*]}\"")
 [ "$got" = "rfc6298 linux freebsd macos windows auto" ] || { echo "FAIL: --profile completion: $got"; fail=1; }
 rm -f /tmp/pcap_replay_cli.$$ /tmp/pcap_replay_cli_err.$$

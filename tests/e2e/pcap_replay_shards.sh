@@ -4,10 +4,13 @@
 # lines on stderr; on the shipped captures and on generated ones whose hosts
 # share a TSval clock across connections (what a shard must replay for the
 # connections it does not analyse), under limits, and under --profile auto.
-# Then merge's refusals: a shard missing or given twice, shards of two runs,
-# a document that is no shard's; merge reading documents as they come (one on
-# standard input, one reformatted, memory far below their size). And -j N,
-# the same shards in threads.
+# Then merge --text: the text report of one check, byte for byte, from the
+# shards' documents (under the selections, several inputs, -f, the RTO
+# settings, limits), and refused when a document lacks a value the text
+# needs. Then merge's refusals: a shard missing or given twice, shards of two
+# runs, a document that is no shard's; merge reading documents as they come
+# (one on standard input, one reformatted, memory far below their size). And
+# -j N, the same shards in threads.
 set -uo pipefail
 BUILD=${BUILD:-build}
 BIN=$BUILD/bin/pcap-replay
@@ -65,6 +68,69 @@ grep -q '"profile_hint": "the MUST departures of 44 of 44 sender(s)' "$T/m.json"
 for k in 1 2 3; do
   grep -q '"profile_hint": "the MUST departures of 44 ' "$T/s$k.json" && fail "shard $k/3 alone had all 44 senders"
 done
+
+# merge --text N ARGS... : shards 1..N of `check --json ARGS`, merged as
+# text, against the text of one `check ARGS`, with its exit status.
+merged_text() {
+  local n=$1; shift
+  "$BIN" check "$@" > "$T/one.txt" 2> /dev/null; local rc1=$?
+  local docs=()
+  for k in $(seq "$n" -1 1); do
+    "$BIN" check --json --shard "$k/$n" "$@" > "$T/t$k.json" 2> /dev/null
+    docs+=("$T/t$k.json")
+  done
+  "$BIN" merge --text "${docs[@]}" > "$T/m.txt" 2> "$T/m.err"; local rc2=$?
+  cmp -s "$T/one.txt" "$T/m.txt" || { diff "$T/one.txt" "$T/m.txt" | head -20; cat "$T/m.err"; fail "merge --text of $n shards of check $* differs from the text of one run"; }
+  [ "$rc1" = "$rc2" ] || fail "merge --text of $n shards of check $*: exit status $rc2, one run $rc1"
+  echo "ok: merge --text of $n shards of check $* is its text ($(wc -l < "$T/one.txt") lines, exit $rc1)"
+}
+for f in tests/captures/linux-blackhole.pcap tests/captures/lab/*.pcap; do
+  merged_text 3 --profile rfc6298 "$f"
+  merged_text 3 --profile linux "$f"
+done
+merged_text 3 --profile rfc6298 "$T/many.pcap"
+merged_text 3 --profile linux "$T/mid.pcap" tests/captures/lab/many-flows.pcap tests/captures/linux-blackhole.pcap
+merged_text 3 --profile rfc6298 --findings-only tests/captures/lab/many-flows.pcap
+merged_text 3 --profile rfc6298 --findings-only --level should "$T/many.pcap"
+merged_text 3 --profile rfc6298 --level must tests/captures/lab/many-flows.pcap
+merged_text 3 --profile linux -Y "frame.number == 206" tests/captures/lab/thin-linear.pcap
+merged_text 3 --profile rfc6298 -Y "tcp.port == 5001 && frame.number >= 500" tests/captures/lab/many-flows.pcap
+merged_text 3 --profile auto tests/captures/lab/capture-dup.pcap
+merged_text 3 --profile linux --rto-min 150 --syn-linear 2 --granularity 2 -f "tcp port 5001" tests/captures/lab/many-flows.pcap
+merged_text 2 --profile linux -f "tcp port 1" tests/captures/lab/many-flows.pcap
+merged_text 3 --profile linux --max-outstanding 3 "$T/many.pcap"
+merged_text 3 --profile rfc6298 --strict tests/captures/linux-blackhole.pcap
+printf 'not a capture\n' > "$T/junk.pcap"
+merged_text 2 "$T/junk.pcap"
+[ -s "$T/m.txt" ] && fail "merge --text of shards of an unusable input wrote a report"
+merged_text 2 "$T/junk.pcap" tests/captures/lab/keepalive.pcap
+# A value the text needs taken out of a shard's document (the capture
+# copies' frames, a sender's sums, the options the heading names): refused
+# before anything is written, naming the document and the key.
+for k in 1 2; do "$BIN" check --json --profile linux --shard "$k/2" tests/captures/lab/capture-dup.pcap > "$T/d$k.json" 2> /dev/null; done
+for cut in 'flows/0/capture_duplicate_frames' 'flows/0/vnet_apart' 'flows/0/senders/0/rtt/karn/sum_sq_us' \
+           'flows/0/senders/0/findings_hidden' 'flows/0/senders/0/inferred/ties' 'rto_config/set_on_command_line' \
+           'inputs/0/first_time_ns' 'bpf_filter'; do
+  # Out of both documents (the keys outside "flows" are alike in every shard).
+  /usr/bin/python3 - "$T/d1.json" "$T/d2.json" "$T/cut1.json" "$T/cut2.json" "$cut" <<'PY'
+import json, sys
+*path, key = sys.argv[5].split("/")
+for src, dst in ((sys.argv[1], sys.argv[3]), (sys.argv[2], sys.argv[4])):
+    d = json.load(open(src))
+    at = d
+    try:
+        for p in path:
+            at = at[int(p)] if p.isdigit() else at[p]
+        del at[key]
+    except (IndexError, KeyError):
+        pass  # the shard without the connection
+    json.dump(d, open(dst, "w"), indent=2)
+PY
+  "$BIN" merge --text "$T/cut1.json" "$T/cut2.json" > "$T/m.txt" 2> "$T/err"; rc=$?
+  [ $rc = 2 ] && [ ! -s "$T/m.txt" ] && grep -q "^pcap-replay: merge: $T/cut[12].json: .*${cut##*/}: missing" "$T/err" \
+    || { cat "$T/err"; fail "merge --text of a document without $cut: exit $rc, $(wc -c < "$T/m.txt") bytes written"; }
+done
+echo "ok: merge --text refuses a document without a value the text needs, naming it: $(cat "$T/err")"
 
 # -j N: the shards in threads; every output byte for byte -j 1's.
 for f in tests/captures/linux-blackhole.pcap tests/captures/lab/many-flows.pcap tests/captures/lab/capture-dup.pcap "$T/many.pcap"; do
@@ -224,6 +290,17 @@ if [ "${SAN:-0}" = 1 ]; then
 else
   [ "$rss_kib" -lt $((docs_kib / 4)) ] || fail "merge of $docs_kib KiB of documents took $rss_kib KiB (not streamed?)"
   echo "ok: merge of $docs_kib KiB of shard documents in $rss_kib KiB of memory, the run's bytes"
+fi
+# The text from them streams too: one connection at a time.
+"$BIN" check "$T/syn.pcap" > "$T/y.txt" 2> /dev/null
+/usr/bin/time -o "$T/time" -f '%M' "$BIN" merge --text "$T/y2.json" "$T/y1.json" > "$T/ym.txt" || fail "merge --text of the one-SYN shards"
+cmp -s "$T/ym.txt" "$T/y.txt" || fail "merge --text of the one-SYN shards differs from one run's text"
+rss_kib=$(tail -1 "$T/time")
+if [ "${SAN:-0}" = 1 ]; then
+  echo "ok: merge --text of $docs_kib KiB of shard documents, the run's text (memory not checked under SAN=1)"
+else
+  [ "$rss_kib" -lt $((docs_kib / 4)) ] || fail "merge --text of $docs_kib KiB of documents took $rss_kib KiB (not streamed?)"
+  echo "ok: merge --text of $docs_kib KiB of shard documents in $rss_kib KiB of memory, the run's text"
 fi
 "$BIN" check --shard 1/2 "$f" > /dev/null 2> "$T/err"; rc=$?
 [ $rc = 2 ] && grep -q -- "--shard writes a check --json document" "$T/err" || fail "--shard without --json: exit $rc"

@@ -76,6 +76,10 @@ void rtt(JsonText& w, const RttStats& s) {
     w.number(*v);
   else
     w.null();
+  // The sums avg_ms and stdev_ms are computed from (RttStats), exact: a
+  // reader gets the same mean and deviation back (json_report_reader.hpp).
+  w.key("sum_sq_us").number(s.sum_sq_us);
+  w.key("sum_us").number(s.sum_us);
   w.end_object();
 }
 
@@ -110,6 +114,8 @@ void judgement(JsonText& w, const Judgement& x, const Options& options, const Re
   w.key("message").string(describe(x, options));
   w.key("other_frame");
   frame_or_null(w, x.other_frame);
+  w.key("other_prev_frame");
+  frame_or_null(w, x.other_prev_frame);
   w.key("outcome").string(to_string(x.outcome));
   w.key("predicted_ms");
   opt_interval(w, x.predicted);
@@ -134,6 +140,7 @@ void judgement(JsonText& w, const Judgement& x, const Options& options, const Re
     interval(w, x.setting.value);
     w.end_object();
   }
+  w.key("step_ns").number(static_cast<std::int64_t>(x.step.count()));
   w.key("syn").boolean(x.syn);
   w.key("time").number(to_seconds(x.time));
   w.key("topic").string(to_string(x.topic));
@@ -171,6 +178,9 @@ void inferred(JsonText& w, const SenderReport& s, const Options& options) {
   in.syn_linear ? w.number(*in.syn_linear) : w.null();
   w.key("syn_waits_ms").begin_array();
   for (microseconds d : in.syn_waits) w.number(ms(d));
+  w.end_array();
+  w.key("ties").begin_array();
+  for (std::string_view name : in.ties) w.string(name);
   w.end_array();
   w.key("tsval_hz");
   in.tsval_hz ? w.number(*in.tsval_hz) : w.null();
@@ -248,9 +258,22 @@ void sender(JsonText& w, const FlowReport& f, const Options& options, std::size_
   opt_ms(w, s.srtt);
   w.end_object();
   w.key("findings").begin_array();
-  for (const auto& x : s.findings)
-    if (view.shows(x)) judgement(w, x, options, rel);
+  std::array<std::uint64_t, 4> hidden{};  // by Level
+  for (const auto& x : s.findings) {
+    if (view.shows(x))
+      judgement(w, x, options, rel);
+    else
+      ++hidden[static_cast<std::size_t>(x.level)];
+  }
   w.end_array();
+  // The findings the selection (--level, -Y) hid, by level: the text report
+  // counts them, and the sender's summary says whether any is a MUST.
+  w.key("findings_hidden").begin_object();
+  w.key("info").number(hidden[static_cast<std::size_t>(Level::info)]);
+  w.key("may").number(hidden[static_cast<std::size_t>(Level::may)]);
+  w.key("must").number(hidden[static_cast<std::size_t>(Level::must)]);
+  w.key("should").number(hidden[static_cast<std::size_t>(Level::should)]);
+  w.end_object();
   w.key("inferred");
   inferred(w, s, options);
   w.key("keepalives").number(s.keepalives);
@@ -318,6 +341,8 @@ void connection(JsonText& w, const FlowReport& f, std::optional<std::uint64_t> s
   } else {
     w.null();
   }
+  w.key("capture_duplicate_frames");
+  numbers(w, f.duplicate_frames);
   w.key("capture_duplicates").number(f.capture_duplicates);
   w.key("client").string(to_string(f.client));
   w.key("duration_s").number(seconds_between(f.last_time, f.first_time));
@@ -341,6 +366,7 @@ void connection(JsonText& w, const FlowReport& f, std::optional<std::uint64_t> s
   w.key("virtual_networks").begin_array();
   for (const VirtualNetwork& v : f.vnets) w.string(v.empty() ? std::string("none") : to_string(v));
   w.end_array();
+  w.key("vnet_apart").boolean(f.vnet_apart);
   w.end_object();
 }
 

@@ -41,6 +41,7 @@ json inputs_json(const Report& r) {
     const std::size_t i = a.size() - 1;
     const FlowTotals t = i < r.file_totals.size() ? r.file_totals[i] : FlowTotals{};
     a.back()["first_time"] = in.first_frame_time ? json(to_seconds(*in.first_frame_time)) : json(nullptr);
+    a.back()["first_time_ns"] = in.first_frame_time ? json(in.first_frame_time->time_since_epoch().count()) : json(nullptr);
     a.back()["summary"] = {{"flows", t.flows},
                            {"retransmissions", t.retransmissions},
                            {"timeouts", t.timeouts},
@@ -83,6 +84,9 @@ namespace {
 void put_input_fields(json& doc, const Report& r, const ReportView& view) {
   doc["files"] = r.files;
   doc["first_time"] = r.have_first_time ? json(to_seconds(r.first_time)) : json(nullptr);
+  // The same, exact (nanoseconds since the epoch): the origin a reader of
+  // the document counts the rel_time keys from (json_report_reader.hpp).
+  doc["first_time_ns"] = r.have_first_time ? json(r.first_time.time_since_epoch().count()) : json(nullptr);
   doc["inputs"] = inputs_json(r);
   const auto note = empty_input_note(r);
   doc["note"] = note ? json(*note) : json(nullptr);
@@ -107,10 +111,19 @@ json to_json(const Report& r, const ReportView& view) {
   doc["tolerance"] = {{"granularity_ms", ms(o.absolute_tolerance)},
                       {"slack_percent", o.slack_percent},
                       {"timer_wheel_lateness", o.profile->lateness == Lateness::linux_wheel}};
+  json set = json::array();  // which of them the command line set, in the text heading's order
+  if (o.user_min_rto) set.push_back("min_rto_ms");
+  if (o.user_max_rto) set.push_back("max_rto_ms");
+  if (o.user_syn_linear) set.push_back("syn_linear_timeouts");
+  if (o.user_granularity) set.push_back("granularity_ms");
   doc["rto_config"] = {{"initial_rto_ms", ms(o.config.initial_rto)},
                        {"min_rto_ms", ms(o.config.min_rto)},
                        {"max_rto_ms", ms(o.config.max_rto)},
-                       {"syn_linear_timeouts", o.config.syn_linear_timeouts}};
+                       {"syn_linear_timeouts", o.config.syn_linear_timeouts},
+                       {"granularity_ms", ms(o.config.granularity)},
+                       {"syn_fallback_rto_ms", ms(o.config.syn_fallback_rto)},
+                       {"set_on_command_line", set}};
+  doc["bpf_filter"] = o.filter.empty() ? json(nullptr) : json(o.filter);
   put_input_fields(doc, r, view);
   json diags = json::array();
   for (const auto& d : r.diagnostics)

@@ -213,8 +213,8 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
           for (Level lv : {Level::must, Level::should, Level::may, Level::info}) {
             if (!at_least(lv, view.level)) continue;
             std::vector<const Judgement*> these;
-            for (const auto& x : s.findings)
-              if (x.rule == ru.rule && x.level == lv) these.push_back(&x);
+            for (const auto& x : s.findings)  // as counted above: -Y's frames too
+              if (x.rule == ru.rule && x.level == lv && view.shows(x)) these.push_back(&x);
             if (these.empty()) continue;
             const bool note = lv == Level::info && ru.level != Level::info;
             os << fmt::format("      [{} {}] {} ({} time(s)): {}{}\n", to_string(lv), ru.id, ru.section, these.size(),

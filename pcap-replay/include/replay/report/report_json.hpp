@@ -49,8 +49,8 @@ inline constexpr int kSchemaVersion = 3;
 /// is read, so that a report written as it goes (JsonFlowsWriter) starts its
 /// "flows" at once. "flows" follows them, then every other key in
 /// alphabetical order (nlohmann::json's).
-inline constexpr std::array<std::string_view, 7> kLeadingKeys{"tool",       "schema_version", "kind",     "profile",
-                                                              "tolerance",  "rto_config",     "selection"};
+inline constexpr std::array<std::string_view, 8> kLeadingKeys{"tool",      "schema_version", "kind",       "profile",
+                                                              "tolerance", "rto_config",     "bpf_filter", "selection"};
 
 /// A report document as text, indented by 2 as nlohmann's dump(2): the
 /// kLeadingKeys present, "flows", then the other keys. No newline at the end.
