@@ -92,6 +92,14 @@
 #     then wraps to look unacknowledged: the full scan reads that stale
 #     entry as first acknowledged now, the count skips it. A test killing
 #     it would pin the wrong reading of a wrapped sequence number.
+#   - sender_capture_point.cpp's note_rearm taking the event's hold
+#     (arm_->held_us = held_us_) when it moves the arm's latest: run, it
+#     survives. Only sent() (the classification's arm time) reads it, and
+#     only for a later repeat of the same sender: a SACK's re-arm is the
+#     peer's (hold 0 either way); after a held head retransmission under a
+#     profile that does not re-arm at the head, the repeat that would read
+#     it within kMinTimerWait is the ACK clock's or RACK's first (causes.cpp
+#     orders those before the timer's quiet period).
 #   - unheard_ack.hpp's kProbeSinceAck: a bit of BeforeAck::present, not a
 #     threshold; engine_unheard_ack_test.cpp round-trips each bit alone.
 set -u
@@ -131,7 +139,7 @@ ack-clock-min-synack ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; <= 
 ack-clock-band-hi ;; pcap-replay/src/analysis/engine/sender_capture_point.cpp ;; return d + limits::kAckClockBand.of(d); ;; return d + limits::Ratio{1, 4}.of(d); ;; kAckClockBand 1/2 -> 1/4 above the capture-to-sender round trip
 ack-clock-band-lo ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; return d - limits::kAckClockBand.of(d); ;; return d - limits::Ratio{1, 4}.of(d); ;; kAckClockBand 1/2 -> 1/4 below it (the response floor of a filled hole)
 ack-clock-history ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (peer_times_.size() > limits::kAckClockHistory) ;; if (peer_times_.size() > 4) ;; kAckClockHistory 32 -> 4 peer segments a response may answer
-response-train ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; since(s.time, *last_send_time_) <= limits::kResponseTrain ;; since(s.time, *last_send_time_) <= microseconds{0} ;; kResponseTrain 200 us -> 0: one ACK releasing several segments
+response-train ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; since(s.time, *last_sent_) <= limits::kResponseTrain ;; since(s.time, *last_send_time_) <= microseconds{0} ;; kResponseTrain 200 us -> 0: one ACK releasing several segments
 capture-at-sender ;; pcap-replay/src/analysis/engine/sender_capture_point.cpp ;; *sender_rtt_ <= limits::kCaptureAtSender) ;; *sender_rtt_ <= microseconds{500}) ;; kCaptureAtSender 1 ms -> 0.5 ms
 burst-fraction ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; limits::kBurstFraction.of(last_wait) ;; limits::Ratio{1, 8}.of(last_wait) ;; kBurstFraction 1/2 -> 1/8 of the expiry's wait
 rack-window-floor ;; pcap-replay/src/analysis/engine/causes.cpp ;; std::max(*o.srtt, limits::kRackWindowFloor) ;; std::max(*o.srtt, microseconds{5'000}) ;; kRackWindowFloor 10 ms -> 5 ms
@@ -285,7 +293,8 @@ held-shortcut-three-ticks ;; pcap-replay/src/analysis/engine/sender_engine.hpp ;
 held-threshold-three-ticks ;; pcap-replay/src/analysis/engine/sender_capture_point.cpp ;; if (*held_ <= limits::kClockDisagreeTicks * tick) return s.time; ;; if (*held_ <= 3 * tick) return s.time; ;; a hold of 3 ticks ignored
 held-older-tsval-trusted ;; pcap-replay/src/analysis/engine/sender_capture_point.cpp ;; if (newest_tsval_ && rto::ts_diff(*s.tcp.options.tsval, *newest_tsval_) < 0) return s.time; ;; (void)0; ;; a TSval older than one already sent taken as the send time
 held-tsecr-bound-removed ;; pcap-replay/src/analysis/engine/sender_capture_point.cpp ;; if (const std::optional<CaptureTime> heard = heard_peer_time(s.tcp.options.tsecr)) sent = std::max(sent, *heard); ;; (void)0; ;; a held send placed before the peer segment its TSecr shows it had received
-held-capture-wait-unmoved ;; pcap-replay/src/analysis/engine/sender_state.cpp ;; const microseconds held{arm.held_us}; ;; const microseconds held{0}; ;; an expiry's wait on the capture clock counted from the arm's send time, not its capture
+held-arm-on-send-clock ;; pcap-replay/src/analysis/engine/sender_capture_point.cpp ;; const CaptureTime at = t + microseconds{held_us_};\n  rearm_any_ = at; ;; const CaptureTime at = t;\n  rearm_any_ = at; ;; an arm by a held transmission kept at its send time: the expiry's wait on the capture clock counted from it
+held-arm-sent-ignored ;; pcap-replay/src/analysis/engine/sender_state.hpp ;; CaptureTime sent() const { return latest - std::chrono::microseconds{held_us}; } ;; CaptureTime sent() const { return latest; } ;; a probe's or an expiry's time since the arm read from the arm's capture, not its send time
 held-report-time ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; const CaptureTime at = s.frame == current_frame_ && capture_time_ ? *capture_time_ : s.time; ;; const CaptureTime at = s.time; ;; the report shows a held segment at its send time, not its capture time
 held-peer-resets ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; held_us_ = 0;           // an arm by the peer's segment ;; (void)0; ;; an arm by the peer's ACK inherits the hold of the sender's last segment
 # ---- 2026-12-05: the state restored for an ACK the sender did not receive, field by field

@@ -504,6 +504,12 @@ TEST_CASE("json report reader: every key of an entry is read; one missing or mis
   top["rto_config"].erase("set_on_command_line");
   CHECK_THROWS_WITH_AS(replay::JsonTextReport(sink, top, "merged.json"),
                        doctest::Contains("merged.json: rto_config.set_on_command_line: missing"), replay::JsonReadError);
+  // A signed value past what int64 holds (2^63): refused, not wrapped to
+  // INT64_MIN (an origin 292 years before 1970, every time printed wrong).
+  top = doc;
+  top["first_time_ns"] = std::uint64_t{1} << 63;
+  CHECK_THROWS_WITH_AS(replay::JsonTextReport(sink, top, "merged.json"),
+                       doctest::Contains("merged.json: first_time_ns: out of range"), replay::JsonReadError);
   // Hidden findings the selection would show: not what check wrote.
   bad = entry;
   bad["senders"][0]["findings_hidden"]["must"] = 1;

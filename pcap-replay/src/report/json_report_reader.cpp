@@ -85,8 +85,11 @@ class V {
     fail("not a count (an integer, 0 or more)");
   }
   std::int64_t i64() const {
-    if (j_->is_number_unsigned() && j_->get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    if (j_->is_number_unsigned()) {
+      if (j_->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        fail("out of range");
       return static_cast<std::int64_t>(j_->get<std::uint64_t>());
+    }
     if (!j_->is_number_integer()) fail("not an integer");
     return j_->get<std::int64_t>();
   }

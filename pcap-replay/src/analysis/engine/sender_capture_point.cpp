@@ -128,8 +128,10 @@ CaptureTime SenderEngine::held_send_time(const Segment& s) const {
 // ---- the timer's arm ------------------------------------------------------
 
 void SenderEngine::arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval, CaptureTime earliest) {
-  rearm_any_ = t;
-  arm_ = TimerArm{cause, std::min(earliest, t), t, tsval, 0, held_us_};
+  // `t` on the sender's clock: the capture's is the later by held_us_.
+  const CaptureTime at = t + microseconds{held_us_};
+  rearm_any_ = at;
+  arm_ = TimerArm{cause, std::min(earliest, at), at, tsval, 0, held_us_};
 }
 
 void SenderEngine::head_retransmitted(const Segment& s, std::optional<std::uint32_t> tsval) {
@@ -148,8 +150,12 @@ void SenderEngine::note_rearm(CaptureTime t) {
   // An event some stacks re-arm at and the profile does not: the arm may be
   // as late as this.
   if (!arm_) return;
-  rearm_any_ = t;
-  arm_->latest = std::max(arm_->latest, t);
+  const CaptureTime at = t + microseconds{held_us_};  // (t on the sender's clock)
+  rearm_any_ = at;
+  if (at > arm_->latest) {
+    arm_->latest = at;
+    arm_->held_us = held_us_;
+  }
 }
 
 }  // namespace replay::engine

@@ -82,6 +82,11 @@ bool SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
 }
 
 void SenderEngine::feed_host(const Segment& s) {
+  feed_clock(s);
+  feed_activity(s);
+}
+
+void SenderEngine::feed_clock(const Segment& s) {
   const auto& h = s.tcp;
   // The first transmission after a step of the capture clock: the TSvals
   // sent so far are from before it; the TSval clock bridges it.
@@ -95,8 +100,12 @@ void SenderEngine::feed_host(const Segment& s) {
   }
   // A judging engine keeps how long the segment was held (send_time());
   // one that only feeds needs it where its host's activity reads it.
-  const bool feed = activity_ && feed_activity_ && !replay_rate_;
   if (!feed_only_) held_ = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
+}
+
+void SenderEngine::feed_activity(const Segment& s) {
+  const auto& h = s.tcp;
+  const bool feed = activity_ && feed_activity_ && !replay_rate_;
   if (feed && feed_only_ && !activity_->reads_held(s.time)) {
     activity_->observe(s.file_index, s.frame, s.time, false);
   } else if (feed) {
@@ -141,22 +150,22 @@ void SenderEngine::on_send(const Segment& captured) {
   // spike between the sender and a capture taken away from it). What the
   // report shows and the waits it judges stay on the capture's clock
   // (capture_time_, TimerArm::held_us).
-  feed_host(captured);
+  feed_clock(captured);
   capture_time_ = captured.time;
   const CaptureTime sent = causal_send_time(captured);
   if (sent == captured.time) {
     held_us_ = 0;
-    send_at(captured);
+    send_at(captured, captured);
     return;
   }
   held_us_ = static_cast<std::int32_t>(
       std::min<std::int64_t>(std::chrono::duration_cast<microseconds>(captured.time - sent).count(), INT32_MAX));
   Segment unheld = captured;  // (a copy only when held: rare)
-  unheld.time = sent;
-  send_at(unheld);
+  unheld.time = captured.time - microseconds{held_us_};
+  send_at(unheld, captured);
 }
 
-void SenderEngine::send_at(const Segment& s) {
+void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   if (pending_count_ > 0 && s.payload_len > 0) {
     // Sent again before the ACK could reach the sender: the ACK covers a
     // retransmission, so the sender took no sample from it (Karn, 3).
@@ -173,7 +182,8 @@ void SenderEngine::send_at(const Segment& s) {
   settle_pending_samples(s.time);
   const auto& h = s.tcp;
   if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
-  if (last_send_time_ && across_step(*last_send_time_, s.time)) tsval_before_step_ = newest_tsval_;
+  if (last_send_time_ && across_step(*last_send_time_, captured.time)) tsval_before_step_ = newest_tsval_;
+  feed_activity(captured);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
   const bool syn = h.has(wire::kSyn);
@@ -188,8 +198,8 @@ void SenderEngine::send_at(const Segment& s) {
     const bool in_window = !across_step(*peer_syn_again_, s.time) &&
                            std::chrono::abs(since(s.time, *peer_syn_again_)) <= ack_delay_hi() + limits::kAckClockMin;
     const microseconds timer_least = opt_.config.initial_rto - opt_.tolerance(opt_.config.initial_rto);
-    const bool before_timer = syn_arm_ && !across_step(syn_arm_->latest, s.time) &&
-                              since(s.time, syn_arm_->latest) < timer_least;
+    const bool before_timer = syn_arm_ && !across_step(syn_arm_->sent(), s.time) &&
+                              since(s.time, syn_arm_->sent()) < timer_least;
     answers_syn = in_window || before_timer;
     peer_syn_again_.reset();
   }
@@ -219,8 +229,8 @@ void SenderEngine::send_at(const Segment& s) {
   // between the two shows nothing: it shows what the train's first showed.
   // A train is one response: kResponseTrain from its first segment at most
   // (a sender streaming back-to-back answers ACKs all the same).
-  const bool after_previous = last_send_time_ && !across_step(*last_send_time_, s.time) &&
-                              since(s.time, *last_send_time_) <= limits::kResponseTrain;
+  const bool after_previous = last_sent_ && !across_step(*last_sent_, s.time) &&
+                              since(s.time, *last_sent_) <= limits::kResponseTrain;
   const bool same_train = after_previous && train_start_ && !across_step(*train_start_, s.time) &&
                           since(s.time, *train_start_) <= limits::kResponseTrain;
   const MaybeTime heard_at = same_train ? train_heard_ : MaybeTime(answered);
@@ -238,7 +248,8 @@ void SenderEngine::send_at(const Segment& s) {
   const bool in_train = last_send_trigger_ && after_previous;
   train_trigger_ = in_train ? last_send_trigger_ : std::nullopt;
   const bool ack_triggered = answered.has_value() || in_train;
-  last_send_time_ = s.time;
+  last_send_time_ = captured.time;
+  last_sent_ = s.time;
   last_send_trigger_ = answered ? MaybeTime(*answered) : train_trigger_;
   learn_handshake_delays();
   // RFC 7323: is this TSval older than what the sender already sent?
@@ -302,8 +313,8 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
   }
   const bool was_idle = heard_una() == seq_.snd_max || (outstanding_.empty() && !heard_una_);
   if (syn) {
-    syn_arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame, held_us_};
-    if (!arm_) arm_ = TimerArm{ArmCause::send, s.time, s.time, tsval, s.frame, held_us_};
+    syn_arm_ = TimerArm{ArmCause::send, *capture_time_, *capture_time_, tsval, s.frame, held_us_};
+    if (!arm_) arm_ = TimerArm{ArmCause::send, *capture_time_, *capture_time_, tsval, s.frame, held_us_};
   } else if (!arm_ || was_idle) {
     arm(s.time, ArmCause::send, tsval);  // 5.1: start the timer when data is sent and it is not running
     arm_->frame = s.frame;
@@ -321,7 +332,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
     o.probe_since_ack = probe_since_ack_;
     o.timeouts_in_chain = timeouts_since_ack_;
     o.single_segment = in_flight() <= 1;
-    o.since_arm = since(s.time, arm_->latest);
+    o.since_arm = since(s.time, arm_->sent());
     if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time))
       o.since_new_data = since(s.time, *last_new_data_time_);
     o.since_peer = !heard_peer_ || across_step(*heard_peer_, s.time)
@@ -396,7 +407,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   const microseconds rto = current_rto() + opt_.profile->additive;
   if (arm_) {
     // Across a clock step the time since the arm is unknown: not a probe's time.
-    o.since_arm = across_step(arm_->latest, s.time) ? microseconds::max() : since(s.time, arm_->latest);
+    o.since_arm = across_step(arm_->sent(), s.time) ? microseconds::max() : since(s.time, arm_->sent());
     const microseconds lead = since(arm_->latest, arm_->earliest);
     o.rto_left = rto > lead ? rto - lead : microseconds{1};
   }
@@ -546,8 +557,8 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         // RFC 8985 7.3 / Linux tcp_send_loss_probe: the probe re-arms a full
         // RTO. A stack that does not re-arm keeps the old deadline: under
         // profiles other than Linux both readings stay open.
-        const CaptureTime before = arm_ ? arm_->earliest : s.time;
-        arm(s.time, ArmCause::probe, tsval, opt_.profile->rearm_from_head ? s.time : before);
+        const CaptureTime before = arm_ ? arm_->earliest : *capture_time_;
+        arm(s.time, ArmCause::probe, tsval, opt_.profile->rearm_from_head ? *capture_time_ : before);
         arm_->frame = s.frame;
       }
       probe_since_ack_ = true;
@@ -575,10 +586,10 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       // its backoff; a stack that does not leaves the old arm: both readings.
       if (syn_arm_) {
         if (opt_.profile->rearm_from_head)
-          syn_arm_ = TimerArm{ArmCause::syn_reply, s.time, s.time, tsval, s.frame, held_us_};
+          syn_arm_ = TimerArm{ArmCause::syn_reply, *capture_time_, *capture_time_, tsval, s.frame, held_us_};
         else {
-          syn_arm_->latest = s.time;
-          syn_arm_->held_us = held_us_;  // (earliest's own hold is not kept: the later one's)
+          syn_arm_->latest = *capture_time_;
+          syn_arm_->held_us = held_us_;
         }
       }
       break;
@@ -601,10 +612,10 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
     append(std::move(j));
   }
   const std::optional<TimerArm>& a = syn ? syn_arm_ : arm_;
-  const TimerArm armed = a.value_or(TimerArm{ArmCause::send, s.time, s.time, std::nullopt, 0, held_us_});
-  // The expiry is judged on the capture's clock (TimerArm::held_us).
-  const CaptureTime armed_earliest = armed.earliest + microseconds{armed.held_us};
-  const CaptureTime armed_latest = armed.latest + microseconds{armed.held_us};
+  const TimerArm armed = a.value_or(TimerArm{ArmCause::send, captured, captured, std::nullopt, 0, held_us_});
+  // The expiry is judged on the capture's clock, the arm's.
+  const CaptureTime armed_earliest = armed.earliest;
+  const CaptureTime armed_latest = armed.latest;
   ObservedExpiry x;
   x.frame = s.frame;
   x.time = captured;
@@ -659,7 +670,7 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   sack_sample_since_expiry_ = false;
   if (syn) {
     est_.on_syn_timeout();
-    syn_arm_ = TimerArm{ArmCause::timeout, s.time, s.time, tsval, s.frame, held_us_};
+    syn_arm_ = TimerArm{ArmCause::timeout, captured, captured, tsval, s.frame, held_us_};
     return;
   }
   if (maybe_probe) {

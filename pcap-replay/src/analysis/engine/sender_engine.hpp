@@ -169,6 +169,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // ---- what every engine does, judging or not (feed_only) ----
   /// on_send's effects on the shared state and what they depend on.
   void feed_host(const Segment& s);
+  void feed_clock(const Segment& s);     // feed_host's TSval clock and held_
+  void feed_activity(const Segment& s);  // the rest of feed_host: the host's activity, acked_through_
   /// on_peer's: the echo (the TsClock's memory) and the peer's data.
   void feed_peer(const Segment& s);
 
@@ -180,8 +182,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   bool probe_or_keepalive(const Segment& s, std::uint32_t seq, bool syn, bool fin);
   void timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe, std::optional<std::uint32_t> tsval);
   // ---- the timer's arm (5.1, 5.2, 5.3, 5.6 and the profile's re-arms) ----
+  /// Arms the timer at `t` on the sender's clock (a send's time, or a peer
+  /// segment's capture time: held_us_ is 0 then), `earliest` on the capture's.
   void arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval, CaptureTime earliest);
-  void arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval) { arm(t, cause, tsval, t); }
+  void arm(CaptureTime t, ArmCause cause, std::optional<std::uint32_t> tsval) {
+    arm(t, cause, tsval, t + std::chrono::microseconds{held_us_});
+  }
   void note_rearm(CaptureTime t);
   /// The head segment sent again by fast recovery or after an RTO: the
   /// profile's re-arm there, or a note that some stacks re-arm.
@@ -310,8 +316,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
     return held_send_time(s);
   }
   CaptureTime held_send_time(const Segment& s) const;  // causal_send_time() past its common case
-  /// on_send() of `s`, its time the send time (causal_send_time()).
-  void send_at(const Segment& s);
+  /// on_send() of `s`, its time the send time (causal_send_time()), as
+  /// `captured` was captured.
+  void send_at(const Segment& s, const Segment& captured);
   // ---- the report ----
   void record(const Segment& s, std::string_view event, std::uint32_t seq,
               std::optional<std::chrono::microseconds> sample = std::nullopt,
@@ -386,7 +393,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::int32_t held_us_ = 0;
   MaybeTime last_peer_time_;
   MaybeTime heard_peer_;  // heard_peer_time() at the transmission being explained
-  MaybeTime last_send_time_;
+  MaybeTime last_send_time_;  // capture time of the sender's latest segment
+  MaybeTime last_sent_;       // and its send time (causal_send_time())
   MaybeTime last_data_send_time_;
   MaybeTime last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
   /// The peer's segment (capture time) that clocked the previous send, and

@@ -26,8 +26,7 @@ std::string_view to_string(Recovery r) {
 Interval wait_since(const TimerArm& arm, CaptureTime t) {
   using std::chrono::duration_cast;
   using std::chrono::microseconds;
-  const microseconds held{arm.held_us};
-  return {duration_cast<microseconds>(t - arm.latest) - held, duration_cast<microseconds>(t - arm.earliest) - held};
+  return {duration_cast<microseconds>(t - arm.latest), duration_cast<microseconds>(t - arm.earliest)};
 }
 
 }  // namespace replay::engine

@@ -87,11 +87,12 @@ struct TimerArm {
   CaptureTime latest{};                  ///< the latest
   std::optional<std::uint32_t> tsval;    ///< the sender's TSval at the arm, when its transmission armed it
   std::uint64_t frame = 0;               ///< that transmission's frame (0: armed by the peer's segment)
-  /// How long the transmission that armed it was held between the sender
-  /// and the capture point (its TSval shows; 0 for an arm by the peer's
-  /// segment): earliest and latest are on the sender's clock, when it would
-  /// have been captured unheld; plus this, on the capture's (wait_since).
+  /// How long the transmission at `latest` was held between the sender and
+  /// the capture point (its TSval shows; SenderEngine::causal_send_time; 0
+  /// for an event of the peer's): the times are the capture's, the sender
+  /// armed it at sent().
   std::int32_t held_us = 0;
+  CaptureTime sent() const { return latest - std::chrono::microseconds{held_us}; }
 };
 
 /// `later - earlier` in microseconds (truncated).
@@ -99,8 +100,7 @@ inline std::chrono::microseconds since(CaptureTime later, CaptureTime earlier) {
   return std::chrono::duration_cast<std::chrono::microseconds>(later - earlier);
 }
 
-/// The wait on the capture's clock from `arm` to a transmission captured at
-/// `t`: [t - latest, t - earliest], the arm moved by its held_us.
+/// The wait from `arm` to a transmission captured at `t`: [t - latest, t - earliest].
 Interval wait_since(const TimerArm& arm, CaptureTime t);
 
 }  // namespace replay::engine
