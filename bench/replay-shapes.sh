@@ -105,8 +105,15 @@ done
 # The Linux kernel's own TCP in two shapes (bench/kernel-shapes.sh: root,
 # network namespaces; KERNEL_SHAPES=0 leaves them out). Their packet counts
 # are the kernel's, not PACKETS.
+# A capture that lost packets (tcpdump behind the veth's rate on a busy
+# machine: CI's sanitizer pass beside it) is made again, once.
+kernel_shapes() {
+  bash "$(dirname "$0")/kernel-shapes.sh" "$dir/kernel" 2>"$dir/kernel.log" && return 0
+  grep -q 'tcpdump lost packets' "$dir/kernel.log" || return 1
+  bash "$(dirname "$0")/kernel-shapes.sh" "$dir/kernel" 2>"$dir/kernel.log"
+}
 if [ "${KERNEL_SHAPES:-1}" != 0 ]; then
-  if bash "$(dirname "$0")/kernel-shapes.sh" "$dir/kernel" 2>"$dir/kernel.log"; then
+  if kernel_shapes; then
     if [ -f "$dir/kernel/kernel-bulk32.pcap" ]; then measure "kernel: 32 bulk, 0.5 % loss" "$dir/kernel/kernel-bulk32.pcap"; fi
     if [ -f "$dir/kernel/kernel-rr15k.pcap" ]; then measure "kernel: 15 000 short conns" "$dir/kernel/kernel-rr15k.pcap"; fi
   else
