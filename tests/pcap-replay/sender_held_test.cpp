@@ -177,8 +177,8 @@ TEST_CASE("an arm held before the capture point: the expiry's wait on the captur
   // On the capture clock the wait is 2001 - 1050 = 951 ms; on the TSval
   // clock 2001 - 1000 = 1001 ticks, +/- kClockDisagreeTicks: [999, 1003]
   // ms. The two disagree: the wait is read on the TSval clock. (Counted
-  // from the send time on the capture clock, 1000 ms, it would agree with
-  // the TSvals and be reported as the capture's, which shows 951.)
+  // from the send time, 1001 ms, it would be 1000 ms, agree with the TSvals
+  // and be reported as the capture clock's, which shows 951.)
   Scenario s;
   s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
   s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
