@@ -75,6 +75,17 @@ Scenario spike_at_receiver(bool held) {
   return s;
 }
 
+// Captured at the sender, timestamps on: the client's SYN at 0 (TSval 0),
+// the server's SYN-ACK at 100 ms (TSval 5000), the client's ACK 10 us later
+// (TSval 100): the client's TSval is its send time in ms, offset 0.
+Scenario handshake_at_sender() {
+  Scenario s;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
+  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
+  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("a delay spike before a receiver-side capture: the resends it holds are timed on the sender's TSval clock") {
@@ -153,10 +164,7 @@ TEST_CASE("a hold never puts a send before the peer segment its TSecr shows it h
   // it echoes 6010: it had received that segment, so it left at 1010 ms at
   // the earliest, 0 ms after it: within the ACK clock (2 ms), a response to
   // it (the ACK-clocked repeat the engine calls a fast retransmit).
-  Scenario s;
-  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
-  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
-  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+  Scenario s = handshake_at_sender();
   s.pkts.push_back({1000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1000u, 5000u, {}});
   s.pkts.push_back({1010 * ms, false, 1, 1, wire::kAck | wire::kPsh, 100, 6010u, 1000u, {}});
   s.pkts.push_back({1012 * ms, true, 1, 101, wire::kAck | wire::kPsh, 1000, 1001u, 6010u, {}});
@@ -179,10 +187,7 @@ TEST_CASE("an arm held before the capture point: the expiry's wait on the captur
   // ms. The two disagree: the wait is read on the TSval clock. (Counted
   // from the send time, 1001 ms, it would be 1000 ms, agree with the TSvals
   // and be reported as the capture clock's, which shows 951.)
-  Scenario s;
-  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
-  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
-  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+  Scenario s = handshake_at_sender();
   s.pkts.push_back({400 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 400u, 5000u, {}});
   s.pkts.push_back({500 * ms, false, 1, 1001, wire::kAck, 0, 5500u, 400u, {}});
   s.pkts.push_back({1050 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1000u, 5500u, {}});
@@ -205,10 +210,7 @@ TEST_CASE("an arm by the peer's ACK is on the capture clock whatever the hold of
   // The wait: 2101 - 1100 = 1001 ms on the capture clock (an ACK carries
   // no TSval of the sender's to read it on). Had the ACK's arm taken B's
   // hold (49 ms), it would read 952 ms.
-  Scenario s;
-  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 0u, 0u, {}});
-  s.pkts.push_back({100 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, 0u, {}});
-  s.pkts.push_back({100 * ms + 10, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+  Scenario s = handshake_at_sender();
   s.pkts.push_back({1000 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1000u, 5000u, {}});
   s.pkts.push_back({1060 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1010u, 5000u, {}});
   s.pkts.push_back({1100 * ms, false, 1, 1001, wire::kAck, 0, 6100u, 1000u, {}});
