@@ -104,7 +104,8 @@ struct Args {
   bool comments_streamed = false;  // annotate without --flow/--stream: collected as each connection is finished
   std::size_t max_flows = replay::limits::kDefaultMaxFlows;
   std::size_t max_outstanding = replay::limits::kDefaultMaxOutstanding;
-  std::string html, svg_dir;  // check --html FILE, plot --svg DIR
+  std::string html, svg_dir;  // check --html FILE, plot --svg DIR; merge --html FILE
+  bool timeline_json = false;  // check --json --timeline: each sender's timeline in its entry
   std::string interface;       // -i IFACE: live capture instead of files
   std::optional<double> duration_s;  // --duration S (live capture)
   std::optional<std::uint64_t> count;  // -c N (live capture)
@@ -298,6 +299,7 @@ replay::ReportView make_view(const Args& a) {
   view.findings_only = a.findings_only;
   view.level = *replay::parse_level(a.level);
   view.display = a.display;
+  view.timeline = a.timeline_json;
   return view;
 }
 
@@ -453,6 +455,9 @@ int main(int argc, char** argv) {
   merge->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures (as check --strict)");
   merge->add_flag("--text", a.merge_text,
                   "write the text report of check (the shards' options and selection) instead of the JSON document");
+  merge->add_option("--html", a.html,
+                    "also write the HTML page check --html writes, to this file: the shards must have been run with "
+                    "--timeline and without a selection (--flow, --stream, -Y, --findings-only, --level)");
   merge->footer(kExitHelp);
   findings->add_flag("--strict", a.strict, "exit 1 also for SHOULD-level departures");
   for (CLI::App* sub : {check, findings, annotate})
@@ -484,6 +489,9 @@ int main(int argc, char** argv) {
   plot->add_option("--svg", a.svg_dir, "directory the SVGs are written to (created if missing): flow-ID-c2s.svg, flow-ID-s2c.svg")
       ->required();
   check->add_flag("--json", a.json, "the whole report as one JSON document (schema: pcap-replay/SCHEMA.md)");
+  check->add_flag("--timeline", a.timeline_json,
+                  "with --json: each sender's entry carries its timeline (every event, with the estimator after it), "
+                  "so that pcap-replay merge --html can draw the shards' pictures");
   flows->add_flag("--json", a.json, "the connection list as one JSON document (\"kind\": \"flows\", SCHEMA.md)");
   timeline->add_flag("--csv", a.csv, "CSV output: the default and only format (columns in SCHEMA.md)");
   timeline->add_flag("--json", a.json, "not supported: the timeline is CSV only");
@@ -512,7 +520,7 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  if (merge->parsed()) return replay::cli::run_merge(a.merge_docs, a.strict, a.merge_text);
+  if (merge->parsed()) return replay::cli::run_merge(a.merge_docs, a.strict, a.merge_text, a.html);
   // "check x.pcap tcp port 80": a tcpdump filter after the files.
   const auto exists = [](const std::string& p) {
     std::error_code ec;
@@ -583,6 +591,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (check->parsed() && a.timeline_json && !a.json) {
+    std::cerr << "pcap-replay: check --timeline writes each sender's timeline into the JSON document: give --json "
+                 "(the timeline alone, as CSV: pcap-replay timeline)\n";
+    return 2;
+  }
   if (timeline->parsed() && a.json) {
     std::cerr << "pcap-replay: timeline --json: the timeline is written as CSV only (--csv, the default); "
                  "for the per-sender results as JSON use: pcap-replay check --json\n";
@@ -642,7 +655,7 @@ int main(int argc, char** argv) {
   std::optional<replay::CheckStream> streamed;
   std::optional<replay::FlowListStream> listed;  // flows (text or --json), the same way
   try {
-    const bool keep = timeline->parsed() || plot->parsed() || !a.html.empty();
+    const bool keep = timeline->parsed() || plot->parsed() || !a.html.empty() || a.timeline_json;
     replay::FlowSink sink;
     replay::SinkMode mode;
     if (check->parsed() && a.html.empty() && !a.flow && !a.stream && a.interface.empty()) {
@@ -655,7 +668,8 @@ int main(int argc, char** argv) {
                                  {"max_flows", a.max_flows},
                                  {"max_outstanding", a.max_outstanding},
                                  {"no_hint", a.no_hint},
-                                 {"strict", a.strict}});
+                                 {"strict", a.strict},
+                                 {"timeline", a.timeline_json}});
       mode = streamed->sink_mode();
       sink = [&streamed](replay::FlowReport& f, replay::CaptureTime origin) { streamed->flow(f, origin); };
     }

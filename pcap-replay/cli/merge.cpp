@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -23,6 +24,7 @@
 #include <replay/report/json_flows_scan.hpp>
 #include <replay/report/json_flows_writer.hpp>
 #include <replay/report/json_report_reader.hpp>
+#include <replay/report/report_html.hpp>
 #include <replay/report/report_json.hpp>
 #include <replay/report/shard_merge.hpp>
 
@@ -211,9 +213,11 @@ bool shows_every_flow(const json& doc) {
 
 // Every connection of every shard before any is written: its entry is JSON
 // with an id of its shard, in increasing order, as many as the shard counts;
-// and, for the text (`text_report` given), an entry it can read back.
+// and, for the text (`text_report` given), an entry it can read back; for
+// the page (`whole` given), with its timelines, the whole adding up to the
+// run's summary.
 void check_entries(const std::vector<Document>& docs, const std::vector<std::pair<std::string, json>>& rests,
-                   const MergedReport& m, const JsonTextReport* text_report) {
+                   const MergedReport& m, const JsonTextReport* text_report, JsonWholeReport* whole) {
   const std::uint64_t n = m.shard_docs.size();
   std::string text;
   for (std::uint64_t k = 1; k <= n; ++k) {
@@ -233,6 +237,7 @@ void check_entries(const std::vector<Document>& docs, const std::vector<std::pai
       prev = id;
       ++entries;
       if (text_report) text_report->read(entry, d.name);
+      if (whole) whole->check(entry, d.name);
     }
     const json& doc = rests[i].second;
     const std::uint64_t counted = doc["summary"]["flows"].get<std::uint64_t>();
@@ -334,9 +339,19 @@ std::string write_failed() {
          (errno ? std::strerror(errno) : "an error on the stream") + "\n";
 }
 
+// --html: every shard was run with --timeline (its "shard.run"), else why not.
+void check_timelines(const std::vector<std::pair<std::string, json>>& rests) {
+  for (const auto& [name, doc] : rests) {
+    const json& run = doc["shard"]["run"];
+    if (!run.contains("timeline") || run["timeline"] != true)
+      throw MergeError(name + ": written without --timeline: merge --html draws each sender from its timeline (run the "
+                              "shards with check --json --timeline --shard K/N)");
+  }
+}
+
 }  // namespace
 
-int run_merge(const std::vector<std::string>& files, bool strict, bool text) {
+int run_merge(const std::vector<std::string>& files, bool strict, bool text, const std::string& html) {
   // Standard output closed: say so now (a temporary file would get its
   // descriptor and the document with it).
   if (fcntl(STDOUT_FILENO, F_GETFD) == -1) {
@@ -348,12 +363,19 @@ int run_merge(const std::vector<std::string>& files, bool strict, bool text) {
   // --text: the text report, written from the merged document (its
   // connections streamed through it as for the JSON).
   std::optional<JsonTextReport> text_report;
+  // --html: the whole report read back, every connection kept, for the page.
+  std::optional<JsonWholeReport> whole;
   try {
     docs = documents(files);
     const auto rests = read_rests(docs);
     m = merge_shards(rests);
     if (text) text_report.emplace(std::cout, m.doc, docs[m.shard_docs[0]].name);
-    check_entries(docs, rests, m, text_report ? &*text_report : nullptr);
+    if (!html.empty()) {
+      check_timelines(rests);
+      whole.emplace(m.doc, docs[m.shard_docs[0]].name);
+    }
+    check_entries(docs, rests, m, text_report ? &*text_report : nullptr, whole ? &*whole : nullptr);
+    if (whole) whole->check_totals();
     check_unchanged(docs);
   } catch (const MergeError& e) {
     std::cerr << "pcap-replay: merge: " << e.what() << "\n";
@@ -374,8 +396,13 @@ int run_merge(const std::vector<std::string>& files, bool strict, bool text) {
   JsonFlowsWriter out(std::cout);
   try {
     errno = 0;
-    const Emit emit = text_report ? Emit([&text_report](const json& e, const std::string& name) { text_report->entry(e, name); })
-                                  : json_entries(m, out);
+    const Emit written = text_report
+                             ? Emit([&text_report](const json& e, const std::string& name) { text_report->entry(e, name); })
+                             : json_entries(m, out);
+    const Emit emit = !whole ? written : Emit([&written, &whole](const json& e, const std::string& name) {
+      whole->add(e, name);
+      written(e, name);
+    });
     if (!merge_entries(docs, m, emit)) {
       std::cerr << write_failed();
       return 2;
@@ -413,6 +440,24 @@ int run_merge(const std::vector<std::string>& files, bool strict, bool text) {
   for (const nlohmann::json& in : m.doc["inputs"])
     if (!in.value("usable", true) || (in.contains("lost") && !in["lost"].empty())) status = 2;
   if (!m.limit_hits.empty()) status = 2;
+  if (whole) {  // as check --html writes it, with the same status
+    std::ofstream page(html, std::ios::binary);
+    if (!page) {
+      std::cerr << "pcap-replay: merge: --html " << html << ": cannot write the file: " << std::strerror(errno) << "\n";
+      return 2;
+    }
+    try {
+      write_html_report(page, whole->take(), status, whole->view());
+    } catch (const std::bad_alloc&) {
+      std::cerr << "pcap-replay: merge: out of memory\n";
+      return 2;
+    }
+    page.close();
+    if (!page) {
+      std::cerr << "pcap-replay: merge: --html " << html << ": writing the file failed (disk full?)\n";
+      return 2;
+    }
+  }
   return status;
 }
 

@@ -17,7 +17,11 @@ namespace replay::cli {
 /// `text` (--text): writes instead the text report one `check` (text, the
 /// same options) would have written, from the merged document
 /// (json_report_reader.hpp); every entry is read and checked for it before
-/// anything is written.
-int run_merge(const std::vector<std::string>& files, bool strict, bool text);
+/// anything is written. `html` (--html FILE, empty: none): also writes
+/// there the page `check --html` writes for the run (with this status),
+/// from the shards' documents of `check --json --timeline --shard K/N`
+/// without a selection (else exit 2, said on standard error, nothing
+/// written to the file).
+int run_merge(const std::vector<std::string>& files, bool strict, bool text, const std::string& html);
 
 }  // namespace replay::cli

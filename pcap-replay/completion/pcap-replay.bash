@@ -24,13 +24,13 @@ _pcap_replay() {
     -f|--filter|-Y|--display-filter|--flow|--stream|--rto-min|--rto-max|--syn-linear|--granularity|--slack|--max-flows|--max-outstanding|--shard|-j|--jobs) return ;;
   esac
   if [[ $sub == merge ]]; then  # the shards' JSON documents
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "-h --help --strict --text" -- "$cur")); else
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "-h --help --strict --text --html" -- "$cur")); else
       COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")); fi
     return
   fi
   local opts="-h --help --version -r --read -f --filter -Y --display-filter --flow --stream -j --jobs"
   case $sub in
-    check) opts+=" --json --html --strict --findings-only --no-hint --level --shard" ;;
+    check) opts+=" --json --timeline --html --strict --findings-only --no-hint --level --shard" ;;
     findings) opts+=" --tsv --strict --level" ;;
     annotate) opts+=" -o --output --level" ;;
     flows) opts+=" --json" ;;

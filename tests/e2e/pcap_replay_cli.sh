@@ -250,8 +250,9 @@ for sub in check findings annotate flows timeline plot; do
     printf '%s\n' "$got" | grep -qx -- "$o" || { echo "FAIL: completion of $sub lacks $o"; fail=1; }
   done
 done
-# merge's own options (its --help's "Options:"; its description names check's).
-for o in $("$BIN" merge --help | sed -n '/^Options:/,/^$/p' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+# merge's own options (the names that start its --help's "Options:" lines;
+# its descriptions name check's).
+for o in $("$BIN" merge --help | sed -n '/^Options:/,/^$/p' | grep -oE '^ +(-[a-zA-Z],)?--[a-z][a-z-]*' | grep -o -- '--[a-z-]*' | sort -u); do
   grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$MAN" || { echo "FAIL: man page lacks merge $o"; fail=1; }
   [ "$o" = --help ] && continue
   got=$(bash -c "source $COMP; COMP_WORDS=(pcap-replay merge ${o:0:4}); COMP_CWORD=2; _pcap_replay; printf '%s\n' \"\${COMPREPLY[@]}\"")

@@ -7,7 +7,8 @@
 # Then merge --text: the text report of one check, byte for byte, from the
 # shards' documents (under the selections, several inputs, -f, the RTO
 # settings, limits), and refused when a document lacks a value the text
-# needs. Then merge's refusals: a shard missing or given twice, shards of two
+# needs. Then merge --html: the page of one check --html, byte for byte, from
+# the shards' documents with their timelines (check --json --timeline). Then merge's refusals: a shard missing or given twice, shards of two
 # runs, a document that is no shard's; merge reading documents as they come
 # (one on standard input, one reformatted, memory far below their size). And
 # -j N, the same shards in threads.
@@ -132,9 +133,63 @@ PY
 done
 echo "ok: merge --text refuses a document without a value the text needs, naming it: $(cat "$T/err")"
 
+# merge --html N ARGS... : shards 1..N of `check --json --timeline ARGS`
+# merged with --html: the page of one `check --html ARGS`, byte for byte (its
+# pictures drawn from the timelines the documents carry), the document of one
+# `check --json --timeline ARGS`, and its exit status.
+merged_html() {
+  local n=$1; shift
+  "$BIN" check --html "$T/one.html" "$@" > /dev/null 2>&1; local rc1=$?
+  "$BIN" check --json --timeline "$@" > "$T/one.json" 2> /dev/null
+  local docs=()
+  for k in $(seq "$n" -1 1); do
+    "$BIN" check --json --timeline --shard "$k/$n" "$@" > "$T/h$k.json" 2> /dev/null
+    docs+=("$T/h$k.json")
+  done
+  rm -f "$T/m.html"
+  "$BIN" merge --html "$T/m.html" "${docs[@]}" > "$T/m.json" 2> "$T/m.err"; local rc2=$?
+  cmp -s "$T/one.html" "$T/m.html" || { diff "$T/one.html" "$T/m.html" | head -20; cat "$T/m.err"; fail "merge --html of $n shards of check $* differs from the page of one run"; }
+  cmp -s "$T/one.json" "$T/m.json" || fail "merge --html of $n shards of check --json --timeline $*: not one run's document"
+  [ "$rc1" = "$rc2" ] || fail "merge --html of $n shards of check $*: exit status $rc2, one run $rc1"
+  echo "ok: merge --html of $n shards of check $* is its page ($(grep -c '<svg' "$T/one.html") picture(s), exit $rc1)"
+}
+merged_html 3 --profile linux tests/captures/linux-blackhole.pcap
+merged_html 3 --profile rfc6298 tests/captures/lab/many-flows.pcap
+merged_html 3 --profile linux tests/captures/lab/spurious-rto-eifel.pcap tests/captures/lab/capture-dup.pcap
+merged_html 2 --profile auto tests/captures/lab/capture-dup.pcap
+merged_html 2 --profile linux "$T/many.pcap"
+grep -q '<svg' "$T/m.html" || fail "merge --html: a page without pictures"
+# Refused before anything is written, naming the document: shards without
+# --timeline (no picture could be drawn), shards with a selection (the page
+# counts and draws every connection and finding), a sender's timeline cut.
+for k in 1 2; do "$BIN" check --json --profile linux --shard "$k/2" tests/captures/linux-blackhole.pcap > "$T/n$k.json" 2> /dev/null; done
+"$BIN" merge --html "$T/m.html" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$T/m.json" ] && grep -q "n[12].json: written without --timeline" "$T/err" \
+  || { cat "$T/err"; fail "merge --html of shards without --timeline: exit $rc"; }
+for k in 1 2; do "$BIN" check --json --timeline --level must --profile linux --shard "$k/2" tests/captures/linux-blackhole.pcap > "$T/n$k.json" 2> /dev/null; done
+"$BIN" merge --html "$T/m.html" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$T/m.json" ] && grep -q "selection: a selection" "$T/err" \
+  || { cat "$T/err"; fail "merge --html of shards run with --level must: exit $rc"; }
+for k in 1 2; do "$BIN" check --json --timeline --profile linux --shard "$k/2" tests/captures/linux-blackhole.pcap > "$T/n$k.json" 2> /dev/null; done
+/usr/bin/python3 - "$T/n1.json" "$T/n2.json" <<'PY'
+import json, sys
+for name in sys.argv[1:]:
+    d = json.load(open(name))
+    for f in d["flows"]:
+        for s in f["senders"]:
+            s.pop("timeline", None)
+    json.dump(d, open(name, "w"), indent=2)
+PY
+"$BIN" merge --html "$T/m.html" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$T/m.json" ] && grep -q 'sender has no "timeline"' "$T/err" \
+  || { cat "$T/err"; fail "merge --html of a document without a sender's timeline: exit $rc"; }
+"$BIN" check --timeline tests/captures/linux-blackhole.pcap > /dev/null 2> "$T/err" && fail "check --timeline without --json"
+grep -q 'give --json' "$T/err" || fail "check --timeline without --json: $(cat "$T/err")"
+echo "ok: merge --html refuses shards without --timeline, with a selection, or a sender's timeline cut: $(cat "$T/err")"
+
 # -j N: the shards in threads; every output byte for byte -j 1's.
 for f in tests/captures/linux-blackhole.pcap tests/captures/lab/many-flows.pcap tests/captures/lab/capture-dup.pcap "$T/many.pcap"; do
-  for cmd in "check --profile rfc6298" "check --json --profile linux" "findings --profile rfc6298" \
+  for cmd in "check --profile rfc6298" "check --json --profile linux" "check --json --timeline --profile linux" "findings --profile rfc6298" \
              "timeline --profile linux" "check --profile auto" "check --profile linux --max-outstanding 3"; do
     # shellcheck disable=SC2086
     "$BIN" $cmd -j 1 "$f" > "$T/j1" 2> "$T/j1.err"; r1=$?

@@ -24,6 +24,7 @@
 #include <replay/report/check_stream.hpp>
 #include <replay/report/display_filter.hpp>
 #include <replay/report/json_report_reader.hpp>
+#include <replay/report/report_html.hpp>
 #include <replay/report/report_json.hpp>
 #include <replay/report/report_text.hpp>
 #include <replay/report/wireshark_ref.hpp>
@@ -514,5 +515,174 @@ TEST_CASE("json report reader: every key of an entry is read; one missing or mis
   bad = entry;
   bad["senders"][0]["findings_hidden"]["must"] = 1;
   CHECK_THROWS_WITH_AS(text.read(bad), doctest::Contains("findings_hidden.must: 1 finding(s) hidden where"),
+                       replay::JsonReadError);
+}
+
+// ---- check --json --timeline, and the page of merge --html -----------------
+
+namespace {
+
+// Every field of two timeline events alike (the event's name by its text).
+void check_same_event(const replay::TimelineEvent& a, const replay::TimelineEvent& b) {
+  CHECK(a.frame == b.frame);
+  CHECK(a.time == b.time);
+  CHECK(a.event == b.event);
+  CHECK(a.rel_seq == b.rel_seq);
+  CHECK(a.sample == b.sample);
+  CHECK(a.sample_kind == b.sample_kind);
+  CHECK(a.srtt == b.srtt);
+  CHECK(a.rttvar == b.rttvar);
+  CHECK(a.rto == b.rto);
+  CHECK(a.backoff == b.backoff);
+  CHECK(a.len == b.len);
+  CHECK(a.sack_count == b.sack_count);
+  for (std::size_t i = 0; i < a.sack_count; ++i) CHECK(a.sack[i] == b.sack[i]);
+  CHECK(a.copy_of == b.copy_of);
+}
+
+// `r` (its timelines kept) written as check --json --timeline and read back
+// whole (JsonWholeReport, merge --html's way): every sender's timeline
+// event for event, and the page check --html writes, byte for byte.
+void check_whole_round_trip(const Report& r) {
+  ReportView with;
+  with.timeline = true;
+  const json doc = document_of(r, with);
+  replay::JsonWholeReport whole(doc, "doc.json");
+  for (const json& e : doc["flows"]) whole.check(e);
+  whole.check_totals();
+  for (const json& e : doc["flows"]) whole.add(e);
+  const Report back = whole.take();
+  REQUIRE(back.flows.size() == r.flows.size());
+  std::size_t events = 0;
+  for (std::size_t i = 0; i < r.flows.size(); ++i)
+    for (std::size_t d = 0; d < 2; ++d) {
+      const auto& want = r.flows[i].senders[d].timeline;
+      const auto& got = back.flows[i].senders[d].timeline;
+      if (r.flows[i].senders[d].data_segments == 0) continue;  // not in the document
+      CAPTURE(r.flows[i].id);
+      CAPTURE(d);
+      REQUIRE(got.size() == want.size());
+      for (std::size_t k = 0; k < want.size(); ++k) check_same_event(want[k], got[k]);
+      events += want.size();
+    }
+  CHECK(events > 0);
+  const int status = r.exit_status(false);
+  std::ostringstream page, again;
+  replay::write_html_report(page, r, status, {});
+  replay::write_html_report(again, back, status, whole.view());
+  INFO("first difference: " << first_difference(page.str(), again.str()));
+  CHECK(page.str() == again.str());
+}
+
+}  // namespace
+
+TEST_CASE("json report reader: check --json --timeline reads back event for event, and the page is check --html's") {
+  const auto files = shipped_captures();
+  for (const char* profile : {"rfc6298", "linux"})
+    for (const std::string& file : files) {
+      CAPTURE(profile);
+      CAPTURE(file);
+      std::vector<std::string> errors;
+      check_whole_round_trip(replay::analyze_files({file}, replay::Options::for_profile(profile), /*keep_timeline=*/true, errors));
+    }
+  // Without --timeline the document has no timeline: the page cannot be drawn.
+  std::vector<std::string> errors;
+  const Report r = replay::analyze_files({"tests/captures/linux-blackhole.pcap"}, replay::Options::for_profile("linux"), true, errors);
+  const json plain = document_of(r, {});
+  CHECK_FALSE(plain["flows"][0]["senders"][0].contains("timeline"));
+  replay::JsonWholeReport whole(plain, "s1.json");
+  CHECK_THROWS_WITH_AS(whole.check(plain["flows"][0]),
+                       doctest::Contains("s1.json: flow 1: senders: the client's sender has no \"timeline\""),
+                       replay::JsonReadError);
+}
+
+TEST_CASE("json report reader: a timeline event with every field set, and what is refused") {
+  Report r = everything_set(false);
+  replay::SenderReport& s = r.flows[0].senders[0];
+  s.timeline.clear();
+  // A send, the peer's SACK with three blocks and a Karn sample, a copy of
+  // frame 40, a held sample (TSecr) after a backoff.
+  replay::TimelineEvent send;
+  send.frame = 40, send.time = at_ns(2'000'000'123), send.event = replay::to_string(replay::SendKind::timeout);
+  send.rel_seq = 4294967000u, send.len = 1449, send.rto = microseconds{2'400'000}, send.backoff = 3;
+  replay::TimelineEvent sack = send;
+  sack.frame = 41, sack.event = "sack", sack.len = 0, sack.sample = microseconds{1234};
+  sack.sample_kind = replay::SampleKind::seq, sack.srtt = microseconds{1500}, sack.rttvar = microseconds{750};
+  sack.sack = {{{1, 2}, {3, 4}, {4294967290u, 4294967295u}, {0, 0}}}, sack.sack_count = 3;
+  replay::TimelineEvent copy = sack;
+  copy.frame = 42, copy.event = replay::kCaptureCopyEvent, copy.copy_of = 40, copy.sack_count = 0, copy.sample.reset();
+  copy.sample_kind.reset();
+  replay::TimelineEvent held = sack;
+  held.frame = 41, held.event = replay::kHeldSampleEvent, held.sample_kind = replay::SampleKind::ts_echo, held.sack_count = 0;
+  s.timeline = {send, sack, copy, held};
+  r.flows[0].senders[1].timeline = {send};
+  // Probes that carried a byte (BSD, Windows), which the picture's legend names.
+  s.by_kind[static_cast<std::size_t>(replay::SendKind::keepalive)] = 2;
+  s.by_kind[static_cast<std::size_t>(replay::SendKind::zero_window_probe)] = 1;
+  ReportView with;
+  with.timeline = true;
+  const json doc = document_of(r, with);
+  std::ostringstream sink;
+  const replay::JsonTextReport text(sink, doc, "s2.json");
+  const replay::SenderReport read = text.read(doc["flows"][0]).first.senders[0];
+  const auto& back = read.timeline;
+  REQUIRE(back.size() == 4);
+  for (std::size_t k = 0; k < 4; ++k) check_same_event(s.timeline[k], back[k]);
+  CHECK(read.by_kind[static_cast<std::size_t>(replay::SendKind::keepalive)] == 2);
+  CHECK(read.by_kind[static_cast<std::size_t>(replay::SendKind::zero_window_probe)] == 1);
+  check_whole_round_trip(r);  // the page too (its legend names the probes)
+  {
+    // Frame 180's wait is unknown (the capture clock stepped): its expiry is
+    // drawn without an arm or a window, and its row sorts by its "?";
+    // frame 179's, known, has both.
+    std::ostringstream page;
+    replay::write_html_report(page, r, 1, {});
+    const std::string html = page.str();
+    CHECK(html.find("<rect class=\"window\" data-frame=\"179\"") != std::string::npos);
+    CHECK(html.find("class=\"arm\" data-frame=\"179\"") != std::string::npos);
+    CHECK(html.find("<rect class=\"window\" data-frame=\"180\"") == std::string::npos);
+    CHECK(html.find("class=\"arm\" data-frame=\"180\"") == std::string::npos);
+    CHECK(html.find("<title>frame 180: timer expiry 3 of its chain at 0.541000 s, waited ? ms") != std::string::npos);
+    CHECK(html.find("<tr><td class=\"n\">180</td><td class=\"n\">0.541</td><td class=\"n\">131073</td><td class=\"n\">3</td>"
+                    "<td class=\"n\">?</td>") != std::string::npos);
+  }
+  // Written as the CSV names them: a Karn sample "karn", a TSecr one "ts_echo".
+  CHECK(doc["flows"][0]["senders"][0]["timeline"][1]["sample_kind"] == "karn");
+  CHECK(doc["flows"][0]["senders"][0]["timeline"][3]["sample_kind"] == "ts_echo");
+  CHECK(doc["flows"][0]["senders"][0]["timeline"][1]["sack"] == json::parse("[[1,2],[3,4],[4294967290,4294967295]]"));
+  // Every key is read: one missing is an error naming it.
+  for (const auto& [key, _] : doc["flows"][0]["senders"][0]["timeline"][1].items()) {
+    json cut = doc["flows"][0];
+    cut["senders"][0]["timeline"][1].erase(key);
+    CAPTURE(key);
+    CHECK_THROWS_WITH_AS(text.read(cut), doctest::Contains(("senders[0].timeline[1]." + key + ": missing").c_str()),
+                         replay::JsonReadError);
+  }
+  json bad = doc["flows"][0];
+  bad["senders"][0]["timeline"][0]["event"] = "retransmit";
+  CHECK_THROWS_WITH_AS(text.read(bad), doctest::Contains("timeline[0].event: \"retransmit\" is not a timeline event"),
+                       replay::JsonReadError);
+  bad = doc["flows"][0];
+  bad["senders"][0]["timeline"][1]["sack"] = json::parse("[[1,2],[3,4],[5,6],[7,8],[9,10]]");
+  CHECK_THROWS_WITH_AS(text.read(bad), doctest::Contains("timeline[1].sack: more than 4 SACK blocks"), replay::JsonReadError);
+  bad = doc["flows"][0];
+  bad["senders"][0]["timeline"][1]["sack"][0] = json::parse("[1]");
+  CHECK_THROWS_WITH_AS(text.read(bad), doctest::Contains("timeline[1].sack[0]: not a block"), replay::JsonReadError);
+  bad = doc["flows"][0];
+  bad["senders"][0]["timeline"][1]["sample_kind"] = "seq";
+  CHECK_THROWS_WITH_AS(text.read(bad), doctest::Contains("timeline[1].sample_kind: \"seq\" is not a sample kind"),
+                       replay::JsonReadError);
+  bad = doc["flows"][0];
+  bad["senders"][0]["timeline"][0]["rel_seq"] = std::uint64_t{1} << 32;
+  CHECK_THROWS_WITH_AS(text.read(bad), doctest::Contains("timeline[0].rel_seq: out of range"), replay::JsonReadError);
+  // A selection: the page counts and draws every connection and finding.
+  ReportView must;
+  must.level = Level::must;
+  must.timeline = true;
+  CHECK_THROWS_WITH_AS(replay::JsonWholeReport(document_of(r, must), "s3.json"),
+                       doctest::Contains("s3.json: selection: a selection"), replay::JsonReadError);
+  // Entries that do not add up to the summary (one left out): refused.
+  replay::JsonWholeReport whole(doc, "s4.json");
+  CHECK_THROWS_WITH_AS(whole.check_totals(), doctest::Contains("s4.json: its connections (0 connection(s)"),
                        replay::JsonReadError);
 }

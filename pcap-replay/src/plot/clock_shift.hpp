@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include <replay/analysis/flow_report.hpp>
 #include <replay/input/segment.hpp>
 
 namespace replay {
@@ -25,5 +26,14 @@ inline CaptureTime shifted(CaptureTime t, std::chrono::microseconds d, bool late
 inline CaptureTime before_by(CaptureTime t, std::chrono::microseconds d) { return shifted(t, d, false); }
 /// t + d (see shifted).
 inline CaptureTime after_by(CaptureTime t, std::chrono::microseconds d) { return shifted(t, d, true); }
+
+/// Where expiry `t`'s timer was armed, by the reading of its wait `d`
+/// (t.wait.lo: the latest arm, t.wait.hi: the earliest): t.time less d; at
+/// the expiry itself when its wait is unknown (the capture clock stepped
+/// between the arm and the expiry: no capture time of the arm is known, so
+/// nothing is drawn before the expiry).
+inline CaptureTime armed_at(const TimeoutRecord& t, std::chrono::microseconds d) {
+  return t.wait_unknown ? t.time : before_by(t.time, d);
+}
 
 }  // namespace replay

@@ -82,7 +82,7 @@ svg::Range whole_range(const Report& r, const FlowReport& f, const SenderReport&
   widen(f.last_time);
   for (const auto& e : s.timeline) widen(e.time);
   for (const auto& t : s.timeouts) {
-    const CaptureTime arm = before_by(t.time, t.wait.lo);
+    const CaptureTime arm = armed_at(t, t.wait.lo);
     widen(arm);
     if (t.accepted.bounded()) widen(after_by(arm, t.accepted.hi));
   }
@@ -96,7 +96,7 @@ std::vector<Episode> episodes(const Report& r, const FlowReport& f, std::size_t 
   std::vector<Episode> out;
   for (const TimeoutRecord& t : s.timeouts) {
     const double at = seconds_since(t.time, origin);
-    const double armed = seconds_since(before_by(t.time, t.wait.hi), origin);
+    const double armed = seconds_since(armed_at(t, t.wait.hi), origin);
     if (out.empty() || t.expiry <= 1) out.push_back(Episode{armed, at, t.frame, t.frame, 0});
     Episode& e = out.back();
     e.t0 = std::min(e.t0, armed);

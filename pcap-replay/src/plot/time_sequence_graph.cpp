@@ -195,7 +195,7 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
   for (const auto& t : s.timeouts) {
     if (!in_view(t.time)) continue;
     // The latest reading of the arm (the wait's lower end).
-    const CaptureTime arm = before_by(t.time, t.wait.lo);
+    const CaptureTime arm = armed_at(t, t.wait.lo);
     const double y_seq = seq.map(t.rel_seq);
     const double y = std::max(box.top + 8, y_seq - 12 - 14.0 * static_cast<double>(row++ % 2));
     fmt::format_to(o, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1\" stroke-dasharray=\"2 2\"/>\n",
@@ -204,6 +204,9 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
     const double xa = X(arm), xp = at(t.predicted.lo), xe = at(t.accepted.lo),
                  xl = t.accepted.bounded() ? at(t.accepted.hi) : at(t.accepted.lo);
     const double xt = X(t.time);
+    // An unknown wait (the capture clock stepped): no arm, no window on
+    // the capture's axis; the expiry alone.
+    if (!t.wait_unknown) {
     fmt::format_to(o,
                    "<rect class=\"window\" data-frame=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"12\" fill=\"{}\" "
                    "fill-opacity=\"0.18\" stroke=\"{}\" stroke-opacity=\"0.7\" stroke-width=\"0.8\"/>\n",
@@ -216,13 +219,14 @@ void draw_time_sequence(std::string& out, std::vector<std::string>& notes, const
                    t.frame, to_string(t.armed_by), num(xa), num(y), num(xp), num(y), colour::kArm,
                    num(xa), num(y - 5), num(xa), num(y + 5), colour::kArm,
                    num(xp), num(y - 7), num(xp), num(y + 7), colour::kArm);
+    }
     fmt::format_to(o,
                    "<path class=\"expiry\" data-kind=\"{}\" data-frame=\"{}\" data-verdict=\"{}\" "
                    "d=\"M{} {}l6 6l-6 6l-6 -6z\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"0.8\">"
                    "<title>frame {}: timer expiry {} of its chain at {:.6f} s, waited {} ms since {} "
                    "(predicted {} ms, accepted {} ms{}): {}</title></path>\n",
                    t.syn ? "syn-rto" : "rto", t.frame, to_string(t.verdict), num(xt), num(y - 6), colour::kExpiry,
-                   t.frame, t.expiry, seconds_since(t.time, origin), interval_text(t.wait), to_string(t.armed_by),
+                   t.frame, t.expiry, seconds_since(t.time, origin), t.wait_unknown ? std::string("?") : interval_text(t.wait), to_string(t.armed_by),
                    interval_text(t.predicted), interval_text(t.accepted),
                    t.basis == Basis::doubling ? ", from the chain's earlier waits" : "", to_string(t.verdict));
   }

@@ -240,6 +240,42 @@ void timeout(JsonText& w, const TimeoutRecord& t, const Rel& rel) {
   w.end_object();
 }
 
+// SampleKind as the timeline's rows name it ("karn", "ts_echo": timeline --csv's words).
+std::string_view sample_kind_name(SampleKind k) { return k == SampleKind::seq ? "karn" : "ts_echo"; }
+
+// One event of a sender's timeline (--timeline): what `timeline --csv`
+// writes of it, and what the pictures draw (its length and SACK blocks).
+template <class Rel>
+void timeline_event(JsonText& w, const TimelineEvent& e, const Rel& rel) {
+  w.begin_object();
+  w.key("backoff").number(e.backoff);
+  w.key("copy_of");
+  frame_or_null(w, e.copy_of);
+  w.key("event").string(e.event);
+  w.key("frame").number(e.frame);
+  w.key("len").number(e.len);
+  w.key("rel_seq").number(e.rel_seq);
+  w.key("rel_time").number(rel(e.time));
+  w.key("rto_ms").number(ms(e.rto));
+  w.key("rttvar_ms");
+  opt_ms(w, e.rttvar);
+  w.key("sack").begin_array();
+  for (std::size_t i = 0; i < e.sack_count; ++i) {
+    w.begin_array();
+    w.number(e.sack[i].first);
+    w.number(e.sack[i].second);
+    w.end_array();
+  }
+  w.end_array();
+  w.key("sample_kind");
+  e.sample_kind ? w.string(sample_kind_name(*e.sample_kind)) : w.null();
+  w.key("sample_ms");
+  opt_ms(w, e.sample);
+  w.key("srtt_ms");
+  opt_ms(w, e.srtt);
+  w.end_object();
+}
+
 void sender(JsonText& w, const FlowReport& f, const Options& options, std::size_t dir, CaptureTime origin,
             const ReportView& view) {
   const auto rel = [&](CaptureTime t) { return seconds_between(t, origin); };
@@ -280,6 +316,15 @@ void sender(JsonText& w, const FlowReport& f, const Options& options, std::size_
   w.key("new_data_probes").number(s.by_kind[static_cast<std::size_t>(SendKind::tlp_new_data)]);
   w.key("packets").number(s.packets);
   w.key("peer_seen").boolean(s.peer_seen);
+  if (view.timeline) {
+    // The probes that carried a byte (BSD, Windows: SenderReport::by_kind),
+    // which the picture's legend names; "keepalives" and
+    // "zero_window_probes" count them all.
+    w.key("probes_with_data").begin_object();
+    w.key("keepalive").number(s.by_kind[static_cast<std::size_t>(SendKind::keepalive)]);
+    w.key("zero_window_probe").number(s.by_kind[static_cast<std::size_t>(SendKind::zero_window_probe)]);
+    w.end_object();
+  }
   w.key("profile").string(s.profile);
   w.key("retransmissions");
   retransmissions(w, s);
@@ -297,6 +342,11 @@ void sender(JsonText& w, const FlowReport& f, const Options& options, std::size_
   w.end_object();
   w.key("sack").boolean(s.sack);
   w.key("src").string(to_string(s.src));
+  if (view.timeline) {
+    w.key("timeline").begin_array();
+    for (const auto& e : s.timeline) timeline_event(w, e, rel);
+    w.end_array();
+  }
   w.key("timeouts").begin_array();
   for (const auto& t : s.timeouts) timeout(w, t, rel);
   w.end_array();

@@ -376,6 +376,51 @@ TimeoutRecord timeout_of(const V& v, CaptureTime origin) {
   return t;
 }
 
+// A timeline event's name as the analysis holds it (a view of its own
+// tables: TimelineEvent::event): a SendKind's, the peer's "ack", "dup-ack",
+// "sack", kCaptureCopyEvent or kHeldSampleEvent.
+std::string_view timeline_event_name(const V& v) {
+  const std::string& s = v.str();
+  for (std::size_t k = 0; k < kSendKinds; ++k)
+    if (const std::string_view name = to_string(static_cast<SendKind>(k)); name == s) return name;
+  for (const std::string_view name : {std::string_view("ack"), std::string_view("dup-ack"), std::string_view("sack"),
+                                      kCaptureCopyEvent, kHeldSampleEvent})
+    if (name == s) return name;
+  v.fail(fmt::format("\"{}\" is not a timeline event", s));
+}
+
+TimelineEvent timeline_event_of(const V& v, CaptureTime origin) {
+  TimelineEvent e;
+  e.backoff = v["backoff"].narrow<unsigned>();
+  e.copy_of = frame_or_zero(v["copy_of"]);
+  e.event = timeline_event_name(v["event"]);
+  e.frame = v["frame"].u64();
+  e.len = v["len"].narrow<std::uint32_t>();
+  e.rel_seq = v["rel_seq"].narrow<std::uint32_t>();
+  e.time = time_at(v["rel_time"], origin);
+  e.rto = us_of(v["rto_ms"]);
+  e.rttvar = opt_us(v["rttvar_ms"]);
+  const V sack = v["sack"];
+  if (sack.size() > e.sack.size()) sack.fail(fmt::format("more than {} SACK blocks", e.sack.size()));
+  for (std::size_t i = 0; i < sack.size(); ++i) {
+    const V block = sack.at(i);
+    if (block.size() != 2) block.fail("not a block [left, right]");
+    e.sack[i] = {block.at(0).narrow<std::uint32_t>(), block.at(1).narrow<std::uint32_t>()};
+  }
+  e.sack_count = static_cast<std::uint8_t>(sack.size());
+  if (const V kind = v["sample_kind"]; !kind.is_null()) {
+    if (kind.str() == "karn")
+      e.sample_kind = SampleKind::seq;
+    else if (kind.str() == "ts_echo")
+      e.sample_kind = SampleKind::ts_echo;
+    else
+      kind.fail(fmt::format("\"{}\" is not a sample kind (\"karn\", \"ts_echo\")", kind.str()));
+  }
+  e.sample = opt_us(v["sample_ms"]);
+  e.srtt = opt_us(v["srtt_ms"]);
+  return e;
+}
+
 RttStats rtt_of(const V& v) {
   RttStats s;
   s.samples = v["samples"].u64();
@@ -474,6 +519,13 @@ void sender_of(const V& v, SenderReport& s, const EntryContext& ctx) {
   s.samples_refused = samples["refused"].u64();
   s.samples_ts = samples["ts_echo"].u64();
   s.sack = v["sack"].boolean();
+  // check --json --timeline's (ReportView::timeline), with the counts its picture reads.
+  if (v.has("timeline")) {
+    v["timeline"].each([&](const V& e) { s.timeline.push_back(timeline_event_of(e, ctx.origin)); });
+    const V probes = v["probes_with_data"];
+    s.by_kind[static_cast<std::size_t>(SendKind::keepalive)] = probes["keepalive"].u64();
+    s.by_kind[static_cast<std::size_t>(SendKind::zero_window_probe)] = probes["zero_window_probe"].u64();
+  }
   v["timeouts"].each([&](const V& t) { s.timeouts.push_back(timeout_of(t, ctx.origin)); });
   s.timestamps = v["timestamps"].boolean();
   s.tsval_peer = v["tsval_peer"].boolean();
@@ -751,17 +803,71 @@ JsonTextReport::JsonTextReport(std::ostream& os, const json& doc, std::string do
   if (const V hint = V(doc, src)["profile_hint"]; !hint.is_null()) hint_ = hint.str();
 }
 
-std::pair<FlowReport, std::optional<std::uint64_t>> JsonTextReport::read(const json& entry,
-                                                                         const std::string& document) const {
+namespace {
+// "flows" entry `entry` of a document whose report (without its
+// connections) is `r` and selection `view`, read back with its tcp.stream.
+std::pair<FlowReport, std::optional<std::uint64_t>> read_entry(const Report& r, const ReportView& view,
+                                                               const json& entry, const std::string& document) {
   EntryContext ctx;
-  ctx.document = document.empty() ? document_ : document;
+  ctx.document = document;
   const Source src{ctx.document, part_of(entry), entry};
-  ctx.file_index = file_index_of(V(entry, src)["file"], report_);
-  ctx.origin = report_.origin_of(ctx.file_index);
-  ctx.view = view_;
+  ctx.file_index = file_index_of(V(entry, src)["file"], r);
+  ctx.origin = r.origin_of(ctx.file_index);
+  ctx.view = view;
   FlowReport f = from_json_entry(entry, ctx);
   return {std::move(f), entry_stream(entry, ctx.document)};
 }
+}  // namespace
+
+std::pair<FlowReport, std::optional<std::uint64_t>> JsonTextReport::read(const json& entry,
+                                                                         const std::string& document) const {
+  return read_entry(report_, view_, entry, document.empty() ? document_ : document);
+}
+
+JsonWholeReport::JsonWholeReport(const json& doc, std::string document) : document_(std::move(document)) {
+  report_ = report_from_json(doc, document_);
+  view_ = view_from_json(doc, document_);
+  const Source src{document_, {}, doc};
+  const V v(doc, src);
+  const bool every_flow = view_.flow == std::nullopt && view_.stream == std::nullopt && !view_.findings_only &&
+                          !view_.display && view_.level == Level::info;
+  if (!every_flow)
+    v["selection"].fail(
+        "a selection (--flow, --stream, -Y, --findings-only, --level): the page needs every connection and finding");
+  summary_ = report_.streamed;
+  report_.streamed = FlowTotals{};
+}
+
+FlowReport JsonWholeReport::read(const json& entry, const std::string& document) const {
+  const std::string& name = document.empty() ? document_ : document;
+  FlowReport f = read_entry(report_, view_, entry, name).first;
+  const Source src{name, part_of(entry), entry};
+  for (std::size_t d = 0; d < 2; ++d)
+    if (f.senders[d].data_segments > 0 && f.senders[d].timeline.empty())
+      V(entry, src)["senders"].fail(fmt::format("the {} sender has no \"timeline\" (check --json --timeline writes it)",
+                                                d == 0 ? "client's" : "server's"));
+  return f;
+}
+
+void JsonWholeReport::check(const json& entry, const std::string& document) { checked_.add(read(entry, document)); }
+
+void JsonWholeReport::check_totals() const {
+  const FlowTotals& c = checked_;
+  if (c.flows != summary_.flows || c.findings != summary_.findings || c.retransmissions != summary_.retransmissions ||
+      c.timeouts != summary_.timeouts)
+    throw JsonReadError(fmt::format(
+        "{}: its connections ({} connection(s), {} MUST finding(s), {} retransmission(s), {} timer expiries) are not "
+        "what its summary counts ({}, {}, {}, {})",
+        document_, c.flows, c.findings[static_cast<std::size_t>(Level::must)], c.retransmissions, c.timeouts,
+        summary_.flows, summary_.findings[static_cast<std::size_t>(Level::must)], summary_.retransmissions,
+        summary_.timeouts));
+}
+
+void JsonWholeReport::add(const json& entry, const std::string& document) {
+  report_.flows.push_back(read(entry, document));
+}
+
+Report JsonWholeReport::take() { return std::move(report_); }
 
 void JsonTextReport::begin() {
   if (begun_) return;

@@ -54,7 +54,8 @@ struct EntryContext {
 /// the entry lists; the others are left empty, with no data-bearing
 /// segment, as the writers skip them). Not read: the words ("message",
 /// "summary", "display_filter", "stream_filter"), the epoch "time" keys
-/// (rel_time is exact), a sender's "timeline" (not in the document).
+/// (rel_time is exact). A sender's "timeline" (check --json --timeline) is
+/// read when the entry has one.
 /// Throws JsonReadError.
 FlowReport from_json_entry(const nlohmann::json& entry, const EntryContext& ctx = {});
 /// Its "tcp_stream" (null under -f). Throws JsonReadError.
@@ -107,6 +108,43 @@ class JsonTextReport {
   ReportView view_;
   std::optional<std::string> hint_;
   bool begun_ = false;
+};
+
+/// A check document's whole report read back, every connection kept (the
+/// Report `check --html` keeps), for `merge --html`. The document must show
+/// every connection and finding (no --flow, --stream, -Y, --findings-only,
+/// --level: the page counts and draws them all) and carry each sender's
+/// timeline (check --json --timeline). Use: construct it with the document
+/// (its "flows" is not read); check() every entry of "flows", then
+/// check_totals(), before anything is written; then add() every entry in
+/// order and take() the report. Holds every connection added.
+class JsonWholeReport {
+ public:
+  /// Throws JsonReadError (a selection).
+  JsonWholeReport(const nlohmann::json& doc, std::string document);
+  /// Reads entry `entry` back (as JsonTextReport::read) and counts it.
+  /// Throws JsonReadError, also for a sender with data-bearing segments and
+  /// no "timeline".
+  void check(const nlohmann::json& entry, const std::string& document = {});
+  /// Throws JsonReadError when the entries checked do not add up to the
+  /// document's summary (its connections, findings by level,
+  /// retransmissions, timer expiries).
+  void check_totals() const;
+  /// Reads entry `entry` back and keeps it. Throws JsonReadError.
+  void add(const nlohmann::json& entry, const std::string& document = {});
+  /// The report: its options, inputs, lockstep groups and every connection
+  /// added, as Report::flows (Report::streamed empty).
+  Report take();
+  /// The document's selection (it shows everything).
+  const ReportView& view() const { return view_; }
+
+ private:
+  FlowReport read(const nlohmann::json& entry, const std::string& document) const;
+  std::string document_;
+  Report report_;
+  ReportView view_;
+  FlowTotals summary_;  // the document's summary
+  FlowTotals checked_;  // the entries check()ed
 };
 
 /// The text report of a whole check document (`doc` with its "flows"): a

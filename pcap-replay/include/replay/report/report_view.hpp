@@ -21,6 +21,10 @@ struct ReportView {
   bool findings_only = false;           ///< --findings-only: only senders with at least one shown finding
   Level level = Level::info;            ///< --level: only the findings at this level or above (at_least)
   std::optional<DisplayFilter> display; ///< -Y: the connections and the findings' frames it allows
+  /// check --json --timeline: each shown sender's entry carries its timeline
+  /// (FlowReport's, kept by the analysis), for `merge --html`. Not a
+  /// selection: the document's "selection" does not name it.
+  bool timeline = false;
 
   /// Whether connection `f` is printed (its senders then by shows(s));
   /// `streams` are the report's tcp.stream numbers.
