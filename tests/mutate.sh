@@ -79,7 +79,7 @@
 #     only with the rfc6298 variant, and the 5.7 note needs a 3 s fallback
 #     after a sample, which the linux variant never makes.
 # Left out of the engine:
-#   - sender_capture_point.cpp's kQuarter (2^30): how far below the ACK a
+#   - host_feed.cpp's kQuarter (2^30): how far below the ACK a
 #     peer data entry the late-ACK scan skips (peer_data_acked_) may be, and
 #     how far the ACK may move before that count is redone. 2^30 is the
 #     largest value at which the count skips only entries the scan passes
@@ -160,10 +160,10 @@ clock-disagree-ticks ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; lim
 flush-silence ;; pcap-replay/src/analysis/host_activity.cpp ;; t - *last_ >= limits::kFlushSilence ;; t - *last_ >= std::chrono::microseconds{250'000} ;; kFlushSilence 500 ms -> 250 ms
 flush-window ;; pcap-replay/src/analysis/host_activity.cpp ;; t - *burst_start_ > limits::kFlushWindow ;; t - *burst_start_ > std::chrono::microseconds{2'000} ;; kFlushWindow 5 ms -> 2 ms
 flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; return held && *held >= limits::kFlushHeld; ;; return held && *held >= microseconds{50'000}; ;; kFlushHeld 100 ms -> 50 ms
-flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; bool held_long = held_ && *held_ >= limits::kFlushHeld; ;; bool held_long = held_ && *held_ >= microseconds{50'000}; ;;
-flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; held_long = held && *held >= limits::kFlushHeld; ;; held_long = held && *held >= microseconds{50'000}; ;;
-delayed-ack-max ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; since(s.time, t) > limits::kDelayedAckMax ;; since(s.time, t) > microseconds{200'000} ;; kDelayedAckMax 500 ms -> 200 ms
-peer-data-history ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (peer_data_.size() > limits::kPeerDataHistory) ;; if (peer_data_.size() > 8) ;; kPeerDataHistory 64 -> 8
+flush-held ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; held_long = *held && **held >= limits::kFlushHeld; ;; held_long = *held && **held >= microseconds{50'000}; ;;
+flush-held ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; held_long = mine && *mine >= limits::kFlushHeld; ;; held_long = mine && *mine >= microseconds{50'000}; ;;
+delayed-ack-max ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; since(s.time, t) > limits::kDelayedAckMax ;; since(s.time, t) > microseconds{200'000} ;; kDelayedAckMax 500 ms -> 200 ms
+peer-data-history ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; if (peer_data_.size() > limits::kPeerDataHistory) ;; if (peer_data_.size() > 8) ;; kPeerDataHistory 64 -> 8
 
 # ---- engine/judge_limits.hpp ----------------------------------------------
 inferred-additive-waits ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kInferredAdditiveWaits = 3; ;; kInferredAdditiveWaits = 2; ;; kInferredAdditiveWaits 3 -> 2
@@ -263,10 +263,10 @@ rule-heard-resent ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; const bo
 rule-unheard-clock ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; r.ack_clocked = ack_clocked(s.time, a.time).has_value() || ;; r.ack_clocked = ack_clocked(s.time).has_value() || ;; an unheard ACK still clocks the resend read as sent without it
 rule-ambiguous-once ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (!ambiguous_through_ || seq_gt(ack, *ambiguous_through_)) ++out_.ambiguous_acks; ;; ++out_.ambiguous_acks; ;; an ACK counted ambiguous when a resend voided its sample is counted again when repeated
 # ---- 2026-12-05 (9th): --shard, what an engine that judges nothing still feeds its host
-shard-no-activity ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; const bool feed = activity_ && feed_activity_ && !replay_rate_; ;; const bool feed = activity_ && feed_activity_ && !replay_rate_ && !feed_only_; ;; another shard's connection feeds its host's activity nothing (a flush it shows is missed)
+shard-no-activity ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; const bool feed = activity_ && feed_activity_ && !replay_rate_; ;; const bool feed = activity_ && feed_activity_ && !replay_rate_ && held; ;; another shard's connection feeds its host's activity nothing (a flush it shows is missed)
 shard-held-after-silence ;; pcap-replay/src/analysis/host_activity.hpp ;; if (last_ && t - *last_ >= limits::kFlushSilence) return true; ;; if (last_ && t - *last_ >= limits::kFlushSilence) return false; ;; an engine that only feeds tells its host's activity nothing held at the first packet after a silence
-shard-no-tsval-clock ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; ts_clock_.observe(s.time, *h.options.tsval); ;; if (!feed_only_) ts_clock_.observe(s.time, *h.options.tsval); ;; another shard's connection writes nothing to its host's TSval clock
-shard-no-peer-data ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; if (feed_only_) {\n    feed_peer(s); ;; if (feed_only_) {\n    (void)s; ;; another shard's connection keeps no peer data (its late ACKs are not seen)
+shard-no-tsval-clock ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; ts_clock_.observe(s.time, *tsval); ;; if (want_held) ts_clock_.observe(s.time, *tsval); ;; another shard's connection writes nothing to its host's TSval clock
+shard-no-peer-data ;; pcap-replay/src/analysis/engine/host_feed.hpp ;; void on_peer(const Segment& s) { feed_peer(s); } ;; void on_peer(const Segment& s) { (void)s; } ;; another shard's connection keeps no peer data (its late ACKs are not seen)
 # ---- 2026-12-05 (10th): merge's scan of shard documents
 scan-depth ;; pcap-replay/include/replay/report/json_flows_scan.hpp ;; inline constexpr int kMaxJsonDepth = 64; ;; inline constexpr int kMaxJsonDepth = 65; ;; the scan reads one level of nesting more than it says it refuses
 # ---- 2026-12-05 (11th): a delay spike after the capture point holds more ACKs than the ring

@@ -109,10 +109,18 @@ void Analyzer::Impl::make_live(Connection& c, std::size_t idx) {
   auto made = std::make_unique<Live>();
   Live& live = *made;
   live.elsewhere = !options.owns(idx + 1);
-  if (options.model_senders) live.candidates.reserve(profiles.size());
-  for (const auto& po : profiles) {
-    if (!options.model_senders) break;  // connections only (flows): no candidate
-    live.candidates.push_back(Candidate{po.get(), nullptr, {}});
+  if (live.elsewhere && options.model_senders && !profiles.empty()) {
+    // Another shard's: what its models would feed its hosts, no model.
+    const auto feed = [&](const Endpoint& src) {
+      engine::HostFeed f(host(src), activity_of(src), /*feed_activity=*/true);
+      f.set_clock_steps(&clock_of(c.head.file_index));
+      f.forget_send_times();  // (as a feed_only model's)
+      return f;
+    };
+    live.feeds = std::make_unique<HostFeeds>(HostFeeds{{feed(c.head.client), feed(c.head.server)}});
+  } else if (options.model_senders) {
+    live.candidates.reserve(profiles.size());
+    for (const auto& po : profiles) live.candidates.push_back(Candidate{po.get(), nullptr, {}});
   }
   if (!c.first()) {
     c.state = std::move(made);
@@ -127,7 +135,10 @@ void Analyzer::Impl::make_live(Connection& c, std::size_t idx) {
   ++live.seen[dir];
   live.recent[dir].push(s, 0);  // nothing from the peer came before it
   if (dir == 0) keep_client_syn(live, s);
-  if (f.defer) {
+  if (f.defer && live.feeds) {  // what its models would do when made (ensure_model)
+    live.feeds->side[dir].replay_first_send(s, f.first_rate());
+    live.feeds->side[1 - dir].on_peer(s);
+  } else if (f.defer) {
     hold_for_peer(live, s, dir);  // no model exists yet: kept
     live.deferred = static_cast<std::int8_t>(dir);
     live.first_rate = f.first_rate();

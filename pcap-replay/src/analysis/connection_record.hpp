@@ -36,6 +36,13 @@ struct Candidate {
   std::unique_ptr<SenderModel> model[2];
 };
 
+// A connection another shard judges (Options::shard): each side's feed of
+// its host's shared state (the TSval clock, the activity), what that side's
+// sender models would do to it, without the models (engine::HostFeed).
+struct HostFeeds {
+  std::array<engine::HostFeed, 2> side;  // by direction, as the models
+};
+
 // A copy of one side's packet (RecentRing::take_copy), as its timeline
 // row will show it once the connection is finished.
 struct CopySeen {
@@ -66,8 +73,9 @@ struct Live {
   // (the table's view, the hosts' clocks and activity, lockstep) never
   // depends on a limit of this one's analysis.
   bool over_limit = false;
-  // Another shard analyses it (Options::owns): its models are feed_only
-  // from the start, and its report has its connection fields only.
+  // Another shard analyses it (Options::owns): it has no candidates and no
+  // models, only `feeds` (with sender models), and its report has its
+  // connection fields only.
   bool elsewhere = false;
   // unheard[d]: the segments side d sent while side 1 - d had no model yet,
   // in capture order; given to that model (on_peer) when it is created. A
@@ -75,6 +83,10 @@ struct Live {
   // only notes what the peer sent (no shared host state is read), so hearing
   // them later gives it the same state as hearing them at once.
   std::array<std::vector<Segment>, 2> unheard;
+  // elsewhere: its hosts' shared state fed as its models would (both sides
+  // from its second segment on; its first replayed then, as a deferred
+  // model replays it: replay_first_send, on_peer).
+  std::unique_ptr<HostFeeds> feeds;
   std::array<RecentRing, 2> recent;     // last segments per direction (capture duplicates)
   // The client's latest SYN while it has sent nothing else (the handshake):
   // the SYN a second server's SYN-ACK answers (Impl::answered_syn).

@@ -127,6 +127,11 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   if (!shared) m.attempts.add(s, idx, f.client, f.server, c.attempt);
   // In the order of the models' shared effects (host clock, host activity):
   // per candidate the peer's model, then the sender's.
+  if (live.feeds) {  // another shard's connection: its feeds, as its models
+    live.feeds->side[1 - dir].on_peer(s);
+    live.feeds->side[dir].on_send(s);
+    return;
+  }
   if (live.candidates.empty()) return;  // connections only (flows): no sender model
   if (live.deferred >= 0) m.create_deferred(c);  // (its models wait: made now)
   const bool held = Impl::hold_for_peer(live, s, dir);
@@ -170,7 +175,7 @@ void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
   const Endpoint& src = (*live.senders)[d].src;
   cand.model[d] = std::make_unique<SenderModel>(*cand.options, out(c, cand, d), keep_timeline, host(src),
                                                 activity_of(src), /*feed_activity=*/i == 0);
-  if (live.elsewhere || live.over_limit) cand.model[d]->feed_only();
+  if (live.over_limit) cand.model[d]->feed_only();
   cand.model[d]->set_clock_steps(&clock_of(c.head.file_index));
   // The first segment of the connection, if this side sent it and its
   // models waited (it comes before anything the peer sent).

@@ -18,12 +18,13 @@ void SenderEngine::learn_handshake_delays() {
   // The sender's own response time as the capture sees it is the round trip
   // from the capture point to the sender (about 0 when captured there).
   if (sender_rtt_) return;
-  if (last_send_time_ && ((peer_synack_ && across_step(*peer_synack_, *last_send_time_)) ||
-                          (own_syn_ && across_step(*own_syn_, *last_send_time_))))
+  const MaybeTime& last = feed_.last_send_time();
+  if (last && ((peer_synack_ && across_step(*peer_synack_, *last)) ||
+               (own_syn_ && across_step(*own_syn_, *last))))
     return;  // a handshake across a clock step tells no delay
-  if (own_syn_ && peer_synack_ && last_send_time_ && *last_send_time_ >= *peer_synack_) {
-    sender_rtt_ = since(*last_send_time_, *peer_synack_);
-    hs_rtt_ = since(*last_send_time_, *own_syn_);
+  if (own_syn_ && peer_synack_ && last && *last >= *peer_synack_) {
+    sender_rtt_ = since(*last, *peer_synack_);
+    hs_rtt_ = since(*last, *own_syn_);
   } else if (peer_syn_ && own_synack_ && *own_synack_ >= *peer_syn_) {
     sender_rtt_ = since(*own_synack_, *peer_syn_);
   }
@@ -78,31 +79,12 @@ std::optional<CaptureTime> SenderEngine::ack_clocked(CaptureTime t, std::optiona
   }
 }
 
-void SenderEngine::skip_acked_peer_data(std::uint32_t moved) {
-  // An entry at or below acked_through_ fails the late-ACK test's first
-  // condition for as long as acked_through_ has moved less than 2^31 minus
-  // its distance below it; entries at most 2^30 below are counted, and the
-  // count is redone once acked_through_ has moved 2^30 since.
-  constexpr std::uint32_t kQuarter = std::uint32_t{1} << 30;
-  if (moved >= kQuarter - acked_moved_) {
-    peer_data_acked_ = 0;
-    acked_moved_ = 0;
-  } else {
-    acked_moved_ += moved;
-  }
-  while (peer_data_acked_ < peer_data_.size()) {
-    const std::int32_t below = rto::seq_diff(peer_data_[peer_data_acked_].first, *acked_through_);
-    if (below > 0 || below < -static_cast<std::int32_t>(kQuarter)) break;
-    ++peer_data_acked_;
-  }
-}
-
 CaptureTime SenderEngine::send_time(CaptureTime t) const {
   // A segment whose TSval shows it left more than a tick before its capture
   // (held in a queue between the sender and the capture point) was sent by
   // the end of its tick: its RTT sample counts from there.
   if (!held_) return t;
-  const auto rate = ts_clock_.rate_hz();  // known: held_for() gave a value
+  const auto rate = feed_.ts_clock().rate_hz();  // known: held_for() gave a value
   const microseconds tick{static_cast<std::int64_t>(1e6 / *rate)};
   return *held_ > tick ? t - (*held_ - tick) : t;
 }
@@ -111,7 +93,7 @@ CaptureTime SenderEngine::held_send_time(const Segment& s) const {
   // Held by more than the TSval clock's quantisation (and a drift of the
   // sender's clock against the capture's, which the least offset does not
   // follow, stays within it): sent by the end of its tick.
-  const auto rate = ts_clock_.rate_hz();  // known: held_for() gave a value
+  const auto rate = feed_.ts_clock().rate_hz();  // known: held_for() gave a value
   const microseconds tick{static_cast<std::int64_t>(1e6 / *rate)};
   if (*held_ <= limits::kClockDisagreeTicks * tick) return s.time;
   // A TSval older than one the sender already sent is no send time (a copy,

@@ -13,9 +13,8 @@ namespace replay::engine {
 
 SenderEngine::SenderEngine(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host,
                            HostActivity* activity, bool feed_activity)
-    : out_(out), opt_(options), activity_(activity), keep_timeline_(keep_timeline), feed_activity_(feed_activity),
-      est_(options), judge_(options) {
-  ts_clock_.set_host(host);
+    : out_(out), opt_(options), keep_timeline_(keep_timeline), feed_(host, activity, feed_activity), est_(options),
+      judge_(options) {
   out_.profile = options.profile->name;
 }
 
@@ -71,9 +70,9 @@ std::size_t SenderEngine::filter_pending(Keep keep) {
 // ---- the sender's transmissions ---------------------------------------------
 
 void SenderEngine::replay_first_send(const Segment& s, std::optional<double> rate_then) {
-  replay_rate_ = &rate_then;
+  feed_.replaying(&rate_then);
   on_send(s);
-  replay_rate_ = nullptr;
+  feed_.replaying(nullptr);
 }
 
 bool SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
@@ -81,64 +80,10 @@ bool SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
   return held && *held >= limits::kFlushHeld;
 }
 
-void SenderEngine::feed_host(const Segment& s) {
-  feed_clock(s);
-  feed_activity(s);
-}
-
-void SenderEngine::feed_clock(const Segment& s) {
-  const auto& h = s.tcp;
-  // The first transmission after a step of the capture clock: the TSvals
-  // sent so far are from before it; the TSval clock bridges it.
-  if (last_send_time_ && across_step(*last_send_time_, s.time)) ts_clock_.clock_stepped();
-  if (h.options.tsval) {
-    if (replay_rate_)
-      ts_clock_.observe_first_again(s.time, *h.options.tsval, *replay_rate_);
-    else
-      ts_clock_.observe(s.time, *h.options.tsval);
-    out_.tsval_sent = true;
-  }
-  // A judging engine keeps how long the segment was held (send_time());
-  // one that only feeds needs it where its host's activity reads it.
-  if (!feed_only_) held_ = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
-}
-
-void SenderEngine::feed_activity(const Segment& s) {
-  const auto& h = s.tcp;
-  const bool feed = activity_ && feed_activity_ && !replay_rate_;
-  if (feed && feed_only_ && !activity_->reads_held(s.time)) {
-    activity_->observe(s.file_index, s.frame, s.time, false);
-  } else if (feed) {
-    bool held_long = held_ && *held_ >= limits::kFlushHeld;
-    if (feed_only_) {  // (held_ is not kept)
-      const auto held = h.options.tsval ? ts_clock_.held_for(s.time, *h.options.tsval) : std::nullopt;
-      held_long = held && *held >= limits::kFlushHeld;
-    }
-    bool late_ack = false;
-    if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) &&
-        (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
-      // The first ACK of peer data the capture saw arrive over 0.5 s ago.
-      for (std::size_t i = peer_data_acked_; i < peer_data_.size(); ++i) {
-        const auto& [end, t] = peer_data_[i];
-        if ((!acked_through_ || seq_gt(end, *acked_through_)) && seq_le(end, h.ack)) {
-          late_ack = since(s.time, t) > limits::kDelayedAckMax && !across_step(t, s.time);
-          break;
-        }
-      }
-    }
-    activity_->observe(s.file_index, s.frame, s.time, held_long || late_ack);
-  }
-  if (h.has(wire::kAck) && (!acked_through_ || seq_gt(h.ack, *acked_through_))) {
-    const std::uint32_t moved = acked_through_ ? h.ack - *acked_through_ : 0;
-    acked_through_ = h.ack;
-    skip_acked_peer_data(moved);
-  }
-}
-
 void SenderEngine::on_send(const Segment& captured) {
   if (feed_only_) {
-    feed_host(captured);
-    if (!captured.tcp.has(wire::kRst)) last_send_time_ = captured.time;
+    feed_.on_send(captured);
+    if (captured.tcp.options.tsval) out_.tsval_sent = true;
     return;
   }
   ++out_.packets;
@@ -150,7 +95,8 @@ void SenderEngine::on_send(const Segment& captured) {
   // spike between the sender and a capture taken away from it). What the
   // report shows and the waits it judges stay on the capture's clock
   // (capture_time_, TimerArm::held_us).
-  feed_clock(captured);
+  held_ = feed_.feed_clock(captured, /*want_held=*/true);
+  if (captured.tcp.options.tsval) out_.tsval_sent = true;
   capture_time_ = captured.time;
   const CaptureTime sent = causal_send_time(captured);
   if (sent == captured.time) {
@@ -182,8 +128,9 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   settle_pending_samples(s.time);
   const auto& h = s.tcp;
   if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
-  if (last_send_time_ && across_step(*last_send_time_, captured.time)) tsval_before_step_ = newest_tsval_;
-  feed_activity(captured);
+  if (const MaybeTime& last = feed_.last_send_time(); last && across_step(*last, captured.time))
+    tsval_before_step_ = newest_tsval_;
+  feed_.feed_activity(captured, &held_);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
   const bool syn = h.has(wire::kSyn);
@@ -248,7 +195,7 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   const bool in_train = last_send_trigger_ && after_previous;
   train_trigger_ = in_train ? last_send_trigger_ : std::nullopt;
   const bool ack_triggered = answered.has_value() || in_train;
-  last_send_time_ = captured.time;
+  feed_.sent(captured.time);
   last_sent_ = s.time;
   last_send_trigger_ = answered ? MaybeTime(*answered) : train_trigger_;
   learn_handshake_delays();
@@ -438,7 +385,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     // A burst member carries the burst's TSval (within a tick or two); one
     // its own clock shows sent a burst gap later is a further expiry.
     if (o.in_rto_burst && tsval && burst_tsval_)
-      if (const auto d = ts_clock_.interval(*burst_tsval_, *tsval); d && *d >= burst_gap) o.in_rto_burst = false;
+      if (const auto d = feed_.ts_clock().interval(*burst_tsval_, *tsval); d && *d >= burst_gap) o.in_rto_burst = false;
     // A burst sends each segment once. The ledger forgets what the capture
     // saw acknowledged; below that, the span the burst resent stands in for
     // it (a sender that did not hear the ACK resends from below it). Above,
@@ -635,8 +582,8 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   // capture's timestamps are late or batched, or step.
   std::optional<Interval> on_ts;
   if (tsval && armed.tsval)
-    if (const auto w = ts_clock_.interval(*armed.tsval, *tsval); w && w->count() > 0)
-      if (const auto rate = ts_clock_.rate_hz()) {
+    if (const auto w = feed_.ts_clock().interval(*armed.tsval, *tsval); w && w->count() > 0)
+      if (const auto rate = feed_.ts_clock().rate_hz()) {
         const microseconds tick{static_cast<std::int64_t>(limits::kClockDisagreeTicks * 1e6 / *rate)};
         on_ts = Interval{*w - tick, *w + tick};
       }
@@ -721,7 +668,7 @@ void SenderEngine::finish() {
   settle_data_chain();
   current_frame_ = 0;
   settle_57(0);
-  if (auto r = ts_clock_.rate_hz()) out_.inferred.tsval_hz = *r;
+  if (auto r = feed_.ts_clock().rate_hz()) out_.inferred.tsval_hz = *r;
   // The log in frame order (stable: a frame's judgements keep theirs).
   std::stable_sort(out_.findings.begin(), out_.findings.end(),
                    [](const Judgement& a, const Judgement& b) { return a.frame < b.frame; });

@@ -29,6 +29,7 @@
 #include "analysis/engine/causes.hpp"
 #include "analysis/engine/chain_judge.hpp"
 #include "analysis/engine/estimator_readings.hpp"
+#include "analysis/engine/host_feed.hpp"
 #include "analysis/engine/sender_state.hpp"
 #include "analysis/engine/unheard_ack.hpp"
 #include "analysis/host_activity.hpp"
@@ -110,21 +111,23 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void finish();
   /// The clock steps of this connection's input (may be null: none; must
   /// outlive the engine). An interval across a step is unknown.
-  void set_clock_steps(const ClockSteps* c) { clock_ = c; }
+  void set_clock_steps(const ClockSteps* c) {
+    clock_ = c;
+    feed_.set_clock_steps(c);
+  }
 
   /// From now on the engine judges nothing and reports nothing more: its
-  /// on_send / on_peer only do what they do to state shared with the other
-  /// connections of its hosts (the host's TSval clock, its activity) and
-  /// what that depends on (the engine's TsClock, the peer's data and the
-  /// ACKs of it, the latest send time). For a connection another shard
-  /// analyses (Options::shard), from the start; for one past
+  /// on_send / on_peer only do what its HostFeed does (the host's TSval
+  /// clock, its activity, and what they depend on: the TsClock, the peer's
+  /// data and the ACKs of it, the latest send time). For a connection past
   /// --max-outstanding, from the segment that put it there (finish() then
-  /// reports the connection as analysed up to there). Its shared effects are
-  /// the same as a judging engine's, segment by segment, so every other
+  /// reports the connection as analysed up to there); a connection another
+  /// shard analyses has HostFeeds and no engine. Its shared effects are the
+  /// same as a judging engine's, segment by segment, so every other
   /// connection's report is the same either way.
   void feed_only() {
     feed_only_ = true;
-    ts_clock_.forget_send_times();  // its echoes are not sampled
+    feed_.forget_send_times();  // its echoes are not sampled
   }
 
   /// Relative sequence number as Wireshark shows it (ISN = 0).
@@ -165,14 +168,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
     CaptureTime time;
     std::chrono::microseconds before;
   };
-
-  // ---- what every engine does, judging or not (feed_only) ----
-  /// on_send's effects on the shared state and what they depend on.
-  void feed_host(const Segment& s);
-  void feed_clock(const Segment& s);     // feed_host's TSval clock and held_
-  void feed_activity(const Segment& s);  // the rest of feed_host: the host's activity, acked_through_
-  /// on_peer's: the echo (the TsClock's memory) and the peer's data.
-  void feed_peer(const Segment& s);
 
   // ---- the sender's own transmissions ----
   void first_transmission(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
@@ -297,7 +292,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// the peer's TSvals, every segment the capture saw before.
   std::optional<CaptureTime> heard_peer_time(std::optional<std::uint32_t> tsecr) const;
   std::chrono::microseconds ack_delay_hi() const;
-  void skip_acked_peer_data(std::uint32_t moved);
   bool across_step(CaptureTime a, CaptureTime b) const { return clock_ && clock_->spans(a, b); }
   /// The send time of the segment being sent, captured at `t` (held_).
   CaptureTime send_time(CaptureTime t) const;
@@ -338,8 +332,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   SenderReport& out_;
   const Options& opt_;
   const ClockSteps* clock_ = nullptr;
-  HostActivity* activity_ = nullptr;
-  const std::optional<double>* replay_rate_ = nullptr;  // set while replay_first_send() runs
   std::size_t file_ = 0;             // the input file (Segment::file_index)
   std::uint64_t current_frame_ = 0;  // the frame being processed
   SendSequence seq_;
@@ -348,8 +340,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   unsigned dupacks_ = 0;
   unsigned timeouts_since_ack_ = 0;  // data expiries since the last ACK of new data
   std::uint32_t fast_recovery_point_ = 0;
-  std::uint32_t peer_data_acked_ = 0;
-  std::uint32_t acked_moved_ = 0;
   std::uint16_t peer_window_ = 1;
   std::uint8_t pending_first_ = 0, pending_count_ = 0;  // pending_: the oldest, and how many
   std::uint8_t before_count_ = 0;  // before_acks_: valid entries, the newest at before_next_ - 1
@@ -357,7 +347,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   Handshake handshake_ = Handshake::none;
   Recovery recovery_ = Recovery::open;
   bool keep_timeline_;
-  bool feed_activity_ = false;
   bool feed_only_ = false;
   bool handshake_seen_ = false;
   bool sack_evidence_ = false;
@@ -375,7 +364,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   bool notes_waiting_ = false;
   std::optional<TimerArm> arm_;  // the data timer's arm (nullopt: stopped)
   MaybeTime rearm_any_;  // the latest event any stack may re-arm at
-  std::optional<std::uint32_t> acked_through_;
   std::optional<std::uint32_t> newest_tsval_;
   std::optional<std::uint32_t> tsval_before_step_;
   std::optional<std::uint32_t> last_peer_tsval_;
@@ -393,8 +381,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::int32_t held_us_ = 0;
   MaybeTime last_peer_time_;
   MaybeTime heard_peer_;  // heard_peer_time() at the transmission being explained
-  MaybeTime last_send_time_;  // capture time of the sender's latest segment
-  MaybeTime last_sent_;       // and its send time (causal_send_time())
+  MaybeTime last_sent_;  // the send time (causal_send_time()) of the latest (feed_.last_send_time())
   MaybeTime last_data_send_time_;
   MaybeTime last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
   /// The peer's segment (capture time) that clocked the previous send, and
@@ -404,7 +391,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
   RingDeque<Tx> outstanding_;
   RingDeque<PeerMark> peer_times_;
-  RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;
   RingDeque<Hole> holes_;
   std::vector<ObservedExpiry> data_chain_;
 
@@ -422,7 +408,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   BeforeAck& before_at(std::size_t i) { return i == 0 ? slot0_.before : before_rest_[i - 1]; }
   const BeforeAck& before_at(std::size_t i) const { return i == 0 ? slot0_.before : before_rest_[i - 1]; }
 
-  TsClock ts_clock_;
+  // The TSval clock, and what feeds the host's shared state.
+  HostFeed feed_;
   EstimatorReadings est_;
 
   // Timer events and chains.

@@ -47,24 +47,13 @@ bool SenderEngine::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {
   return found;
 }
 
-void SenderEngine::feed_peer(const Segment& s) {
-  if (s.tcp.options.tsecr) ts_clock_.echoed(*s.tcp.options.tsecr);
-  if (s.payload_len > 0) {  // for the late-ACK test of feed_host
-    peer_data_.emplace_back(s.tcp.seq + s.payload_len, s.time);
-    if (peer_data_.size() > limits::kPeerDataHistory) {
-      peer_data_.pop_front();
-      if (peer_data_acked_ > 0) --peer_data_acked_;
-    }
-  }
-}
-
 void SenderEngine::on_peer(const Segment& s) {
   if (feed_only_) {
-    feed_peer(s);
+    feed_.on_peer(s);
     return;
   }
   settle_pending_samples(s.time);
-  feed_peer(s);
+  feed_.feed_peer(s);
   const auto& h = s.tcp;
   file_ = s.file_index;
   current_frame_ = s.frame;
@@ -197,7 +186,7 @@ void SenderEngine::on_peer(const Segment& s) {
   // (RFC 7323 4: one sample per TSval, from an ACK that advances SND.UNA), else none.
   std::optional<microseconds> sample;
   std::optional<SampleKind> kind;
-  const bool echo_across = (last_send_time_ && across_step(*last_send_time_, s.time)) ||
+  const bool echo_across = (feed_.last_send_time() && across_step(*feed_.last_send_time(), s.time)) ||
                            (tsval_before_step_ && h.options.tsecr &&
                             rto::ts_diff(*h.options.tsecr, *tsval_before_step_) <= 0);
   if (oldest && !any_retx) {
@@ -210,8 +199,8 @@ void SenderEngine::on_peer(const Segment& s) {
       sample = since(s.time, first_sacked) + correction;
       kind = SampleKind::seq;
     }
-  } else if (h.options.tsecr && ts_clock_.seen() && !echo_across) {
-    sample = ts_clock_.echo_rtt(s.time, *h.options.tsecr);
+  } else if (h.options.tsecr && feed_.ts_clock().seen() && !echo_across) {
+    sample = feed_.ts_clock().echo_rtt(s.time, *h.options.tsecr);
     if (sample) kind = SampleKind::ts_echo;
   }
   if (have_sacked && !sack_samples && any_retx) sack_sample_since_expiry_ = true;
