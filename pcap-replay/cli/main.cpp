@@ -13,6 +13,8 @@
 #include <rto/config.hpp>
 #include <rto/rto.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -46,6 +48,7 @@
 #include <replay/pipeline/analyze_parallel.hpp>
 #include "bpf_check.hpp"
 #include "merge.hpp"
+#include "page_file.hpp"
 #include <replay/report/annotated_capture.hpp>
 #include <replay/report/check_stream.hpp>
 #include <replay/report/display_filter.hpp>
@@ -399,7 +402,7 @@ constexpr const char* kOutOfMemory =
 
 int report(replay::Report& r, Args& a, const std::vector<std::string>& files, const replay::Options& opt,
            bool check, bool findings, bool annotate, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
-           replay::FlowListStream* listed);
+           replay::FlowListStream* listed, replay::cli::PageFile* page);
 
 // glibc serves a block of at least M_MMAP_THRESHOLD from its own mapping;
 // by default it raises the threshold each time such a block is freed. The
@@ -520,7 +523,13 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  if (merge->parsed()) return replay::cli::run_merge(a.merge_docs, a.strict, a.merge_text, a.html);
+  if (merge->parsed()) {
+    if (merge->count("--html") > 0 && a.html.empty()) {
+      std::cerr << "pcap-replay: merge: --html: no file name given\n";
+      return 2;
+    }
+    return replay::cli::run_merge(a.merge_docs, a.strict, a.merge_text, a.html);
+  }
   // "check x.pcap tcp port 80": a tcpdump filter after the files.
   const auto exists = [](const std::string& p) {
     std::error_code ec;
@@ -630,7 +639,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     // A shard's document is for merge: the streamed check --json, of files.
-    if (!a.json || !a.html.empty() || a.flow || a.stream || !a.interface.empty()) {
+    if (!a.json || check->count("--html") > 0 || a.flow || a.stream || !a.interface.empty()) {
       std::cerr << "pcap-replay: --shard writes a check --json document for pcap-replay merge: give --json, and "
                    "not --html, --flow, --stream or -i\n";
       return 2;
@@ -647,6 +656,23 @@ int main(int argc, char** argv) {
   }
 
   const std::vector<std::string> files = unique_files(inputs);
+  // --html: the page's file, opened before the analysis (a page that cannot
+  // be written is said first; it is put in place at the end).
+  std::optional<replay::cli::PageFile> page;
+  if (check->count("--html") > 0) {
+    std::vector<struct stat> read;
+    for (const std::string& f : files) {
+      struct stat st {};
+      if (f != "-" && ::stat(f.c_str(), &st) == 0) read.push_back(st);
+    }
+    std::string error;
+    std::optional<replay::cli::PageFile> opened = replay::cli::PageFile::open(a.html, read, error);
+    if (!opened) {
+      std::cerr << "pcap-replay: " << error << "\n";
+      return 2;
+    }
+    page.emplace(std::move(*opened));
+  }
   std::vector<std::string> errors;
   replay::Report r;
   // check (text or --json) of files, without --html or a view that picks
@@ -655,10 +681,10 @@ int main(int argc, char** argv) {
   std::optional<replay::CheckStream> streamed;
   std::optional<replay::FlowListStream> listed;  // flows (text or --json), the same way
   try {
-    const bool keep = timeline->parsed() || plot->parsed() || !a.html.empty() || a.timeline_json;
+    const bool keep = timeline->parsed() || plot->parsed() || page.has_value() || a.timeline_json;
     replay::FlowSink sink;
     replay::SinkMode mode;
-    if (check->parsed() && a.html.empty() && !a.flow && !a.stream && a.interface.empty()) {
+    if (check->parsed() && !page && !a.flow && !a.stream && a.interface.empty()) {
       const replay::ReportView view = make_view(a);
       streamed.emplace(std::cout, opt, view, a.json);
       // A shard's document: what its run must share with the other shards'
@@ -721,7 +747,7 @@ int main(int argc, char** argv) {
   }
   try {
     return report(r, a, files, opt, check->parsed(), findings->parsed(), annotate->parsed(), flows->parsed(), timeline->parsed(), plot->parsed(),
-                  streamed ? &*streamed : nullptr, listed ? &*listed : nullptr);
+                  streamed ? &*streamed : nullptr, listed ? &*listed : nullptr, page ? &*page : nullptr);
   } catch (const std::bad_alloc&) {
     std::cerr << kOutOfMemory;
     return 2;
@@ -761,7 +787,7 @@ int write_annotated(const Args& a, const std::string& in) {
 // Prints the report (and the input problems on stderr); the exit status.
 int report(replay::Report& r, Args& a, const std::vector<std::string>& files, const replay::Options& opt,
            bool check, bool findings, bool annotate, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
-           replay::FlowListStream* listed) {
+           replay::FlowListStream* listed, replay::cli::PageFile* page) {
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
     if (replay::is_unusable_reason(r, d)) continue;  // said below, once
@@ -885,16 +911,12 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
   for (const auto& in : r.inputs)
     if (in.lost_data()) status = 2;  // part of a file could not be read: nothing is lost silently
   if (!r.limit_hits.empty()) status = 2;  // part of the input was not analysed
-  if (!a.html.empty()) {
-    std::ofstream page(a.html, std::ios::binary);
-    if (!page) {
-      std::cerr << "pcap-replay: --html " << a.html << ": cannot write the file: " << std::strerror(errno) << "\n";
-      return 2;
-    }
-    replay::write_html_report(page, r, status, view);
-    page.close();
-    if (!page) {
-      std::cerr << "pcap-replay: --html " << a.html << ": writing the file failed (disk full?)\n";
+  // The page, as the report (none when no input was usable).
+  if (page && unusable.size() < r.inputs.size()) {
+    replay::write_html_report(page->stream(), r, status, view);
+    std::string error;
+    if (!page->commit(error)) {
+      std::cerr << "pcap-replay: " << error << "\n";
       return 2;
     }
   }

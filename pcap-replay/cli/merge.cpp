@@ -1,4 +1,5 @@
 #include "merge.hpp"
+#include "page_file.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -214,10 +215,9 @@ bool shows_every_flow(const json& doc) {
 // Every connection of every shard before any is written: its entry is JSON
 // with an id of its shard, in increasing order, as many as the shard counts;
 // and, for the text (`text_report` given), an entry it can read back; for
-// the page (`whole` given), with its timelines, the whole adding up to the
-// run's summary.
+// the page (`whole` given), with its timelines, adding up to its summary.
 void check_entries(const std::vector<Document>& docs, const std::vector<std::pair<std::string, json>>& rests,
-                   const MergedReport& m, const JsonTextReport* text_report, JsonWholeReport* whole) {
+                   const MergedReport& m, const JsonTextReport* text_report, const JsonWholeReport* whole) {
   const std::uint64_t n = m.shard_docs.size();
   std::string text;
   for (std::uint64_t k = 1; k <= n; ++k) {
@@ -227,6 +227,7 @@ void check_entries(const std::vector<Document>& docs, const std::vector<std::pai
     FlowsScan scan(open_doc(d, opened), d.name, /*keep_rest=*/false);
     std::optional<std::uint64_t> prev;
     std::uint64_t entries = 0;
+    FlowTotals read;  // (the page's)
     while (scan.next(text)) {
       const std::uint64_t at = scan.element_offset();
       const json entry = parse(text, d.name, [at](std::uint64_t b) { return at + b; });
@@ -237,9 +238,10 @@ void check_entries(const std::vector<Document>& docs, const std::vector<std::pai
       prev = id;
       ++entries;
       if (text_report) text_report->read(entry, d.name);
-      if (whole) whole->check(entry, d.name);
+      if (whole) read.add(whole->check(entry, d.name));
     }
     const json& doc = rests[i].second;
+    if (whole) JsonWholeReport::check_summary(read, doc, d.name);
     const std::uint64_t counted = doc["summary"]["flows"].get<std::uint64_t>();
     if (shows_every_flow(doc) && entries != counted)
       throw MergeError(d.name + ": " + std::to_string(entries) + " connection(s) in \"flows\" where its summary counts " +
@@ -375,7 +377,6 @@ int run_merge(const std::vector<std::string>& files, bool strict, bool text, con
       whole.emplace(m.doc, docs[m.shard_docs[0]].name);
     }
     check_entries(docs, rests, m, text_report ? &*text_report : nullptr, whole ? &*whole : nullptr);
-    if (whole) whole->check_totals();
     check_unchanged(docs);
   } catch (const MergeError& e) {
     std::cerr << "pcap-replay: merge: " << e.what() << "\n";
@@ -389,6 +390,21 @@ int run_merge(const std::vector<std::string>& files, bool strict, bool text, con
   } catch (const std::bad_alloc&) {
     std::cerr << "pcap-replay: merge: out of memory\n";
     return 2;
+  }
+  // --html: the page's file, opened before anything is written (a page
+  // that cannot be written is said first; it is put in place at the end).
+  std::optional<PageFile> page;
+  if (whole) {
+    std::vector<struct stat> read;
+    for (const Document& d : docs)
+      if (!d.spool) read.push_back(d.seen);
+    std::string error;
+    std::optional<PageFile> opened = PageFile::open(html, read, error);
+    if (!opened) {
+      std::cerr << "pcap-replay: merge: " << error << "\n";
+      return 2;
+    }
+    page.emplace(std::move(*opened));
   }
   // Checked whole: what follows fails only when a document changes under
   // it (said, exit 2: the document written is then not to be used), or
@@ -440,21 +456,22 @@ int run_merge(const std::vector<std::string>& files, bool strict, bool text, con
   for (const nlohmann::json& in : m.doc["inputs"])
     if (!in.value("usable", true) || (in.contains("lost") && !in["lost"].empty())) status = 2;
   if (!m.limit_hits.empty()) status = 2;
-  if (whole) {  // as check --html writes it, with the same status
-    std::ofstream page(html, std::ios::binary);
-    if (!page) {
-      std::cerr << "pcap-replay: merge: --html " << html << ": cannot write the file: " << std::strerror(errno) << "\n";
-      return 2;
+  if (page) {  // as check --html writes it, with the same status; none when no input was usable (as check)
+    bool usable = false;
+    for (const nlohmann::json& in : m.doc["inputs"]) usable = usable || in.value("usable", true);
+    if (!usable) {
+      page->discard();
+      return status;
     }
     try {
-      write_html_report(page, whole->take(), status, whole->view());
+      write_html_report(page->stream(), whole->take(), status, whole->view());
     } catch (const std::bad_alloc&) {
       std::cerr << "pcap-replay: merge: out of memory\n";
       return 2;
     }
-    page.close();
-    if (!page) {
-      std::cerr << "pcap-replay: merge: --html " << html << ": writing the file failed (disk full?)\n";
+    std::string error;
+    if (!page->commit(error)) {
+      std::cerr << "pcap-replay: merge: " << error << "\n";
       return 2;
     }
   }

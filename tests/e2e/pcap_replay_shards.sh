@@ -183,9 +183,50 @@ PY
 "$BIN" merge --html "$T/m.html" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
 [ $rc = 2 ] && [ ! -s "$T/m.json" ] && grep -q 'sender has no "timeline"' "$T/err" \
   || { cat "$T/err"; fail "merge --html of a document without a sender's timeline: exit $rc"; }
+stripped=$(cat "$T/err")
+# A shard whose entries do not add up to its own summary (an INFO finding
+# more counted): refused, naming that shard's document and the count.
+F=tests/captures/lab/many-flows.pcap
+for k in 1 2; do "$BIN" check --json --timeline --profile rfc6298 --shard "$k/2" "$F" > "$T/f$k.json" 2> /dev/null; done
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["summary"]["info"]+=1; json.dump(d,open(sys.argv[2],"w"))' \
+  "$T/f2.json" "$T/g2.json"
+"$BIN" merge --html "$T/m.html" "$T/f1.json" "$T/g2.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$T/m.json" ] && grep -q "g2.json: its connections have .* INFO finding(s) where its summary.info counts" "$T/err" \
+  || { cat "$T/err"; fail "merge --html of a shard whose entries do not add up: exit $rc"; }
 "$BIN" check --timeline tests/captures/linux-blackhole.pcap > /dev/null 2> "$T/err" && fail "check --timeline without --json"
 grep -q 'give --json' "$T/err" || fail "check --timeline without --json: $(cat "$T/err")"
-echo "ok: merge --html refuses shards without --timeline, with a selection, or a sender's timeline cut: $(cat "$T/err")"
+echo "ok: merge --html refuses shards without --timeline, with a selection, with a sender's timeline stripped ($stripped), or not adding up to their summary"
+# The page's file: one that cannot be written is said before anything goes
+# to standard output; one of the documents (or standard output) is refused;
+# a failed write (/dev/full) is exit 2; an old page stays as it was when the
+# merge is refused, and is replaced when it is written.
+for k in 1 2; do "$BIN" check --json --timeline --profile linux --shard "$k/2" tests/captures/linux-blackhole.pcap > "$T/n$k.json" 2> /dev/null; done
+"$BIN" merge --html "$T/no-dir/p.html" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$T/m.json" ] && grep -q "no-dir/p.html: cannot write the file: No such file or directory" "$T/err" \
+  || { cat "$T/err"; fail "merge --html into a missing directory: exit $rc, $(wc -c < "$T/m.json") bytes written"; }
+cp "$T/n1.json" "$T/n1.keep"
+"$BIN" merge --html "$T/n1.json" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$T/m.json" ] && cmp -s "$T/n1.json" "$T/n1.keep" && grep -q "one of the files read" "$T/err" \
+  || { cat "$T/err"; fail "merge --html over one of its documents: exit $rc"; }
+"$BIN" merge --html "$T/m.json" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "it is the standard output" "$T/err" || { cat "$T/err"; fail "merge --html onto its standard output: exit $rc"; }
+"$BIN" merge --html "" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--html: no file name given" "$T/err" || { cat "$T/err"; fail "merge --html '': exit $rc"; }
+"$BIN" merge --html /dev/full "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "/dev/full: writing the file failed" "$T/err" || { cat "$T/err"; fail "merge --html /dev/full: exit $rc"; }
+echo old > "$T/page.html"
+"$BIN" merge --html "$T/page.html" "$T/n1.json" "$T/f2.json" > /dev/null 2>&1 && fail "merge --html of shards of two runs"
+[ "$(cat "$T/page.html")" = old ] || fail "merge --html refused, yet the old page changed"
+"$BIN" merge --html "$T/page.html" "$T/n1.json" "$T/n2.json" > /dev/null 2>&1 || fail "merge --html over an old page"
+grep -q '<svg' "$T/page.html" && ! ls -a "$T" | grep -q '^\.page\.html\.' || fail "merge --html: the page not put in place (or its temporary left)"
+# No input usable: no page (as check --html, text or JSON).
+printf 'not a capture\n' > "$T/junk.pcap"
+"$BIN" check --json --timeline --shard 1/1 "$T/junk.pcap" > "$T/j.json" 2> /dev/null
+"$BIN" merge --html "$T/j.html" "$T/j.json" > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] && [ ! -e "$T/j.html" ] || fail "merge --html of an unusable input: exit $rc, page $(ls "$T/j.html" 2>&1)"
+"$BIN" check --json --html "$T/j2.html" "$T/junk.pcap" > /dev/null 2>&1; rc=$?
+[ $rc = 2 ] && [ ! -e "$T/j2.html" ] || fail "check --json --html of an unusable input: exit $rc, page $(ls "$T/j2.html" 2>&1)"
+echo "ok: merge --html's file: said before the report, never a document or standard output, no page without a usable input, an old one kept until the new one is whole"
 
 # -j N: the shards in threads; every output byte for byte -j 1's.
 for f in tests/captures/linux-blackhole.pcap tests/captures/lab/many-flows.pcap tests/captures/lab/capture-dup.pcap "$T/many.pcap"; do

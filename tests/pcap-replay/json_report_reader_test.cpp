@@ -548,8 +548,9 @@ void check_whole_round_trip(const Report& r) {
   with.timeline = true;
   const json doc = document_of(r, with);
   replay::JsonWholeReport whole(doc, "doc.json");
-  for (const json& e : doc["flows"]) whole.check(e);
-  whole.check_totals();
+  replay::FlowTotals read;
+  for (const json& e : doc["flows"]) read.add(whole.check(e));
+  replay::JsonWholeReport::check_summary(read, doc, "doc.json");
   for (const json& e : doc["flows"]) whole.add(e);
   const Report back = whole.take();
   REQUIRE(back.flows.size() == r.flows.size());
@@ -644,7 +645,7 @@ TEST_CASE("json report reader: a timeline event with every field set, and what i
     CHECK(html.find("class=\"arm\" data-frame=\"180\"") == std::string::npos);
     CHECK(html.find("<title>frame 180: timer expiry 3 of its chain at 0.541000 s, waited ? ms") != std::string::npos);
     CHECK(html.find("<tr><td class=\"n\">180</td><td class=\"n\">0.541</td><td class=\"n\">131073</td><td class=\"n\">3</td>"
-                    "<td class=\"n\">?</td>") != std::string::npos);
+                    "<td class=\"n\">?</td><td class=\"n\">[369.2, 427.4]*</td><td class=\"n\">-</td>") != std::string::npos);
   }
   // Written as the CSV names them: a Karn sample "karn", a TSecr one "ts_echo".
   CHECK(doc["flows"][0]["senders"][0]["timeline"][1]["sample_kind"] == "karn");
@@ -682,7 +683,23 @@ TEST_CASE("json report reader: a timeline event with every field set, and what i
   CHECK_THROWS_WITH_AS(replay::JsonWholeReport(document_of(r, must), "s3.json"),
                        doctest::Contains("s3.json: selection: a selection"), replay::JsonReadError);
   // Entries that do not add up to the summary (one left out): refused.
-  replay::JsonWholeReport whole(doc, "s4.json");
-  CHECK_THROWS_WITH_AS(whole.check_totals(), doctest::Contains("s4.json: its connections (0 connection(s)"),
+  const replay::JsonWholeReport whole(doc, "s4.json");
+  CHECK_THROWS_WITH_AS(replay::JsonWholeReport::check_summary({}, doc, "s4.json"),
+                       doctest::Contains("s4.json: its connections have 0 connection(s) where its summary.flows counts 1"),
                        replay::JsonReadError);
+  // Each count is compared, the INFO findings too.
+  replay::FlowTotals totals = whole.check(doc["flows"][0]);
+  CHECK_NOTHROW(replay::JsonWholeReport::check_summary(totals, doc, "s4.json"));
+  ++totals.findings[static_cast<std::size_t>(Level::info)];
+  CHECK_THROWS_WITH_AS(replay::JsonWholeReport::check_summary(totals, doc, "s4.json"),
+                       doctest::Contains("INFO finding(s) where its summary.info counts"), replay::JsonReadError);
+  --totals.findings[static_cast<std::size_t>(Level::info)];
+  ++totals.timeouts;
+  CHECK_THROWS_WITH_AS(replay::JsonWholeReport::check_summary(totals, doc, "s4.json"),
+                       doctest::Contains("timer expiries where its inputs' summaries (timeouts) counts"),
+                       replay::JsonReadError);
+  // A duration below 0, which no writer gives.
+  bad = doc["flows"][0];
+  bad["senders"][0]["timeline"][0]["rto_ms"] = -1.0;
+  CHECK_THROWS_WITH_AS(text.read(bad), doctest::Contains("timeline[0].rto_ms: negative"), replay::JsonReadError);
 }

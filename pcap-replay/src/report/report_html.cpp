@@ -210,12 +210,13 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
       for (auto id : t.rules) rules += (rules.empty() ? "" : ", ") + std::string(to_string(id));
       os << fmt::format(
           "<tr><td class=\"n\">{}</td><td class=\"n\">{:.3f}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
-          "<td class=\"n\"{}>{}</td><td class=\"n\">{}{}</td><td class=\"n\" data-v=\"{:.1f}\">{}</td>"
+          "<td class=\"n\"{}>{}</td><td class=\"n\">{}{}</td><td class=\"n\"{}>{}</td>"
           "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
           t.frame, rel_s(r, f, t.time), t.rel_seq, t.expiry,
-          // An unknown wait (the capture clock stepped) sorts by its "?".
+          // An unknown wait (the capture clock stepped) sorts by its "?" and its "-".
           t.wait_unknown ? std::string() : fmt::format(" data-v=\"{:.1f}\"", ms(t.wait.lo)), t.wait_unknown ? std::string("?") : escape(interval_text(t.wait)),
-          escape(interval_text(t.predicted)), t.basis == Basis::doubling ? "*" : "", ms(t.accepted.lo),
+          escape(interval_text(t.predicted)), t.basis == Basis::doubling ? "*" : "",
+          t.wait_unknown ? std::string() : fmt::format(" data-v=\"{:.1f}\"", ms(t.accepted.lo)),
           t.wait_unknown ? std::string("-") : escape(interval_text(t.accepted)), to_string(t.armed_by), to_string(t.verdict), escape(rules));
     }
     os << "</tbody></table>\n";

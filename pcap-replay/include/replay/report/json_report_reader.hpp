@@ -115,21 +115,22 @@ class JsonTextReport {
 /// every connection and finding (no --flow, --stream, -Y, --findings-only,
 /// --level: the page counts and draws them all) and carry each sender's
 /// timeline (check --json --timeline). Use: construct it with the document
-/// (its "flows" is not read); check() every entry of "flows", then
-/// check_totals(), before anything is written; then add() every entry in
-/// order and take() the report. Holds every connection added.
+/// (its "flows" is not read); check() every entry of every document (of a
+/// merge: each shard's) and check_summary() each document with the totals,
+/// before anything is written; then add() every entry in order and take()
+/// the report. Holds every connection added.
 class JsonWholeReport {
  public:
   /// Throws JsonReadError (a selection).
   JsonWholeReport(const nlohmann::json& doc, std::string document);
-  /// Reads entry `entry` back (as JsonTextReport::read) and counts it.
-  /// Throws JsonReadError, also for a sender with data-bearing segments and
-  /// no "timeline".
-  void check(const nlohmann::json& entry, const std::string& document = {});
-  /// Throws JsonReadError when the entries checked do not add up to the
-  /// document's summary (its connections, findings by level,
-  /// retransmissions, timer expiries).
-  void check_totals() const;
+  /// Reads entry `entry` back (as JsonTextReport::read): its totals. Throws
+  /// JsonReadError, also for a sender with data-bearing segments and no
+  /// "timeline".
+  FlowTotals check(const nlohmann::json& entry, const std::string& document = {}) const;
+  /// Throws JsonReadError naming `document` and the count when `read` (the
+  /// totals of its entries) is not what its summary counts: connections,
+  /// findings by level, retransmissions and timer expiries (its inputs').
+  static void check_summary(const FlowTotals& read, const nlohmann::json& doc, const std::string& document);
   /// Reads entry `entry` back and keeps it. Throws JsonReadError.
   void add(const nlohmann::json& entry, const std::string& document = {});
   /// The report: its options, inputs, lockstep groups and every connection
@@ -143,8 +144,6 @@ class JsonWholeReport {
   std::string document_;
   Report report_;
   ReportView view_;
-  FlowTotals summary_;  // the document's summary
-  FlowTotals checked_;  // the entries check()ed
 };
 
 /// The text report of a whole check document (`doc` with its "flows"): a
