@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,21 +19,45 @@ namespace replay {
 namespace {
 
 // The connections the threads finish, each handed to the caller's sink in
-// id order: one thread's can wait for an earlier one of another.
+// id order: one thread's can wait for an earlier one of another. One thread
+// at a time hands on (the writer: whoever finds nothing being handed on),
+// outside the lock, so that the sink's work (a JSON entry, text) does not
+// stop the other threads; they only leave their connections with it.
 class InOrder {
  public:
   InOrder(const FlowSink& sink, bool keep) : sink_(sink), keep_(keep) {}
   // Connection `f` (its own thread analysed it), with its origin.
   void add(FlowReport&& f, CaptureTime origin) {
     const std::size_t id = f.id;
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     waiting_.emplace(id, std::pair{std::move(f), origin});
-    for (auto it = waiting_.begin(); it != waiting_.end() && it->first == next_; it = waiting_.erase(it), ++next_) {
-      if (sink_) sink_(it->second.first, it->second.second);
-      if (keep_)
-        kept_.push_back(std::move(it->second.first));
-      else
-        streamed_.add(it->second.first);  // as Analyzer does after its sink
+    if (writing_) return;  // the writer hands it on when its turn comes
+    writing_ = true;
+    // (A sink that throws ends the writer's turn: the thread that called it
+    // stops with the exception, and the run with it.)
+    struct EndTurn {
+      std::unique_lock<std::mutex>& lock;
+      bool& writing;
+      ~EndTurn() {
+        if (!lock.owns_lock()) lock.lock();
+        writing = false;
+      }
+    } end_turn{lock, writing_};
+    std::vector<std::pair<FlowReport, CaptureTime>> ready;
+    for (;;) {
+      for (auto it = waiting_.begin(); it != waiting_.end() && it->first == next_; it = waiting_.erase(it), ++next_)
+        ready.push_back(std::move(it->second));
+      if (ready.empty()) return;
+      lock.unlock();
+      for (auto& [report, at] : ready) {
+        if (sink_) sink_(report, at);
+        if (keep_)
+          kept_.push_back(std::move(report));
+        else
+          streamed_.add(report);  // as Analyzer does after its sink
+      }
+      ready.clear();
+      lock.lock();
     }
   }
   // The totals of the connections handed on and dropped (!keep).
@@ -50,8 +75,10 @@ class InOrder {
   std::mutex mu_;
   const FlowSink& sink_;
   bool keep_;
-  std::size_t next_ = 1;
-  std::map<std::size_t, std::pair<FlowReport, CaptureTime>> waiting_;
+  bool writing_ = false;  // a thread is handing connections on (under mu_)
+  std::size_t next_ = 1;  // the id handed on next (under mu_)
+  std::map<std::size_t, std::pair<FlowReport, CaptureTime>> waiting_;  // (under mu_)
+  // The writer's alone (one at a time; read after the threads end).
   std::vector<FlowReport> kept_;
   FlowTotals streamed_;
 };
