@@ -13,8 +13,6 @@
 #include <rto/config.hpp>
 #include <rto/rto.h>
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -402,7 +400,7 @@ constexpr const char* kOutOfMemory =
 
 int report(replay::Report& r, Args& a, const std::vector<std::string>& files, const replay::Options& opt,
            bool check, bool findings, bool annotate, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
-           replay::FlowListStream* listed, replay::cli::PageFile* page);
+           replay::FlowListStream* listed, const replay::cli::PageFile* page);
 
 // glibc serves a block of at least M_MMAP_THRESHOLD from its own mapping;
 // by default it raises the threshold each time such a block is freed. The
@@ -656,22 +654,16 @@ int main(int argc, char** argv) {
   }
 
   const std::vector<std::string> files = unique_files(inputs);
-  // --html: the page's file, opened before the analysis (a page that cannot
-  // be written is said first; it is put in place at the end).
+  // --html: the page's file, checked before the analysis (a page that
+  // cannot be written is said first); written at the end.
   std::optional<replay::cli::PageFile> page;
   if (check->count("--html") > 0) {
-    std::vector<struct stat> read;
-    for (const std::string& f : files) {
-      struct stat st {};
-      if (f != "-" && ::stat(f.c_str(), &st) == 0) read.push_back(st);
-    }
     std::string error;
-    std::optional<replay::cli::PageFile> opened = replay::cli::PageFile::open(a.html, read, error);
-    if (!opened) {
+    page = replay::cli::PageFile::check(a.html, replay::cli::read_files(files), error);
+    if (!page) {
       std::cerr << "pcap-replay: " << error << "\n";
       return 2;
     }
-    page.emplace(std::move(*opened));
   }
   std::vector<std::string> errors;
   replay::Report r;
@@ -787,7 +779,7 @@ int write_annotated(const Args& a, const std::string& in) {
 // Prints the report (and the input problems on stderr); the exit status.
 int report(replay::Report& r, Args& a, const std::vector<std::string>& files, const replay::Options& opt,
            bool check, bool findings, bool annotate, bool flows, bool timeline, bool plot, replay::CheckStream* streamed,
-           replay::FlowListStream* listed, replay::cli::PageFile* page) {
+           replay::FlowListStream* listed, const replay::cli::PageFile* page) {
   const auto unusable = replay::unusable_inputs(r);
   for (const auto& d : r.diagnostics) {
     if (replay::is_unusable_reason(r, d)) continue;  // said below, once
@@ -913,9 +905,8 @@ int report(replay::Report& r, Args& a, const std::vector<std::string>& files, co
   if (!r.limit_hits.empty()) status = 2;  // part of the input was not analysed
   // The page, as the report (none when no input was usable).
   if (page && unusable.size() < r.inputs.size()) {
-    replay::write_html_report(page->stream(), r, status, view);
     std::string error;
-    if (!page->commit(error)) {
+    if (!page->write([&](std::ostream& os) { replay::write_html_report(os, r, status, view); }, error)) {
       std::cerr << "pcap-replay: " << error << "\n";
       return 2;
     }

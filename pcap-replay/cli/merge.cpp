@@ -391,20 +391,16 @@ int run_merge(const std::vector<std::string>& files, bool strict, bool text, con
     std::cerr << "pcap-replay: merge: out of memory\n";
     return 2;
   }
-  // --html: the page's file, opened before anything is written (a page
-  // that cannot be written is said first; it is put in place at the end).
+  // --html: the page's file, checked before anything is written (a page
+  // that cannot be written is said first); written at the end.
   std::optional<PageFile> page;
   if (whole) {
-    std::vector<struct stat> read;
-    for (const Document& d : docs)
-      if (!d.spool) read.push_back(d.seen);
     std::string error;
-    std::optional<PageFile> opened = PageFile::open(html, read, error);
-    if (!opened) {
+    page = PageFile::check(html, read_files(files), error);
+    if (!page) {
       std::cerr << "pcap-replay: merge: " << error << "\n";
       return 2;
     }
-    page.emplace(std::move(*opened));
   }
   // Checked whole: what follows fails only when a document changes under
   // it (said, exit 2: the document written is then not to be used), or
@@ -459,19 +455,19 @@ int run_merge(const std::vector<std::string>& files, bool strict, bool text, con
   if (page) {  // as check --html writes it, with the same status; none when no input was usable (as check)
     bool usable = false;
     for (const nlohmann::json& in : m.doc["inputs"]) usable = usable || in.value("usable", true);
-    if (!usable) {
-      page->discard();
-      return status;
-    }
+    if (!usable) return status;
+    std::string error;
     try {
-      write_html_report(page->stream(), whole->take(), status, whole->view());
+      const Report r = whole->take();
+      if (!page->write([&](std::ostream& os) { write_html_report(os, r, status, whole->view()); }, error)) {
+        std::cerr << "pcap-replay: merge: " << error << "\n";
+        return 2;
+      }
     } catch (const std::bad_alloc&) {
       std::cerr << "pcap-replay: merge: out of memory\n";
       return 2;
-    }
-    std::string error;
-    if (!page->commit(error)) {
-      std::cerr << "pcap-replay: merge: " << error << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "pcap-replay: merge: --html " << html << ": " << e.what() << "\n";
       return 2;
     }
   }

@@ -1,15 +1,18 @@
 #pragma once
-// The file `--html FILE` writes (check, merge): opened before the report
-// goes to standard output, so that a page that cannot be written is said
-// before anything else is; written to a temporary file beside it and renamed
-// over it at the end, so that a failed write (a full disk) leaves no partial
-// page and the old one, if any, as it was. A FILE that is not a regular file
-// (a pipe, a terminal, /dev/null) is written in place.
+// The file `--html FILE` writes (check, merge). Checked before the report
+// goes anywhere, so that a page that cannot be written is said first and
+// nothing else is written: it must be writable (or its directory, to create
+// it), and neither standard output nor a file the command reads. Written
+// at the end, in place (its owner, links and permissions stay); a write that
+// fails (a full disk) removes what it left of a regular file, and says so.
+// Nothing is created before then: a run that stops early (an unusable
+// input, a signal) leaves FILE as it was.
 
 #include <sys/stat.h>
 
-#include <fstream>
+#include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -17,31 +20,24 @@ namespace replay::cli {
 
 class PageFile {
  public:
-  /// Opens `path` for the page; on failure returns nullopt and sets `error`
-  /// ("--html PATH: cannot write the file: REASON"). Refused as well: an
-  /// empty path, and a file that is the standard output or one of `inputs`
-  /// (stat() of files the command reads: the page would replace it).
-  static std::optional<PageFile> open(const std::string& path, const std::vector<struct stat>& inputs,
-                                      std::string& error);
-  PageFile(PageFile&& other) noexcept;
-  PageFile& operator=(PageFile&&) = delete;
-  PageFile(const PageFile&) = delete;
-  ~PageFile();  // removes the temporary file unless committed
-
-  std::ostream& stream() { return out_; }
-  /// Closes the page and puts it in place: false (and `error` set) when a
-  /// write failed or the rename did; the temporary file is then removed.
-  bool commit(std::string& error);
-  /// Gives the page up: the temporary file is removed, FILE left as it was.
-  void discard();
+  /// `path`, checked; nullopt with `error` set ("--html PATH: cannot write
+  /// the file: REASON") when it cannot be the page: an empty path, a
+  /// directory, a file or directory not writable, the standard output (a
+  /// regular file or a pipe), or one of `inputs` (stat() of the files the
+  /// command reads, standard input's among them when it reads it).
+  static std::optional<PageFile> check(const std::string& path, const std::vector<struct stat>& inputs,
+                                       std::string& error);
+  /// Writes the page (`fill` gives it): false with `error` set when the file
+  /// cannot be opened or a write fails (what was written of a regular file
+  /// is then removed). Exceptions from `fill` remove it too, and pass.
+  bool write(const std::function<void(std::ostream&)>& fill, std::string& error) const;
 
  private:
-  PageFile(std::string path, std::string temporary);
-  std::string path_;       // as given (for messages)
-  std::string target_;     // where the page goes (symbolic links resolved)
-  std::string temporary_;  // empty: written in place
-  std::ofstream out_;
-  bool done_ = false;
+  explicit PageFile(std::string path) : path_(std::move(path)) {}
+  std::string path_;
 };
+
+/// stat() of what a command reads: its files, standard input's for "-".
+std::vector<struct stat> read_files(const std::vector<std::string>& files);
 
 }  // namespace replay::cli

@@ -197,9 +197,10 @@ for k in 1 2; do "$BIN" check --json --timeline --profile rfc6298 --shard "$k/2"
 grep -q 'give --json' "$T/err" || fail "check --timeline without --json: $(cat "$T/err")"
 echo "ok: merge --html refuses shards without --timeline, with a selection, with a sender's timeline stripped ($stripped), or not adding up to their summary"
 # The page's file: one that cannot be written is said before anything goes
-# to standard output; one of the documents (or standard output) is refused;
-# a failed write (/dev/full) is exit 2; an old page stays as it was when the
-# merge is refused, and is replaced when it is written.
+# to standard output; one of the documents (by name or as standard input)
+# or standard output is refused; a failed write (/dev/full) is exit 2; an
+# old page stays as it was when the merge is refused, and is replaced when
+# it is written; /dev/null takes a page.
 for k in 1 2; do "$BIN" check --json --timeline --profile linux --shard "$k/2" tests/captures/linux-blackhole.pcap > "$T/n$k.json" 2> /dev/null; done
 "$BIN" merge --html "$T/no-dir/p.html" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
 [ $rc = 2 ] && [ ! -s "$T/m.json" ] && grep -q "no-dir/p.html: cannot write the file: No such file or directory" "$T/err" \
@@ -208,6 +209,9 @@ cp "$T/n1.json" "$T/n1.keep"
 "$BIN" merge --html "$T/n1.json" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
 [ $rc = 2 ] && [ ! -s "$T/m.json" ] && cmp -s "$T/n1.json" "$T/n1.keep" && grep -q "one of the files read" "$T/err" \
   || { cat "$T/err"; fail "merge --html over one of its documents: exit $rc"; }
+"$BIN" merge --html "$T/n1.json" "$T/n2.json" - < "$T/n1.json" > "$T/m.json" 2> "$T/err"; rc=$?
+[ $rc = 2 ] && [ ! -s "$T/m.json" ] && cmp -s "$T/n1.json" "$T/n1.keep" && grep -q "one of the files read" "$T/err" \
+  || { cat "$T/err"; fail "merge --html over the document it reads as standard input: exit $rc"; }
 "$BIN" merge --html "$T/m.json" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
 [ $rc = 2 ] && grep -q "it is the standard output" "$T/err" || { cat "$T/err"; fail "merge --html onto its standard output: exit $rc"; }
 "$BIN" merge --html "" "$T/n1.json" "$T/n2.json" > "$T/m.json" 2> "$T/err"; rc=$?
@@ -218,7 +222,8 @@ echo old > "$T/page.html"
 "$BIN" merge --html "$T/page.html" "$T/n1.json" "$T/f2.json" > /dev/null 2>&1 && fail "merge --html of shards of two runs"
 [ "$(cat "$T/page.html")" = old ] || fail "merge --html refused, yet the old page changed"
 "$BIN" merge --html "$T/page.html" "$T/n1.json" "$T/n2.json" > /dev/null 2>&1 || fail "merge --html over an old page"
-grep -q '<svg' "$T/page.html" && ! ls -a "$T" | grep -q '^\.page\.html\.' || fail "merge --html: the page not put in place (or its temporary left)"
+grep -q '<svg' "$T/page.html" || fail "merge --html: the page not written over the old one"
+"$BIN" merge --html /dev/null "$T/n1.json" "$T/n2.json" > /dev/null 2> "$T/err" || { cat "$T/err"; fail "merge --html /dev/null"; }
 # No input usable: no page (as check --html, text or JSON).
 printf 'not a capture\n' > "$T/junk.pcap"
 "$BIN" check --json --timeline --shard 1/1 "$T/junk.pcap" > "$T/j.json" 2> /dev/null
@@ -226,7 +231,7 @@ printf 'not a capture\n' > "$T/junk.pcap"
 [ $rc = 2 ] && [ ! -e "$T/j.html" ] || fail "merge --html of an unusable input: exit $rc, page $(ls "$T/j.html" 2>&1)"
 "$BIN" check --json --html "$T/j2.html" "$T/junk.pcap" > /dev/null 2>&1; rc=$?
 [ $rc = 2 ] && [ ! -e "$T/j2.html" ] || fail "check --json --html of an unusable input: exit $rc, page $(ls "$T/j2.html" 2>&1)"
-echo "ok: merge --html's file: said before the report, never a document or standard output, no page without a usable input, an old one kept until the new one is whole"
+echo "ok: merge --html's file: said before the report, never a document (standard input's too) or standard output, no page without a usable input, an old one kept when refused"
 
 # -j N: the shards in threads; every output byte for byte -j 1's.
 for f in tests/captures/linux-blackhole.pcap tests/captures/lab/many-flows.pcap tests/captures/lab/capture-dup.pcap "$T/many.pcap"; do
