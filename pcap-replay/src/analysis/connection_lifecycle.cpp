@@ -112,12 +112,13 @@ void Analyzer::Impl::make_live(Connection& c, std::size_t idx) {
   if (live.elsewhere && options.model_senders && !profiles.empty()) {
     // Another shard's: what its models would feed its hosts, no model.
     const auto feed = [&](const Endpoint& src) {
-      engine::HostFeed f(host(src), activity_of(src), /*feed_activity=*/true);
-      f.set_clock_steps(&clock_of(c.head.file_index));
+      engine::HostFeed f(host(src), /*feed_activity=*/true);
       f.forget_send_times();  // (as a feed_only model's)
       return f;
     };
-    live.feeds = std::make_unique<HostFeeds>(HostFeeds{{feed(c.head.client), feed(c.head.server)}});
+    live.feeds = std::make_unique<HostFeeds>(HostFeeds{{feed(c.head.client), feed(c.head.server)},
+                                                       {activity_of(c.head.client), activity_of(c.head.server)},
+                                                       &clock_of(c.head.file_index)});
   } else if (options.model_senders) {
     live.candidates.reserve(profiles.size());
     for (const auto& po : profiles) live.candidates.push_back(Candidate{po.get(), nullptr, {}});
@@ -136,7 +137,7 @@ void Analyzer::Impl::make_live(Connection& c, std::size_t idx) {
   live.recent[dir].push(s, 0);  // nothing from the peer came before it
   if (dir == 0) keep_client_syn(live, s);
   if (f.defer && live.feeds) {  // what its models would do when made (ensure_model)
-    live.feeds->side[dir].replay_first_send(s, f.first_rate());
+    live.feeds->side[dir].replay_first_send(s, f.first_rate(), live.feeds->context(dir));
     live.feeds->side[1 - dir].on_peer(s);
   } else if (f.defer) {
     hold_for_peer(live, s, dir);  // no model exists yet: kept

@@ -41,6 +41,9 @@ struct Candidate {
 // sender models would do to it, without the models (engine::HostFeed).
 struct HostFeeds {
   std::array<engine::HostFeed, 2> side;  // by direction, as the models
+  std::array<HostActivity*, 2> activity;  // each side's host's
+  const ClockSteps* clock;                // the connection's input's steps
+  engine::FeedContext context(int d) const { return engine::FeedContext{activity[d], clock}; }
 };
 
 // A copy of one side's packet (RecentRing::take_copy), as its timeline

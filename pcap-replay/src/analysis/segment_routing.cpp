@@ -129,7 +129,7 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   // per candidate the peer's model, then the sender's.
   if (live.feeds) {  // another shard's connection: its feeds, as its models
     live.feeds->side[1 - dir].on_peer(s);
-    live.feeds->side[dir].on_send(s);
+    live.feeds->side[dir].on_send(s, live.feeds->context(dir));
     return;
   }
   if (live.candidates.empty()) return;  // connections only (flows): no sender model

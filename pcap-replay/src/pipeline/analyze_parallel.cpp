@@ -31,18 +31,22 @@ class InOrder {
     const std::size_t id = f.id;
     std::unique_lock<std::mutex> lock(mu_);
     waiting_.emplace(id, std::pair{std::move(f), origin});
-    if (writing_) return;  // the writer hands it on when its turn comes
+    if (writing_ || failed_) return;  // the writer hands it on when its turn comes
     writing_ = true;
-    // (A sink that throws ends the writer's turn: the thread that called it
-    // stops with the exception, and the run with it.)
+    // (A sink that throws ends the writer's turn and all handing on: the
+    // thread that called it stops with the exception, and the run with it;
+    // nothing after the connection it failed on is written.)
     struct EndTurn {
       std::unique_lock<std::mutex>& lock;
       bool& writing;
+      bool& failed;
+      int unwinding = std::uncaught_exceptions();
       ~EndTurn() {
         if (!lock.owns_lock()) lock.lock();
         writing = false;
+        if (std::uncaught_exceptions() > unwinding) failed = true;
       }
-    } end_turn{lock, writing_};
+    } end_turn{lock, writing_, failed_};
     std::vector<std::pair<FlowReport, CaptureTime>> ready;
     for (;;) {
       for (auto it = waiting_.begin(); it != waiting_.end() && it->first == next_; it = waiting_.erase(it), ++next_)
@@ -76,6 +80,7 @@ class InOrder {
   const FlowSink& sink_;
   bool keep_;
   bool writing_ = false;  // a thread is handing connections on (under mu_)
+  bool failed_ = false;   // the sink threw: nothing more is handed on (under mu_)
   std::size_t next_ = 1;  // the id handed on next (under mu_)
   std::map<std::size_t, std::pair<FlowReport, CaptureTime>> waiting_;  // (under mu_)
   // The writer's alone (one at a time; read after the threads end).

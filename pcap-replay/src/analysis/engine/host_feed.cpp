@@ -8,36 +8,34 @@ namespace replay::engine {
 
 using std::chrono::microseconds;
 
-void HostFeed::on_send(const Segment& s) {
-  feed_clock(s, false);
-  feed_activity(s, nullptr);
+void HostFeed::on_send(const Segment& s, const FeedContext& c, const std::optional<double>* rate_then) {
+  feed_clock(s, false, c.clock, rate_then);
+  feed_activity(s, nullptr, c, rate_then != nullptr);
   if (!s.tcp.has(wire::kRst)) last_send_time_ = s.time;
 }
 
-void HostFeed::replay_first_send(const Segment& s, std::optional<double> rate_then) {
-  replay_rate_ = &rate_then;
-  on_send(s);
-  replay_rate_ = nullptr;
-}
-
-std::optional<microseconds> HostFeed::feed_clock(const Segment& s, bool want_held) {
+std::optional<microseconds> HostFeed::feed_clock(const Segment& s, bool want_held, const ClockSteps* clock,
+                                                 const std::optional<double>* rate_then) {
   const auto& tsval = s.tcp.options.tsval;
   // The first transmission after a step of the capture clock: the TSvals
   // sent so far are from before it; the TSval clock bridges it.
-  if (last_send_time_ && across_step(*last_send_time_, s.time)) ts_clock_.clock_stepped();
+  if (last_send_time_ && clock && clock->spans(*last_send_time_, s.time)) ts_clock_.clock_stepped();
   if (!tsval) return std::nullopt;
-  if (replay_rate_)
-    ts_clock_.observe_first_again(s.time, *tsval, *replay_rate_);
+  if (rate_then)
+    ts_clock_.observe_first_again(s.time, *tsval, *rate_then);
   else
     ts_clock_.observe(s.time, *tsval);
   return want_held ? ts_clock_.held_for(s.time, *tsval) : std::nullopt;
 }
 
-void HostFeed::feed_activity(const Segment& s, const std::optional<microseconds>* held) {
+void HostFeed::feed_activity(const Segment& s, const std::optional<microseconds>* held, const FeedContext& c,
+                             bool replayed) {
   const auto& h = s.tcp;
-  const bool feed = activity_ && feed_activity_ && !replay_rate_;
-  if (feed && !held && !activity_->reads_held(s.time)) {
-    activity_->observe(s.file_index, s.frame, s.time, false);
+  HostActivity* const activity = c.activity;
+  const bool feed = activity && feed_activity_ && !replayed;
+  const bool acked_more = !has_acked_through_ || rto::seq_gt(h.ack, acked_through_);
+  if (feed && !held && !activity->reads_held(s.time)) {
+    activity->observe(s.file_index, s.frame, s.time, false);
   } else if (feed) {
     bool held_long = false;
     if (held) {
@@ -47,22 +45,22 @@ void HostFeed::feed_activity(const Segment& s, const std::optional<microseconds>
       held_long = mine && *mine >= limits::kFlushHeld;
     }
     bool late_ack = false;
-    if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) &&
-        (!acked_through_ || rto::seq_gt(h.ack, *acked_through_))) {
+    if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) && acked_more) {
       // The first ACK of peer data the capture saw arrive over 0.5 s ago.
       for (std::size_t i = peer_data_acked_; i < peer_data_.size(); ++i) {
         const auto& [end, t] = peer_data_[i];
-        if ((!acked_through_ || rto::seq_gt(end, *acked_through_)) && rto::seq_le(end, h.ack)) {
-          late_ack = since(s.time, t) > limits::kDelayedAckMax && !across_step(t, s.time);
+        if ((!has_acked_through_ || rto::seq_gt(end, acked_through_)) && rto::seq_le(end, h.ack)) {
+          late_ack = since(s.time, t) > limits::kDelayedAckMax && !(c.clock && c.clock->spans(t, s.time));
           break;
         }
       }
     }
-    activity_->observe(s.file_index, s.frame, s.time, held_long || late_ack);
+    activity->observe(s.file_index, s.frame, s.time, held_long || late_ack);
   }
-  if (h.has(wire::kAck) && (!acked_through_ || rto::seq_gt(h.ack, *acked_through_))) {
-    const std::uint32_t moved = acked_through_ ? h.ack - *acked_through_ : 0;
+  if (h.has(wire::kAck) && acked_more) {
+    const std::uint32_t moved = has_acked_through_ ? h.ack - acked_through_ : 0;
     acked_through_ = h.ack;
+    has_acked_through_ = true;
     skip_acked_peer_data(moved);
   }
 }
@@ -91,7 +89,7 @@ void HostFeed::skip_acked_peer_data(std::uint32_t moved) {
     acked_moved_ += moved;
   }
   while (peer_data_acked_ < peer_data_.size()) {
-    const std::int32_t below = rto::seq_diff(peer_data_[peer_data_acked_].first, *acked_through_);
+    const std::int32_t below = rto::seq_diff(peer_data_[peer_data_acked_].first, acked_through_);
     if (below > 0 || below < -static_cast<std::int32_t>(kQuarter)) break;
     ++peer_data_acked_;
   }

@@ -82,14 +82,14 @@ void SenderEngine::absorb(SettledChain&& c) {
 
 void SenderEngine::settle_data_chain() {
   if (data_chain_.empty()) return;
-  if (const HostActivity* const activity = feed_.activity())
+  if (activity_)
     for (ObservedExpiry& x : data_chain_) {
       // A frame captured in a burst its host released after a silence was
       // sent before its capture: a wait that ends at one is at most what
       // the capture shows, one that starts at one at least. The sender's
       // own TSval clock, when it has one, tells the wait itself.
-      const bool end_held = activity->flushed(file_, x.frame);
-      const bool start_held = x.arm_frame && activity->flushed(file_, x.arm_frame);
+      const bool end_held = activity_->flushed(file_, x.frame);
+      const bool start_held = x.arm_frame && activity_->flushed(file_, x.arm_frame);
       if ((!end_held && !start_held) || x.wait_unknown) continue;
       if (x.ts_wait) {
         x.wait = *x.ts_wait;

@@ -13,8 +13,8 @@ namespace replay::engine {
 
 SenderEngine::SenderEngine(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host,
                            HostActivity* activity, bool feed_activity)
-    : out_(out), opt_(options), keep_timeline_(keep_timeline), feed_(host, activity, feed_activity), est_(options),
-      judge_(options) {
+    : out_(out), opt_(options), activity_(activity), keep_timeline_(keep_timeline), feed_(host, feed_activity),
+      est_(options), judge_(options) {
   out_.profile = options.profile->name;
 }
 
@@ -70,9 +70,9 @@ std::size_t SenderEngine::filter_pending(Keep keep) {
 // ---- the sender's transmissions ---------------------------------------------
 
 void SenderEngine::replay_first_send(const Segment& s, std::optional<double> rate_then) {
-  feed_.replaying(&rate_then);
+  replay_rate_ = &rate_then;
   on_send(s);
-  feed_.replaying(nullptr);
+  replay_rate_ = nullptr;
 }
 
 bool SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
@@ -82,7 +82,7 @@ bool SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
 
 void SenderEngine::on_send(const Segment& captured) {
   if (feed_only_) {
-    feed_.on_send(captured);
+    feed_.on_send(captured, feed_context(), replay_rate_);
     if (captured.tcp.options.tsval) out_.tsval_sent = true;
     return;
   }
@@ -95,7 +95,7 @@ void SenderEngine::on_send(const Segment& captured) {
   // spike between the sender and a capture taken away from it). What the
   // report shows and the waits it judges stay on the capture's clock
   // (capture_time_, TimerArm::held_us).
-  held_ = feed_.feed_clock(captured, /*want_held=*/true);
+  held_ = feed_.feed_clock(captured, /*want_held=*/true, clock_, replay_rate_);
   if (captured.tcp.options.tsval) out_.tsval_sent = true;
   capture_time_ = captured.time;
   const CaptureTime sent = causal_send_time(captured);
@@ -130,7 +130,7 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
   if (const MaybeTime& last = feed_.last_send_time(); last && across_step(*last, captured.time))
     tsval_before_step_ = newest_tsval_;
-  feed_.feed_activity(captured, &held_);
+  feed_.feed_activity(captured, &held_, feed_context(), replay_rate_ != nullptr);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
   const bool syn = h.has(wire::kSyn);

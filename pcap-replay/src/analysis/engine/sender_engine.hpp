@@ -111,10 +111,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void finish();
   /// The clock steps of this connection's input (may be null: none; must
   /// outlive the engine). An interval across a step is unknown.
-  void set_clock_steps(const ClockSteps* c) {
-    clock_ = c;
-    feed_.set_clock_steps(c);
-  }
+  void set_clock_steps(const ClockSteps* c) { clock_ = c; }
 
   /// From now on the engine judges nothing and reports nothing more: its
   /// on_send / on_peer only do what its HostFeed does (the host's TSval
@@ -293,6 +290,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::optional<CaptureTime> heard_peer_time(std::optional<std::uint32_t> tsecr) const;
   std::chrono::microseconds ack_delay_hi() const;
   bool across_step(CaptureTime a, CaptureTime b) const { return clock_ && clock_->spans(a, b); }
+  FeedContext feed_context() const { return FeedContext{activity_, clock_}; }
   /// The send time of the segment being sent, captured at `t` (held_).
   CaptureTime send_time(CaptureTime t) const;
   /// The send time an RTT sample counts from, of the segment being sent.
@@ -332,6 +330,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   SenderReport& out_;
   const Options& opt_;
   const ClockSteps* clock_ = nullptr;
+  HostActivity* activity_ = nullptr;
+  const std::optional<double>* replay_rate_ = nullptr;  // set while replay_first_send() runs
   std::size_t file_ = 0;             // the input file (Segment::file_index)
   std::uint64_t current_frame_ = 0;  // the frame being processed
   SendSequence seq_;
