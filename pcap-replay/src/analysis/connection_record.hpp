@@ -76,9 +76,9 @@ struct Live {
   // (the table's view, the hosts' clocks and activity, lockstep) never
   // depends on a limit of this one's analysis.
   bool over_limit = false;
-  // Another shard analyses it (Options::owns): it has no candidates and no
-  // models, only `feeds` (with sender models), and its report has its
-  // connection fields only.
+  // Another shard analyses it (Options::owns): it has no candidates, no
+  // sender models and no unheard segments, only `feeds`, and its report has
+  // its connection fields only.
   bool elsewhere = false;
   // unheard[d]: the segments side d sent while side 1 - d had no model yet,
   // in capture order; given to that model (on_peer) when it is created. A
