@@ -61,10 +61,15 @@ bool PageFile::write(const std::function<void(std::ostream&)>& fill, std::string
     error = "--html " + path_ + ": cannot write the file: " + std::strerror(errno);
     return false;
   }
-  // What a failed write left of a regular file goes (a pipe's reader has it).
+  // What a failed write left of a regular file goes (a pipe's reader has
+  // it); behind a symbolic link, the link stays and its file is emptied.
   const auto remove_partial = [&] {
-    struct stat st {};
-    if (::stat(path_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path_.c_str());
+    struct stat st {}, link {};
+    if (::stat(path_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+    if (::lstat(path_.c_str(), &link) == 0 && S_ISLNK(link.st_mode))
+      (void)::truncate(path_.c_str(), 0);
+    else
+      ::unlink(path_.c_str());
   };
   try {
     fill(out);
