@@ -49,6 +49,8 @@ std::string_view to_string(Verdict v) {
 
 std::string_view to_string(ClockUsed c) { return c == ClockUsed::tsval ? "tsval" : "capture"; }
 
+std::string_view to_string(SampleKind k) { return k == SampleKind::seq ? "karn" : "ts_echo"; }
+
 std::uint64_t SenderReport::retransmissions() const {
   std::uint64_t n = 0;
   for (std::size_t i = 0; i < kSendKinds; ++i)

@@ -240,9 +240,6 @@ void timeout(JsonText& w, const TimeoutRecord& t, const Rel& rel) {
   w.end_object();
 }
 
-// SampleKind as the timeline's rows name it ("karn", "ts_echo": timeline --csv's words).
-std::string_view sample_kind_name(SampleKind k) { return k == SampleKind::seq ? "karn" : "ts_echo"; }
-
 // One event of a sender's timeline (--timeline): what `timeline --csv`
 // writes of it, and what the pictures draw (its length and SACK blocks).
 template <class Rel>
@@ -268,7 +265,7 @@ void timeline_event(JsonText& w, const TimelineEvent& e, const Rel& rel) {
   }
   w.end_array();
   w.key("sample_kind");
-  e.sample_kind ? w.string(sample_kind_name(*e.sample_kind)) : w.null();
+  e.sample_kind ? w.string(to_string(*e.sample_kind)) : w.null();
   w.key("sample_ms");
   opt_ms(w, e.sample);
   w.key("srtt_ms");

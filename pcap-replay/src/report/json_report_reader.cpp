@@ -418,14 +418,7 @@ TimelineEvent timeline_event_of(const V& v, CaptureTime origin) {
     e.sack[i] = {block.at(0).narrow<std::uint32_t>(), block.at(1).narrow<std::uint32_t>()};
   }
   e.sack_count = static_cast<std::uint8_t>(sack.size());
-  if (const V kind = v["sample_kind"]; !kind.is_null()) {
-    if (kind.str() == "karn")
-      e.sample_kind = SampleKind::seq;
-    else if (kind.str() == "ts_echo")
-      e.sample_kind = SampleKind::ts_echo;
-    else
-      kind.fail(fmt::format("\"{}\" is not a sample kind (\"karn\", \"ts_echo\")", kind.str()));
-  }
+  if (const V kind = v["sample_kind"]; !kind.is_null()) e.sample_kind = enum_of<SampleKind>(kind, 2, "sample kind");
   e.sample = opt_length_us(v["sample_ms"]);
   e.srtt = opt_length_us(v["srtt_ms"]);
   return e;

@@ -206,17 +206,20 @@ void write_sender(std::ostream& os, const Report& r, const FlowReport& f, std::s
     os << "<table class=\"sortable\"><thead><tr><th>frame</th><th>at (s)</th><th>seq</th><th>n</th><th>waited (ms)</th>"
           "<th>predicted (ms)</th><th>accepted (ms)</th><th>armed by</th><th>verdict</th><th>findings</th></tr></thead><tbody>\n";
     for (const auto& t : s.timeouts) {
+      // A cell's sort value; none for an unknown wait (the capture clock
+      // stepped): its row sorts by its "?" and "-".
+      const auto sort_key = [&](std::chrono::microseconds d) {
+        return t.wait_unknown ? std::string() : fmt::format(" data-v=\"{:.1f}\"", ms(d));
+      };
       std::string rules;
       for (auto id : t.rules) rules += (rules.empty() ? "" : ", ") + std::string(to_string(id));
       os << fmt::format(
           "<tr><td class=\"n\">{}</td><td class=\"n\">{:.3f}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>"
           "<td class=\"n\"{}>{}</td><td class=\"n\">{}{}</td><td class=\"n\"{}>{}</td>"
           "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
-          t.frame, rel_s(r, f, t.time), t.rel_seq, t.expiry,
-          // An unknown wait (the capture clock stepped) sorts by its "?" and its "-".
-          t.wait_unknown ? std::string() : fmt::format(" data-v=\"{:.1f}\"", ms(t.wait.lo)), t.wait_unknown ? std::string("?") : escape(interval_text(t.wait)),
-          escape(interval_text(t.predicted)), t.basis == Basis::doubling ? "*" : "",
-          t.wait_unknown ? std::string() : fmt::format(" data-v=\"{:.1f}\"", ms(t.accepted.lo)),
+          t.frame, rel_s(r, f, t.time), t.rel_seq, t.expiry, sort_key(t.wait.lo),
+          t.wait_unknown ? std::string("?") : escape(interval_text(t.wait)), escape(interval_text(t.predicted)),
+          t.basis == Basis::doubling ? "*" : "", sort_key(t.accepted.lo),
           t.wait_unknown ? std::string("-") : escape(interval_text(t.accepted)), to_string(t.armed_by), to_string(t.verdict), escape(rules));
     }
     os << "</tbody></table>\n";

@@ -16,7 +16,7 @@ void write_timeline_rows(std::ostream& os, const FlowReport& f, CaptureTime orig
     for (const auto& e : f.senders[dir].timeline) {
       os << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", f.id, dir == 0 ? "c2s" : "s2c", e.frame,
                         format_epoch(e.time), format_rel(e.time, origin), e.event, e.rel_seq, us(e.sample),
-                        e.sample_kind ? (*e.sample_kind == SampleKind::seq ? "karn" : "ts_echo") : "", us(e.srtt),
+                        e.sample_kind ? to_string(*e.sample_kind) : std::string_view(), us(e.srtt),
                         us(e.rttvar), e.rto.count(), e.backoff,
                         e.copy_of != 0 ? std::to_string(e.copy_of) : std::string());
     }

@@ -88,6 +88,8 @@ enum class SampleKind : std::uint8_t {
   seq,      ///< ACK time minus the send time of the oldest newly acked, never retransmitted segment (Karn)
   ts_echo,  ///< TSecr of a retransmitted segment (RFC 7323 section 4), 1 ms resolution
 };
+/// "karn", "ts_echo" (the timeline's words: timeline --csv, a JSON timeline).
+std::string_view to_string(SampleKind k);
 
 /// The timeline event of a packet of this sender captured again: a copy
 /// of an earlier frame (FlowReport::duplicate_frames), not a transmission.
