@@ -58,7 +58,7 @@ TEST_CASE("a repeat the capture shows acknowledged is spurious, even on a timer"
   CHECK(explain(x, profile("rfc6298")).cause == Cause::already_acked);
 }
 
-TEST_CASE("a SYN: its timer's, a copy when back to back, a reply only in SYN-RECEIVED") {
+TEST_CASE("a SYN: its timer's, a copy when back to back, a SYN-ACK a reply when it answers a SYN sent again") {
   Observation x = plain_expiry();
   x.syn = true;
   x.handshake = replay::engine::Handshake::syn_sent;
@@ -77,8 +77,17 @@ TEST_CASE("a SYN: its timer's, a copy when back to back, a reply only in SYN-REC
   // right after the peer's SYN.
   x.answers_dup_syn = true;
   CHECK(kind(x) == SendKind::syn_timeout);
+  x.syn_ack = true;
   x.handshake = replay::engine::Handshake::syn_received;
   CHECK(kind(x) == SendKind::syn_reply);
+  // The capture saw the ACK that ends SYN-RCVD, but a SYN-ACK sent again
+  // shows the sender had not received it: still a reply (a server-side ACK
+  // captured on its way, the lab's synack-loss at the receiver, frame 7).
+  x.handshake = replay::engine::Handshake::established;
+  CHECK(kind(x) == SendKind::syn_reply);
+  // Not within the response window of a SYN sent again: its timer's.
+  x.answers_dup_syn = false;
+  CHECK(kind(x) == SendKind::syn_timeout);
 }
 
 TEST_CASE("a go-back-N burst never resends what it already resent") {

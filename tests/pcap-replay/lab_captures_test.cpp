@@ -9,7 +9,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -224,5 +227,146 @@ TEST_CASE("lab, captured at the receiver: the client's data held by a delay spik
     for (const auto& ev : c.timeline)
       if (ev.frame == tlp[0] || ev.frame == tlp[1]) CHECK(ev.event == "tlp");
     CHECK(musts(c) == 0);
+  }
+}
+
+namespace {
+
+// The kernel's label of each frame it sent again (NAME.labels.csv: frame,
+// ..., label at the 12th column); frames the capture did not see are left out.
+std::map<std::uint64_t, std::string> kernel_labels(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::map<std::uint64_t, std::string> out;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::string cell;
+    std::istringstream row(line);
+    while (std::getline(row, cell, ',')) f.push_back(cell);
+    if (f.size() > 11 && !f[0].empty()) out[std::stoull(f[0])] = f[11];
+  }
+  return out;
+}
+
+// The sender's last tcp_info row before it closed (NAME.tcpinfo.csv:
+// rto_ms, rtt_ms = SRTT, rttvar_ms), and every RTO it held at a backoff.
+struct KernelRto {
+  double rto_ms = 0, srtt_ms = 0;
+  std::vector<double> backed_off;  // rto_ms at backoff 1, 2, ... (each once)
+};
+KernelRto kernel_rto(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> head;
+  {
+    std::istringstream h(line);
+    std::string c;
+    while (std::getline(h, c, ',')) head.push_back(c);
+  }
+  const auto col = [&](std::string_view n) {
+    return static_cast<std::size_t>(std::find(head.begin(), head.end(), n) - head.begin());
+  };
+  KernelRto k;
+  std::string last_backoff = "0";
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream row(line);
+    std::string c;
+    while (std::getline(row, c, ',')) f.push_back(c);
+    if (f.size() < head.size() || f[col("rto_ms")].empty()) continue;
+    const std::string& b = f[col("backoff")];
+    if (b != "0" && b != last_backoff) k.backed_off.push_back(std::stod(f[col("rto_ms")]));
+    last_backoff = b;
+    if (b == "0") {
+      k.rto_ms = std::stod(f[col("rto_ms")]);
+      k.srtt_ms = std::stod(f[col("rtt_ms")]);
+    }
+  }
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("lab, a 40 ms path: the first expiry held back by new data, the doubling read from the later ones") {
+  // tests/captures/lab-delay/rto-min-route: the lab's rto-min-route (the
+  // route's rto_min 50 ms) through relay.py's 20 ms each way, captured at
+  // the sender. The kernel's RTO before the blackhole was about 100 ms
+  // (tcp_info), its expiries backed off to 200, 400, 800, 1600 ms; the
+  // first came 102 ms after the newest data (frame 343, TSval 102 ticks
+  // before: a PTO of 2 SRTT + 2 ms rounded up to the 4 ms tick, late by its
+  // timer wheel), which had re-armed the probe timer, and 216-251 ms after
+  // its arm: a wait that shows no RTO. Read from it, the second (204 ms later)
+  // was "not doubled": a false MUST 5.5 before; now INFO, the readings named.
+  const std::string dir = "tests/captures/lab-delay/";
+  const auto labels = kernel_labels(dir + "rto-min-route.labels.csv");
+  std::vector<std::uint64_t> rto_frames;
+  for (const auto& [frame, label] : labels)
+    if (label == "rto") rto_frames.push_back(frame);
+  REQUIRE(rto_frames.size() == 5);
+  const KernelRto k = kernel_rto(dir + "rto-min-route.tcpinfo.csv");
+  REQUIRE(k.backed_off.size() == 5);  // 200, 400, 800, 1600, 3200
+  for (std::string_view p : {Profile::linux_kernel, Profile::automatic}) {
+    CAPTURE(p);
+    const auto r = analyze(dir + "rto-min-route.pcap", p);
+    REQUIRE(r.flows.size() == 1);
+    const replay::SenderReport& c = r.flows[0].senders[0];
+    CHECK(musts(c) == 0);
+    REQUIRE(c.timeouts.size() == 5);
+    for (std::size_t i = 0; i < 5; ++i) CHECK(c.timeouts[i].frame == rto_frames[i]);
+    // Expiry i + 1 waited the kernel's RTO at backoff i (tcp_info), late by
+    // at most its timer wheel's 12.5 % (the capture's waits: 203.9, 408,
+    // 832, 1632 ms).
+    for (std::size_t i = 1; i < 5; ++i) {
+      CAPTURE(i);
+      const double w = static_cast<double>(c.timeouts[i].wait.lo.count()) / 1000.0;
+      CHECK(w >= k.backed_off[i - 1]);
+      CHECK(w <= k.backed_off[i - 1] * 1.125);
+    }
+    const replay::Judgement* second = nullptr;
+    for (const auto& j : c.findings)
+      if (j.frame == rto_frames[1] && j.rule == replay::RuleId::rfc6298_5_5) second = &j;
+    REQUIRE(second);
+    CHECK(second->outcome == replay::Outcome::cannot_tell);
+    REQUIRE(second->readings.size() == 2);
+    CHECK(second->readings[1].reading == replay::Reading::earlier_delayed);
+    CHECK(second->other_frame == 343);  // the newest data before the first expiry
+  }
+}
+
+TEST_CASE("lab, a 40 ms path captured at the receiver: the server's SYN-ACKs, its timer's and an answer") {
+  // tests/captures/lab-delay/synack-loss-recv: the lab's synack-loss (the
+  // server's first two SYN-ACKs dropped in the middle) captured at the
+  // client, 20 ms from the server each way. The client's SYNs at 0, 1.02
+  // and 3.05 s; the first SYN-ACK the capture sees (frame 4, the kernel's
+  // label: synack-timer) echoes the first SYN's TSval and left the server
+  // before the third SYN reached it; frame 7, 20.6 ms later, answers the
+  // third SYN (the kernel: syn-reply; tcp_check_req), 40.8 ms after it.
+  // Read as the timer's, 20.6 ms after frame 4, it was a SHOULD 2.1
+  // before, and the capture-to-server round trip 20 ms (frame 3 to 4): the
+  // server's SRTT half the kernel's.
+  const std::string dir = "tests/captures/lab-delay/";
+  const auto labels = kernel_labels(dir + "synack-loss-recv.labels.csv");
+  REQUIRE(labels.at(4) == "synack-timer");
+  REQUIRE(labels.at(7) == "syn-reply");
+  const KernelRto k = kernel_rto(dir + "synack-loss-recv.tcpinfo.csv");
+  for (std::string_view p : {Profile::linux_kernel, Profile::automatic, Profile::rfc6298}) {
+    CAPTURE(p);
+    const auto r = analyze(dir + "synack-loss-recv.pcap", p, /*timeline=*/true);
+    REQUIRE(r.flows.size() == 1);
+    const replay::SenderReport& server = r.flows[0].senders[1];
+    CHECK(count(server, SendKind::syn_reply) == 1);
+    CHECK(count(server, SendKind::syn_timeout) == 0);
+    for (const auto& ev : server.timeline)
+      if (ev.frame == 7) CHECK(ev.event == "syn-reply");
+    for (const auto& j : server.findings) CHECK(j.level != Level::must);
+    for (const auto& j : server.findings) CHECK(j.level != Level::should);
+    // The server's SRTT at the end against the kernel's (tcp_info, 41.3 ms
+    // over a 40.6 ms path): within 1 ms (read at 20 ms of correction, half).
+    REQUIRE(server.srtt);
+    CHECK(std::abs(static_cast<double>(server.srtt->count()) / 1000.0 - k.srtt_ms) < 1.0);
   }
 }

@@ -25,6 +25,8 @@ std::string_view to_string(Reading r) {
     case Reading::additive_lateness: return "additive-lateness";
     case Reading::ack_unheard: return "ack-unheard";
     case Reading::ack_heard: return "ack-heard";
+    case Reading::earlier_on_time: return "earlier-on-time";
+    case Reading::earlier_delayed: return "earlier-delayed";
   }
   return "as-expiry";
 }

@@ -162,6 +162,12 @@ std::string cannot_tell_text(const Judgement& j, const Options& o) {
         "{}: not doubled if the timer fires at most {}% of its RTO late; doubled if it fires a constant late (as "
         "FreeBSD's and Darwin's 200 ms retransmit slop), which fewer than 3 waits of one chain cannot pin: cannot tell",
         expiry_after(j), o.slack_percent);
+  if (j.rule == RuleId::rfc6298_5_5 && !j.readings.empty() && j.readings.back().reading == Reading::earlier_delayed)
+    return fmt::format(
+        "{}: not doubled if the first expiry fired its RTO after the arm; doubled if it fired later, a probe timeout "
+        "after the newest data (frame {}: a stack that re-schedules its probe timer at each new transmission, as "
+        "Linux, fires the RTO when that timer does), so that its wait shows no RTO: cannot tell",
+        expiry_after(j), j.other_frame);
   if (j.rule == RuleId::rfc6298_3_karn)
     return fmt::format("{}, after an ACK of retransmitted data: the backoff was dropped, which Karn forbids without a "
                        "valid sample, unless the sender took one from a SACK of never-retransmitted data (as Linux "

@@ -111,6 +111,7 @@ NFT
   case ${LAB_MIDDLE:-0} in
     1) lab_middle bridge ;;
     relay) lab_middle relay ;;
+    delay) lab_middle delay ;;
   esac
   # The receiver ACKs every segment at once (route option quickack): with a
   # veth RTT of ~0.05 ms the sender's TLP timeout (2*srtt + 2 ms) is shorter
@@ -131,6 +132,11 @@ NFT
 #   relay: relay.py forwards the frames (AF_PACKET) and can hold the
 #     receiver's frames and release them later (lab_relay_spike): a delay
 #     spike. Drop rules stay in the receiver.
+#   delay: relay.py forwards every frame LAB_DELAY_MS (default 20) ms after it
+#     came, each way (a path of 2 x LAB_DELAY_MS RTT), and the drop rules
+#     move to the middle (table netdev lab: chain pre on the way to the
+#     receiver, out on the way back, egress hooks of the middle's veths): a
+#     drop there is upstream of a capture at either end, as on a real path.
 lab_middle() {
   local mode=${1:-bridge}
   LAB_MIDDLE_MODE=$mode
@@ -162,9 +168,19 @@ NFT
   else
     # relay.py holds the frames that come in on --b: the receiver's (veth-mr,
     # its ACKs), or with LAB_RELAY_HOLD=sender the sender's (veth-ms, its data).
-    local a=veth-ms b=veth-mr
+    local a=veth-ms b=veth-mr delay=()
     [ "${LAB_RELAY_HOLD:-receiver}" = sender ] && { a=veth-mr; b=veth-ms; }
-    ip netns exec "$MID" "$PY" "$LAB_DIR/relay.py" --a $a --b $b --ready "$WORK/relay.ready" \
+    if [ "$mode" = delay ]; then
+      delay=(--delay-ms "${LAB_DELAY_MS:-20}")
+      ip netns exec "$MID" nft -f - <<NFT
+table netdev lab {
+  chain pre { type filter hook egress device veth-mr priority 0; policy accept; }
+  chain out { type filter hook egress device veth-ms priority 0; policy accept; }
+}
+NFT
+      NFT_NS=$MID; NFT_TABLE="netdev lab"
+    fi
+    ip netns exec "$MID" "$PY" "$LAB_DIR/relay.py" --a $a --b $b "${delay[@]}" --ready "$WORK/relay.ready" \
         --log "$WORK/relay.log" &
     LAB_RELAY_PID=$!; PIDS+=($!)
     lab_wait_file "$WORK/relay.ready" 10
@@ -257,7 +273,8 @@ lab_wait_tcpinfo() {
 # lab_start PORTS [IFACE] : PORTS is a comma list of the lab's TCP ports.
 lab_start() {
   PORTS=$1
-  local iface=${2:-veth-s} filter="" p
+  local iface=${2:-} filter="" p
+  [ -z "$iface" ] && { iface=veth-s; [ "$CAPTURE_ADDR" = "$RADDR" ] && iface=veth-r; }
   for p in ${PORTS//,/ }; do filter="${filter:+$filter or }tcp port $p"; done
   # The kernel's labels: bpftrace over both namespaces' sockets (attaching
   # takes a few seconds: it reads the kernel's BTF).
@@ -325,6 +342,13 @@ lab_finish() {
     return 1
   fi
   snd bash -c 'for k in tcp_timestamps tcp_sack tcp_dsack tcp_window_scaling tcp_early_retrans tcp_recovery tcp_frto tcp_rto_min_us tcp_rto_max_ms tcp_syn_retries tcp_syn_linear_timeouts tcp_thin_linear_timeouts tcp_retries1 tcp_retries2 tcp_congestion_control tcp_no_metrics_save; do f=/proc/sys/net/ipv4/$k; [ -r $f ] && printf "net.ipv4.%s\t%s\n" $k "$(tr "\t" " " <$f)"; done' >"$WORK/sysctls.all.tsv"
+  # A scenario captured at the receiver that describes its sender-side
+  # capture point: the receiver's view, and what a path in the middle adds.
+  if [ "$CAPTURE_ADDR" = "$RADDR" ] && [[ "${CAPTURE_POINT:-}" != receiver* ]]; then
+    CAPTURE_POINT="receiver namespace, veth-r (CAPTURE_ADDR=$RADDR: the sender's segments as they arrived, none the path dropped; the receiver's own when it sent them)"
+  fi
+  [ "${LAB_MIDDLE_MODE:-}" = delay ] &&
+    CAPTURE_POINT="${CAPTURE_POINT:-}; the path: relay.py in a middle namespace, ${LAB_DELAY_MS:-20} ms each way, the drop rules there, between the two ends"
   "$PY" "$LAB_DIR/mktruth.py" --scenario "$SCENARIO" --work "$WORK" --outdir "$OUTDIR" \
     --sender "$SENDER" --sender-addr "$SADDR" --ports "$PORTS" --notes "$NOTES" \
     --expect-timeouts "${EXPECT_TIMEOUTS:-}" --expect-loss-probes "${EXPECT_LOSS_PROBES:-}" \

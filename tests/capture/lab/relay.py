@@ -3,9 +3,10 @@
 direction's frames and release them later, in order: a delay spike (this
 kernel has no netem qdisc, and nftables cannot queue).
 
-  relay.py --a IFACE --b IFACE [--ready FILE] [--log FILE]
+  relay.py --a IFACE --b IFACE [--delay-ms D] [--ready FILE] [--log FILE]
       Forwards every frame received on A to B and on B to A (AF_PACKET),
-      as fast as it can (~0.1 ms). SIGUSR1 starts holding the frames from
+      as fast as it can (~0.1 ms), or --delay-ms D after it arrived (a
+      constant path delay each way, in order). SIGUSR1 starts holding the frames from
       B to A; SIGUSR2 sends the held frames in arrival order and resumes
       forwarding. SIGTERM ends it. --log FILE gets one line per hold and
       release (CLOCK_REALTIME, frames held).
@@ -15,6 +16,7 @@ The endpoints' veths hand over TCP segments with the checksum left to the
 sent as it is, so the relay fills in the TCP checksum of every IPv4 frame.
 """
 import argparse
+import collections
 import os
 import select
 import signal
@@ -59,7 +61,9 @@ def main():
     ap.add_argument("--b", required=True)
     ap.add_argument("--ready")
     ap.add_argument("--log")
+    ap.add_argument("--delay-ms", type=float, default=0.0)
     a = ap.parse_args()
+    delay = a.delay_ms / 1000.0
     socks = {}
     for name in (a.a, a.b):
         s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
@@ -70,6 +74,7 @@ def main():
     by_fd = {s.fileno(): n for n, s in socks.items()}
     state = {"hold": False, "stop": False}
     held = []
+    due = collections.deque()  # (monotonic time to send, socket, frame)
     log = open(a.log, "a") if a.log else None
 
     def on_usr1(_s, _f):
@@ -99,8 +104,18 @@ def main():
                 log.write(f"{time.time():.6f} release {len(held)}\n")
                 log.flush()
             held.clear()
+        now = time.monotonic()
+        while due and due[0][0] <= now:
+            _t, sock, fr = due.popleft()
+            try:
+                sock.send(fr)
+            except OSError:
+                pass
+        wait_ms = 20
+        if due:
+            wait_ms = max(0, min(20, int((due[0][0] - now) * 1000) + 1))
         try:
-            ready = poll.poll(20)
+            ready = poll.poll(wait_ms)
         except InterruptedError:
             continue
         for fd, _ev in ready:
@@ -115,6 +130,8 @@ def main():
                 data = fix_tcp_checksum(data)
                 if name == a.b and state["hold"]:
                     held.append(data)
+                elif delay > 0:
+                    due.append((time.monotonic() + delay, other[name], data))
                 else:
                     try:
                         other[name].send(data)

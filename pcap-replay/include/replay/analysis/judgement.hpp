@@ -45,8 +45,12 @@ enum class Reading : std::uint8_t {
   additive_lateness,      ///< the timer fires a constant late: a slop added to every arm (FreeBSD, Darwin)
   ack_unheard,            ///< an ACK the capture saw had not reached the sender: the repeat was its timer's expiry
   ack_heard,              ///< ... it had: the repeat was no expiry of the timer that ACK restarted or stopped
+  earlier_on_time,        ///< the chain's earlier expiry fired its RTO after the arm: its wait shows that RTO
+  earlier_delayed,        ///< ... it fired later, a probe timeout after the newest data (a probe timer each
+                          ///< transmission re-schedules, as Linux's): its wait shows no RTO
 };
-/// "as-expiry", "as-probe", "proportional-lateness", "additive-lateness", "ack-unheard", "ack-heard".
+/// "as-expiry", "as-probe", "proportional-lateness", "additive-lateness", "ack-unheard", "ack-heard",
+/// "earlier-on-time", "earlier-delayed".
 std::string_view to_string(Reading r);
 
 /// How a rule came out under one reading.

@@ -37,6 +37,11 @@ bool fits_probe(const Observation& o, const StackProfile& p) {
   if (!p.probe.enabled || !o.sack_negotiated || !o.srtt || o.timeouts_in_chain > 0 || o.probe_since_ack ||
       o.loss_evidence || o.recovery != Recovery::open || !o.is_highest)
     return false;
+  return fits_probe_timer(o, p);
+}
+
+bool fits_probe_timer(const Observation& o, const StackProfile& p) {
+  if (!o.srtt) return false;
   const microseconds pto = probe_timeout(p.probe, *o.srtt, o.single_segment, o.tick);
   const microseconds fire = o.rto_left.count() > 0 ? std::min(pto, o.rto_left) : pto;
   // RFC 8985 7.2 leaves the allowance for a delayed ACK (WCDelAckT) to the
@@ -62,8 +67,10 @@ Explanation explain(const Observation& o, const StackProfile& p) {
   if (o.syn) {
     // A SYN is resent by its timer only: a client in SYN-SENT has no ACK
     // clock (a SYN-ACK it did not accept is no evidence of loss). A server's
-    // SYN-ACK answers the peer's SYN sent again, or its timer fired.
-    if (o.handshake == Handshake::syn_received && o.answers_dup_syn) return {SendKind::syn_reply, Cause::syn_reply};
+    // SYN-ACK answers the peer's SYN sent again, or its timer fired. Sending
+    // a SYN-ACK shows the sender in SYN-RCVD, whatever the capture saw
+    // since (the ACK that ends it may not have reached the sender yet).
+    if (o.syn_ack && o.answers_dup_syn) return {SendKind::syn_reply, Cause::syn_reply};
     // No SYN timer fires within kMinTimerWait of the previous SYN: a copy.
     if (o.back_to_back) return {SendKind::out_of_order, Cause::network_copy};
     return {SendKind::syn_timeout, Cause::syn_timer};

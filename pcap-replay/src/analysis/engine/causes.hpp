@@ -48,6 +48,7 @@ struct Observation {
   Handshake handshake = Handshake::established;
   Recovery recovery = Recovery::open;
   bool syn = false;             ///< carries SYN
+  bool syn_ack = false;         ///< carries SYN and ACK: a server's, in SYN-RCVD as it sends it
   bool already_acked = false;   ///< its whole range is below SND.UNA
   bool old_tsval = false;       ///< TSval >= limits::kOldTsvalTicks older than the newest already sent
   bool fills_hole = false;      ///< inside a hole no earlier segment covered, within the reorder window
@@ -97,6 +98,10 @@ std::chrono::microseconds probe_timeout(const ProbeRule& rule, std::chrono::micr
 /// new data), at the highest sequence, when the PTO (clamped to the RTO
 /// left) would fire. For new data too: a probe sends new data when it can.
 bool fits_probe(const Observation& o, const StackProfile& profile);
+/// The timing part of fits_probe alone: the probe timer's (a PTO from the
+/// later of its arm and, for a stack known exactly, the last new data)
+/// fired at `o`'s time, whatever the segment and state.
+bool fits_probe_timer(const Observation& o, const StackProfile& profile);
 
 /// The explanation of one repeat under `profile`.
 Explanation explain(const Observation& o, const StackProfile& profile);

@@ -466,18 +466,29 @@ class ReadingJudge {
         if (const auto alt = predict(prefix, d_prev, models_.front(), bounds(v))) rec.alternative = widened(alt->fire, g);
     }
     const Interval prev = chain_[j - 1]->wait;
+    // An earlier expiry of the run that may have fired later than its RTO:
+    // the doubling shown from its wait is one reading only.
+    const ObservedExpiry* delayed = nullptr;
+    for (std::size_t i = run_start_; i < j && !delayed; ++i)
+      if (chain_[i]->maybe_delayed) delayed = chain_[i];
     if (shown && all_short) {
       rec.verdict = Verdict::early;
       const bool karn = e.after_ambiguous_ack;
       Judgement x = judgement(karn ? RuleId::rfc6298_3_karn : RuleId::rfc6298_5_5,
-                              (karn && e.after_sack_sample) || e.ack_unheard ? Outcome::cannot_tell : Outcome::broken,
+                              (karn && e.after_sack_sample) || e.ack_unheard || delayed ? Outcome::cannot_tell
+                                                                                      : Outcome::broken,
                               e, rec);
       x.basis = karn ? Basis::karn_backoff : Basis::doubling;
       if (x.outcome == Outcome::cannot_tell) {
         x.topic = Topic::readings_differ;
         rec.verdict = Verdict::cannot_tell;  // early under one reading only
       }
-      if (e.ack_unheard) unheard_readings(x);
+      if (e.ack_unheard) {
+        unheard_readings(x);
+      } else if (delayed && x.outcome == Outcome::cannot_tell && x.readings.empty()) {
+        x.readings = {{Reading::earlier_on_time, false}, {Reading::earlier_delayed, true}};
+        x.other_frame = delayed->delayed_by;
+      }
       x.prev_waited = prev;
       for (std::size_t i = run_start_; i <= j; ++i) x.evidence.push_back(chain_[i]->frame);
       add(std::move(x), rec);

@@ -81,6 +81,15 @@ struct ObservedExpiry {
   /// it, this was no expiry of the timer (Reading::ack_heard): an early wait
   /// is then "cannot tell", never a broken rule.
   bool ack_unheard = false;
+  /// The chain's first expiry, a probe timeout after the newest data
+  /// (`delayed_by`, its frame): a stack that re-schedules its probe timer at
+  /// each new transmission (Linux: tcp_schedule_loss_probe; with a probe
+  /// outstanding, the RTO fires when that timer does) may have fired it
+  /// later than its RTO. Its wait then shows no RTO (Reading::earlier_delayed):
+  /// a later expiry early against its doubling is "cannot tell", never a
+  /// broken rule.
+  bool maybe_delayed = false;
+  std::uint64_t delayed_by = 0;
   FirstExpectation expect;  ///< for the case it is the chain's first expiry
 };
 

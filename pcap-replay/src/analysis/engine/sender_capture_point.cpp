@@ -13,20 +13,37 @@ namespace replay::engine {
 
 // ---- the capture point ----------------------------------------------------
 
-void SenderEngine::learn_handshake_delays() {
+void SenderEngine::learn_handshake_delays(bool syn) {
   // Client: SYN -> (peer) SYN-ACK -> our ACK. Server: (peer) SYN -> our SYN-ACK.
   // The sender's own response time as the capture sees it is the round trip
   // from the capture point to the sender (about 0 when captured there).
-  if (sender_rtt_) return;
+  if (sender_rtt_ || handshake_ambiguous_) return;
   const MaybeTime& last = feed_.last_send_time();
   if (last && ((peer_synack_ && across_step(*peer_synack_, *last)) ||
                (own_syn_ && across_step(*own_syn_, *last))))
     return;  // a handshake across a clock step tells no delay
   if (own_syn_ && peer_synack_ && last && *last >= *peer_synack_) {
+    // Our ACK answers the peer's latest SYN-ACK (the client answers the
+    // first that reaches it; one captured earlier did not). A SYN we send
+    // again is no answer: the SYN-ACK it follows did not reach us.
+    if (syn) return;
     sender_rtt_ = since(*last, *peer_synack_);
-    hs_rtt_ = since(*last, *own_syn_);
+    if (*own_syn_ <= *peer_synack_) hs_rtt_ = since(*last, *own_syn_);
   } else if (peer_syn_ && own_synack_ && *own_synack_ >= *peer_syn_) {
-    sender_rtt_ = since(*own_synack_, *peer_syn_);
+    // Our first SYN-ACK answers the peer's latest SYN before it when that
+    // was its only one, when the SYN-ACK echoes that SYN's TSval (the SYN
+    // that made the request), or within kCaptureAtSender of it. After the
+    // peer sent its SYN again, a SYN-ACK echoing an older one may be the
+    // timer's, its earlier copies lost before the capture point: no pair
+    // (a later SYN-ACK that answers the SYN sent again gives it).
+    const microseconds d = since(*own_synack_, *peer_syn_);
+    const bool echoes_latest = own_synack_tsecr_ && peer_syn_tsval_ && *own_synack_tsecr_ == *peer_syn_tsval_;
+    if (peer_syn_repeated_ && !echoes_latest && d > limits::kCaptureAtSender) {
+      handshake_ambiguous_ = true;
+      return;
+    }
+    sender_rtt_ = d;
+    peer_syn_again_.reset();  // answered
   }
   if (sender_rtt_ && *sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};  // at the sender
 }

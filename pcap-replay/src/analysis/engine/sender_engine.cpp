@@ -148,14 +148,26 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
     const bool before_timer = syn_arm_ && !across_step(syn_arm_->sent(), s.time) &&
                               since(s.time, syn_arm_->sent()) < timer_least;
     answers_syn = in_window || before_timer;
-    peer_syn_again_.reset();
+    if (answers_syn) {
+      // The answer the capture could not pair at our first SYN-ACK (one
+      // echoing an older SYN): the capture-to-sender round trip.
+      if (handshake_ambiguous_ && !sender_rtt_ && !across_step(*peer_syn_again_, s.time) &&
+          since(s.time, *peer_syn_again_) >= microseconds{0} && since(s.time, *peer_syn_again_) < timer_least) {
+        sender_rtt_ = since(s.time, *peer_syn_again_);
+        if (*sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};
+      }
+      peer_syn_again_.reset();
+    }
   }
   if (syn) {
     own_sack_ok_ = own_sack_ok_ || h.options.sack_permitted;
     if (h.has(wire::kAck)) {
-      if (!own_synack_) own_synack_ = s.time;
-    } else if (!peer_synack_) {
-      own_syn_ = s.time;  // the SYN the peer's first SYN-ACK answers is the latest before it
+      if (!own_synack_) {
+        own_synack_ = s.time;
+        own_synack_tsecr_ = h.options.tsecr;
+      }
+    } else if (!sender_rtt_) {
+      own_syn_ = s.time;  // the latest before our ACK (learn_handshake_delays)
     }
   }
   if (handshake_ == Handshake::none) {
@@ -198,7 +210,7 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   feed_.sent(captured.time);
   last_sent_ = s.time;
   last_send_trigger_ = answered ? MaybeTime(*answered) : train_trigger_;
-  learn_handshake_delays();
+  learn_handshake_delays(syn);
   // RFC 7323: is this TSval older than what the sender already sent?
   bool old_tsval = false;
   if (h.options.tsval) {
@@ -301,9 +313,12 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
       arm_->frame = s.frame;
     }
   }
-  push_outstanding(Tx{seq, end, sample_from(), false});
+  // A first SYN-ACK the capture cannot pair with the peer's SYN
+  // (handshake_ambiguous_) may be its timer's resend: no sample (Karn).
+  push_outstanding(Tx{seq, end, sample_from(), syn && handshake_ambiguous_});
   seq_.snd_max = end;
   last_new_data_time_ = s.time;
+  last_new_data_frame_ = s.frame;
   count(kind);
   out_.bytes += s.payload_len;
   record(s, to_string(kind), seq);
@@ -337,6 +352,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   o.handshake = handshake_;
   o.recovery = recovery_;
   o.syn = syn;
+  o.syn_ack = syn && s.tcp.has(wire::kAck);
   o.already_acked = seq_le(end, heard_una());
   o.old_tsval = old_tsval;
   o.fills_hole = fills_hole;
@@ -495,6 +511,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   switch (kind) {
     case SendKind::timeout:
     case SendKind::syn_timeout:
+      if (!syn) maybe_delayed_ = delayed_by_new_data(o);
       timer_event(s, seq, syn, false, tsval);
       break;
     case SendKind::tlp:
@@ -549,6 +566,26 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   record(s, to_string(kind), seq);
 }
 
+bool SenderEngine::delayed_by_new_data(const Observation& o) const {
+  // Linux (ProbeRule::exact) re-schedules its probe timer at each new
+  // transmission (tcp_write_xmit -> tcp_schedule_loss_probe: a PTO from
+  // then), and once a probe is outstanding or the RTO's deadline passed,
+  // the RTO fires when that timer does: a PTO after the newest data, later
+  // than the RTO after its arm.
+  if (!opt_.profile->probe.enabled || !opt_.profile->probe.exact) return false;
+  // It schedules a probe only with SACK, in the Open (or CWR) state: not
+  // once duplicate ACKs or SACKs showed a loss, nor in fast recovery or
+  // after an expiry (loss recovery, until an ACK passes its recovery
+  // point): a chain's first expiry only.
+  if (!o.sack_negotiated) return false;
+  if (o.loss_evidence) return false;
+  if (o.recovery != Recovery::open && o.recovery != Recovery::probe_out) return false;
+  if (o.since_new_data == microseconds::max()) return false;  // no new data (or across a clock step)
+  Observation d = o;
+  d.since_arm = o.since_new_data;
+  return fits_probe_timer(d, *opt_.profile);
+}
+
 void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe,
                                std::optional<std::uint32_t> tsval) {
   const CaptureTime captured = capture_time_.value_or(s.time);  // the frame's time on the capture's clock
@@ -577,6 +614,10 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   x.after_ambiguous_ack = ambiguous_since_expiry_;
   x.after_sack_sample = sack_sample_since_expiry_;
   x.ack_unheard = std::exchange(ack_unheard_, false);
+  if (std::exchange(maybe_delayed_, false)) {
+    x.maybe_delayed = true;
+    x.delayed_by = last_new_data_frame_;
+  }
   x.expect = syn ? est_.syn_expectation() : est_.data_expectation();
   // The sender's own clock: its TSvals show the wait it timed even where the
   // capture's timestamps are late or batched, or step.

@@ -272,7 +272,15 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// Whether part of [seq, end) was sent again at or after `t0`.
   bool resent_since(std::uint32_t seq, std::uint32_t end, CaptureTime t0) const;
   // ---- the capture point ----
-  void learn_handshake_delays();
+  /// The capture-to-sender round trip from the handshake: our response to
+  /// the peer's SYN or SYN-ACK (`syn`: the send just made carries SYN, so is
+  /// no response to a SYN-ACK). Left unknown when the capture cannot pair
+  /// them (our first SYN-ACK after the peer's SYN sent again, echoing an
+  /// older one: its timer's or an answer, lost before the capture point).
+  void learn_handshake_delays(bool syn);
+  /// Whether the expiry `o` describes may have fired later than its RTO,
+  /// held back by the newest data (ObservedExpiry::maybe_delayed).
+  bool delayed_by_new_data(const Observation& o) const;
   /// The segment from the peer (its capture time) a transmission at `t`
   /// answers, if its timing says it does: one the sender can have received
   /// (heard_peer_), at most a capture-to-sender round trip (and a band)
@@ -384,6 +392,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   MaybeTime last_sent_;  // the send time (causal_send_time()) of the latest (feed_.last_send_time())
   MaybeTime last_data_send_time_;
   MaybeTime last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
+  std::uint64_t last_new_data_frame_ = 0;  // its frame
   /// The peer's segment (capture time) that clocked the previous send, and
   /// the one clocking this send's response train, if any.
   MaybeTime last_send_trigger_, train_trigger_;
@@ -430,8 +439,15 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // Used by handshakes, repeats, losses and SACK.
   std::uint64_t unheard_segments_ = 0;  // segments acknowledged in the capture, not at the sender
   std::optional<std::uint32_t> zwp_seq_;
+  // The handshake's pairs (learn_handshake_delays): our latest SYN and the
+  // peer's latest SYN-ACK until our ACK answers one; the peer's latest SYN
+  // before our first SYN-ACK, and that SYN-ACK.
   std::optional<CaptureTime> own_syn_, peer_syn_, own_synack_, peer_synack_;
-  std::optional<CaptureTime> peer_syn_again_;  // the peer's latest SYN after our SYN-ACK (it asks for it again)
+  std::optional<CaptureTime> peer_syn_again_;  // the peer's latest SYN not yet answered (it asks for our SYN-ACK again)
+  std::optional<std::uint32_t> peer_syn_tsval_, own_synack_tsecr_;
+  bool peer_syn_repeated_ = false;    // more than one SYN of the peer's before our first SYN-ACK
+  bool handshake_ambiguous_ = false;  // which SYN our first SYN-ACK answers the capture cannot tell
+  bool maybe_delayed_ = false;        // the expiry being recorded may be a probe timer's, re-armed by new data
   std::optional<std::chrono::microseconds> hs_rtt_;
   std::optional<std::uint64_t> syn_acked_frame_;
   bool own_sack_ok_ = false, peer_sack_ok_ = false;

@@ -75,11 +75,19 @@ void SenderEngine::on_peer(const Segment& s) {
     peer_sack_ok_ = peer_sack_ok_ || h.options.sack_permitted;
     handshake_seen_ = handshake_seen_ || (own_syn_ || own_synack_);
     if (h.has(wire::kAck)) {
-      if (!peer_synack_) peer_synack_ = s.time;
+      if (!sender_rtt_) peer_synack_ = s.time;  // our ACK answers the latest (learn_handshake_delays)
       handshake_seen_ = handshake_seen_ || own_syn_.has_value();
+    } else if (!own_synack_) {
+      // The SYN our first SYN-ACK answers is the latest before it; one
+      // before that asks for a SYN-ACK again, if that one does not answer it.
+      if (peer_syn_) {
+        peer_syn_repeated_ = true;
+        peer_syn_again_ = s.time;
+      }
+      peer_syn_ = s.time;
+      peer_syn_tsval_ = h.options.tsval;
     } else {
-      if (!own_synack_) peer_syn_ = s.time;  // the SYN our first SYN-ACK answers is the latest before it
-      else peer_syn_again_ = s.time;         // it asks for our SYN-ACK again
+      peer_syn_again_ = s.time;  // it asks for our SYN-ACK again
     }
   }
   if (h.options.sack_count > 0 || h.options.sack_permitted) out_.sack = out_.sack || h.options.sack_count > 0;
