@@ -12,6 +12,7 @@
 using namespace replaytest;
 using replay::Outcome;
 using replay::Reading;
+using replay::SendKind;
 
 namespace {
 
@@ -19,19 +20,16 @@ constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 
 // Linux, SACK negotiated. Handshake at 0 / 100 ms, then 8 segments each
 // acknowledged 100 ms after it (frames 4-19): SRTT 100 ms, RTTVAR 50 x
-// (3/4)^8 = 5 ms, RTO 100 + max(200, 4 x 5) = 300 ms (without Linux's 200
-// ms floor on the variance term, 120 ms); PTO 2 x 100 + 8 = 208 ms (a
-// multiple of the 4 ms tick), firing up to 208 x 1.125 + 1 = 235 ms after.
-// A at 2000 ms arms the RTO (frame 20); new data B at 2050 ms (21) and C at
-// `c_ms` (22); A resent at 2300 ms (23): the first expiry, 300 ms after A
-// (the RTO the profile predicts: ok). Then A again at 2540 ms (24), 240 ms
-// later, and at `third_ms` (25). A sender whose rto_min is 20 ms had an RTO
-// of 120: its first expiry held back by the probe timer that C re-armed (C
-// + 208 = 2300 when c_ms = 2092), the second its doubling (240), the third
-// 480 after that (3020 ms). Read from the first expiry's wait (300), the
-// second is not doubled: 5.5 expects twice the RTO a 300 ms wait shows
-// under the timer's lateness (at most 12.5 %) and the tolerance, over 500 ms.
-Scenario chain(std::int64_t c_ms, std::int64_t third_ms) {
+// (3/4)^8 = 5 ms, RTO 100 + max(200, 4 x 5) = 300 ms; PTO 2 x 100 + 8 =
+// 208 ms (a multiple of the 4 ms tick), firing up to 208 x 1.125 + 1 = 235
+// ms after. A sender whose rto_min is 20 ms has an RTO of 120 ms: A at
+// 2000 ms (frame 20), B at 2050 (21); its probe, clamped to A's deadline
+// (2000 + 120), resends B at 2120 (22); new data C at 2150 (23), after that
+// deadline, re-schedules the probe timer (a PTO, no longer clamped), and
+// with the probe outstanding the RTO fires with it: A resent at `e1_ms`
+// (24; 2150 + 208 = 2358). The second expiry at e1_ms + 240 (25: the RTO
+// of 120 doubled), the third at `third_ms` (26).
+Scenario chain(std::int64_t e1_ms, std::int64_t third_ms) {
   Scenario s;
   s.sack_permitted = true;
   s.handshake(0, 100 * ms);
@@ -41,9 +39,10 @@ Scenario chain(std::int64_t c_ms, std::int64_t third_ms) {
   }
   s.data(2000 * ms, 8001);
   s.data(2050 * ms, 9001);
-  s.data(c_ms * ms, 10001);
-  s.data(2300 * ms, 8001);
-  s.data(2540 * ms, 8001);
+  s.data(2120 * ms, 9001);
+  s.data(2150 * ms, 10001);
+  s.data(e1_ms * ms, 8001);
+  s.data((e1_ms + 240) * ms, 8001);
   s.data(third_ms * ms, 8001);
   return s;
 }
@@ -57,53 +56,56 @@ const replay::Judgement* at_frame(const replay::SenderReport& c, std::uint64_t f
 }  // namespace
 
 TEST_CASE("new data a PTO before the first expiry: the next one's doubling cannot be told from that expiry's wait") {
-  // C at 2092 ms: the first expiry is 208 ms (one PTO) after it. The second
-  // is the doubled RTO of 120 if the first fired late, held by the probe
-  // timer; not doubled if the first fired on time: cannot tell, naming C's
-  // frame (22). The third (480 after the second: doubled again) is ok.
-  const auto r = analyze(chain(2092, 3020), "delayed-first-expiry", Profile::linux_kernel);
+  // The first expiry 238 ms after the probe re-armed the timer, one PTO
+  // after C. Read as its RTO (238 / 1.125 at least), the second, 240 ms
+  // later, is not doubled; read as held back by C, the RTO had run out by C
+  // (C came 150 ms after A, the head's last transmission: an RTO of 120
+  // doubled, 240, fits in 2 x 150 x 1.125): cannot tell, naming C's frame
+  // (23). The third, 480 ms after the second, is doubled again: ok.
+  const auto r = analyze(chain(2358, 3078), "delayed-first-expiry", Profile::linux_kernel);
   const auto& c = client(r);
   REQUIRE(c.timeouts.size() == 3);
+  CHECK(count(c, SendKind::tlp) == 1);
   CHECK(musts(c) == 0);
-  const auto* j = at_frame(c, 24, "5.5");
+  const auto* j = at_frame(c, 25, "5.5");
   REQUIRE(j);
   CHECK(j->outcome == Outcome::cannot_tell);
-  CHECK(j->other_frame == 22);
+  CHECK(j->other_frame == 23);
   REQUIRE(j->readings.size() == 2);
   CHECK(j->readings[0].reading == Reading::earlier_on_time);
   CHECK_FALSE(j->readings[0].keeps);
   CHECK(j->readings[1].reading == Reading::earlier_delayed);
   CHECK(j->readings[1].keeps);
-  CHECK(message(*j, "linux").find("frame 22") != std::string::npos);
+  CHECK(message(*j, "linux").find("frame 23") != std::string::npos);
   CHECK(c.timeouts[2].verdict == replay::Verdict::ok);
 }
 
 TEST_CASE("the doubling judged from the second expiry on: not doubled again is broken") {
-  // As above, the third at 2840 ms: 300 ms after the second, which waited
+  // As above, the third at 2898 ms: 300 ms after the second, which waited
   // 240: not doubled (5.5 expects 480, at least about 2 x 240 / 1.125 = 427):
-  // broken, whatever the first expiry was.
-  const auto r = analyze(chain(2092, 2840), "delayed-then-flat", Profile::linux_kernel);
+  // broken, judged from the second, whatever the first was.
+  const auto r = analyze(chain(2358, 2898), "delayed-then-flat", Profile::linux_kernel);
   const auto& c = client(r);
   REQUIRE(c.timeouts.size() == 3);
-  const auto* j = at_frame(c, 25, "5.5");
+  const auto* j = at_frame(c, 26, "5.5");
   REQUIRE(j);
   CHECK(j->outcome == Outcome::broken);
 }
 
 TEST_CASE("no new data a PTO before the first expiry: the next one's doubling is judged from its wait") {
-  // C at 2051 ms: the first expiry 249 ms after it, past the PTO's latest
-  // firing (235 ms): nothing held it, its wait (300 ms) shows its RTO, and
-  // the second, 240 ms later, is not doubled: MUST 5.5.
-  const auto r = analyze(chain(2051, 3020), "on-time-first-expiry", Profile::linux_kernel);
-  const auto* j = at_frame(client(r), 24, "5.5");
+  // The first expiry at 2408 ms, 258 ms after C, past the PTO's latest
+  // firing (235 ms): nothing held it, its wait (288 ms after the probe)
+  // shows its RTO, and the second, 240 ms later, is not doubled: MUST 5.5.
+  const auto r = analyze(chain(2408, 3128), "on-time-first-expiry", Profile::linux_kernel);
+  const auto* j = at_frame(client(r), 25, "5.5");
   REQUIRE(j);
   CHECK(j->outcome == Outcome::broken);
   CHECK(j->readings.empty());
   // A stack whose probe timer is not known to be re-armed that way (RFC
   // 8985's, as Windows' profile reads it): the frames of the first case
   // break 5.5 at the second expiry, as before.
-  const auto w = analyze(chain(2092, 3020), "probe-not-exact", Profile::windows);
-  const auto* k = at_frame(client(w), 24, "5.5");
+  const auto w = analyze(chain(2358, 3078), "probe-not-exact", Profile::windows);
+  const auto* k = at_frame(client(w), 25, "5.5");
   REQUIRE(k);
   CHECK(k->outcome == Outcome::broken);
 }
@@ -115,39 +117,87 @@ TEST_CASE("the probe timer's conditions: SACK, no loss shown, the chain's first 
   // nothing to hold the expiry back: 5.5 broken at the second expiry (or at
   // the third).
   SUBCASE("without SACK") {
-    Scenario s = chain(2092, 3020);
+    Scenario s = chain(2358, 3078);
     s.sack_permitted = false;
     const auto r = analyze(s, "delayed-no-sack", Profile::linux_kernel);
-    const auto* j = at_frame(client(r), 24, "5.5");
+    const auto* j = at_frame(client(r), 25, "5.5");
     REQUIRE(j);
     CHECK(j->outcome == Outcome::broken);
   }
   SUBCASE("after a duplicate ACK showed a loss") {
-    // The peer's ACK of 8001 again at 2150 ms (frame 23, after C): a
-    // duplicate ACK, 150 ms before the expiry (more than SRTT: no RACK
+    // The peer's ACK of 8001 again at 2160 ms (frame 24, after C): a
+    // duplicate ACK, 198 ms before the expiry (more than SRTT: no RACK
     // timer). The expiries move one frame on.
-    Scenario s = chain(2092, 3020);
-    s.pkts.insert(s.pkts.begin() + 22, Pkt{2150 * ms, false, 1, 8001, wire::kAck, 0, {}, {}, {}});
+    Scenario s = chain(2358, 3078);
+    s.pkts.insert(s.pkts.begin() + 23, Pkt{2160 * ms, false, 1, 8001, wire::kAck, 0, {}, {}, {}});
     const auto r = analyze(s, "delayed-after-dupack", Profile::linux_kernel);
     REQUIRE(client(r).timeouts.size() == 3);
-    const auto* j = at_frame(client(r), 25, "5.5");
+    const auto* j = at_frame(client(r), 26, "5.5");
     REQUIRE(j);
     CHECK(j->outcome == Outcome::broken);
   }
   SUBCASE("new data a PTO before the second expiry, after the first") {
-    // The first case with C at 2051 (nothing holds the first expiry) and
-    // new data D at 2332 ms, 208 ms before the second expiry (frame 24; the
-    // expiries 23, 25, 26). After the first expiry there is no probe: the
-    // second is not doubled (MUST), nor is the third, 300 ms after it.
-    Scenario s = chain(2051, 2840);
-    s.pkts.insert(s.pkts.begin() + 23, Pkt{2332 * ms, true, 11001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    // The first expiry at 2408 ms (nothing holds it: 258 ms after C), new
+    // data D at 2550 ms (frame 25), 208 ms before the second expiry at 2758
+    // (26) and 142 ms after the first, the head's last transmission; the
+    // third at 3058 (27). After the first expiry the sender is in loss
+    // recovery, no probe: the second (350 ms after the first, which waited
+    // 288) is not doubled, nor is the third (300 after the second): both
+    // broken. Read as held back by D, the third would pass as cannot tell
+    // (an RTO of 150, run out by D, doubled: 300).
+    Scenario s = chain(2408, 3058);
+    s.pkts.insert(s.pkts.begin() + 24, Pkt{2550 * ms, true, 11001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts[25].t_us = 2758 * ms;
     const auto r = analyze(s, "new-data-after-expiry", Profile::linux_kernel);
     REQUIRE(client(r).timeouts.size() == 3);
-    const auto* j = at_frame(client(r), 25, "5.5");
+    const auto* j = at_frame(client(r), 26, "5.5");
     REQUIRE(j);
     CHECK(j->outcome == Outcome::broken);
-    const auto* k = at_frame(client(r), 26, "5.5");
+    const auto* k = at_frame(client(r), 27, "5.5");
     REQUIRE(k);
     CHECK(k->outcome == Outcome::broken);
   }
+  SUBCASE("new data too soon after the head for an RTO that short") {
+    // The probe and C as in the first case, but the second expiry 400 ms
+    // after the first: doubling an RTO of 200, which had not run out when C
+    // was sent (150 ms after A: the probe timer, still clamped to A's
+    // deadline, held nothing back): judged from the first expiry's wait,
+    // not doubled (5.5 expects over 420 ms): broken.
+    Scenario s = chain(2358, 3400);
+    s.pkts[24].t_us = (2358 + 400) * ms;  // the second expiry
+    const auto r = analyze(s, "delayed-rto-too-long", Profile::linux_kernel);
+    const auto* j = at_frame(client(r), 25, "5.5");
+    REQUIRE(j);
+    CHECK(j->outcome == Outcome::broken);
+  }
+}
+
+TEST_CASE("a long round trip: new data less than a PTO before the expiry holds nothing back") {
+  // RTT 300 ms (handshake and 8 samples): SRTT 300 ms, RTO 564 ms (Linux's
+  // arithmetic on these samples, as the report shows it); PTO 2 x 300 + 8 =
+  // 608 ms, longer than that RTO. A at 10 000 ms and three more segments
+  // (not a thin stream), new data E at 10 600 ms, after the RTO had run out;
+  // A resent at 11 170 ms, 570 ms after E: less than a PTO (a probe timer
+  // re-armed by E fires 608 ms after it, no sooner), so E held nothing
+  // back. The first expiry waited long (late: not a departure); the second,
+  // 600 ms after it, is early against the doubled RTO (1128 ms): broken.
+  // Clamped to the RTO as if its deadline were still ahead, the PTO would
+  // have fitted the 570 ms and the second expiry passed as cannot tell.
+  Scenario s;
+  s.sack_permitted = true;
+  s.handshake(0, 300 * ms);
+  for (std::uint32_t k = 0; k < 8; ++k) {
+    s.data(300 * ms + 1000 + k * 600 * ms, 1 + 1000 * k);
+    s.ack(600 * ms + 1000 + k * 600 * ms, 1001 + 1000 * k);
+  }
+  for (std::uint32_t k = 0; k < 4; ++k) s.data(10000 * ms + k * 100, 8001 + 1000 * k);
+  s.data(10600 * ms, 12001);
+  s.data(11170 * ms, 8001);
+  s.data(11770 * ms, 8001);
+  const auto r = analyze(s, "long-rtt", Profile::linux_kernel);
+  const auto& c = client(r);
+  REQUIRE(c.timeouts.size() == 2);
+  const auto* j = at_frame(c, 26, "5.5");
+  REQUIRE(j);
+  CHECK(j->outcome == Outcome::broken);
 }

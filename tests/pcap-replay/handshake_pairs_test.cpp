@@ -138,10 +138,10 @@ TEST_CASE("the server's first SYN-ACK after the SYN was sent again: paired when 
   CHECK(us(server(r).rtt_karn.max) == 40'100);
 
   // Without timestamps the same frames cannot tell whether the SYN-ACK
-  // answers the second SYN or is the timer's for the first: the round trip
-  // is left unknown (as captured at the sender: the sample as captured,
-  // 0.05 ms; the shorter RTO is the one no timer departs from by firing
-  // later), and the SYN-ACK gives no sample (Karn: it may be a resend).
+  // answers the second SYN or is the timer's for the first, sent before
+  // that SYN reached the server: the round trip is 40 ms or more, and 40 ms
+  // is kept (the sample 0.05 + 40 = 40.05 ms), and the SYN-ACK gives no
+  // sample (Karn: it may be a resend).
   Scenario plain;
   plain.pkts.push_back(syn(0));
   plain.pkts.push_back(syn(1000 * ms));
@@ -151,8 +151,18 @@ TEST_CASE("the server's first SYN-ACK after the SYN was sent again: paired when 
   plain.pkts.push_back(client_ack(1100 * ms + 50, 1001));
   const auto q = analyze(plain, "server-synack-unpaired", Profile::linux_kernel);
   CHECK(server(q).samples_seq == 1);
-  CHECK(us(server(q).rtt_karn.min) == 50);
+  CHECK(us(server(q).rtt_karn.min) == 40'050);
   CHECK(server(q).ambiguous_acks == 1);
+
+  // One SYN only, the same frames otherwise: the SYN-ACK answers it, 40 ms
+  // later (timestamps or not), and gives its sample (0.1 + 40 ms).
+  Scenario single;
+  single.pkts.push_back(syn(1000 * ms));
+  for (std::size_t i = 2; i < plain.pkts.size(); ++i) single.pkts.push_back(plain.pkts[i]);
+  const auto one = analyze(single, "server-synack-single", Profile::linux_kernel);
+  CHECK(server(one).samples_seq == 2);
+  CHECK(server(one).ambiguous_acks == 0);
+  CHECK(us(server(one).rtt_karn.max) == 40'100);
 
   // Within kCaptureAtSender (1 ms) of the latest SYN: the capture is at the
   // server, the SYN-ACK its answer, with or without timestamps.
@@ -212,4 +222,154 @@ TEST_CASE("the handshake's round trip, from the client's latest SYN, bounds a re
     const auto r = analyze(s, "client-reorder-window", Profile::rfc6298);
     CHECK(count(client(r), SendKind::out_of_order) == (fill_ms == 1250 ? 1 : 0));
   }
+}
+
+TEST_CASE("the capture-to-sender round trip corrects a timestamp echo's sample as a segment's") {
+  // Captured beside the server (timestamps on, the client's clock 1 tick
+  // per ms, TSval = 1000 + ms): the client's SYN at 0, the SYN-ACK 10 us
+  // later, the client's ACK at 100 ms: a round trip of 100 - 0.01 = 99.99 ms
+  // to the client. Its data at 200 ms, sent again at 1200 ms (TSval 2200),
+  // acknowledged at 1200.05 ms echoing that TSval: no sample from the data
+  // (Karn), one from the echo: 2200.05 - 2200 ms, under a tick, counts as 1
+  // ms (Linux tcp_rtt_tsopt_us), plus the 99.99 ms the capture does not
+  // see = 100.99 ms. Uncorrected it would be 1 ms (the kernel's is over 100).
+  Scenario s;
+  s.pkts.push_back(syn(0, 1000));
+  s.pkts.push_back(synack(10, 5000, 1000));
+  s.pkts.push_back(client_ack(100 * ms, 1, 1100, 5000));
+  s.pkts.push_back(Pkt{200 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1200, 5000, {}});
+  s.pkts.push_back(Pkt{1200 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 2200, 5000, {}});
+  s.pkts.push_back(Pkt{1200 * ms + 50, false, 1, 1001, wire::kAck, 0, 6200, 2200, {}});
+  const auto r = analyze(s, "ts-echo-corrected", Profile::linux_kernel);
+  const auto& c = client(r);
+  CHECK(c.samples_ts == 1);
+  CHECK(us(c.rtt_ts_echo.min) == 100'990);
+}
+
+TEST_CASE("a first SYN-ACK in doubt keeps its time from the latest SYN as the round trip's lower bound") {
+  // Captured beside the client, the server 20 ms away each way (no
+  // timestamps): SYNs at 0 and 1000 ms, the SYN-ACK at 1040 ms (an answer to
+  // the second, or its timer's sent before the second arrived: 40 ms or
+  // more), the client's ACK 0.1 ms later. The server then sends 6 segments
+  // 40 ms apart, each acknowledged 0.1 ms after its capture; then 5 at 10 ms
+  // intervals, the first lost after the capture point: the client's
+  // duplicate ACKs 0.1 ms after each of the next 4, and the server's fast
+  // retransmit 40 ms after the third duplicate ACK's capture (its arrival
+  // 20 ms later, the resend's 20 ms back). Read with a round trip of 0 (at
+  // the server), that resend came 40 ms after any peer segment the server
+  // could answer: a timer, far sooner than any RTO (MUST 5.3/5.6 under
+  // FreeBSD's and Darwin's profiles, SHOULD 2.4 under RFC 6298's). With the
+  // 40 ms kept, it answers the third duplicate ACK: a fast retransmit.
+  Scenario s;
+  s.pkts.push_back(syn(0));
+  s.pkts.push_back(syn(1000 * ms));
+  s.pkts.push_back(synack(1040 * ms));
+  s.pkts.push_back(client_ack(1040 * ms + 100, 1));
+  std::int64_t t = 1100 * ms;
+  std::uint32_t seq = 1;
+  for (int k = 0; k < 6; ++k, seq += 1000, t += 40 * ms) {
+    s.pkts.push_back(server_data(t, seq));
+    s.pkts.push_back(client_ack(t + 100, seq + 1000));
+  }
+  for (std::uint32_t i = 0; i < 5; ++i) s.pkts.push_back(server_data(t + i * 10, seq + i * 1000));
+  for (std::uint32_t i = 1; i < 5; ++i) s.pkts.push_back(client_ack(t + i * 10 + 100, seq));
+  s.pkts.push_back(server_data(t + 3 * 10 + 100 + 40 * ms, seq));
+  s.pkts.push_back(client_ack(t + 3 * 10 + 100 + 80 * ms + 100, seq + 5000));
+  for (std::string_view p : {Profile::freebsd, Profile::macos, Profile::rfc6298, Profile::linux_kernel}) {
+    CAPTURE(p);
+    const auto r = analyze(s, "ambiguous-then-fast", p);
+    const auto& v = server(r);
+    CHECK(count(v, SendKind::fast) == 1);
+    CHECK(v.timeouts.empty());
+    CHECK(musts(v) == 0);
+    CHECK(findings_below_must(v) == 0);
+  }
+}
+
+TEST_CASE("a SYN-ACK that does not answer the SYN sent again settles it: a later one is judged as the timer's") {
+  // Captured beside the server: SYN at 0, SYN-ACK 0.01 ms later (the
+  // capture is at the server); the SYN again at 1000 ms; a SYN-ACK at 1010
+  // ms (10 ms after that SYN, not within the 2 ms a server at the capture
+  // point answers in, and 1010 ms after the first: its timer's) and another
+  // at 1510 ms (500 ms after that expiry: not doubled, 5.5 expects 2 s).
+  // Read as an answer to the SYN of 1000 ms (still owed), it would pass.
+  Scenario s;
+  s.pkts.push_back(syn(0));
+  s.pkts.push_back(synack(10));
+  s.pkts.push_back(syn(1000 * ms));
+  s.pkts.push_back(synack(1010 * ms));
+  s.pkts.push_back(synack(1510 * ms));
+  const auto r = analyze(s, "stale-syn-again", Profile::rfc6298);
+  const auto& v = server(r);
+  CHECK(count(v, SendKind::syn_reply) == 0);
+  CHECK(count(v, SendKind::syn_timeout) == 2);
+  CHECK(findings(v, "5.5").size() == 1);
+  CHECK(musts(v) == 1);
+}
+
+TEST_CASE("simultaneous open: our SYN-ACK answers the peer's SYN, though we sent a SYN before it") {
+  // Captured beside B (40 ms from A): B's SYN at 0, A's SYN at 20 ms (sent
+  // before B's reached A), A's SYN-ACK at 40 ms (answering B's SYN: 40 ms
+  // after it), B's SYN-ACK at 20.05 ms. A sends data 3 s later, acknowledged
+  // at once: a sample of 0.05 + 40 = 40.05 ms. Pairing A's first non-SYN
+  // segment (3 s later) with B's SYN-ACK would make the round trip 3 s.
+  // Each SYN-ACK repeats its sender's SYN 20 ms after it, in answer to the
+  // peer's SYN: no SYN timer (which would be SHOULD 2.1, 20 ms < 1 s).
+  Scenario s;
+  s.pkts.push_back({0, false, 0, 0, wire::kSyn, 0, {}, {}, {}});                    // B's SYN
+  s.pkts.push_back({20 * ms, true, 0, 0, wire::kSyn, 0, {}, {}, {}});               // A's SYN
+  s.pkts.push_back({20 * ms + 50, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});  // B's SYN-ACK
+  s.pkts.push_back({40 * ms, true, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});  // A's SYN-ACK
+  s.data(3040 * ms, 1);
+  s.ack(3040 * ms + 50, 1001);
+  const auto r = analyze(s, "simultaneous-open", Profile::linux_kernel);
+  REQUIRE(r.flows.size() == 1);
+  const auto& senders = r.flows[0].senders;
+  const auto& a = senders[0].bytes == 1000 ? senders[0] : senders[1];  // A: the one that sent data
+  REQUIRE(a.bytes == 1000);
+  REQUIRE(a.samples_seq >= 1);
+  CHECK(us(a.rtt_karn.max) == 40'050);
+  for (const auto& x : senders) {
+    CHECK(count(x, SendKind::syn_reply) == 1);
+    CHECK(count(x, SendKind::syn_timeout) == 0);
+    CHECK(findings_below_must(x) == 0);
+  }
+}
+
+TEST_CASE("the client's ACK not captured: its first data long after the SYN-ACK is no answer to it") {
+  // SYN at 0, SYN-ACK 0.01 ms later (the capture beside the server... or
+  // the client: unknown), the client's ACK not in the capture, its data at
+  // 3000 ms, acknowledged 0.05 ms later. An answer comes within the initial
+  // RTO (1 s) of what it answers: the 3 s say nothing of the round trip,
+  // which stays unknown (0): samples of 0.01 (the SYN's) and 0.05 ms.
+  // Paired, the round trip would be 3000 ms and the data's sample 3000.04.
+  Scenario s;
+  s.pkts.push_back(syn(0));
+  s.pkts.push_back(synack(10));
+  s.data(3000 * ms, 1);
+  s.ack(3000 * ms + 50, 1001);
+  const auto r = analyze(s, "client-ack-missing", Profile::linux_kernel);
+  CHECK(client(r).samples_seq == 2);
+  CHECK(us(client(r).rtt_karn.max) == 50);
+}
+
+TEST_CASE("a first SYN-ACK an initial RTO or more after the latest SYN answers none of the capture's") {
+  // (ndpi's gnutella capture, stream 63.) SYNs at 0, 3 and 9 s, no
+  // timestamps; the server's first SYN-ACK at 31.7 s, 22.7 s after the
+  // latest: no answer comes that late (a server answers at once; its
+  // timer would have resent the SYN-ACK after 1 s), so it is its timer's
+  // (or answers a SYN the capture missed), and the round trip is not 22.7 s.
+  // Its next SYN-ACK, 6.4 s later, is the timer's: with a round trip of
+  // 22.7 s it would pass as the answer to the SYN of 9 s (29.1 s before it,
+  // inside 1.5 round trips).
+  Scenario s;
+  s.pkts.push_back(syn(0));
+  s.pkts.push_back(syn(3000 * ms));
+  s.pkts.push_back(syn(9000 * ms));
+  s.pkts.push_back(synack(31700 * ms));
+  s.pkts.push_back(synack(38100 * ms));
+  const auto r = analyze(s, "synack-long-after", Profile::rfc6298);
+  const auto& v = server(r);
+  CHECK(count(v, SendKind::syn_reply) == 0);
+  CHECK(count(v, SendKind::syn_timeout) == 1);
 }

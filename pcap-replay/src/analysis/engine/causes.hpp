@@ -99,8 +99,9 @@ std::chrono::microseconds probe_timeout(const ProbeRule& rule, std::chrono::micr
 /// left) would fire. For new data too: a probe sends new data when it can.
 bool fits_probe(const Observation& o, const StackProfile& profile);
 /// The timing part of fits_probe alone: the probe timer's (a PTO from the
-/// later of its arm and, for a stack known exactly, the last new data)
-/// fired at `o`'s time, whatever the segment and state.
+/// later of its arm and, for a stack known exactly, the last new data;
+/// clamped to `o.rto_left` when that is positive) fired at `o`'s time,
+/// whatever the segment and state.
 bool fits_probe_timer(const Observation& o, const StackProfile& profile);
 
 /// The explanation of one repeat under `profile`.

@@ -466,11 +466,14 @@ class ReadingJudge {
         if (const auto alt = predict(prefix, d_prev, models_.front(), bounds(v))) rec.alternative = widened(alt->fire, g);
     }
     const Interval prev = chain_[j - 1]->wait;
-    // An earlier expiry of the run that may have fired later than its RTO:
-    // the doubling shown from its wait is one reading only.
+    // The expiry this one is timed from may have fired later than its RTO
+    // (held back by the newest data): the doubling shown from its wait is
+    // one reading only, if the RTO this wait doubles (under the timer's
+    // lateness) had run out by then.
     const ObservedExpiry* delayed = nullptr;
-    for (std::size_t i = run_start_; i < j && !delayed; ++i)
-      if (chain_[i]->maybe_delayed) delayed = chain_[i];
+    if (const ObservedExpiry& p = *chain_[j - 1];
+        p.maybe_delayed && fire_window(models_.front(), 2 * (p.delayed_after_head + g)).hi >= e.wait.lo)
+      delayed = &p;
     if (shown && all_short) {
       rec.verdict = Verdict::early;
       const bool karn = e.after_ambiguous_ack;

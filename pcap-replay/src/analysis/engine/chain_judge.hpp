@@ -82,14 +82,17 @@ struct ObservedExpiry {
   /// is then "cannot tell", never a broken rule.
   bool ack_unheard = false;
   /// The chain's first expiry, a probe timeout after the newest data
-  /// (`delayed_by`, its frame): a stack that re-schedules its probe timer at
-  /// each new transmission (Linux: tcp_schedule_loss_probe; with a probe
-  /// outstanding, the RTO fires when that timer does) may have fired it
-  /// later than its RTO. Its wait then shows no RTO (Reading::earlier_delayed):
-  /// a later expiry early against its doubling is "cannot tell", never a
-  /// broken rule.
+  /// (`delayed_by`, its frame; `delayed_after_head` after the head's last
+  /// transmission before it): a stack that re-schedules its probe timer at each new
+  /// transmission (Linux: tcp_schedule_loss_probe; with a probe outstanding,
+  /// the RTO fires when that timer does) may have fired it later than its
+  /// RTO, if that RTO had run out before the newest data was sent. Its wait
+  /// then shows no RTO (Reading::earlier_delayed): the next expiry, early
+  /// against its doubling but not against the doubling of an RTO that short,
+  /// is "cannot tell", never a broken rule.
   bool maybe_delayed = false;
   std::uint64_t delayed_by = 0;
+  std::chrono::microseconds delayed_after_head{0};
   FirstExpectation expect;  ///< for the case it is the chain's first expiry
 };
 

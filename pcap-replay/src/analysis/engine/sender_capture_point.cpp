@@ -22,11 +22,12 @@ void SenderEngine::learn_handshake_delays(bool syn) {
   if (last && ((peer_synack_ && across_step(*peer_synack_, *last)) ||
                (own_syn_ && across_step(*own_syn_, *last))))
     return;  // a handshake across a clock step tells no delay
-  if (own_syn_ && peer_synack_ && last && *last >= *peer_synack_) {
-    // Our ACK answers the peer's latest SYN-ACK (the client answers the
-    // first that reaches it; one captured earlier did not). A SYN we send
-    // again is no answer: the SYN-ACK it follows did not reach us.
-    if (syn) return;
+  // Our ACK answers the peer's latest SYN-ACK (the client answers the first
+  // that reaches it; one captured earlier did not), at once: not a SYN we
+  // send again (the SYN-ACK it follows did not reach us), nor a segment
+  // later than the initial RTO (the ACK was not captured).
+  if (own_syn_ && peer_synack_ && last && *last >= *peer_synack_ && !syn &&
+      since(*last, *peer_synack_) < opt_.config.initial_rto) {
     sender_rtt_ = since(*last, *peer_synack_);
     if (*own_syn_ <= *peer_synack_) hs_rtt_ = since(*last, *own_syn_);
   } else if (peer_syn_ && own_synack_ && *own_synack_ >= *peer_syn_) {
@@ -34,16 +35,24 @@ void SenderEngine::learn_handshake_delays(bool syn) {
     // was its only one, when the SYN-ACK echoes that SYN's TSval (the SYN
     // that made the request), or within kCaptureAtSender of it. After the
     // peer sent its SYN again, a SYN-ACK echoing an older one may be the
-    // timer's, its earlier copies lost before the capture point: no pair
-    // (a later SYN-ACK that answers the SYN sent again gives it).
+    // timer's, its earlier copies lost before the capture point, sent
+    // before that SYN reached us: the time between is then less than the
+    // round trip, so it is kept as its lower bound (handshake_ambiguous_:
+    // a later SYN-ACK that answers the SYN sent again gives the round trip).
+    // (handshake_ambiguous_ without a round trip: none is known yet.)
+    // Not as late as the initial RTO after it: an answer comes at once, and
+    // a SYN-ACK that late is its timer's (or answers a SYN not captured).
     const microseconds d = since(*own_synack_, *peer_syn_);
-    const bool echoes_latest = own_synack_tsecr_ && peer_syn_tsval_ && *own_synack_tsecr_ == *peer_syn_tsval_;
-    if (peer_syn_repeated_ && !echoes_latest && d > limits::kCaptureAtSender) {
+    if (d >= opt_.config.initial_rto) {
       handshake_ambiguous_ = true;
       return;
     }
     sender_rtt_ = d;
-    peer_syn_again_.reset();  // answered
+    const bool echoes_latest = own_synack_tsecr_ && peer_syn_tsval_ && *own_synack_tsecr_ == *peer_syn_tsval_;
+    if (peer_syn_repeated_ && !echoes_latest && d > limits::kCaptureAtSender)
+      handshake_ambiguous_ = true;
+    else
+      peer_syn_again_.reset();  // answered
   }
   if (sender_rtt_ && *sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};  // at the sender
 }

@@ -139,25 +139,31 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   // A SYN-ACK after the peer sent its SYN again answers it (Linux
   // tcp_check_req answers at once): within the response window of that SYN,
   // or sooner after our previous SYN-ACK than the SYN-ACK timer can fire
-  // (its initial RTO, less the tolerance). Later, its timer sent it.
+  // (its initial RTO, less the tolerance). Later, its timer sent it. So
+  // does our first SYN-ACK after our own SYN (a simultaneous open: it
+  // repeats the SYN's sequence number) answer the peer's SYN.
   bool answers_syn = false;
-  if (syn && h.has(wire::kAck) && peer_syn_again_) {
-    const bool in_window = !across_step(*peer_syn_again_, s.time) &&
-                           std::chrono::abs(since(s.time, *peer_syn_again_)) <= ack_delay_hi() + limits::kAckClockMin;
+  if (syn && h.has(wire::kAck) && (peer_syn_again_ || (!own_synack_ && own_syn_ && peer_syn_))) {
+    const CaptureTime asked = peer_syn_again_ ? *peer_syn_again_ : *peer_syn_;
+    const bool in_window = !across_step(asked, s.time) &&
+                           std::chrono::abs(since(s.time, asked)) <= ack_delay_hi() + limits::kAckClockMin;
     const microseconds timer_least = opt_.config.initial_rto - opt_.tolerance(opt_.config.initial_rto);
     const bool before_timer = syn_arm_ && !across_step(syn_arm_->sent(), s.time) &&
                               since(s.time, syn_arm_->sent()) < timer_least;
     answers_syn = in_window || before_timer;
-    if (answers_syn) {
+    if (answers_syn && handshake_ambiguous_ && !across_step(asked, s.time) &&
+        since(s.time, asked) >= microseconds{0} && since(s.time, asked) < timer_least) {
       // The answer the capture could not pair at our first SYN-ACK (one
-      // echoing an older SYN): the capture-to-sender round trip.
-      if (handshake_ambiguous_ && !sender_rtt_ && !across_step(*peer_syn_again_, s.time) &&
-          since(s.time, *peer_syn_again_) >= microseconds{0} && since(s.time, *peer_syn_again_) < timer_least) {
-        sender_rtt_ = since(s.time, *peer_syn_again_);
-        if (*sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};
-      }
-      peer_syn_again_.reset();
+      // echoing an older SYN): the capture-to-sender round trip, for the
+      // lower bound kept till now.
+      sender_rtt_ = since(s.time, asked);
+      if (*sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};
+      handshake_ambiguous_ = false;
     }
+    // Answered; or not, and no longer owed: a SYN-ACK that does not answer
+    // it comes after the answer's time. Our first SYN-ACK leaves it to
+    // learn_handshake_delays, which pairs it or finds it may not answer.
+    if (answers_syn || own_synack_) peer_syn_again_.reset();
   }
   if (syn) {
     own_sack_ok_ = own_sack_ok_ || h.options.sack_permitted;
@@ -569,9 +575,13 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
 bool SenderEngine::delayed_by_new_data(const Observation& o) const {
   // Linux (ProbeRule::exact) re-schedules its probe timer at each new
   // transmission (tcp_write_xmit -> tcp_schedule_loss_probe: a PTO from
-  // then), and once a probe is outstanding or the RTO's deadline passed,
-  // the RTO fires when that timer does: a PTO after the newest data, later
-  // than the RTO after its arm.
+  // then, clamped to the RTO's deadline while that is ahead). With a probe
+  // outstanding the timer's firing fires the RTO (tcp_send_loss_probe ->
+  // tcp_rearm_rto): new data sent after the deadline holds the expiry back
+  // to a PTO after it. Whether a probe was out and the deadline passed the
+  // capture may not show (the probe clamped to an RTO a setting lowered
+  // looks like a write); the chain judge checks the RTO that reading needs
+  // against the newest data's time (ObservedExpiry::delayed_after_head).
   if (!opt_.profile->probe.enabled || !opt_.profile->probe.exact) return false;
   // It schedules a probe only with SACK, in the Open (or CWR) state: not
   // once duplicate ACKs or SACKs showed a loss, nor in fast recovery or
@@ -581,8 +591,11 @@ bool SenderEngine::delayed_by_new_data(const Observation& o) const {
   if (o.loss_evidence) return false;
   if (o.recovery != Recovery::open && o.recovery != Recovery::probe_out) return false;
   if (o.since_new_data == microseconds::max()) return false;  // no new data (or across a clock step)
+  // The probe timer a PTO after the newest data, not clamped to the RTO's
+  // deadline: that had passed (else the RTO fired at it, on time).
   Observation d = o;
   d.since_arm = o.since_new_data;
+  d.rto_left = microseconds{0};
   return fits_probe_timer(d, *opt_.profile);
 }
 
@@ -617,6 +630,10 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   if (std::exchange(maybe_delayed_, false)) {
     x.maybe_delayed = true;
     x.delayed_by = last_new_data_frame_;
+    // Linux's deadline counts from the head's last transmission
+    // (tcp_rto_delta_us), whatever re-armed the timer since.
+    const CaptureTime head = outstanding_.empty() ? armed.earliest : outstanding_.front().last_time;
+    x.delayed_after_head = since(*last_new_data_time_, head);
   }
   x.expect = syn ? est_.syn_expectation() : est_.data_expectation();
   // The sender's own clock: its TSvals show the wait it timed even where the

@@ -209,7 +209,12 @@ void SenderEngine::on_peer(const Segment& s) {
     }
   } else if (h.options.tsecr && feed_.ts_clock().seen() && !echo_across) {
     sample = feed_.ts_clock().echo_rtt(s.time, *h.options.tsecr);
-    if (sample) kind = SampleKind::ts_echo;
+    if (sample) {
+      // From the TSval's capture to the ACK's, as a segment's sample: it
+      // misses the capture-to-sender round trip alike.
+      *sample += correction;
+      kind = SampleKind::ts_echo;
+    }
   }
   if (have_sacked && !sack_samples && any_retx) sack_sample_since_expiry_ = true;
   const bool all_acked = heard_una() == seq_.snd_max;
@@ -239,7 +244,7 @@ void SenderEngine::on_peer(const Segment& s) {
     if (keep_timeline_) p.set_event(out_.timeline.size());  // the "ack" recorded below
     add_pending(p);
   } else if (sample && sample->count() >= 0) {
-    if (!take_sample(*sample, *kind, *kind == SampleKind::seq ? correction : microseconds{0})) {
+    if (!take_sample(*sample, *kind, correction)) {
       sample.reset();
       kind.reset();
     }
