@@ -201,3 +201,29 @@ TEST_CASE("a long round trip: new data less than a PTO before the expiry holds n
   REQUIRE(j);
   CHECK(j->outcome == Outcome::broken);
 }
+
+TEST_CASE("new data sooner after the head than any RTO: nothing had run out, nothing held back") {
+  // The samples of the first case (SRTT 100 ms, RTTVAR 5 ms: no RTO below
+  // about 107 ms, RFC 6298's arithmetic less its slack). A at 2000 ms (frame
+  // 20), new data C at 2050 (21), A resent at 2258 (22: a PTO after C) and
+  // again at 2358 (23: 100 ms later). The second expiry is early under any
+  // RTO: doubling one of 107 ms is 214. That 100 ms also fits the doubling
+  // of an RTO run out within the 50 ms from A to C, but no RTO was that
+  // short: broken.
+  Scenario s;
+  s.sack_permitted = true;
+  s.handshake(0, 100 * ms);
+  for (std::uint32_t k = 0; k < 8; ++k) {
+    s.data((200 + 200 * k) * ms, 1 + 1000 * k);
+    s.ack((300 + 200 * k) * ms, 1001 + 1000 * k);
+  }
+  s.data(2000 * ms, 8001);
+  s.data(2050 * ms, 9001);
+  s.data(2258 * ms, 8001);
+  s.data(2358 * ms, 8001);
+  const auto r = analyze(s, "delayed-short-head", Profile::linux_kernel);
+  REQUIRE(client(r).timeouts.size() == 2);
+  const auto* j = at_frame(client(r), 23, "5.5");
+  REQUIRE(j);
+  CHECK(j->outcome == Outcome::broken);
+}

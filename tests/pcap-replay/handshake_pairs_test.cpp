@@ -138,9 +138,9 @@ TEST_CASE("the server's first SYN-ACK after the SYN was sent again: paired when 
   CHECK(us(server(r).rtt_karn.max) == 40'100);
 
   // Without timestamps the same frames cannot tell whether the SYN-ACK
-  // answers the second SYN or is the timer's for the first, sent before
-  // that SYN reached the server: the round trip is 40 ms or more, and 40 ms
-  // is kept (the sample 0.05 + 40 = 40.05 ms), and the SYN-ACK gives no
+  // answers the second SYN or is the timer's for the first (sent before
+  // that SYN reached the server: the round trip 40 ms or more): 40 ms is
+  // kept (the sample 0.05 + 40 = 40.05 ms), and the SYN-ACK gives no
   // sample (Karn: it may be a resend).
   Scenario plain;
   plain.pkts.push_back(syn(0));

@@ -340,14 +340,15 @@ TEST_CASE("lab, a 40 ms path: the first expiry held back by new data, the doubli
 TEST_CASE("lab, a 40 ms path captured at the receiver: the server's SYN-ACKs, its timer's and an answer") {
   // tests/captures/lab-delay/synack-loss-recv: the lab's synack-loss (the
   // server's first two SYN-ACKs dropped in the middle) captured at the
-  // client, 20 ms from the server each way. The client's SYNs at 0, 1.02
-  // and 3.05 s; the first SYN-ACK the capture sees (frame 4, the kernel's
-  // label: synack-timer) echoes the first SYN's TSval and left the server
-  // before the third SYN reached it; frame 7, 20.6 ms later, answers the
-  // third SYN (the kernel: syn-reply; tcp_check_req), 40.8 ms after it.
-  // Read as the timer's, 20.6 ms after frame 4, it was a SHOULD 2.1
-  // before, and the capture-to-server round trip 20 ms (frame 3 to 4): the
-  // server's SRTT half the kernel's.
+  // client, 20 ms from the server each way. The client's SYNs at 0, 0.98
+  // and 2.00 s; the first SYN-ACK the capture sees (frame 4, 20.7 ms after
+  // the third SYN; the kernel's label: synack-timer) echoes the first SYN's
+  // TSval and left the server before the third SYN reached it; frame 7,
+  // 20.7 ms later, answers the third SYN (the kernel: syn-reply;
+  // tcp_check_req), 41.5 ms after it. Read as the timer's, 20.7 ms after
+  // frame 4, it was a SHOULD 2.1 before, and the capture-to-server round
+  // trip 20.7 ms (frame 3 to 4) for the whole connection: the server's SRTT
+  // half the kernel's.
   const std::string dir = "tests/captures/lab-delay/";
   const auto labels = kernel_labels(dir + "synack-loss-recv.labels.csv");
   REQUIRE(labels.at(4) == "synack-timer");

@@ -166,7 +166,8 @@ std::string cannot_tell_text(const Judgement& j, const Options& o) {
     return fmt::format(
         "{}: not doubled if the first expiry fired its RTO after the arm; doubled if it fired later, a probe timeout "
         "after the newest data (frame {}: a stack that re-schedules its probe timer at each new transmission, as "
-        "Linux, fires the RTO when that timer does), so that its wait shows no RTO: cannot tell",
+        "Linux, fires the RTO when that timer does, once the RTO had run out), so that its wait shows no RTO: "
+        "cannot tell",
         expiry_after(j), j.other_frame);
   if (j.rule == RuleId::rfc6298_3_karn)
     return fmt::format("{}, after an ACK of retransmitted data: the backoff was dropped, which Karn forbids without a "

@@ -47,7 +47,8 @@ enum class Reading : std::uint8_t {
   ack_heard,              ///< ... it had: the repeat was no expiry of the timer that ACK restarted or stopped
   earlier_on_time,        ///< the chain's earlier expiry fired its RTO after the arm: its wait shows that RTO
   earlier_delayed,        ///< ... it fired later, a probe timeout after the newest data (a probe timer each
-                          ///< transmission re-schedules, as Linux's): its wait shows no RTO
+                          ///< transmission re-schedules, as Linux's, once the RTO had run out): its wait
+                          ///< shows no RTO
 };
 /// "as-expiry", "as-probe", "proportional-lateness", "additive-lateness", "ack-unheard", "ack-heard",
 /// "earlier-on-time", "earlier-delayed".

@@ -468,11 +468,13 @@ class ReadingJudge {
     const Interval prev = chain_[j - 1]->wait;
     // The expiry this one is timed from may have fired later than its RTO
     // (held back by the newest data): the doubling shown from its wait is
-    // one reading only, if the RTO this wait doubles (under the timer's
-    // lateness) had run out by then.
+    // one reading only, if an RTO had run out by then (no stack's is below
+    // the least the samples give) and the one this wait doubles (under the
+    // timer's lateness) had.
     const ObservedExpiry* delayed = nullptr;
     if (const ObservedExpiry& p = *chain_[j - 1];
-        p.maybe_delayed && fire_window(models_.front(), 2 * (p.delayed_after_head + g)).hi >= e.wait.lo)
+        p.maybe_delayed && r_min_ <= p.delayed_after_head + g &&
+        fire_window(models_.front(), 2 * (p.delayed_after_head + g)).hi >= e.wait.lo)
       delayed = &p;
     if (shown && all_short) {
       rec.verdict = Verdict::early;

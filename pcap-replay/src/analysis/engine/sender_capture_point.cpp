@@ -35,11 +35,14 @@ void SenderEngine::learn_handshake_delays(bool syn) {
     // was its only one, when the SYN-ACK echoes that SYN's TSval (the SYN
     // that made the request), or within kCaptureAtSender of it. After the
     // peer sent its SYN again, a SYN-ACK echoing an older one may be the
-    // timer's, its earlier copies lost before the capture point, sent
-    // before that SYN reached us: the time between is then less than the
-    // round trip, so it is kept as its lower bound (handshake_ambiguous_:
-    // a later SYN-ACK that answers the SYN sent again gives the round trip).
-    // (handshake_ambiguous_ without a round trip: none is known yet.)
+    // timer's, its earlier copies lost before the capture point: sent
+    // before that SYN reached us, the time between is less than the round
+    // trip; sent after that SYN was lost on its way to us, it is any time
+    // up to our timer's. It is kept all the same (an answer's time, or less,
+    // in all but the last case; 0, the capture at the sender, is wrong in
+    // all), handshake_ambiguous_: a later SYN-ACK that answers the SYN sent
+    // again gives the round trip. (handshake_ambiguous_ without a round
+    // trip: none is known yet.)
     // Not as late as the initial RTO after it: an answer comes at once, and
     // a SYN-ACK that late is its timer's (or answers a SYN not captured).
     const microseconds d = since(*own_synack_, *peer_syn_);
