@@ -18,6 +18,21 @@ namespace {
 
 constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 
+// A sender with SACK negotiated whose estimator has settled on `rtt_ms`:
+// the handshake at 0 / rtt (frames 1-3), then 8 segments each acknowledged
+// rtt after it, 2 rtt apart (frames 4-19): SRTT rtt, RTTVAR rtt / 2 x
+// (3/4)^8.
+Scenario settled(std::int64_t rtt_ms) {
+  Scenario s;
+  s.sack_permitted = true;
+  s.handshake(0, rtt_ms * ms);
+  for (std::uint32_t k = 0; k < 8; ++k) {
+    s.data((2 + 2 * k) * rtt_ms * ms, 1 + 1000 * k);
+    s.ack((3 + 2 * k) * rtt_ms * ms, 1001 + 1000 * k);
+  }
+  return s;
+}
+
 // Linux, SACK negotiated. Handshake at 0 / 100 ms, then 8 segments each
 // acknowledged 100 ms after it (frames 4-19): SRTT 100 ms, RTTVAR 50 x
 // (3/4)^8 = 5 ms, RTO 100 + max(200, 4 x 5) = 300 ms; PTO 2 x 100 + 8 =
@@ -30,13 +45,7 @@ constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 // (24; 2150 + 208 = 2358). The second expiry at e1_ms + 240 (25: the RTO
 // of 120 doubled), the third at `third_ms` (26).
 Scenario chain(std::int64_t e1_ms, std::int64_t third_ms) {
-  Scenario s;
-  s.sack_permitted = true;
-  s.handshake(0, 100 * ms);
-  for (std::uint32_t k = 0; k < 8; ++k) {
-    s.data((200 + 200 * k) * ms, 1 + 1000 * k);
-    s.ack((300 + 200 * k) * ms, 1001 + 1000 * k);
-  }
+  Scenario s = settled(100);
   s.data(2000 * ms, 8001);
   s.data(2050 * ms, 9001);
   s.data(2120 * ms, 9001);
@@ -183,13 +192,7 @@ TEST_CASE("a long round trip: new data less than a PTO before the expiry holds n
   // 600 ms after it, is early against the doubled RTO (1128 ms): broken.
   // Clamped to the RTO as if its deadline were still ahead, the PTO would
   // have fitted the 570 ms and the second expiry passed as cannot tell.
-  Scenario s;
-  s.sack_permitted = true;
-  s.handshake(0, 300 * ms);
-  for (std::uint32_t k = 0; k < 8; ++k) {
-    s.data(300 * ms + 1000 + k * 600 * ms, 1 + 1000 * k);
-    s.ack(600 * ms + 1000 + k * 600 * ms, 1001 + 1000 * k);
-  }
+  Scenario s = settled(300);
   for (std::uint32_t k = 0; k < 4; ++k) s.data(10000 * ms + k * 100, 8001 + 1000 * k);
   s.data(10600 * ms, 12001);
   s.data(11170 * ms, 8001);
@@ -210,13 +213,7 @@ TEST_CASE("new data sooner after the head than any RTO: nothing had run out, not
   // RTO: doubling one of 107 ms is 214. That 100 ms also fits the doubling
   // of an RTO run out within the 50 ms from A to C, but no RTO was that
   // short: broken.
-  Scenario s;
-  s.sack_permitted = true;
-  s.handshake(0, 100 * ms);
-  for (std::uint32_t k = 0; k < 8; ++k) {
-    s.data((200 + 200 * k) * ms, 1 + 1000 * k);
-    s.ack((300 + 200 * k) * ms, 1001 + 1000 * k);
-  }
+  Scenario s = settled(100);
   s.data(2000 * ms, 8001);
   s.data(2050 * ms, 9001);
   s.data(2258 * ms, 8001);

@@ -31,12 +31,27 @@ Pkt synack(std::int64_t t_us, std::optional<std::uint32_t> tsval = {}, std::opti
   return {t_us, false, 0, 1, wire::kSyn | wire::kAck, 0, tsval, tsecr, {}};
 }
 
+// The client's SYN at 0 (frame 1); the SYN-ACK at 0.01 ms (2), lost on its
+// way; the client's SYN timer resends at 1000 ms (3), answered at 1000.01 ms
+// (4); its ACK at 1100 ms (5): captured beside the server, the client 100
+// ms of round trip away.
+Scenario client_syn_again() {
+  Scenario s;
+  s.pkts.push_back(syn(0));
+  s.pkts.push_back(synack(10));
+  s.pkts.push_back(syn(1000 * ms));
+  s.pkts.push_back(synack(1000 * ms + 10));
+  s.pkts.push_back(client_ack(1100 * ms, 1));
+  return s;
+}
+
 const replay::SenderReport& server(const replay::Report& r) {
   REQUIRE(!r.flows.empty());
   return r.flows.front().senders[1];
 }
 
-std::size_t findings_below_must(const replay::SenderReport& s) {
+/// Findings of level SHOULD in a sender.
+std::size_t shoulds(const replay::SenderReport& s) {
   std::size_t n = 0;
   for (const auto& f : s.findings) n += f.level == replay::Level::should ? 1 : 0;
   return n;
@@ -53,12 +68,7 @@ TEST_CASE("the client's ACK answers the latest SYN-ACK: a SYN sent again after o
   // 0.05 + (1100 - 1000.01) = 100.04 ms. Pairing the first SYN-ACK with the
   // resent SYN (the capture's first "answer" to it) would make the round
   // trip 1000 - 0.01 = 999.99 ms and the sample 1000.04 ms.
-  Scenario s;
-  s.pkts.push_back(syn(0));
-  s.pkts.push_back(synack(10));
-  s.pkts.push_back(syn(1000 * ms));
-  s.pkts.push_back(synack(1000 * ms + 10));
-  s.pkts.push_back(client_ack(1100 * ms, 1));
+  Scenario s = client_syn_again();
   s.data(1200 * ms, 1);
   s.ack(1200 * ms + 50, 1001);
   for (std::string_view p : {Profile::rfc6298, Profile::linux_kernel}) {
@@ -110,7 +120,7 @@ TEST_CASE("the server's first SYN-ACK echoing an older SYN: the timer's or an an
     CHECK(count(v, SendKind::syn_timeout) == 0);
     CHECK(v.timeouts.empty());
     CHECK(musts(v) == 0);
-    CHECK(findings_below_must(v) == 0);
+    CHECK(shoulds(v) == 0);
     for (const auto& ev : v.timeline)
       if (ev.frame == 6) CHECK(ev.event == "syn-reply");
     // Frame 4 may be the timer's resend: no sample from it (Karn).
@@ -211,12 +221,7 @@ TEST_CASE("the handshake's round trip, from the client's latest SYN, bounds a re
   // later: sent again, not reordered; within 1100 ms it would be).
   for (const std::int64_t fill_ms : {1250, 1500}) {
     CAPTURE(fill_ms);
-    Scenario s;
-    s.pkts.push_back(syn(0));
-    s.pkts.push_back(synack(10));
-    s.pkts.push_back(syn(1000 * ms));
-    s.pkts.push_back(synack(1000 * ms + 10));
-    s.pkts.push_back(client_ack(1100 * ms, 1));
+    Scenario s = client_syn_again();
     s.data(1200 * ms, 1001);
     s.data(fill_ms * ms, 1);
     const auto r = analyze(s, "client-reorder-window", Profile::rfc6298);
@@ -282,7 +287,7 @@ TEST_CASE("a first SYN-ACK in doubt keeps its time from the latest SYN as the ro
     CHECK(count(v, SendKind::fast) == 1);
     CHECK(v.timeouts.empty());
     CHECK(musts(v) == 0);
-    CHECK(findings_below_must(v) == 0);
+    CHECK(shoulds(v) == 0);
   }
 }
 
@@ -332,7 +337,7 @@ TEST_CASE("simultaneous open: our SYN-ACK answers the peer's SYN, though we sent
   for (const auto& x : senders) {
     CHECK(count(x, SendKind::syn_reply) == 1);
     CHECK(count(x, SendKind::syn_timeout) == 0);
-    CHECK(findings_below_must(x) == 0);
+    CHECK(shoulds(x) == 0);
   }
 }
 
