@@ -146,17 +146,21 @@ TEST_CASE("the probe timer's conditions: SACK, no loss shown, the chain's first 
     CHECK(j->outcome == Outcome::broken);
   }
   SUBCASE("new data a PTO before the second expiry, after the first") {
-    // The first expiry at 2408 ms (nothing holds it: 258 ms after C), new
-    // data D at 2550 ms (frame 25), 208 ms before the second expiry at 2758
-    // (26) and 142 ms after the first, the head's last transmission; the
-    // third at 3058 (27). After the first expiry the sender is in loss
-    // recovery, no probe: the second (350 ms after the first, which waited
-    // 288) is not doubled, nor is the third (300 after the second): both
-    // broken. Read as held back by D, the third would pass as cannot tell
-    // (an RTO of 150, run out by D, doubled: 300).
-    Scenario s = chain(2408, 3058);
-    s.pkts.insert(s.pkts.begin() + 24, Pkt{2550 * ms, true, 11001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.pkts[25].t_us = 2758 * ms;
+    // The first expiry at 2408 ms (frame 24; nothing holds it: 258 ms after
+    // C), new data D at 2568 ms (25), 160 ms after the first expiry (the
+    // head's last transmission) and 208 ms (a PTO) before the second expiry
+    // at 2776 (26); the third at 3076 (27). After the first expiry the
+    // sender is in loss recovery, no probe: the second (368 ms after the
+    // first, which waited 288) is not doubled, nor is the third (300 after
+    // the second, which waited 368): both broken. Read as held back by D,
+    // the third would pass as cannot tell: an RTO of 160 ms is above the
+    // least these samples allow (146.6: their RTO without the floor, less
+    // the 10 % slack and 1 ms) and had run out by D; doubled,
+    // 2 x (160 + 1) = 322 ms, up to 12.5 % late, holds the 300 within the
+    // tolerance. Only the recovery state rules that reading out.
+    Scenario s = chain(2408, 3076);
+    s.pkts.insert(s.pkts.begin() + 24, Pkt{2568 * ms, true, 11001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts[25].t_us = 2776 * ms;
     const auto r = analyze(s, "new-data-after-expiry", Profile::linux_kernel);
     REQUIRE(client(r).timeouts.size() == 3);
     const auto* j = at_frame(client(r), 26, "5.5");
