@@ -102,10 +102,14 @@ TEST_CASE("a go-back-N burst never resends what it already resent") {
 }
 
 TEST_CASE("soon after a peer segment: the ACK clock, below kMinTimerWait (5 ms), at the sender only") {
+  // In RTO recovery (the slow start after an expiry, which the ACK clock
+  // drives), the head resent 4.999 ms after a peer segment answers it;
+  // 5 ms after, it does not, and the plain expiry's timing makes it the RTO.
   Observation x = plain_expiry();
+  x.recovery = replay::engine::Recovery::rto;
   x.since_peer = microseconds{4'999};
-  CHECK(kind(x) == SendKind::fast);
-  CHECK(explain(x, profile("rfc6298")).cause == Cause::ack_clock);
+  CHECK(kind(x) == SendKind::slow_start_after_rto);
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::recovery);
   x.since_peer = microseconds{5'000};
   CHECK(kind(x) == SendKind::timeout);
   // Captured away from the sender (a round trip of 3 ms to it), the time
@@ -114,6 +118,36 @@ TEST_CASE("soon after a peer segment: the ACK clock, below kMinTimerWait (5 ms),
   x.since_peer = microseconds{1'000};
   x.sender_rtt = microseconds{3'000};
   CHECK(kind(x) == SendKind::timeout);
+}
+
+TEST_CASE("the ACK clock resends only after the peer showed a loss, in recovery, or with a FIN") {
+  // A response in time to a peer segment (ack_clocked), the head, open
+  // state: an ACK that only advanced SND.UNA asks for nothing again, so it
+  // is no response; the plain expiry's timing makes it the RTO (read as a
+  // fast retransmit, an early timer would pass unjudged).
+  Observation x = plain_expiry();
+  x.ack_clocked = true;
+  CHECK(kind(x) == SendKind::timeout);
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::rto_timer);
+  // A duplicate ACK or SACK since the last ACK of new data: a fast retransmit.
+  x.loss_evidence = true;
+  CHECK(kind(x) == SendKind::fast);
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::ack_clock);
+  // Fast recovery (a partial ACK answered).
+  x.loss_evidence = false;
+  x.recovery = replay::engine::Recovery::fast;
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::ack_clock);
+  // A FIN answering the peer's (the application's close), whatever its
+  // sequence number.
+  x.recovery = replay::engine::Recovery::open;
+  x.fin = true;
+  CHECK(explain(x, profile("rfc6298")).cause == Cause::ack_clock);
+  // At the sender, within kMinTimerWait of the peer's segment: the same.
+  Observation y = plain_expiry();
+  y.since_peer = microseconds{4'999};
+  CHECK(kind(y) == SendKind::timeout);
+  y.loss_evidence = true;
+  CHECK(explain(y, profile("rfc6298")).cause == Cause::ack_clock);
 }
 
 TEST_CASE("sooner after the arm than kMinTimerWait (5 ms): no quiet period, not a timer") {

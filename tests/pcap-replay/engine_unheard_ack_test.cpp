@@ -108,7 +108,7 @@ TEST_CASE("unheard ACK: the ACK's own fields, its TSval present or not") {
 }
 
 TEST_CASE("pending sample: its timeline row, row 0 included, or none") {
-  PendingSample p{std::chrono::microseconds{10}, at(0), 0, 1, 2, 3, SampleKind::seq};
+  PendingSample p{std::chrono::microseconds{10}, at(0), 0, 0, 1, 2, 3, SampleKind::seq};
   CHECK_FALSE(p.event().has_value());
   p.set_event(0);
   REQUIRE(p.event().has_value());

@@ -146,12 +146,20 @@ TEST_CASE("the server's first SYN-ACK after the SYN was sent again: paired when 
   CHECK(us(server(r).rtt_karn.min) == 40'050);
   CHECK(server(r).samples_seq == 2);  // its SYN-ACK's too: 0.1 + 40 ms
   CHECK(us(server(r).rtt_karn.max) == 40'100);
+  REQUIRE(server(r).capture_rtt);
+  CHECK(server(r).capture_rtt->count() == 40'000);
+  CHECK_FALSE(server(r).capture_rtt_bound);
 
   // Without timestamps the same frames cannot tell whether the SYN-ACK
-  // answers the second SYN or is the timer's for the first (sent before
-  // that SYN reached the server: the round trip 40 ms or more): 40 ms is
-  // kept (the sample 0.05 + 40 = 40.05 ms), and the SYN-ACK gives no
-  // sample (Karn: it may be a resend).
+  // answers the second SYN (a round trip of 40 ms) or is the timer's for
+  // the first, its earlier copy lost before the capture point: sent at
+  // least 899 ms (the initial RTO less its tolerance, 1 + 100 ms) after the
+  // first SYN reached the server, a round trip of at most 1040 - 899 = 141
+  // ms. Every point from 0 to 141 ms is read: the sample 0.05 + 141 =
+  // 141.05 ms (uncorrected, 0.05 ms), and the SYN-ACK gives no sample
+  // (Karn: it may be a resend). (Read as 40 ms, an early timer of the
+  // server's could pass as its answer to an ACK; see "a first SYN-ACK in
+  // doubt" below.)
   Scenario plain;
   plain.pkts.push_back(syn(0));
   plain.pkts.push_back(syn(1000 * ms));
@@ -161,8 +169,25 @@ TEST_CASE("the server's first SYN-ACK after the SYN was sent again: paired when 
   plain.pkts.push_back(client_ack(1100 * ms + 50, 1001));
   const auto q = analyze(plain, "server-synack-unpaired", Profile::linux_kernel);
   CHECK(server(q).samples_seq == 1);
-  CHECK(us(server(q).rtt_karn.min) == 40'050);
+  CHECK(us(server(q).rtt_karn.min) == 141'050);
   CHECK(server(q).ambiguous_acks == 1);
+  REQUIRE(server(q).capture_rtt);
+  CHECK(server(q).capture_rtt->count() == 141'000);
+  CHECK(server(q).capture_rtt_bound);
+
+  // The client's data [1,101) at 1045 ms, which the server acknowledges at
+  // 1085.1 ms: it had received it, so the round trip is at most 40.1 ms.
+  // Its data's sample: 0.05 + 40.1 = 40.15 ms.
+  Scenario bounded = plain;
+  bounded.pkts.insert(bounded.pkts.begin() + 4, Pkt{1045 * ms, true, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  bounded.pkts.insert(bounded.pkts.begin() + 5, Pkt{1085 * ms + 100, false, 1, 101, wire::kAck, 0, {}, {}, {}});
+  bounded.pkts.back().rel_seq = 101;  // the client's ACK of the data follows its own [1,101)
+  const auto b = analyze(bounded, "server-synack-bounded", Profile::linux_kernel);
+  CHECK(server(b).samples_seq == 1);
+  CHECK(us(server(b).rtt_karn.min) == 40'150);
+  REQUIRE(server(b).capture_rtt);
+  CHECK(server(b).capture_rtt->count() == 40'100);
+  CHECK(server(b).capture_rtt_bound);
 
   // One SYN only, the same frames otherwise: the SYN-ACK answers it, 40 ms
   // later (timestamps or not), and gives its sample (0.1 + 40 ms).
@@ -251,7 +276,7 @@ TEST_CASE("the capture-to-sender round trip corrects a timestamp echo's sample a
   CHECK(us(c.rtt_ts_echo.min) == 100'990);
 }
 
-TEST_CASE("a first SYN-ACK in doubt keeps its time from the latest SYN as the round trip's lower bound") {
+TEST_CASE("a first SYN-ACK in doubt: the round trip read up to its upper bound, a fast retransmit answers the duplicate ACK") {
   // Captured beside the client, the server 20 ms away each way (no
   // timestamps): SYNs at 0 and 1000 ms, the SYN-ACK at 1040 ms (an answer to
   // the second, or its timer's sent before the second arrived: 40 ms or
@@ -264,10 +289,19 @@ TEST_CASE("a first SYN-ACK in doubt keeps its time from the latest SYN as the ro
   // the server), that resend came 40 ms after any peer segment the server
   // could answer: a timer, far sooner than any RTO (MUST 5.3/5.6 under
   // FreeBSD's and Darwin's profiles, SHOULD 2.4 under RFC 6298's). With the
-  // 40 ms kept, it answers the third duplicate ACK: a fast retransmit.
+  // round trip read up to 1040 - 899 = 141 ms (the SYN-ACK the timer's for
+  // the first SYN: see "the server's first SYN-ACK after the SYN was sent
+  // again"), it answers the third duplicate ACK: a fast retransmit.
+  // The same with the client's second SYN at 1030 ms (its timer 30 ms
+  // late), 10 ms before the SYN-ACK: a round trip of 10 ms read from the
+  // latest SYN would make the resend 40 ms after the duplicate ACK a timer
+  // again (MUST 5.3/5.6 under FreeBSD's profile); the upper bound is the
+  // same 141 ms.
+  for (const std::int64_t second_syn_ms : {1000, 1030}) {
+  CAPTURE(second_syn_ms);
   Scenario s;
   s.pkts.push_back(syn(0));
-  s.pkts.push_back(syn(1000 * ms));
+  s.pkts.push_back(syn(second_syn_ms * ms));
   s.pkts.push_back(synack(1040 * ms));
   s.pkts.push_back(client_ack(1040 * ms + 100, 1));
   std::int64_t t = 1100 * ms;
@@ -288,6 +322,45 @@ TEST_CASE("a first SYN-ACK in doubt keeps its time from the latest SYN as the ro
     CHECK(v.timeouts.empty());
     CHECK(musts(v) == 0);
     CHECK(shoulds(v) == 0);
+  }
+  }
+}
+
+TEST_CASE("after a first SYN-ACK in doubt, a resend with no loss shown is no answer to an ACK: an early timer stays early") {
+  // Captured beside the client, no timestamps: SYNs at 0 and 1000 ms, the
+  // server's first SYN-ACK at 1100 ms (100 ms after the second SYN; the
+  // round trip read from 0 to max(100, 1100 - 899) = 201 ms), the client's
+  // ACK 0.1 ms later. The server sends 8 segments 40 ms apart from 1200 ms,
+  // each acknowledged 0.1 ms after its capture, a ninth at 1520 ms (lost),
+  // and resends it `resend_ms` later. At 100 ms that is 139.9 ms after the
+  // client's last ACK, inside the response window a 201 ms round trip
+  // allows (1.5 x 201 + 2 ms), but that ACK acknowledged new data and
+  // showed no loss: it asks for nothing again. So it is the timer's: under
+  // FreeBSD's profile no RTO is below 200 ms of slop plus the floor of 30
+  // ms, whatever the round trip: MUST 5.3/5.6. Read as a fast retransmit
+  // (in time for the ACK), it passed. At 240 ms it fits the RTO a 40 ms
+  // round trip gives (40 + 4 x 5 or the floor, plus 200): no MUST.
+  for (const std::int64_t resend_ms : {100, 240}) {
+    CAPTURE(resend_ms);
+    Scenario s;
+    s.pkts.push_back(syn(0));
+    s.pkts.push_back(syn(1000 * ms));
+    s.pkts.push_back(synack(1100 * ms));
+    s.pkts.push_back(client_ack(1100 * ms + 100, 1));
+    std::int64_t t = 1200 * ms;
+    std::uint32_t seq = 1;
+    for (int k = 0; k < 8; ++k, seq += 1000, t += 40 * ms) {
+      s.pkts.push_back(server_data(t, seq));
+      s.pkts.push_back(client_ack(t + 100, seq + 1000));
+    }
+    s.pkts.push_back(server_data(t, seq));
+    s.pkts.push_back(server_data(t + resend_ms * ms, seq));
+    s.pkts.push_back(client_ack(t + resend_ms * ms + 100, seq + 1000));
+    const auto r = analyze(s, "ambiguous-hidden-early", Profile::freebsd);
+    const auto& v = server(r);
+    CHECK(count(v, SendKind::fast) == 0);
+    CHECK(v.timeouts.size() == 1);
+    CHECK(musts(v) == (resend_ms == 100 ? 1 : 0));
   }
 }
 
@@ -377,4 +450,18 @@ TEST_CASE("a first SYN-ACK an initial RTO or more after the latest SYN answers n
   const auto& v = server(r);
   CHECK(count(v, SendKind::syn_reply) == 0);
   CHECK(count(v, SendKind::syn_timeout) == 1);
+
+  // No round trip from the handshake; the client's ACK at 38 100.1 ms, its
+  // data [1,101) at 38 150 ms, the server's ACK of it at 38 180.05 ms: the
+  // round trip is at most 30.05 ms. The server's data at 38 200 ms,
+  // acknowledged 0.05 ms later: a sample of 0.05 + 30.05 = 30.1 ms (read
+  // as at the server without that bound: 0.05 ms).
+  s.pkts.push_back(client_ack(38100 * ms + 100, 1));
+  s.pkts.push_back(Pkt{38150 * ms, true, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.pkts.push_back(Pkt{38180 * ms + 50, false, 1, 101, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back(Pkt{38200 * ms, false, 1, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back(Pkt{38200 * ms + 50, true, 101, 1001, wire::kAck, 0, {}, {}, {}});
+  const auto b = analyze(s, "synack-long-after-bounded", Profile::rfc6298);
+  CHECK(server(b).samples_seq == 1);
+  CHECK(us(server(b).rtt_karn.min) == 30'100);
 }

@@ -306,6 +306,8 @@ Report everything_set(bool bpf) {
     s.samples_ts = 2;
     s.ambiguous_acks = 1;
     s.samples_refused = 1;
+    if (d == 0) s.capture_rtt = microseconds{20'701};  // the server's: none known
+    s.capture_rtt_bound = d == 0;
     for (auto us : {41'282, 121'139, 174'683}) s.rtt_karn.add(microseconds{us});
     for (auto us : {41'000, 73'001}) s.rtt_ts_echo.add(microseconds{us});
     for (std::size_t k = 0; k < replay::kSendKinds; ++k) s.by_kind[k] = 10 * d + k + 1;

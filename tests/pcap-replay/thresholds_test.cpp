@@ -62,15 +62,18 @@ TEST_CASE("kMinTimerWait bounds the burst from below: after an 8 ms expiry, 5 ms
 }
 
 TEST_CASE("kResponseTrain: segments at most 200 us apart after a response to the peer belong to it") {
-  // The peer's ACK of 2001 at 500 ms (no loss evidence). The sender answers
-  // 0.5 ms later with new data (within kAckClockMin, 2 ms: a response), and
-  // sends 25 more new segments `spacing` apart, then resends 4001 (not
-  // SND.UNA = 2001) one `spacing` after the last. Spaced 200 us, that
-  // repeat at 500.5 + 26 x 0.2 = 505.7 ms is the tail of one response
-  // train (ACK clocked: fast); spaced 210 us (repeat at 505.96 ms) the train
-  // ends once the segments are past 2 ms from the ACK, and the repeat,
-  // back to back with new data and more than kMinTimerWait after the ACK,
-  // has no cause the capture shows (unclassified).
+  // At the sender. [1001,2001) and [2001,3001) at 400 ms; the timer resends
+  // [1001,2001) at 1400 ms (RTO 1 s, 2.4): RTO recovery, to SND.MAX 3001.
+  // The peer's ACK of 2001 at 1500 ms (new data, short of the recovery
+  // point). The sender answers 0.5 ms later with new data (within
+  // kAckClockMin, 2 ms: a response), sends 25 more new segments `spacing`
+  // apart, then resends 2001 (SND.UNA) one `spacing` after the last. Spaced
+  // 200 us, that repeat at 1500.5 + 26 x 0.2 = 1505.7 ms is the tail of one
+  // response train (ACK clocked, in recovery: the slow start after the
+  // RTO); spaced 210 us (repeat at 1505.96 ms) the train ends once the
+  // segments are past 2 ms from the ACK, and the repeat, back to back with
+  // new data and more than kMinTimerWait after the ACK, has no cause the
+  // capture shows (unclassified).
   const auto make = [](std::int64_t spacing) {
     Scenario s;
     s.handshake(0, 100 * ms);
@@ -78,17 +81,18 @@ TEST_CASE("kResponseTrain: segments at most 200 us apart after a response to the
     s.ack(300 * ms, 1001);
     s.data(400 * ms, 1001);
     s.data(400 * ms + 10, 2001);
-    s.ack(500 * ms, 2001);
-    std::int64_t t = 500 * ms + 500;
+    s.data(1400 * ms, 1001);
+    s.ack(1500 * ms, 2001);
+    std::int64_t t = 1500 * ms + 500;
     for (std::uint32_t k = 0; k < 26; ++k, t += spacing) s.data(t, 3001 + 1000 * k);
-    s.data(t, 4001);
+    s.data(t, 2001);
     return s;
   };
   auto in = analyze(make(200), "train-200", Profile::rfc6298);
-  CHECK(count(client(in), SendKind::fast) == 1);
+  CHECK(count(client(in), SendKind::slow_start_after_rto) == 1);
   CHECK(count(client(in), SendKind::unclassified) == 0);
   auto out = analyze(make(210), "train-210", Profile::rfc6298);
-  CHECK(count(client(out), SendKind::fast) == 0);
+  CHECK(count(client(out), SendKind::slow_start_after_rto) == 0);
   CHECK(count(client(out), SendKind::unclassified) == 1);
 }
 
@@ -139,20 +143,28 @@ Scenario away_from_sender() {
 }  // namespace
 
 TEST_CASE("kAckClockMin and kAckClockBand: away from the sender, a response within d x 3/2 + 2 ms of the peer") {
-  // d = 10 ms: the capture sees the sender's response to the ACK at 500 ms
-  // up to 10 x (1 + 1/2) + 2 = 17 ms later. 2001 resent at 517 ms answers
-  // it (fast); at 517.001 ms it does not, and it comes 2.001 ms after the
-  // timer's restart (the ACK reached the sender by 515 ms at the latest):
-  // no quiet period, no timer (unclassified).
-  Scenario in = away_from_sender();
-  in.data(517 * ms, 2001);
-  auto r = analyze(in, "ack-clock-away-in", Profile::rfc6298);
-  CHECK(count(client(r), SendKind::fast) == 1);
+  // d = 10 ms (away_from_sender, with [3001,4001) also sent at 400.02 ms;
+  // the ACK of 2001 at 500 ms restarted the timer by 515 ms). The timer
+  // resends 2001 at 1515 ms (RTO 1 s, 2.4): RTO recovery, to SND.MAX 4001.
+  // The peer's ACK of 3001 at 1600 ms (new data, short of that point). The
+  // capture sees the sender's response to it up to 10 x (1 + 1/2) + 2 = 17
+  // ms later: 3001 (now SND.UNA) resent at 1617 ms answers it (the slow
+  // start after the RTO); at 1617.001 ms it does not, and it comes 2.001 ms
+  // after the timer's restart (the ACK reached the sender by 1615 ms at the
+  // latest): no quiet period, no timer (unclassified).
+  const auto make = [](std::int64_t resend_us) {
+    Scenario s = away_from_sender();
+    s.pkts.insert(s.pkts.end() - 1, Pkt{400 * ms + 20, true, 3001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.data(1515 * ms, 2001);
+    s.ack(1600 * ms, 3001);
+    s.data(resend_us, 3001);
+    return s;
+  };
+  auto r = analyze(make(1617 * ms), "ack-clock-away-in", Profile::rfc6298);
+  CHECK(count(client(r), SendKind::slow_start_after_rto) == 1);
   CHECK(count(client(r), SendKind::unclassified) == 0);
-  Scenario out = away_from_sender();
-  out.data(517 * ms + 1, 2001);
-  auto o = analyze(out, "ack-clock-away-out", Profile::rfc6298);
-  CHECK(count(client(o), SendKind::fast) == 0);
+  auto o = analyze(make(1617 * ms + 1), "ack-clock-away-out", Profile::rfc6298);
+  CHECK(count(client(o), SendKind::slow_start_after_rto) == 0);
   CHECK(count(client(o), SendKind::unclassified) == 1);
 }
 
@@ -320,13 +332,15 @@ TEST_CASE("kTsRateTolerancePercent: a fitted TSval rate within 5 % of a common o
 
 TEST_CASE("kAckClockHistory: a response is matched against the peer's latest 32 segments") {
   // Captured away from the client (d = 10 ms: a response shows up within
-  // 10 x 3/2 + 2 = 17 ms). TSvals 1 per ms. The server sends `n` data
-  // segments 0.1 ms apart from 1000 ms (TSvals 6000, 6001, ...); at
-  // 1017.05 ms the client resends [1001,2001) echoing TSval 6000: it had
-  // received the first of them. With 32 kept, that one is found: 17.05 ms
-  // later, no response (the timer's: 617.05 ms after its start at 400 ms,
-  // early). With 33, the first is gone: the oldest kept, 0.1 ms later,
-  // bounds what it heard from below: 16.95 ms, a response (fast).
+  // 10 x 3/2 + 2 = 17 ms). TSvals 1 per ms. [1001,2001) at 400 ms, resent by
+  // the timer at 1410 ms (RTO 1 s, 2.4): RTO recovery. The server sends `n`
+  // data segments 0.1 ms apart from 2000 ms (TSvals 7000, 7001, ...,
+  // acknowledging nothing new); at 2017.05 ms the client resends
+  // [1001,2001) echoing TSval 7000: it had received the first of them. With
+  // 32 kept, that one is found: 17.05 ms later, no response (the timer's,
+  // 607.05 ms after its expiry at 1410 ms: a second expiry). With 33, the
+  // first is gone: the oldest kept, 0.1 ms later, bounds what it heard from
+  // below: 16.95 ms, a response (in RTO recovery: the slow start after it).
   const auto make = [](std::uint32_t n) {
     Scenario s;
     s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 1000u, 0u, {}});
@@ -335,19 +349,19 @@ TEST_CASE("kAckClockHistory: a response is matched against the peer's latest 32 
     s.pkts.push_back({200 * ms, true, 1, 1, wire::kAck | wire::kPsh, 1000, 1200u, 5000u, {}});
     s.pkts.push_back({300 * ms, false, 1, 1001, wire::kAck, 0, 5300u, 1200u, {}});
     s.pkts.push_back({400 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5300u, {}});
-    s.pkts.push_back({400 * ms + 10, true, 2001, 1, wire::kAck | wire::kPsh, 1000, 1400u, 5300u, {}});
+    s.pkts.push_back({1410 * ms, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 2410u, 5300u, {}});
     for (std::uint32_t k = 0; k < n; ++k)
-      s.pkts.push_back({1000 * ms + 100 * k, false, 1 + 100 * k, 1001, wire::kAck | wire::kPsh, 100, 6000u + k,
-                        1400u, {}});
-    s.pkts.push_back({1017 * ms + 50, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 2017u, 6000u, {}});
+      s.pkts.push_back({2000 * ms + 100 * k, false, 1 + 100 * k, 1001, wire::kAck | wire::kPsh, 100, 7000u + k,
+                        2410u, {}});
+    s.pkts.push_back({2017 * ms + 50, true, 1001, 1, wire::kAck | wire::kPsh, 1000, 3017u, 7000u, {}});
     return s;
   };
   auto kept = analyze(make(32), "ack-history-32", Profile::rfc6298);
-  CHECK(count(client(kept), SendKind::timeout) == 1);
-  CHECK(count(client(kept), SendKind::fast) == 0);
+  CHECK(count(client(kept), SendKind::timeout) == 2);
+  CHECK(count(client(kept), SendKind::slow_start_after_rto) == 0);
   auto gone = analyze(make(33), "ack-history-33", Profile::rfc6298);
-  CHECK(count(client(gone), SendKind::timeout) == 0);
-  CHECK(count(client(gone), SendKind::fast) == 1);
+  CHECK(count(client(gone), SendKind::timeout) == 1);
+  CHECK(count(client(gone), SendKind::slow_start_after_rto) == 1);
 }
 
 namespace {

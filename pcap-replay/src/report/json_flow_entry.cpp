@@ -333,6 +333,9 @@ void sender(JsonText& w, const FlowReport& f, const Options& options, std::size_
   w.end_object();
   w.key("rtt_samples").begin_object();
   w.key("ambiguous_acks").number(s.ambiguous_acks);
+  w.key("capture_rtt_bound").boolean(s.capture_rtt_bound);
+  w.key("capture_rtt_ms");
+  opt_ms(w, s.capture_rtt);
   w.key("karn").number(s.samples_seq);
   w.key("refused").number(s.samples_refused);
   w.key("ts_echo").number(s.samples_ts);

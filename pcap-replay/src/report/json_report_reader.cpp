@@ -518,6 +518,8 @@ void sender_of(const V& v, SenderReport& s, const EntryContext& ctx) {
   s.rtt_ts_echo = rtt_of(rtt["ts_echo"]);
   const V samples = v["rtt_samples"];
   s.ambiguous_acks = samples["ambiguous_acks"].u64();
+  s.capture_rtt_bound = samples["capture_rtt_bound"].boolean();
+  s.capture_rtt = opt_length_us(samples["capture_rtt_ms"]);
   s.samples_seq = samples["karn"].u64();
   s.samples_refused = samples["refused"].u64();
   s.samples_ts = samples["ts_echo"].u64();

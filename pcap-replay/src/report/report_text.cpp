@@ -145,6 +145,13 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
       os << fmt::format("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
                         "{} ACKs of retransmitted data gave none\n",
                         s.samples_seq, s.samples_ts, s.ambiguous_acks);
+      if (s.capture_rtt && s.capture_rtt->count() > 0)
+        os << fmt::format("    captured away from the sender: {} {:.3f} ms of round trip to it, added to each RTT "
+                          "sample (the replayed estimator reads the samples from uncorrected to corrected){}\n",
+                          s.capture_rtt_bound ? "at most" : "about", ms(*s.capture_rtt),
+                          s.capture_rtt_bound ? "; an upper bound: the handshake could not tell which SYN the first "
+                                                "SYN-ACK answers, or an ACK of the peer's data bounded it"
+                                              : "");
       if (s.samples_refused)
         os << fmt::format("    {} RTT sample(s) over 1 hour refused (the capture's clock jumped): in no count "
                           "and no statistic\n",

@@ -227,6 +227,15 @@ struct SenderReport {
   /// Samples the estimator refused (over 1 hour, rto::Estimator::on_rtt_sample:
   /// a capture clock that jumped); in neither count nor the RTT statistics.
   std::uint64_t samples_refused = 0;
+  /// The round trip from the capture point to this sender that each RTT
+  /// sample was corrected by at the end (nullopt: none known, read as at the
+  /// sender; 0: captured there). The replayed estimator reads the samples
+  /// from uncorrected to corrected.
+  std::optional<std::chrono::microseconds> capture_rtt;
+  /// capture_rtt is an upper bound only: which SYN the first SYN-ACK
+  /// answers the capture could not tell (the SYN-ACK timer's bound), or an
+  /// ACK of the peer's data bounded it.
+  bool capture_rtt_bound = false;
   // (The counters every segment or sample updates come first, then the
   // first kinds of by_kind: two cache lines per segment, not four.)
   RttStats rtt_karn;                 ///< the samples_seq samples: min/avg/max/stdev (tcptrace -l -r's "RTT")

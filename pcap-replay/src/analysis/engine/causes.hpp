@@ -49,6 +49,7 @@ struct Observation {
   Recovery recovery = Recovery::open;
   bool syn = false;             ///< carries SYN
   bool syn_ack = false;         ///< carries SYN and ACK: a server's, in SYN-RCVD as it sends it
+  bool fin = false;             ///< carries FIN
   bool already_acked = false;   ///< its whole range is below SND.UNA
   bool old_tsval = false;       ///< TSval >= limits::kOldTsvalTicks older than the newest already sent
   bool fills_hole = false;      ///< inside a hole no earlier segment covered, within the reorder window

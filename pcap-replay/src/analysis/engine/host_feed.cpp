@@ -76,6 +76,13 @@ void HostFeed::feed_peer(const Segment& s) {
   }
 }
 
+std::optional<CaptureTime> HostFeed::first_capture_acked(std::uint32_t ack) const {
+  if (has_acked_through_ && !rto::seq_gt(ack, acked_through_)) return std::nullopt;
+  for (std::size_t i = peer_data_acked_; i < peer_data_.size(); ++i)
+    if (peer_data_[i].first == ack) return peer_data_[i].second;
+  return std::nullopt;
+}
+
 void HostFeed::skip_acked_peer_data(std::uint32_t moved) {
   // An entry at or below acked_through_ fails the late-ACK test's first
   // condition for as long as acked_through_ has moved less than 2^31 minus

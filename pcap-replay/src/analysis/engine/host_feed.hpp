@@ -77,6 +77,13 @@ class alignas(64) HostFeed {  // three cache lines
   /// The sender's latest segment (not a RST) was captured at `t`.
   void sent(CaptureTime t) { last_send_time_ = t; }
 
+  /// The capture time of the earliest peer segment kept that ends at `ack`,
+  /// above what the sender acknowledged before: data that reached the
+  /// sender before it sent an ACK of `ack` (some copy of it: the earliest
+  /// captured is no later than the one it received). nullopt when `ack`
+  /// acknowledges nothing new or no kept segment ends there. Call before
+  /// feed_activity() of the segment that carries `ack`.
+  std::optional<CaptureTime> first_capture_acked(std::uint32_t ack) const;
   const TsClock& ts_clock() const { return ts_clock_; }
   /// Capture time of the sender's latest segment (not a RST).
   const MaybeTime& last_send_time() const { return last_send_time_; }

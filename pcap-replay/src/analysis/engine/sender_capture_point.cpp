@@ -36,13 +36,18 @@ void SenderEngine::learn_handshake_delays(bool syn) {
     // that made the request), or within kCaptureAtSender of it. After the
     // peer sent its SYN again, a SYN-ACK echoing an older one may be the
     // timer's, its earlier copies lost before the capture point: sent
-    // before that SYN reached us, the time between is less than the round
-    // trip; sent after that SYN was lost on its way to us, it is any time
-    // up to our timer's. It is kept all the same (an answer's time, or less,
-    // in all but the last case; 0, the capture at the sender, is wrong in
-    // all), handshake_ambiguous_: a later SYN-ACK that answers the SYN sent
-    // again gives the round trip. (handshake_ambiguous_ without a round
-    // trip: none is known yet.)
+    // before that SYN reached us (the time between less than the round
+    // trip), or after that SYN was lost on its way to us (any time up to
+    // our timer's). The round trip is then one of two readings: the time
+    // from the latest SYN (an answer), or no more than the time from the
+    // peer's first SYN less the least our SYN-ACK timer waits (its resend
+    // of the answer to that SYN, which reached us at least one way after
+    // it was captured). The larger is kept (handshake_ambiguous_): the
+    // estimator reads samples from uncorrected to corrected, and a
+    // response is looked for as late as the round trip allows, so every
+    // point between 0 and it is read. A later SYN-ACK that answers the SYN
+    // sent again gives the round trip. (handshake_ambiguous_ without a
+    // round trip: none is known yet.)
     // Not as late as the initial RTO after it: an answer comes at once, and
     // a SYN-ACK that late is its timer's (or answers a SYN not captured).
     const microseconds d = since(*own_synack_, *peer_syn_);
@@ -52,12 +57,32 @@ void SenderEngine::learn_handshake_delays(bool syn) {
     }
     sender_rtt_ = d;
     const bool echoes_latest = own_synack_tsecr_ && peer_syn_tsval_ && *own_synack_tsecr_ == *peer_syn_tsval_;
-    if (peer_syn_repeated_ && !echoes_latest && d > limits::kCaptureAtSender)
+    if (peer_syn_repeated_ && !echoes_latest && d > limits::kCaptureAtSender) {
       handshake_ambiguous_ = true;
-    else
+      const microseconds timer_least = opt_.config.initial_rto - opt_.tolerance(opt_.config.initial_rto);
+      if (peer_first_syn_ && !across_step(*peer_first_syn_, *own_synack_))
+        sender_rtt_ = std::max(d, since(*own_synack_, *peer_first_syn_) - timer_least);
+      sender_rtt_bound_ = true;
+    } else {
       peer_syn_again_.reset();  // answered
+    }
   }
   if (sender_rtt_ && *sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};  // at the sender
+}
+
+void SenderEngine::bound_round_trip(CaptureTime sent, CaptureTime heard) {
+  // The sender had received the data it acknowledges: the round trip from
+  // the capture point to it is no longer than the time from the data's
+  // capture to the ACK's. That lowers a round trip the handshake left too
+  // long (a SYN-ACK the capture could not pair: its upper reading), or
+  // gives one where it left none; it never raises one.
+  if (across_step(heard, sent)) return;
+  const microseconds b = since(sent, heard);
+  if (b.count() < 0) return;
+  if (sender_rtt_ ? b < *sender_rtt_ : handshake_ambiguous_) {
+    sender_rtt_ = b <= limits::kCaptureAtSender ? microseconds{0} : b;
+    sender_rtt_bound_ = true;
+  }
 }
 
 microseconds SenderEngine::ack_delay_hi() const {

@@ -130,6 +130,8 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
   if (const MaybeTime& last = feed_.last_send_time(); last && across_step(*last, captured.time))
     tsval_before_step_ = newest_tsval_;
+  if (h.has(wire::kAck))
+    if (const std::optional<CaptureTime> heard = feed_.first_capture_acked(h.ack)) bound_round_trip(captured.time, *heard);
   feed_.feed_activity(captured, &held_, feed_context(), replay_rate_ != nullptr);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
@@ -159,6 +161,7 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
       sender_rtt_ = since(s.time, asked);
       if (*sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};
       handshake_ambiguous_ = false;
+      sender_rtt_bound_ = false;
     }
     // Answered; or not, and no longer owed: a SYN-ACK that does not answer
     // it comes after the answer's time. Our first SYN-ACK leaves it to
@@ -359,6 +362,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   o.recovery = recovery_;
   o.syn = syn;
   o.syn_ack = syn && s.tcp.has(wire::kAck);
+  o.fin = s.tcp.has(wire::kFin);
   o.already_acked = seq_le(end, heard_una());
   o.old_tsval = old_tsval;
   o.fills_hole = fills_hole;
@@ -707,6 +711,8 @@ void SenderEngine::finish() {
   const auto& e = est_.estimator();
   out_.srtt = e.srtt();
   out_.rttvar = e.rttvar();
+  out_.capture_rtt = sender_rtt_;
+  out_.capture_rtt_bound = sender_rtt_bound_;
   out_.rto = current_rto();
   out_.backoff = data_expiries();
   settle_54();

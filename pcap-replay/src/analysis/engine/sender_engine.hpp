@@ -278,6 +278,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// them (our first SYN-ACK after the peer's SYN sent again, echoing an
   /// older one: its timer's or an answer, lost before the capture point).
   void learn_handshake_delays(bool syn);
+  /// The sender acknowledged, at `sent`, peer data the capture saw at
+  /// `heard`: the capture-to-sender round trip is no longer than that.
+  void bound_round_trip(CaptureTime sent, CaptureTime heard);
   /// Whether the expiry `o` describes may have fired later than its RTO,
   /// held back by the newest data (ObservedExpiry::maybe_delayed).
   bool delayed_by_new_data(const Observation& o) const;
@@ -443,10 +446,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // peer's latest SYN-ACK until our ACK answers one; the peer's latest SYN
   // before our first SYN-ACK, and that SYN-ACK.
   std::optional<CaptureTime> own_syn_, peer_syn_, own_synack_, peer_synack_;
+  std::optional<CaptureTime> peer_first_syn_;  // the peer's first SYN before our first SYN-ACK
   std::optional<CaptureTime> peer_syn_again_;  // the peer's latest SYN not yet answered (it asks for our SYN-ACK again)
   std::optional<std::uint32_t> peer_syn_tsval_, own_synack_tsecr_;
   bool peer_syn_repeated_ = false;    // more than one SYN of the peer's before our first SYN-ACK
   bool handshake_ambiguous_ = false;  // which SYN our first SYN-ACK answers the capture cannot tell
+  bool sender_rtt_bound_ = false;     // sender_rtt_ is an upper bound only (SenderReport::capture_rtt_bound)
   bool maybe_delayed_ = false;        // the expiry being recorded may be a probe timer's, re-armed by new data
   std::optional<std::chrono::microseconds> hs_rtt_;
   std::optional<std::uint64_t> syn_acked_frame_;

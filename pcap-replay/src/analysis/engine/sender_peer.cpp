@@ -2,6 +2,7 @@
 #include "analysis/engine/sender_engine.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 #include <rto/seq.hpp>
@@ -83,6 +84,8 @@ void SenderEngine::on_peer(const Segment& s) {
       if (peer_syn_) {
         peer_syn_repeated_ = true;
         peer_syn_again_ = s.time;
+      } else {
+        peer_first_syn_ = s.time;
       }
       peer_syn_ = s.time;
       peer_syn_tsval_ = h.options.tsval;
@@ -237,10 +240,14 @@ void SenderEngine::on_peer(const Segment& s) {
   // the acknowledged data again gives no sample. It processes the ACK up to
   // the capture-to-sender round trip after the capture saw it; at the
   // sender (a round trip below kCaptureAtSender, read as 0), up to that.
-  if (sample && sample->count() >= 0 && sender_rtt_ && *kind == SampleKind::seq && !acks_syn) {
+  // While the round trip is only bounded (a first SYN-ACK the capture could
+  // not pair: its upper reading), any sample waits as long, and is
+  // corrected by the round trip known when it is taken (take_pending).
+  const bool karn_wait = *kind == SampleKind::seq && !acks_syn;
+  if (sample && sample->count() >= 0 && sender_rtt_ && (karn_wait || handshake_ambiguous_)) {
     const microseconds until = sender_rtt_->count() > 0 ? *sender_rtt_ : limits::kCaptureAtSender;
-    PendingSample p{*sample, s.time + until, 0, ack, seq_.snd_una, seq_.snd_max, *kind,
-                    sender_rtt_->count() == 0};
+    PendingSample p{*sample, s.time + until, 0, static_cast<std::int32_t>(std::min<std::int64_t>(correction.count(), INT32_MAX)),
+                    ack, seq_.snd_una, seq_.snd_max, *kind, sender_rtt_->count() == 0};
     if (keep_timeline_) p.set_event(out_.timeline.size());  // the "ack" recorded below
     add_pending(p);
   } else if (sample && sample->count() >= 0) {

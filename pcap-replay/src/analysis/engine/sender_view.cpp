@@ -172,8 +172,14 @@ void SenderEngine::add_pending(const PendingSample& p) {
   ++pending_count_;
 }
 
-void SenderEngine::take_pending(const PendingSample& p, CaptureTime now) {
-  if (!est_.on_sample(p.r, p.r - sender_rtt_.value_or(microseconds{0}), p.snd_una, p.snd_nxt)) {
+void SenderEngine::take_pending(const PendingSample& held, CaptureTime now) {
+  // Corrected by the capture-to-sender round trip as known now: a later
+  // answer to a SYN sent again, or an ACK of the peer's data, may have
+  // narrowed it since the ACK came (bound_round_trip).
+  PendingSample p = held;
+  const microseconds raw = p.r - p.correction();
+  p.r = raw + sender_rtt_.value_or(microseconds{0});
+  if (!est_.on_sample(p.r, raw, p.snd_una, p.snd_nxt)) {
     ++out_.samples_refused;
     if (p.event() && *p.event() < out_.timeline.size()) {  // the timeline shows no sample either
       out_.timeline[*p.event()].sample.reset();

@@ -23,9 +23,10 @@ namespace replay::engine {
 /// An RTT sample from an ACK the sender may not have received yet: taken
 /// once it must have (`until`), voided if it resent the data first (Karn).
 struct PendingSample {
-  std::chrono::microseconds r;
+  std::chrono::microseconds r;  // corrected for the capture point by correction_us
   CaptureTime until;
-  std::size_t row_after = 0;  // its timeline row + 1 (0: none): event()
+  std::uint32_t row_after = 0;  // its timeline row + 1 (0: none): event()
+  std::int32_t correction_us = 0;  // the capture-to-sender round trip added to r (as the ACK came)
   std::uint32_t ack, snd_una, snd_nxt;
   SampleKind kind;
   bool at_sender = false;  // the capture is at the sender: it took the sample at the ACK's own time
@@ -33,7 +34,8 @@ struct PendingSample {
   std::optional<std::size_t> event() const {
     return row_after == 0 ? std::nullopt : std::optional<std::size_t>(row_after - 1);
   }
-  void set_event(std::size_t row) { row_after = row + 1; }
+  void set_event(std::size_t row) { row_after = static_cast<std::uint32_t>(row + 1); }
+  std::chrono::microseconds correction() const { return std::chrono::microseconds{correction_us}; }
 };
 
 /// The sender's timer and recovery state, as a value: saved before each
