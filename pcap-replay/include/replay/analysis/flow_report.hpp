@@ -227,15 +227,6 @@ struct SenderReport {
   /// Samples the estimator refused (over 1 hour, rto::Estimator::on_rtt_sample:
   /// a capture clock that jumped); in neither count nor the RTT statistics.
   std::uint64_t samples_refused = 0;
-  /// The round trip from the capture point to this sender that each RTT
-  /// sample was corrected by at the end (nullopt: none known, read as at the
-  /// sender; 0: captured there). The replayed estimator reads the samples
-  /// from uncorrected to corrected.
-  std::optional<std::chrono::microseconds> capture_rtt;
-  /// capture_rtt is an upper bound only: which SYN the first SYN-ACK
-  /// answers the capture could not tell (the SYN-ACK timer's bound), or an
-  /// ACK of the peer's data bounded it.
-  bool capture_rtt_bound = false;
   // (The counters every segment or sample updates come first, then the
   // first kinds of by_kind: two cache lines per segment, not four.)
   RttStats rtt_karn;                 ///< the samples_seq samples: min/avg/max/stdev (tcptrace -l -r's "RTT")
@@ -250,6 +241,15 @@ struct SenderReport {
   std::optional<std::chrono::microseconds> srtt, rttvar;  ///< replayed estimator at the end (nullopt: no sample)
   std::chrono::microseconds rto{0};  ///< replayed RTO at the end, with backoff
   unsigned backoff = 0;              ///< replayed backoff count at the end
+  /// The round trip from the capture point to this sender that each RTT
+  /// sample was corrected by at the end (nullopt: none known, read as at the
+  /// sender; 0: captured there). The replayed estimator reads the samples
+  /// from uncorrected to corrected.
+  std::optional<std::chrono::microseconds> capture_rtt;
+  /// capture_rtt is an upper bound only: which SYN the first SYN-ACK
+  /// answers the capture could not tell (the SYN-ACK timer's bound), or an
+  /// ACK of the peer's data bounded it.
+  bool capture_rtt_bound = false;
   std::vector<TimeoutRecord> timeouts;  ///< every timer expiry (data and SYN), capture order
   /// The judgement log: every rule broken or undecided, and every note. The
   /// analysis appends each once settled (a chain's when it ends) and never

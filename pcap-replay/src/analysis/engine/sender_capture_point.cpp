@@ -73,13 +73,15 @@ void SenderEngine::learn_handshake_delays(bool syn) {
 void SenderEngine::bound_round_trip(CaptureTime sent, CaptureTime heard) {
   // The sender had received the data it acknowledges: the round trip from
   // the capture point to it is no longer than the time from the data's
-  // capture to the ACK's. That lowers a round trip the handshake left too
-  // long (a SYN-ACK the capture could not pair: its upper reading), or
-  // gives one where it left none; it never raises one.
+  // capture to the ACK's. While the handshake leaves the round trip in
+  // doubt (a first SYN-ACK the capture could not pair), that lowers its
+  // upper reading, or gives one where it gave none; it never raises one.
+  // (A round trip the handshake measured is not read again: a segment's
+  // cost.)
   if (across_step(heard, sent)) return;
   const microseconds b = since(sent, heard);
   if (b.count() < 0) return;
-  if (sender_rtt_ ? b < *sender_rtt_ : handshake_ambiguous_) {
+  if (!sender_rtt_ || b < *sender_rtt_) {
     sender_rtt_ = b <= limits::kCaptureAtSender ? microseconds{0} : b;
     sender_rtt_bound_ = true;
   }

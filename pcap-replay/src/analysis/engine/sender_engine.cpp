@@ -130,7 +130,7 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
   if (const MaybeTime& last = feed_.last_send_time(); last && across_step(*last, captured.time))
     tsval_before_step_ = newest_tsval_;
-  if (h.has(wire::kAck))
+  if (handshake_ambiguous_ && h.has(wire::kAck))
     if (const std::optional<CaptureTime> heard = feed_.first_capture_acked(h.ack)) bound_round_trip(captured.time, *heard);
   feed_.feed_activity(captured, &held_, feed_context(), replay_rate_ != nullptr);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;

@@ -373,6 +373,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// segment's settle_54() and every sample's settle_57() read first, here
   /// and not on those members' own lines.
   bool notes_waiting_ = false;
+  /// Which SYN our first SYN-ACK answers the capture cannot tell: the round
+  /// trip to the capture point is in doubt (read every segment that
+  /// acknowledges the peer's data, bound_round_trip()).
+  bool handshake_ambiguous_ = false;
   std::optional<TimerArm> arm_;  // the data timer's arm (nullopt: stopped)
   MaybeTime rearm_any_;  // the latest event any stack may re-arm at
   std::optional<std::uint32_t> newest_tsval_;
@@ -446,11 +450,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // peer's latest SYN-ACK until our ACK answers one; the peer's latest SYN
   // before our first SYN-ACK, and that SYN-ACK.
   std::optional<CaptureTime> own_syn_, peer_syn_, own_synack_, peer_synack_;
-  std::optional<CaptureTime> peer_first_syn_;  // the peer's first SYN before our first SYN-ACK
-  std::optional<CaptureTime> peer_syn_again_;  // the peer's latest SYN not yet answered (it asks for our SYN-ACK again)
+  // (8 bytes each, so that train_heard_ and train_start_, written by every
+  // segment, stay on the line they share with the members before them.)
+  MaybeTime peer_first_syn_;  // the peer's first SYN before our first SYN-ACK
+  MaybeTime peer_syn_again_;  // the peer's latest SYN not yet answered (it asks for our SYN-ACK again)
   std::optional<std::uint32_t> peer_syn_tsval_, own_synack_tsecr_;
   bool peer_syn_repeated_ = false;    // more than one SYN of the peer's before our first SYN-ACK
-  bool handshake_ambiguous_ = false;  // which SYN our first SYN-ACK answers the capture cannot tell
   bool sender_rtt_bound_ = false;     // sender_rtt_ is an upper bound only (SenderReport::capture_rtt_bound)
   bool maybe_delayed_ = false;        // the expiry being recorded may be a probe timer's, re-armed by new data
   std::optional<std::chrono::microseconds> hs_rtt_;
