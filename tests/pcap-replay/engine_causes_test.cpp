@@ -137,11 +137,16 @@ TEST_CASE("the ACK clock resends only after the peer showed a loss, in recovery,
   x.loss_evidence = false;
   x.recovery = replay::engine::Recovery::fast;
   CHECK(explain(x, profile("rfc6298")).cause == Cause::ack_clock);
-  // A FIN answering the peer's (the application's close), whatever its
-  // sequence number.
+  // A FIN acknowledging the peer's (the application's close answering it),
+  // whatever its sequence number.
   x.recovery = replay::engine::Recovery::open;
-  x.fin = true;
+  x.answers_fin = true;
   CHECK(explain(x, profile("rfc6298")).cause == Cause::ack_clock);
+  // A loss probe outstanding is no recovery: the ACK clock sends nothing
+  // again for it.
+  x.answers_fin = false;
+  x.recovery = replay::engine::Recovery::probe_out;
+  CHECK(explain(x, profile("rfc6298")).cause != Cause::ack_clock);
   // At the sender, within kMinTimerWait of the peer's segment: the same.
   Observation y = plain_expiry();
   y.since_peer = microseconds{4'999};

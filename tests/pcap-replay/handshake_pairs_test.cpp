@@ -155,28 +155,36 @@ TEST_CASE("the server's first SYN-ACK after the SYN was sent again: paired when 
   // the first, its earlier copy lost before the capture point: sent at
   // least 899 ms (the initial RTO less its tolerance, 1 + 100 ms) after the
   // first SYN reached the server, a round trip of at most 1040 - 899 = 141
-  // ms. Every point from 0 to 141 ms is read: the sample 0.05 + 141 =
-  // 141.05 ms (uncorrected, 0.05 ms), and the SYN-ACK gives no sample
-  // (Karn: it may be a resend). (Read as 40 ms, an early timer of the
-  // server's could pass as its answer to an ACK; see "a first SYN-ACK in
-  // doubt" below.)
+  // ms: read from 0 to 141 ms while the handshake is all there is. The
+  // server's first data at 1100 ms shows it past SYN-RCVD, so it had the
+  // client's ACK captured at 1040.1 ms: the round trip is at most 59.9 ms,
+  // and the data's sample 0.05 + 59.9 = 59.95 ms (uncorrected, 0.05 ms).
+  // The SYN-ACK gives no sample (Karn: it may be a resend). (Read as 40
+  // ms from the latest SYN, an early timer of the server's could pass as
+  // its answer to an ACK; see "a first SYN-ACK in doubt" below.)
   Scenario plain;
   plain.pkts.push_back(syn(0));
   plain.pkts.push_back(syn(1000 * ms));
   plain.pkts.push_back(synack(1040 * ms));
   plain.pkts.push_back(client_ack(1040 * ms + 100, 1));
+  Scenario hs_only = plain;
   plain.pkts.push_back(server_data(1100 * ms, 1));
   plain.pkts.push_back(client_ack(1100 * ms + 50, 1001));
+  const auto h = analyze(hs_only, "server-synack-unpaired-handshake", Profile::linux_kernel);
+  REQUIRE(server(h).capture_rtt);
+  CHECK(server(h).capture_rtt->count() == 141'000);
+  CHECK(server(h).capture_rtt_bound);
   const auto q = analyze(plain, "server-synack-unpaired", Profile::linux_kernel);
   CHECK(server(q).samples_seq == 1);
-  CHECK(us(server(q).rtt_karn.min) == 141'050);
+  CHECK(us(server(q).rtt_karn.min) == 59'950);
   CHECK(server(q).ambiguous_acks == 1);
   REQUIRE(server(q).capture_rtt);
-  CHECK(server(q).capture_rtt->count() == 141'000);
+  CHECK(server(q).capture_rtt->count() == 59'900);
   CHECK(server(q).capture_rtt_bound);
 
   // The client's data [1,101) at 1045 ms, which the server acknowledges at
-  // 1085.1 ms: it had received it, so the round trip is at most 40.1 ms.
+  // 1085.1 ms (its first segment past SYN-RCVD, 45 ms after the client's
+  // ACK): it had received the data, so the round trip is at most 40.1 ms.
   // Its data's sample: 0.05 + 40.1 = 40.15 ms.
   Scenario bounded = plain;
   bounded.pkts.insert(bounded.pkts.begin() + 4, Pkt{1045 * ms, true, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
@@ -361,6 +369,157 @@ TEST_CASE("after a first SYN-ACK in doubt, a resend with no loss shown is no ans
     CHECK(count(v, SendKind::fast) == 0);
     CHECK(v.timeouts.size() == 1);
     CHECK(musts(v) == (resend_ms == 100 ? 1 : 0));
+  }
+}
+
+TEST_CASE("a later SYN-ACK a timer's wait after the previous is no answer that gives the round trip") {
+  // Captured midway, the server 20 ms away each way (d = 40 ms), no
+  // timestamps. SYNs at 0 and 1000 ms; the server's first SYN-ACK at 1040
+  // ms (in doubt: read up to 1040 - 899 = 141 ms). The client's SYN again at
+  // `syn3_ms`; the server's SYN-ACK timer resends at 3040 ms, 2 s (its
+  // doubled wait) after its previous copy. 10 ms after a SYN at 3030 ms it
+  // falls in that SYN's response window, but the timer can have sent it
+  // (2000 ms after our previous SYN-ACK is past the 899 ms the timer waits
+  // at least): no round trip from it. The server's data then: 6 segments
+  // acknowledged 0.1 ms after their capture, 5 more 10 ms apart, the first
+  // lost, 4 duplicate ACKs, and the fast retransmit 40 ms after the third
+  // (its true round trip). Taken as the answer to that SYN (a round trip of
+  // 10 ms), the resend came 40 ms after the duplicate ACK: a timer, MUST
+  // 5.3/5.6 under FreeBSD's profile. The server's first data (60 ms after
+  // the client's ACK) bounds the round trip to 59.9 ms instead.
+  for (const std::int64_t syn3_ms : {3000, 3030}) {
+    CAPTURE(syn3_ms);
+    Scenario s;
+    s.pkts.push_back(syn(0));
+    s.pkts.push_back(syn(1000 * ms));
+    s.pkts.push_back(synack(1040 * ms));
+    s.pkts.push_back(syn(syn3_ms * ms));
+    s.pkts.push_back(synack(3040 * ms));
+    s.pkts.push_back(client_ack(3040 * ms + 100, 1));
+    std::int64_t t = 3100 * ms;
+    std::uint32_t seq = 1;
+    for (int k = 0; k < 6; ++k, seq += 1000, t += 40 * ms) {
+      s.pkts.push_back(server_data(t, seq));
+      s.pkts.push_back(client_ack(t + 100, seq + 1000));
+    }
+    for (std::uint32_t i = 0; i < 5; ++i) s.pkts.push_back(server_data(t + i * 10, seq + i * 1000));
+    for (std::uint32_t i = 1; i < 5; ++i) s.pkts.push_back(client_ack(t + i * 10 + 100, seq));
+    s.pkts.push_back(server_data(t + 3 * 10 + 100 + 40 * ms, seq));
+    s.pkts.push_back(client_ack(t + 3 * 10 + 100 + 80 * ms + 100, seq + 5000));
+    const auto r = analyze(s, "later-synack-timer", Profile::freebsd);
+    const auto& v = server(r);
+    CHECK(count(v, SendKind::fast) == 1);
+    CHECK(musts(v) == 0);
+    REQUIRE(v.capture_rtt);
+    CHECK(v.capture_rtt->count() == 59'900);  // 3100 - 3040.1 ms
+    CHECK(v.capture_rtt_bound);
+  }
+}
+
+TEST_CASE("held samples are taken at an expiry of the data timer: the sender had processed their ACKs") {
+  // Captured beside the client (d = 50 ms), Linux, no timestamps: SYNs at 1
+  // and 3 s, the SYN-ACK 50 ms after the second (in doubt: up to 3050 -
+  // 1000 - 899 = 1151 ms), the client's ACK 0.1 ms later. The server waits
+  // 1 s before its first data (4050 ms: the round trip bounded to 999.9 ms
+  // only), acknowledged 0.1 ms after its capture: a sample of 0.1 + 999.9
+  // = 1000 ms (uncorrected 0.1 ms), held until 5050.1 ms. Its next segment
+  // at 4100 ms is lost; the timer resends it at 4350 ms (a true SRTT of 50
+  // ms: Linux's RTO 250 ms). At that expiry the sender knew SND.UNA past
+  // the held sample's ACK: it had taken the sample, and the RTO lies
+  // between the readings ([200 ms or so, 3 s]): no MUST. Without it, the
+  // expiry is read against 5.7's 3 s (the SYN timed out, no sample since):
+  // MUST 5.7.
+  Scenario s;
+  s.pkts.push_back(syn(1000 * ms));
+  s.pkts.push_back(syn(3000 * ms));
+  s.pkts.push_back(synack(3050 * ms));
+  s.pkts.push_back(client_ack(3050 * ms + 100, 1));
+  s.pkts.push_back(server_data(4050 * ms, 1));
+  s.pkts.push_back(client_ack(4050 * ms + 100, 1001));
+  s.pkts.push_back(server_data(4100 * ms, 1001));
+  s.pkts.push_back(server_data(4350 * ms, 1001));
+  s.pkts.push_back(client_ack(4350 * ms + 100, 2001));
+  const auto r = analyze(s, "held-sample-at-expiry", Profile::linux_kernel);
+  const auto& v = server(r);
+  REQUIRE(v.timeouts.size() == 1);
+  CHECK(musts(v) == 0);
+  CHECK(v.samples_seq == 1);
+}
+
+TEST_CASE("a FIN sent again answers the peer when it acknowledges the peer's FIN or more than before; else a timer") {
+  // Captured at the server (d = 0). 8 segments each acknowledged 40 ms
+  // later; the server's FIN at t (lost), the client's 100 bytes at t + 50
+  // ms (its ACK field before the FIN), the FIN again 2 ms later: 52 ms
+  // after the first, far below any RTO of a 40 ms path under FreeBSD (200
+  // ms of slop and more). Its ACK field 1 (nothing new: no answer to the
+  // client's data, which it shows it had not processed): the timer's,
+  // early: MUST 5.3/5.6. Its ACK field 101 (BSD sets FIN on the ACK of the
+  // new data): an answer, no MUST. A FIN acknowledging the client's FIN
+  // (sent instead of the data) answers it as well, also when the server's
+  // pure ACK of that FIN went 1 ms before it (its ACK field then no more
+  // than before).
+  enum class Again { stale_ack, acks_data, acks_fin, acks_fin_acked };
+  for (const Again a : {Again::stale_ack, Again::acks_data, Again::acks_fin, Again::acks_fin_acked}) {
+    CAPTURE(static_cast<int>(a));
+    Scenario s;
+    s.pkts.push_back(syn(0));
+    s.pkts.push_back(synack(50));
+    s.pkts.push_back(client_ack(40 * ms, 1));
+    std::int64_t t = 41 * ms;
+    std::uint32_t seq = 1;
+    for (int k = 0; k < 8; ++k, seq += 1000, t += 50 * ms) {
+      s.pkts.push_back(server_data(t, seq));
+      s.pkts.push_back(client_ack(t + 40 * ms, seq + 1000));
+    }
+    t += 40 * ms;
+    s.pkts.push_back(Pkt{t, false, seq, 1, wire::kAck | wire::kFin, 0, {}, {}, {}});
+    if (a == Again::acks_fin || a == Again::acks_fin_acked)
+      s.pkts.push_back(Pkt{t + 50 * ms, true, 1, seq, wire::kAck | wire::kFin, 0, {}, {}, {}});
+    else
+      s.pkts.push_back(Pkt{t + 50 * ms, true, 1, seq, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+    const std::uint32_t acked = a == Again::stale_ack ? 1 : a == Again::acks_data ? 101 : 2;
+    if (a == Again::acks_fin_acked) s.pkts.push_back(Pkt{t + 51 * ms, false, seq, 2, wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back(Pkt{t + 52 * ms, false, seq, acked, wire::kAck | wire::kFin, 0, {}, {}, {}});
+    const auto r = analyze(s, "fin-again", Profile::freebsd);
+    const auto& v = server(r);
+    CHECK(musts(v) == (a == Again::stale_ack ? 1 : 0));
+    CHECK(count(v, SendKind::fast) == (a == Again::stale_ack ? 0 : 1));
+  }
+}
+
+TEST_CASE("a window update is no duplicate ACK: no loss shown, the resend after it is the timer's") {
+  // Captured beside the client, the server 40 ms of round trip away (its
+  // SYN-ACK 40 ms after the SYN, the client's ACK 0.1 ms later). 8 segments
+  // 40 ms apart, each acknowledged 0.1 ms after its capture; a ninth at t,
+  // lost; the client's ACK of the same data at t + 100 ms, its window
+  // 60000 (was 65535); the server resends at t + 150 ms. A duplicate ACK
+  // leaves the window as it was (RFC 5681 2): this one showed no loss, so
+  // the resend, 50 ms after it (inside the 1.5 x 40 + 2 = 62 ms window),
+  // answers nothing: the timer's, 150 ms after the segment, below FreeBSD's
+  // 200 ms of slop: MUST 5.3/5.6. Counted as a duplicate ACK, the resend
+  // passed as a fast retransmit. With the window unchanged it is one: no
+  // MUST.
+  for (const bool update : {true, false}) {
+    CAPTURE(update);
+    Scenario s;
+    s.pkts.push_back(syn(0));
+    s.pkts.push_back(synack(40 * ms));
+    s.pkts.push_back(client_ack(40 * ms + 100, 1));
+    std::int64_t t = 140 * ms;
+    std::uint32_t seq = 1;
+    for (int k = 0; k < 8; ++k, seq += 1000, t += 40 * ms) {
+      s.pkts.push_back(server_data(t, seq));
+      s.pkts.push_back(client_ack(t + 100, seq + 1000));
+    }
+    s.pkts.push_back(server_data(t, seq));
+    s.pkts.push_back(client_ack(t + 100 * ms, seq));
+    if (update) s.window[s.pkts.size() - 1] = 60000;
+    s.pkts.push_back(server_data(t + 150 * ms, seq));
+    s.pkts.push_back(client_ack(t + 150 * ms + 100, seq + 1000));
+    const auto r = analyze(s, "window-update", Profile::freebsd);
+    const auto& v = server(r);
+    CHECK(musts(v) == (update ? 1 : 0));
+    CHECK(count(v, SendKind::fast) == (update ? 0 : 1));
   }
 }
 

@@ -75,6 +75,8 @@ struct Scenario {
   std::map<std::size_t, std::uint8_t> ttl;
   /// Indexes of packets that advertise a zero window.
   std::set<std::size_t> zero_window;
+  /// The window packet i advertises, where not 65535 (nor zero: zero_window).
+  std::map<std::size_t, std::uint16_t> window;
   /// Both SYNs offer SACK (RFC 2018 SACK-permitted).
   bool sack_permitted = false;
 
@@ -102,7 +104,8 @@ struct Scenario {
   }
 
   /// The IPv4 packet of `p`, with IPv4 Identification `id`.
-  Bytes packet(const Pkt& p, std::uint16_t id = 0, std::uint8_t hop_limit = 64, bool zero_window_ad = false) const {
+  Bytes packet(const Pkt& p, std::uint16_t id = 0, std::uint8_t hop_limit = 64, bool zero_window_ad = false,
+               std::uint16_t window_ad = 65535) const {
     wire::TcpHeader t;
     t.src_port = p.from_client ? client_port : 5001;
     t.dst_port = p.from_client ? 5001 : client_port;
@@ -111,7 +114,7 @@ struct Scenario {
     t.seq = own + p.rel_seq;
     t.ack = (p.flags & wire::kAck) ? other + p.rel_ack : 0;
     t.flags = p.flags;
-    t.window = zero_window_ad ? 0 : 65535;
+    t.window = zero_window_ad ? 0 : window_ad;
     t.options.tsval = p.tsval;
     t.options.sack_permitted = sack_permitted && (p.flags & wire::kSyn);
     if (p.tsval) t.options.tsecr = p.tsecr.value_or(0);
@@ -143,7 +146,8 @@ struct Scenario {
       recs.push_back({static_cast<std::uint32_t>(epoch_s + p.t_us / 1'000'000),
                       static_cast<std::uint32_t>(p.t_us % 1'000'000),
                       packet(p, id == ip_id.end() ? std::uint16_t{0} : id->second,
-                             hl == ttl.end() ? std::uint8_t{64} : hl->second, zero_window.count(i) > 0),
+                             hl == ttl.end() ? std::uint8_t{64} : hl->second, zero_window.count(i) > 0,
+                             window.count(i) > 0 ? window.at(i) : std::uint16_t{65535}),
                       0});
     }
     return testcommon::pcap_file(testcommon::kPcapMagicMicros, 101, recs);

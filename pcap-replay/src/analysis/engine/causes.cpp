@@ -83,10 +83,13 @@ Explanation explain(const Observation& o, const StackProfile& p) {
   // The ACK clock resends data only where the peer showed a loss (duplicate
   // ACKs, SACK) or the sender is recovering (a partial ACK, the slow start
   // after an expiry): an ACK that only advanced SND.UNA asks for nothing
-  // again. A FIN may answer the peer's (the application closes when it
-  // reads the peer's), whatever sequence number it carries.
+  // again. A FIN may answer the peer when it acknowledges the peer's FIN
+  // (the application closes when it reads it) or more than the sender
+  // acknowledged before (a FIN riding on that ACK), whatever sequence
+  // number it carries.
   const bool responds = o.ack_clocked || (o.sender_rtt.count() == 0 && o.since_peer < limits::kMinTimerWait);
-  if (responds && (o.loss_evidence || o.recovery != Recovery::open || o.fin))
+  const bool recovering = o.recovery == Recovery::fast || o.recovery == Recovery::rto;
+  if (responds && (o.loss_evidence || recovering || o.answers_fin))
     return o.recovery == Recovery::rto ? Explanation{SendKind::slow_start_after_rto, Cause::recovery}
                                        : Explanation{SendKind::fast, Cause::ack_clock};
   // 5.4: an expiry resends one segment; what follows it before any ACK, far

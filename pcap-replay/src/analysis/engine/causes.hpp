@@ -49,7 +49,10 @@ struct Observation {
   Recovery recovery = Recovery::open;
   bool syn = false;             ///< carries SYN
   bool syn_ack = false;         ///< carries SYN and ACK: a server's, in SYN-RCVD as it sends it
-  bool fin = false;             ///< carries FIN
+  /// carries FIN and acknowledges the peer's FIN, or more of the peer's than
+  /// any earlier segment: a close answering the peer's, or a FIN riding on
+  /// an ACK of new data (BSD sets FIN on every segment at its sequence)
+  bool answers_fin = false;
   bool already_acked = false;   ///< its whole range is below SND.UNA
   bool old_tsval = false;       ///< TSval >= limits::kOldTsvalTicks older than the newest already sent
   bool fills_hole = false;      ///< inside a hole no earlier segment covered, within the reorder window

@@ -17,6 +17,8 @@
 #include <optional>
 #include <utility>
 
+#include <rto/seq.hpp>
+
 #include <replay/analysis/ring_deque.hpp>
 #include <replay/analysis/rtt_sampling.hpp>
 #include <replay/input/segment.hpp>
@@ -84,6 +86,9 @@ class alignas(64) HostFeed {  // three cache lines
   /// acknowledges nothing new or no kept segment ends there. Call before
   /// feed_activity() of the segment that carries `ack`.
   std::optional<CaptureTime> first_capture_acked(std::uint32_t ack) const;
+  /// Whether an ACK field of `ack` acknowledges more than any of the
+  /// sender's segments so far (call before feed_activity() of its segment).
+  bool acks_more(std::uint32_t ack) const { return !has_acked_through_ || rto::seq_gt(ack, acked_through_); }
   const TsClock& ts_clock() const { return ts_clock_; }
   /// Capture time of the sender's latest segment (not a RST).
   const MaybeTime& last_send_time() const { return last_send_time_; }

@@ -130,8 +130,16 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
   if (const MaybeTime& last = feed_.last_send_time(); last && across_step(*last, captured.time))
     tsval_before_step_ = newest_tsval_;
-  if (handshake_ambiguous_ && h.has(wire::kAck))
+  ack_advanced_ = h.has(wire::kAck) && feed_.acks_more(h.ack);
+  if (handshake_ambiguous_ && h.has(wire::kAck)) {
     if (const std::optional<CaptureTime> heard = feed_.first_capture_acked(h.ack)) bound_round_trip(captured.time, *heard);
+    // Anything but a SYN-ACK shows us past SYN-RCVD: the peer's segment that
+    // ended it had reached us (captured no sooner than its first one).
+    if (!h.has(wire::kSyn) && !left_syn_rcvd_) {
+      left_syn_rcvd_ = true;
+      if (peer_acked_synack_) bound_round_trip(captured.time, *peer_acked_synack_);
+    }
+  }
   feed_.feed_activity(captured, &held_, feed_context(), replay_rate_ != nullptr);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
@@ -153,11 +161,14 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
     const bool before_timer = syn_arm_ && !across_step(syn_arm_->sent(), s.time) &&
                               since(s.time, syn_arm_->sent()) < timer_least;
     answers_syn = in_window || before_timer;
-    if (answers_syn && handshake_ambiguous_ && !across_step(asked, s.time) &&
+    if (answers_syn && before_timer && handshake_ambiguous_ && !across_step(asked, s.time) &&
         since(s.time, asked) >= microseconds{0} && since(s.time, asked) < timer_least) {
       // The answer the capture could not pair at our first SYN-ACK (one
       // echoing an older SYN): the capture-to-sender round trip, for the
-      // lower bound kept till now.
+      // bound read till now; only when our SYN-ACK timer cannot have sent
+      // it (sooner after our previous SYN-ACK than the timer's least wait:
+      // a copy a timer's wait later may be the timer's, its time from the
+      // SYN no round trip).
       sender_rtt_ = since(s.time, asked);
       if (*sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};
       handshake_ambiguous_ = false;
@@ -362,7 +373,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   o.recovery = recovery_;
   o.syn = syn;
   o.syn_ack = syn && s.tcp.has(wire::kAck);
-  o.fin = s.tcp.has(wire::kFin);
+  o.answers_fin = fin && (ack_advanced_ || (peer_fin_end_ && seq_ge(s.tcp.ack, *peer_fin_end_)));
   o.already_acked = seq_le(end, heard_una());
   o.old_tsval = old_tsval;
   o.fills_hole = fills_hole;
@@ -639,6 +650,11 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
     const CaptureTime head = outstanding_.empty() ? armed.earliest : outstanding_.front().last_time;
     x.delayed_after_head = since(*last_new_data_time_, head);
   }
+  // An expiry of the data timer resends the head, at or above every held
+  // sample's ACK (a resend below one voided it, send_at): the sender knew
+  // SND.UNA past that ACK, so it had processed it and taken its sample.
+  if (!syn)
+    while (pending_count_ > 0) take_pending(pop_pending(), captured);
   x.expect = syn ? est_.syn_expectation() : est_.data_expectation();
   // The sender's own clock: its TSvals show the wait it timed even where the
   // capture's timestamps are late or batched, or step.

@@ -377,6 +377,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// trip to the capture point is in doubt (read every segment that
   /// acknowledges the peer's data, bound_round_trip()).
   bool handshake_ambiguous_ = false;
+  /// The segment being sent acknowledges more of the peer's than any of
+  /// ours before it (Observation::answers_fin).
+  bool ack_advanced_ = false;
   std::optional<TimerArm> arm_;  // the data timer's arm (nullopt: stopped)
   MaybeTime rearm_any_;  // the latest event any stack may re-arm at
   std::optional<std::uint32_t> newest_tsval_;
@@ -458,6 +461,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   bool peer_syn_repeated_ = false;    // more than one SYN of the peer's before our first SYN-ACK
   bool sender_rtt_bound_ = false;     // sender_rtt_ is an upper bound only (SenderReport::capture_rtt_bound)
   bool maybe_delayed_ = false;        // the expiry being recorded may be a probe timer's, re-armed by new data
+  bool left_syn_rcvd_ = false;        // we sent a segment past SYN-RCVD (peer_acked_synack_ read once)
   std::optional<std::chrono::microseconds> hs_rtt_;
   std::optional<std::uint64_t> syn_acked_frame_;
   bool own_sack_ok_ = false, peer_sack_ok_ = false;
@@ -478,6 +482,13 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// shows it heard (what the train's first answered), if any, and when
   /// that train began.
   MaybeTime train_heard_, train_start_;
+  /// While the handshake leaves the round trip in doubt: the capture time of
+  /// the peer's first segment acknowledging our SYN-ACK (bound_round_trip at
+  /// our first segment after it).
+  MaybeTime peer_acked_synack_;
+  /// The sequence number after the peer's FIN, once it sent one (a FIN of
+  /// ours acknowledging it may answer it: Observation::answers_fin).
+  std::optional<std::uint32_t> peer_fin_end_;
 };
 
 }  // namespace replay::engine

@@ -98,6 +98,14 @@ void SenderEngine::on_peer(const Segment& s) {
   if (!handshake_seen_ && (handshake_ == Handshake::syn_sent || handshake_ == Handshake::syn_received) &&
       (peer_syn_ || peer_synack_))
     handshake_seen_ = true;
+  // The peer's first segment acknowledging our SYN-ACK while the round trip
+  // is in doubt: our first segment after it left SYN-RCVD, having received
+  // it (or a later one).
+  if (handshake_ambiguous_ && own_synack_ && !left_syn_rcvd_ && !peer_acked_synack_ && !h.has(wire::kSyn) &&
+      seq_gt(h.ack, seq_.isn))
+    peer_acked_synack_ = s.time;
+  if (h.has(wire::kFin)) peer_fin_end_ = h.seq + s.payload_len + 1;
+  const std::uint16_t window_before = peer_window_;
   peer_window_ = h.window;
   const std::uint32_t ack = h.ack;
   const auto sack_above = [&](std::uint32_t una) {
@@ -144,8 +152,10 @@ void SenderEngine::on_peer(const Segment& s) {
         note_rearm(s.time);
       }
     }
-    // Duplicate ACK (RFC 5681 2): no data, no SYN/FIN, same ACK, data outstanding.
-    if (ack == una && s.payload_len == 0 && !h.has(wire::kSyn) && !h.has(wire::kFin) && una != seq_.snd_max) {
+    // Duplicate ACK (RFC 5681 2): no data, no SYN/FIN, same ACK, data
+    // outstanding, the same window (one that changes it is a window update).
+    if (ack == una && s.payload_len == 0 && !h.has(wire::kSyn) && !h.has(wire::kFin) && una != seq_.snd_max &&
+        h.window == window_before) {
       ++dupacks_;
       record(s, "dup-ack", ack);
     }
