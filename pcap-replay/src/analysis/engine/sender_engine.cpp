@@ -130,7 +130,7 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
   if (const MaybeTime& last = feed_.last_send_time(); last && across_step(*last, captured.time))
     tsval_before_step_ = newest_tsval_;
-  ack_advanced_ = h.has(wire::kAck) && feed_.acks_more(h.ack);
+  if (h.has(wire::kFin)) ack_advanced_ = h.has(wire::kAck) && feed_.acks_more(h.ack);  // (read for a FIN only)
   if (handshake_ambiguous_ && h.has(wire::kAck)) {
     if (const std::optional<CaptureTime> heard = feed_.first_capture_acked(h.ack)) bound_round_trip(captured.time, *heard);
     // Anything but a SYN-ACK shows us past SYN-RCVD: the peer's segment that

@@ -377,8 +377,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// trip to the capture point is in doubt (read every segment that
   /// acknowledges the peer's data, bound_round_trip()).
   bool handshake_ambiguous_ = false;
-  /// The segment being sent acknowledges more of the peer's than any of
-  /// ours before it (Observation::answers_fin).
+  /// The FIN being sent acknowledges more of the peer's than any of our
+  /// segments before it (Observation::answers_fin; set at each FIN only).
   bool ack_advanced_ = false;
   std::optional<TimerArm> arm_;  // the data timer's arm (nullopt: stopped)
   MaybeTime rearm_any_;  // the latest event any stack may re-arm at
