@@ -174,6 +174,18 @@ TEST_CASE("the server's first SYN-ACK after the SYN was sent again: paired when 
   REQUIRE(server(h).capture_rtt);
   CHECK(server(h).capture_rtt->count() == 141'000);
   CHECK(server(h).capture_rtt_bound);
+  // SYNs at 0, 1 and 3 s, the SYN-ACK at 3040 ms: the timer's bound from
+  // the first SYN, 3040 - 899 = 2141 ms, is past the initial RTO, which no
+  // round trip read from a handshake reaches: read up to 1 s less 1 us.
+  Scenario three;
+  three.pkts.push_back(syn(0));
+  three.pkts.push_back(syn(1000 * ms));
+  three.pkts.push_back(syn(3000 * ms));
+  three.pkts.push_back(synack(3040 * ms));
+  three.pkts.push_back(client_ack(3040 * ms + 100, 1));
+  const auto t3 = analyze(three, "server-synack-unpaired-capped", Profile::linux_kernel);
+  REQUIRE(server(t3).capture_rtt);
+  CHECK(server(t3).capture_rtt->count() == 999'999);
   const auto q = analyze(plain, "server-synack-unpaired", Profile::linux_kernel);
   CHECK(server(q).samples_seq == 1);
   CHECK(us(server(q).rtt_karn.min) == 59'950);

@@ -60,8 +60,11 @@ void SenderEngine::learn_handshake_delays(bool syn) {
     if (peer_syn_repeated_ && !echoes_latest && d > limits::kCaptureAtSender) {
       handshake_ambiguous_ = true;
       const microseconds timer_least = opt_.config.initial_rto - opt_.tolerance(opt_.config.initial_rto);
+      // (Never an initial RTO or more: no round trip that long is read from a
+      // handshake, as above.)
       if (peer_first_syn_ && !across_step(*peer_first_syn_, *own_synack_))
-        sender_rtt_ = std::max(d, since(*own_synack_, *peer_first_syn_) - timer_least);
+        sender_rtt_ = std::min(std::max(d, since(*own_synack_, *peer_first_syn_) - timer_least),
+                               opt_.config.initial_rto - microseconds{1});
       sender_rtt_bound_ = true;
     } else {
       peer_syn_again_.reset();  // answered

@@ -652,8 +652,9 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   }
   // An expiry of the data timer resends the head, at or above every held
   // sample's ACK (a resend below one voided it, send_at): the sender knew
-  // SND.UNA past that ACK, so it had processed it and taken its sample.
-  if (!syn)
+  // SND.UNA past that ACK, so it had processed it and taken its sample. (A
+  // loss probe resends the highest segment, which shows no SND.UNA.)
+  if (!syn && !maybe_probe)
     while (pending_count_ > 0) take_pending(pop_pending(), captured);
   x.expect = syn ? est_.syn_expectation() : est_.data_expectation();
   // The sender's own clock: its TSvals show the wait it timed even where the

@@ -34,7 +34,8 @@ struct PendingSample {
   std::optional<std::size_t> event() const {
     return row_after == 0 ? std::nullopt : std::optional<std::size_t>(row_after - 1);
   }
-  void set_event(std::size_t row) { row_after = static_cast<std::uint32_t>(row + 1); }
+  /// (A row past 2^32 - 2 is not kept: the sample then clears no row.)
+  void set_event(std::size_t row) { row_after = row < UINT32_MAX ? static_cast<std::uint32_t>(row + 1) : 0; }
   std::chrono::microseconds correction() const { return std::chrono::microseconds{correction_us}; }
 };
 
