@@ -50,6 +50,28 @@ const replay::SenderReport& server(const replay::Report& r) {
   return r.flows.front().senders[1];
 }
 
+// The server's `n` segments of 1000 bytes from `t`, `gap` apart, each
+// acknowledged `ack_after` after its capture; `t` and `seq` end at the next
+// segment's.
+void acked_segments(Scenario& s, std::int64_t& t, std::uint32_t& seq, int n, std::int64_t gap,
+                    std::int64_t ack_after) {
+  for (int k = 0; k < n; ++k, seq += 1000, t += gap) {
+    s.pkts.push_back(server_data(t, seq));
+    s.pkts.push_back(client_ack(t + ack_after, seq + 1000));
+  }
+}
+
+// A fast retransmit from `t`: the server's 5 segments from `seq`, 10 us
+// apart, the first lost after the capture point; the client's duplicate ACK
+// 0.1 ms after each of the next 4; the resend 40 ms after the third
+// duplicate ACK's capture (a 40 ms round trip), and the ACK of all five.
+void fast_retransmit(Scenario& s, std::int64_t t, std::uint32_t seq) {
+  for (std::uint32_t i = 0; i < 5; ++i) s.pkts.push_back(server_data(t + i * 10, seq + i * 1000));
+  for (std::uint32_t i = 1; i < 5; ++i) s.pkts.push_back(client_ack(t + i * 10 + 100, seq));
+  s.pkts.push_back(server_data(t + 3 * 10 + 100 + 40 * ms, seq));
+  s.pkts.push_back(client_ack(t + 3 * 10 + 100 + 80 * ms + 100, seq + 5000));
+}
+
 /// Findings of level SHOULD in a sender.
 std::size_t shoulds(const replay::SenderReport& s) {
   std::size_t n = 0;
@@ -301,7 +323,7 @@ TEST_CASE("a first SYN-ACK in doubt: the round trip read up to its upper bound, 
   // timestamps): SYNs at 0 and 1000 ms, the SYN-ACK at 1040 ms (an answer to
   // the second, or its timer's sent before the second arrived: 40 ms or
   // more), the client's ACK 0.1 ms later. The server then sends 6 segments
-  // 40 ms apart, each acknowledged 0.1 ms after its capture; then 5 at 10 ms
+  // 40 ms apart, each acknowledged 0.1 ms after its capture; then 5 at 10 us
   // intervals, the first lost after the capture point: the client's
   // duplicate ACKs 0.1 ms after each of the next 4, and the server's fast
   // retransmit 40 ms after the third duplicate ACK's capture (its arrival
@@ -326,14 +348,8 @@ TEST_CASE("a first SYN-ACK in doubt: the round trip read up to its upper bound, 
   s.pkts.push_back(client_ack(1040 * ms + 100, 1));
   std::int64_t t = 1100 * ms;
   std::uint32_t seq = 1;
-  for (int k = 0; k < 6; ++k, seq += 1000, t += 40 * ms) {
-    s.pkts.push_back(server_data(t, seq));
-    s.pkts.push_back(client_ack(t + 100, seq + 1000));
-  }
-  for (std::uint32_t i = 0; i < 5; ++i) s.pkts.push_back(server_data(t + i * 10, seq + i * 1000));
-  for (std::uint32_t i = 1; i < 5; ++i) s.pkts.push_back(client_ack(t + i * 10 + 100, seq));
-  s.pkts.push_back(server_data(t + 3 * 10 + 100 + 40 * ms, seq));
-  s.pkts.push_back(client_ack(t + 3 * 10 + 100 + 80 * ms + 100, seq + 5000));
+  acked_segments(s, t, seq, 6, 40 * ms, 100);
+  fast_retransmit(s, t, seq);
   for (std::string_view p : {Profile::freebsd, Profile::macos, Profile::rfc6298, Profile::linux_kernel}) {
     CAPTURE(p);
     const auto r = analyze(s, "ambiguous-then-fast", p);
@@ -369,10 +385,7 @@ TEST_CASE("after a first SYN-ACK in doubt, a resend with no loss shown is no ans
     s.pkts.push_back(client_ack(1100 * ms + 100, 1));
     std::int64_t t = 1200 * ms;
     std::uint32_t seq = 1;
-    for (int k = 0; k < 8; ++k, seq += 1000, t += 40 * ms) {
-      s.pkts.push_back(server_data(t, seq));
-      s.pkts.push_back(client_ack(t + 100, seq + 1000));
-    }
+    acked_segments(s, t, seq, 8, 40 * ms, 100);
     s.pkts.push_back(server_data(t, seq));
     s.pkts.push_back(server_data(t + resend_ms * ms, seq));
     s.pkts.push_back(client_ack(t + resend_ms * ms + 100, seq + 1000));
@@ -393,7 +406,7 @@ TEST_CASE("a later SYN-ACK a timer's wait after the previous is no answer that g
   // falls in that SYN's response window, but the timer can have sent it
   // (2000 ms after our previous SYN-ACK is past the 899 ms the timer waits
   // at least): no round trip from it. The server's data then: 6 segments
-  // acknowledged 0.1 ms after their capture, 5 more 10 ms apart, the first
+  // acknowledged 0.1 ms after their capture, 5 more 10 us apart, the first
   // lost, 4 duplicate ACKs, and the fast retransmit 40 ms after the third
   // (its true round trip). Taken as the answer to that SYN (a round trip of
   // 10 ms), the resend came 40 ms after the duplicate ACK: a timer, MUST
@@ -410,14 +423,8 @@ TEST_CASE("a later SYN-ACK a timer's wait after the previous is no answer that g
     s.pkts.push_back(client_ack(3040 * ms + 100, 1));
     std::int64_t t = 3100 * ms;
     std::uint32_t seq = 1;
-    for (int k = 0; k < 6; ++k, seq += 1000, t += 40 * ms) {
-      s.pkts.push_back(server_data(t, seq));
-      s.pkts.push_back(client_ack(t + 100, seq + 1000));
-    }
-    for (std::uint32_t i = 0; i < 5; ++i) s.pkts.push_back(server_data(t + i * 10, seq + i * 1000));
-    for (std::uint32_t i = 1; i < 5; ++i) s.pkts.push_back(client_ack(t + i * 10 + 100, seq));
-    s.pkts.push_back(server_data(t + 3 * 10 + 100 + 40 * ms, seq));
-    s.pkts.push_back(client_ack(t + 3 * 10 + 100 + 80 * ms + 100, seq + 5000));
+    acked_segments(s, t, seq, 6, 40 * ms, 100);
+    fast_retransmit(s, t, seq);
     const auto r = analyze(s, "later-synack-timer", Profile::freebsd);
     const auto& v = server(r);
     CHECK(count(v, SendKind::fast) == 1);
@@ -479,10 +486,7 @@ TEST_CASE("a FIN sent again answers the peer when it acknowledges the peer's FIN
     s.pkts.push_back(client_ack(40 * ms, 1));
     std::int64_t t = 41 * ms;
     std::uint32_t seq = 1;
-    for (int k = 0; k < 8; ++k, seq += 1000, t += 50 * ms) {
-      s.pkts.push_back(server_data(t, seq));
-      s.pkts.push_back(client_ack(t + 40 * ms, seq + 1000));
-    }
+    acked_segments(s, t, seq, 8, 50 * ms, 40 * ms);
     t += 40 * ms;
     s.pkts.push_back(Pkt{t, false, seq, 1, wire::kAck | wire::kFin, 0, {}, {}, {}});
     if (a == Again::acks_fin || a == Again::acks_fin_acked)
@@ -519,10 +523,7 @@ TEST_CASE("a window update is no duplicate ACK: no loss shown, the resend after 
     s.pkts.push_back(client_ack(40 * ms + 100, 1));
     std::int64_t t = 140 * ms;
     std::uint32_t seq = 1;
-    for (int k = 0; k < 8; ++k, seq += 1000, t += 40 * ms) {
-      s.pkts.push_back(server_data(t, seq));
-      s.pkts.push_back(client_ack(t + 100, seq + 1000));
-    }
+    acked_segments(s, t, seq, 8, 40 * ms, 100);
     s.pkts.push_back(server_data(t, seq));
     s.pkts.push_back(client_ack(t + 100 * ms, seq));
     if (update) s.window[s.pkts.size() - 1] = 60000;

@@ -65,7 +65,6 @@ void SenderEngine::learn_handshake_delays(bool syn) {
       if (peer_first_syn_ && !across_step(*peer_first_syn_, *own_synack_))
         sender_rtt_ = std::min(std::max(d, since(*own_synack_, *peer_first_syn_) - timer_least),
                                opt_.config.initial_rto - microseconds{1});
-      sender_rtt_bound_ = true;
     } else {
       peer_syn_again_.reset();  // answered
     }
@@ -84,10 +83,7 @@ void SenderEngine::bound_round_trip(CaptureTime sent, CaptureTime heard) {
   if (across_step(heard, sent)) return;
   const microseconds b = since(sent, heard);
   if (b.count() < 0) return;
-  if (!sender_rtt_ || b < *sender_rtt_) {
-    sender_rtt_ = b <= limits::kCaptureAtSender ? microseconds{0} : b;
-    sender_rtt_bound_ = true;
-  }
+  if (!sender_rtt_ || b < *sender_rtt_) sender_rtt_ = b <= limits::kCaptureAtSender ? microseconds{0} : b;
 }
 
 microseconds SenderEngine::ack_delay_hi() const {

@@ -172,7 +172,6 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
       sender_rtt_ = since(s.time, asked);
       if (*sender_rtt_ <= limits::kCaptureAtSender) sender_rtt_ = microseconds{0};
       handshake_ambiguous_ = false;
-      sender_rtt_bound_ = false;
     }
     // Answered; or not, and no longer owed: a SYN-ACK that does not answer
     // it comes after the answer's time. Our first SYN-ACK leaves it to
@@ -729,7 +728,9 @@ void SenderEngine::finish() {
   out_.srtt = e.srtt();
   out_.rttvar = e.rttvar();
   out_.capture_rtt = sender_rtt_;
-  out_.capture_rtt_bound = sender_rtt_bound_;
+  // In doubt, any round trip is its bound (the handshake's upper reading,
+  // or what an ACK of the peer's data showed).
+  out_.capture_rtt_bound = handshake_ambiguous_ && sender_rtt_.has_value();
   out_.rto = current_rto();
   out_.backoff = data_expiries();
   settle_54();

@@ -459,7 +459,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   MaybeTime peer_syn_again_;  // the peer's latest SYN not yet answered (it asks for our SYN-ACK again)
   std::optional<std::uint32_t> peer_syn_tsval_, own_synack_tsecr_;
   bool peer_syn_repeated_ = false;    // more than one SYN of the peer's before our first SYN-ACK
-  bool sender_rtt_bound_ = false;     // sender_rtt_ is an upper bound only (SenderReport::capture_rtt_bound)
   bool maybe_delayed_ = false;        // the expiry being recorded may be a probe timer's, re-armed by new data
   bool left_syn_rcvd_ = false;        // we sent a segment past SYN-RCVD (peer_acked_synack_ read once)
   std::optional<std::chrono::microseconds> hs_rtt_;
