@@ -385,6 +385,11 @@ engine-ring-unheard-less ;; pcap-replay/src/analysis/engine/sender_engine.hpp ;;
 engine-ring-unheard-more ;; pcap-replay/src/analysis/engine/sender_engine.hpp ;; static constexpr std::size_t kUnheardAcksKept = 4; ;; static constexpr std::size_t kUnheardAcksKept = 5; ;; kUnheardAcksKept 4 -> 5 in the ring
 engine-ring-unheard-span-less ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; rto::seq_diff(ack, oldest.una) <= kUnheardAckSpan) break; ;; rto::seq_diff(ack, oldest.una) <= kUnheardAckSpan / 2) break; ;; kUnheardAckSpan 2^30 -> 2^29 bytes behind the newest ACK: an older unheard ACK dropped
 engine-ring-unheard-span-more ;; pcap-replay/src/analysis/engine/sender_view.cpp ;; rto::seq_diff(ack, oldest.una) <= kUnheardAckSpan) break; ;; rto::seq_diff(ack, oldest.una) <= kUnheardAckSpan + kUnheardAckSpan / 2) break; ;; kUnheardAckSpan 2^30 -> 1.5 x 2^30 bytes
+# ---- 2026-12-06 (16th): the text report's milliseconds by integer arithmetic
+report-fixed-ms-range ;; pcap-replay/include/replay/report/fixed_ms.hpp ;; kFixedMsExactBelow = std::uint64_t{1} << 50; ;; kFixedMsExactBelow = std::uint64_t{1} << 60; ;; FixedMs prints a duration's own digits up to 2^60 us, where ms(d) (what the report printed) has lost microseconds
+report-fixed-ms-sign ;; pcap-replay/include/replay/report/fixed_ms.hpp ;; if (n < 0) *--p = '-'; ;; if (n < -1000) *--p = '-'; ;; FixedMs drops the sign of a negative duration under 1 ms
+report-text-spill-twice ;; pcap-replay/src/report/report_text.cpp ;;     os.write(buf.data(), static_cast<std::streamsize>(buf.size()));\n    buf.clear(); ;;     os.write(buf.data(), static_cast<std::streamsize>(buf.size())); ;; a flow's text written out at the spill size is kept and written again
+report-text-spill-lost ;; pcap-replay/src/report/report_text.cpp ;;     if (buf.size() < kTextSpill) return;\n    os.write(buf.data(), static_cast<std::streamsize>(buf.size())); ;;     if (buf.size() < kTextSpill) return; ;; a flow's text at the spill size is dropped, not written
 EOF
 
 # ---- the table ------------------------------------------------------------------

@@ -2,11 +2,13 @@
 
 #include <replay/analysis/thresholds.hpp>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <map>
 
 #include <replay/analysis/analyzer.hpp>
+#include <replay/report/fixed_ms.hpp>
 #include <replay/report/inferred_text.hpp>
 #include <replay/report/judgement_text.hpp>
 #include "report/lockstep_report.hpp"
@@ -27,7 +29,10 @@ std::string timestamps_text(const SenderReport& s) {
   if (!s.tsval_sent) return s.peer_seen ? "off" : "off (peer not seen)";
   return s.peer_seen ? "sent by this side only" : "sent by this side, peer not seen";
 }
-std::string opt_ms(const std::optional<microseconds>& d) { return d ? fmt::format("{:.3f} ms", ms(*d)) : "-"; }
+// The text of one flow is formatted into a buffer and written out once, or
+// whenever it holds this much.
+constexpr std::size_t kTextSpill = 64 * 1024;
+std::string opt_ms(const std::optional<microseconds>& d) { return d ? fmt::format(FMT_COMPILE("{} ms"), FixedMs{*d}) : "-"; }
 double rel_s(CaptureTime origin, CaptureTime t) { return seconds_between(t, origin); }
 }  // namespace
 
@@ -86,18 +91,33 @@ void write_text_heading(std::ostream& os, const Options& o) {
 
 void write_text_flow(std::ostream& os, const FlowReport& f, const Options& options, std::optional<std::uint64_t> stream,
                      CaptureTime origin, const ReportView& view) {
+  // The flow's text in one buffer, its format strings parsed at compile
+  // time, written to `os` once: a stream write and a std::string per line
+  // cost more than the analysis of the flow's packets (bench/README.md,
+  // "The text report's cost"). The buffer is the thread's, kept from flow to
+  // flow: grown once, and in cache.
+  thread_local fmt::memory_buffer buf;
+  buf.clear();
+  const auto out = std::back_inserter(buf);
+  // Past kTextSpill bytes (a flow with thousands of expiries or findings)
+  // the buffer is written out as it goes, so it never holds a flow whole.
+  const auto spill = [&os] {
+    if (buf.size() < kTextSpill) return;
+    os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    buf.clear();
+  };
   {
-    os << fmt::format("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n", f.id,
+    fmt::format_to(out, FMT_COMPILE("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n"), f.id,
                       to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
                       seconds_between(f.last_time, f.first_time));
-    os << fmt::format("  Wireshark: {}; display filter: {}\n",
+    fmt::format_to(out, FMT_COMPILE("  Wireshark: {}; display filter: {}\n"),
                       stream ? fmt::format("tcp.stream {}", *stream)
                              : std::string("tcp.stream not known under -f (it counts the connections the filter hides)"),
                       stream_filter(f, stream));
     if (!f.vnets.empty()) {
       std::string names;
       for (const VirtualNetwork& v : f.vnets) names += (names.empty() ? "" : ", ") + (v.empty() ? "none" : to_string(v));
-      os << fmt::format("  virtual network{}: {}{}\n", f.vnets.size() > 1 ? "s" : "", names,
+      fmt::format_to(out, FMT_COMPILE("  virtual network{}: {}{}\n"), f.vnets.size() > 1 ? "s" : "", names,
                         f.vnet_apart ? " (its 4-tuple had another connection on another one at the same time: "
                                        "Wireshark merges them by default)"
                                      : "");
@@ -108,9 +128,9 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
       const char* clock = !a.another_clock ? "no TSval tells whose clock it is"
                           : *a.another_clock ? "its TSval comes from another clock: another host"
                                              : "its TSval fits that clock: the same host anew, or another in step";
-      os << fmt::format("  another {} endpoint at {}, beside flow {} (which goes on): its {} has ISN {} where flow "
+      fmt::format_to(out, FMT_COMPILE("  another {} endpoint at {}, beside flow {} (which goes on): its {} has ISN {} where flow "
                         "{}'s has {}{}; {}. Not a retransmission of flow {}'s {}; the segments in its sequence "
-                        "space are here\n",
+                        "space are here\n"),
                         a.server ? "server" : "client", to_string(host), a.flow, a.server ? "SYN-ACK" : "SYN", a.isn,
                         a.flow, a.other_isn,
                         a.syn_frame ? fmt::format(", answering the client's SYN of frame {} (in both flows)", a.syn_frame)
@@ -123,10 +143,10 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
       for (std::size_t i = 0; i < f.duplicate_frames.size() && i < 5; ++i)
         frames += (i ? ", " : "") + std::to_string(f.duplicate_frames[i]);
       if (f.duplicate_frames.size() > 5) frames += ", ...";
-      os << fmt::format("  {} packet(s) captured again, ignored (frames {}): the same TCP header and checksum and "
+      fmt::format_to(out, FMT_COMPILE("  {} packet(s) captured again, ignored (frames {}): the same TCP header and checksum and "
                         "IPv4 ID (its header checksum too at one TTL; VLAN and tunnel may differ), within {:.0f} ms "
                         "of its latest capture (either order); without an ID that names the datagram, a segment with data, nothing from "
-                        "the peer between, within {:.0f} ms with the same TSval, {:.1f} ms without one\n",
+                        "the peer between, within {:.0f} ms with the same TSval, {:.1f} ms without one\n"),
                         f.capture_duplicates, frames, ms(limits::kSameIdWindow), ms(limits::kSameTsvalWindow),
                         ms(limits::kNoIdWindow));
     }
@@ -135,53 +155,54 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
       // SYN and FIN occupy one sequence number each, so they count as
       // data-bearing (they are retransmitted on the timer like data);
       // `bytes` counts payload only.
-      os << fmt::format("  sender {} -> {}: {} packets, {} data-bearing segment(s) (SYN/FIN count as one byte), "
-                        "{} payload bytes; timestamps {}, SACK {}\n",
+      fmt::format_to(out, FMT_COMPILE("  sender {} -> {}: {} packets, {} data-bearing segment(s) (SYN/FIN count as one byte), "
+                        "{} payload bytes; timestamps {}, SACK {}\n"),
                         to_string(s.src), to_string(s.dst), s.packets, s.data_segments, s.bytes,
                         timestamps_text(s), s.sack ? "seen" : "not seen");
       if (!s.peer_seen)
-        os << "    nothing from the peer in the capture (one direction only): SND.UNA is unknown, timer rules "
-              "not checked\n";
-      os << fmt::format("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
-                        "{} ACKs of retransmitted data gave none\n",
+        buf.append(std::string_view("    nothing from the peer in the capture (one direction only): SND.UNA is unknown, timer rules "
+              "not checked\n"));
+      fmt::format_to(out, FMT_COMPILE("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
+                        "{} ACKs of retransmitted data gave none\n"),
                         s.samples_seq, s.samples_ts, s.ambiguous_acks);
       if (s.capture_rtt && s.capture_rtt->count() > 0)
-        os << fmt::format("    captured away from the sender: {} {:.3f} ms of round trip to it, added to each RTT "
-                          "sample (the replayed estimator reads the samples from uncorrected to corrected){}\n",
-                          s.capture_rtt_bound ? "at most" : "about", ms(*s.capture_rtt),
+        fmt::format_to(out, FMT_COMPILE("    captured away from the sender: {} {} ms of round trip to it, added to each RTT "
+                          "sample (the replayed estimator reads the samples from uncorrected to corrected){}\n"),
+                          s.capture_rtt_bound ? "at most" : "about", FixedMs{*s.capture_rtt},
                           s.capture_rtt_bound ? "; an upper bound: the handshake could not tell which SYN the first "
                                                 "SYN-ACK answers, or an ACK of the peer's data bounded it"
                                               : "");
       if (s.samples_refused)
-        os << fmt::format("    {} RTT sample(s) over 1 hour refused (the capture's clock jumped): in no count "
-                          "and no statistic\n",
+        fmt::format_to(out, FMT_COMPILE("    {} RTT sample(s) over 1 hour refused (the capture's clock jumped): in no count "
+                          "and no statistic\n"),
                           s.samples_refused);
       for (const auto& [what, st] : {std::pair{"Karn", &s.rtt_karn}, std::pair{"timestamp echo", &s.rtt_ts_echo}})
         if (st->samples)
-          os << fmt::format("    RTT ({}): min {:.3f} ms, avg {:.3f} ms, max {:.3f} ms, stdev {:.3f} ms\n", what,
-                            ms(st->min), *st->mean_ms(), ms(st->max), *st->stdev_ms());
-      os << fmt::format("    {}\n", summarize(s, options));
-      os << fmt::format("    replayed estimator ({}) at the end: SRTT {}, RTTVAR {}, RTO {:.3f} ms, backoff {}\n",
-                        s.profile, opt_ms(s.srtt), opt_ms(s.rttvar), ms(s.rto), s.backoff);
-      os << "    retransmissions:";
+          fmt::format_to(out, FMT_COMPILE("    RTT ({}): min {} ms, avg {:.3f} ms, max {} ms, stdev {:.3f} ms\n"), what,
+                            FixedMs{st->min}, *st->mean_ms(), FixedMs{st->max}, *st->stdev_ms());
+      fmt::format_to(out, FMT_COMPILE("    {}\n"), summarize(s, options));
+      fmt::format_to(out, FMT_COMPILE("    replayed estimator ({}) at the end: SRTT {}, RTTVAR {}, RTO {} ms, backoff {}\n"),
+                        s.profile, opt_ms(s.srtt), opt_ms(s.rttvar), FixedMs{s.rto}, s.backoff);
+      buf.append(std::string_view("    retransmissions:"));
       std::string kinds;
       for (std::size_t k = 1; k < kSendKinds; ++k) {
         const auto kind = static_cast<SendKind>(k);
         if (s.by_kind[k] == 0 || !(is_retransmission(kind) || kind == SendKind::out_of_order)) continue;
         kinds += fmt::format("{}{} {}", kinds.empty() ? " " : ", ", s.by_kind[k], to_string(kind));
       }
-      os << (kinds.empty() ? " none" : kinds);
+      buf.append(kinds.empty() ? std::string_view(" none") : std::string_view(kinds));
       if (const auto n = s.by_kind[static_cast<std::size_t>(SendKind::tlp_new_data)])
-        os << fmt::format("; {} loss probe(s) with new data", n);
-      if (s.keepalives) os << fmt::format("; {} keep-alive(s)", s.keepalives);
-      if (s.zero_window_probes) os << fmt::format("; {} zero-window probe(s)", s.zero_window_probes);
-      os << "\n";
+        fmt::format_to(out, FMT_COMPILE("; {} loss probe(s) with new data"), n);
+      if (s.keepalives) fmt::format_to(out, FMT_COMPILE("; {} keep-alive(s)"), s.keepalives);
+      if (s.zero_window_probes) fmt::format_to(out, FMT_COMPILE("; {} zero-window probe(s)"), s.zero_window_probes);
+      buf.append(std::string_view("\n"));
       if (!s.timeouts.empty()) {
-        os << "    timer expiries (times in ms; n = the expiry's number in its chain, since the last valid RTT sample):\n";
-        os << fmt::format("      {:>8} {:>9} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n", "frame", "at (s)", "seq",
+        buf.append(std::string_view("    timer expiries (times in ms; n = the expiry's number in its chain, since the last valid RTT sample):\n"));
+        fmt::format_to(out, FMT_COMPILE("      {:>8} {:>9} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n"), "frame", "at (s)", "seq",
                           "n", "waited", "predicted", "accepted", "departure at", "armed by", "verdict");
         bool any_doubling = false;
         for (const auto& t : s.timeouts) {
+          spill();
           std::string verdict(to_string(t.verdict));
           if (t.clock == ClockUsed::tsval) verdict += " (sender's TSval clock)";
           for (std::size_t i = 0; i < t.rules.size(); ++i) {
@@ -190,7 +211,7 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
           }
           any_doubling = any_doubling || t.basis == Basis::doubling;
           if (t.wait_unknown) verdict += " (the capture clock stepped back: wait unknown)";
-          os << fmt::format("      {:>8} {:>9.3f} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n", t.frame,
+          fmt::format_to(out, FMT_COMPILE("      {:>8} {:>9.3f} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n"), t.frame,
                             rel_s(origin, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq), t.expiry,
                             t.wait_unknown ? std::string("?") : interval_text(t.wait),
                             interval_text(t.predicted) + (t.basis == Basis::doubling ? "*" : " "),
@@ -198,24 +219,24 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
                             t.alternative ? interval_text(*t.alternative) : std::string("-"), to_string(t.armed_by),
                             verdict);
         }
-        os << "      waited: since the event in 'armed by' (an interval where the capture cannot tell when the "
+        buf.append(std::string_view("      waited: since the event in 'armed by' (an interval where the capture cannot tell when the "
               "sender armed its timer); predicted: the RTO, made before the wait was compared; accepted: the "
               "predicted RTO with the timer's lateness and the tolerance; departure at: where the wait of the "
-              "departure the check exists to catch would fall (not doubled; the RTO without the floor)\n";
+              "departure the check exists to catch would fall (not doubled; the RTO without the floor)\n"));
         if (any_doubling)
-          os << "      * = predicted from the chain's earlier waits (the 5.5 doubling of the RTO they show, under "
-                "the timer's lateness); the chain's first expiry is predicted from the profile's RTO\n";
+          buf.append(std::string_view("      * = predicted from the chain's earlier waits (the 5.5 doubling of the RTO they show, under "
+                "the timer's lateness); the chain's first expiry is predicted from the profile's RTO\n"));
       }
       const std::size_t shown = view.shown_findings(s);
       if (shown == 0 && s.findings.empty()) {
-        os << "    findings: none\n";
+        buf.append(std::string_view("    findings: none\n"));
       } else if (shown == 0) {
-        os << fmt::format("    findings: none shown ({} hidden by {})\n", s.findings.size(), view.describe());
+        fmt::format_to(out, FMT_COMPILE("    findings: none shown ({} hidden by {})\n"), s.findings.size(), view.describe());
       } else {
         if (shown < s.findings.size())
-          os << fmt::format("    findings ({} hidden by {}):\n", s.findings.size() - shown, view.describe());
+          fmt::format_to(out, FMT_COMPILE("    findings ({} hidden by {}):\n"), s.findings.size() - shown, view.describe());
         else
-          os << "    findings:\n";
+          buf.append(std::string_view("    findings:\n"));
         for (const auto& ru : all_rules()) {
           for (Level lv : {Level::must, Level::should, Level::may, Level::info}) {
             if (!at_least(lv, view.level)) continue;
@@ -224,16 +245,20 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
               if (x.rule == ru.rule && x.level == lv && view.shows(x)) these.push_back(&x);
             if (these.empty()) continue;
             const bool note = lv == Level::info && ru.level != Level::info;
-            os << fmt::format("      [{} {}] {} ({} time(s)): {}{}\n", to_string(lv), ru.id, ru.section, these.size(),
+            fmt::format_to(out, FMT_COMPILE("      [{} {}] {} ({} time(s)): {}{}\n"), to_string(lv), ru.id, ru.section, these.size(),
                               ru.statement, note ? " (a note, not a departure)" : "");
-            for (const Judgement* x : these)
-              os << fmt::format("        frame {} at {:.3f} s: {}  [{}]\n", x->frame, rel_s(origin, x->time), describe(*x, options),
-                                frame_filter(x->frame));
+            for (const Judgement* x : these) {
+              spill();
+              fmt::format_to(out, FMT_COMPILE("        frame {} at {:.3f} s: {}  [{}]\n"), x->frame,
+                             rel_s(origin, x->time), describe(*x, options), frame_filter(x->frame));
+            }
           }
         }
       }
     }
   }
+  os.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  if (buf.capacity() > kTextSpill * 2) buf = fmt::memory_buffer();  // (a long flow's growth not kept)
 }
 
 void write_text_ending(std::ostream& os, const Report& r) {
