@@ -57,6 +57,13 @@ TEST_CASE("public captures: the false MUSTs are gone") {
       {"ndpi__alexa-app.pcapng", {744, 1649, 1650, 1313, 1331, 1339, 485, 891, 2166, 2957, 2522, 932},
        "ACK-clocked resends after an RTO, SYN-ACKs answering duplicate SYNs, SYN timers judged from the SYN, "
        "doubling shown by the TSvals, probes at the RTO's own time, one burst split in two"},
+      // The server answers SYN with SACK-permitted without it: no SACK. 45688:
+      // 812-813 out, 818 one duplicate ACK at 35.6577, 819 resends 812's
+      // data 15.7 ms later (RTT ~52 ms: a quarter is 13 ms, a jiffy more);
+      // 42144: 729-731 out, duplicate ACKs 733-734, 735 15 ms after 734 (RTT
+      // ~49 ms). An RTO from 812's send would be at least 200 ms.
+      {"ndpi__alexa-app.pcapng", {819, 735},
+       "early retransmit without SACK, a quarter RTT after the duplicate ACKs (Linux's delayed ER, RFC 5827)"},
       {"ndpi__synscan.pcap", {2008}, "a late first expiry (3.6 s of a 3 s RTO) then exact doubling"},
       {"ndpi__android.pcap", {157, 159}, "SACK recovery one capture-to-sender round trip after the SACK"},
   };

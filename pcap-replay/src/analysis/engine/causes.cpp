@@ -97,7 +97,14 @@ Explanation explain(const Observation& o, const StackProfile& p) {
   // sends each segment once: one it already resent is sent again by a timer.
   if (o.in_rto_burst && !o.resent_in_burst) return {SendKind::slow_start_after_rto, Cause::rto_burst};
   // On a timer. RACK's reordering timer fires a fraction of an RTT after an
-  // ACK that showed a hole; an RTO cannot come that soon.
+  // ACK that showed a hole; an RTO cannot come that soon. Not only with
+  // SACK: RACK needs it (RFC 8985), but RFC 5827's early retransmit, which
+  // Linux from 3.5 until RACK replaced it delayed by a quarter of RTT on
+  // the RTO timer (ICSK_TIME_EARLY_RETRANS; Android's kernels of those
+  // years), counts duplicate ACKs without SACK: an Android
+  // client without SACK resends a quarter RTT after one or two duplicate
+  // ACKs with two or three segments out (ndpi alexa-app, client 45688's
+  // frame 819: 15.7 ms after the duplicate ACK, on a 52 ms path).
   if ((o.loss_evidence || o.recovery == Recovery::fast) && o.srtt && o.timeouts_in_chain == 0 &&
       o.since_peer < std::max(*o.srtt, limits::kRackWindowFloor) + o.sender_rtt)
     return {SendKind::fast, Cause::rack_timer};
