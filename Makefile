@@ -153,7 +153,7 @@ $(OBJ)/tests/%.o: tests/%.cpp
 WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test flow_hash_test stable_queue_test \
                   identity_rules_test scale_memory_test engine_probe_timer_test engine_chain_judge_test \
                   engine_causes_test inference_thresholds_test pictures_plot_test \
-                  engine_unheard_ack_test
+                  engine_unheard_ack_test flow_table_last_entry_test
 $(patsubst %,$(OBJ)/tests/pcap-replay/%.o,$(WHITEBOX_TESTS)): CXXFLAGS += -Ipcap-replay/src
 
 $(OBJ)/bench/%.o: bench/%.cpp

@@ -391,6 +391,7 @@ report-fixed-ms-sign ;; pcap-replay/include/replay/report/fixed_ms.hpp ;; if (n 
 report-text-spill-twice ;; pcap-replay/src/report/report_text.cpp ;;     os.write(buf.data(), static_cast<std::streamsize>(buf.size()));\n    buf.clear(); ;;     os.write(buf.data(), static_cast<std::streamsize>(buf.size())); ;; a flow's text written out at the spill size is kept and written again
 report-text-spill-lost ;; pcap-replay/src/report/report_text.cpp ;;     if (buf.size() < kTextSpill) return;\n    os.write(buf.data(), static_cast<std::streamsize>(buf.size())); ;;     if (buf.size() < kTextSpill) return; ;; a flow's text at the spill size is dropped, not written
 rack-needs-sack ;; pcap-replay/src/analysis/engine/causes.cpp ;;   if ((o.loss_evidence || o.recovery == Recovery::fast) && o.srtt && o.timeouts_in_chain == 0 && ;;   if ((o.loss_evidence || o.recovery == Recovery::fast) && o.sack_negotiated && o.srtt && o.timeouts_in_chain == 0 && ;; a resend a quarter RTT after duplicate ACKs without SACK (Linux 3.5-4.9's delayed early retransmit) read as an early RTO
+flow-last-retire-kept ;; pcap-replay/src/analysis/flow_table.cpp ;;   last_.valid = false;  // set_ changes\n  set_.erase(it); ;;   set_.erase(it); ;; the table's last entry kept when its connection leaves the table
 EOF
 
 # ---- the table ------------------------------------------------------------------

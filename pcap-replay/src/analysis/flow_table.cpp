@@ -229,9 +229,17 @@ FlowMatch FlowTable::place(std::size_t c, FlowSlot& f, const Segment& s, int sid
 }
 
 FlowMatch FlowTable::lookup(const Segment& s, VnetId vnet) {
-  const auto it = set_.find(ends_of(s));
-  if (it == set_.end()) return {};
-  const std::size_t head = *it;
+  std::size_t head;
+  if (last_.valid && last_.file_index == s.file_index &&
+      ((same_endpoint(last_.a, s.src) && same_endpoint(last_.b, s.dst)) ||
+       (same_endpoint(last_.a, s.dst) && same_endpoint(last_.b, s.src)))) {
+    head = last_.head;  // (set_ has not changed since: the same entry)
+  } else {
+    const auto it = set_.find(ends_of(s));
+    if (it == set_.end()) return {};
+    head = *it;
+    last_ = LastEntry{true, s.file_index, s.src, s.dst, head};
+  }
   const int side = side_of(s);
   FlowSlot& hf = store_->slot(head);
   std::optional<std::size_t> c;
@@ -276,6 +284,8 @@ void FlowTable::open(const Segment& s, VnetId vnet, std::size_t index, const Flo
   store_->slot(index) = FlowSlot{};
   store_->slot(index).vnet = vnet;
   const int side = side_of(s);
+  // (A new 4-tuple's entry leaves last_'s as it was; a ring joined keeps
+  // its entry: last_ stays true.)
   const auto it = set_.find(ends_of(s));
   if (it == set_.end()) {
     set_.insert(index);
@@ -352,6 +362,7 @@ void FlowTable::retire(std::size_t index) {
   }
   const auto it = set_.find(store_->ends(index));
   if (it == set_.end() || *it != index) return;
+  last_.valid = false;  // set_ changes
   set_.erase(it);
   if (next != index) set_.insert(next);  // the ring's next connection holds the 4-tuple's entry
 }

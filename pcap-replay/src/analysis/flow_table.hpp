@@ -239,6 +239,18 @@ class FlowTable {
   std::chrono::microseconds idle_split_;
   FlowStore* store_;
   absl::flat_hash_set<std::size_t, Hash, Eq> set_;  // one connection per 4-tuple (the ring's entry)
+  // The entry lookup() found last and the 4-tuple it found it for (either
+  // direction): a segment of the connection of the segment before (a burst,
+  // most segments of a capture of few connections) skips the hash and the
+  // probe. Forgotten when an entry leaves set_ (retire); an entry added
+  // (open) is another 4-tuple's.
+  struct LastEntry {
+    bool valid = false;
+    std::size_t file_index = 0;
+    Endpoint a, b;
+    std::size_t head = 0;
+  };
+  LastEntry last_;
   absl::flat_hash_map<std::size_t, Group> groups_;  // by connection index
 };
 
