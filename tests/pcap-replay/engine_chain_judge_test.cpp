@@ -299,6 +299,23 @@ TEST_CASE("probe readings: up to three maybe-probes of a chain are weighed, each
   CHECK(s.judgements.empty());
 }
 
+TEST_CASE("probe readings: a next wait the capture bounds only from below is weighed as unbounded") {
+  // A repeat at a probe's time (frame 10, 1 s), then an expiry whose wait
+  // the capture knows only to be at least 0.9 s (frame 11). Read as a
+  // probe, the RTO re-armed undoubled (1 s) falls in [0.9 s, unbounded);
+  // read as an expiry, the doubled 2 s does too: a tie, and a tie reads
+  // the probe as a probe. (The unbounded end plus the tolerance once
+  // overflowed: 2^63 - 1 us + 1 ms, undefined behaviour, which make test
+  // SAN=1 stops at.)
+  auto c = chain({1'000'000, 900'000}, 1'000'000);
+  c[0].maybe_probe = true;
+  c[1].wait = Interval::at_least(microseconds{900'000});
+  const auto s = settle(c, "linux");
+  REQUIRE(s.kinds.size() == 1);
+  CHECK(s.kinds.front().first == 10);
+  CHECK(s.kinds.front().second == replay::SendKind::tlp);
+}
+
 TEST_CASE("Linux TCP_RTO_MAX: a chain held at 120 s is the default, no setting") {
   // include/net/tcp.h TCP_RTO_MAX = 120 s: 400 ms doubling to 102.4 s, then
   // 120 s twice (the cap: 204.8 s capped).

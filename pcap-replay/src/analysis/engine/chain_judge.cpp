@@ -572,7 +572,8 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
       if (!events[i].maybe_probe) next = &events[i];
     if (!next || p.wait_unknown || next->wait_unknown) continue;
     const auto g = opt_.absolute_tolerance;
-    const FitWait pair[2] = {{Interval{p.wait.lo - g, p.wait.hi + g}, 0}, {Interval{next->wait.lo - g, next->wait.hi + g}, 0}};
+    // (A wait the capture bounds only from below stays unbounded.)
+    const FitWait pair[2] = {{p.wait.widened(g, g), 0}, {next->wait.widened(g, g), 0}};
     bool fits = false;
     for (const TimerLateness& l : models) fits = fits || fit(pair, l, FitBounds{}).has_value();
     if (fits) continue;
