@@ -20,6 +20,9 @@ void put_ms(Out out, microseconds d) {
 }
 // To the nearest 10 ms for the summary ("1 s", "200 ms").
 microseconds round10(microseconds d) { return (d + microseconds{5'000}) / 10'000 * 10'000; }
+// A name as a compiled format copies it: an empty view may have no data,
+// and memcpy from a null pointer is undefined even for no bytes.
+std::string_view text(std::string_view v) { return v.data() ? v : std::string_view(""); }
 }  // namespace
 
 // Formatted into one buffer with compiled format strings (every report
@@ -27,7 +30,7 @@ microseconds round10(microseconds d) { return (d + microseconds{5'000}) / 10'000
 std::string summarize(const SenderReport& s, const Options& o) {
   const InferredSettings& in = s.inferred;
   const StackProfile* p = find_profile(s.profile);
-  const std::string_view title = p ? p->title : s.profile;
+  const std::string_view title = text(p ? p->title : s.profile);
   std::uint64_t musts = 0;
   for (const auto& f : s.findings) musts += f.level == Level::must ? 1 : 0;
   // The settings read from its waits, each after "; " (the first after ": "
@@ -77,7 +80,7 @@ std::string summarize(const SenderReport& s, const Options& o) {
     parts.append(std::string_view(" late"));
   }
   if (in.tsval_hz) fmt::format_to(part(), FMT_COMPILE("TSval clock {:.0f} Hz"), *in.tsval_hz);
-  for (auto name : in.settings) fmt::format_to(part(), FMT_COMPILE("setting: {}"), name);
+  for (auto name : in.settings) fmt::format_to(part(), FMT_COMPILE("setting: {}"), text(name));
   const std::string_view rest(parts.data(), parts.size());
 
   fmt::memory_buffer line;
@@ -87,7 +90,7 @@ std::string summarize(const SenderReport& s, const Options& o) {
     if (o.auto_profile)
       fmt::format_to(out, FMT_COMPILE("no timer expiry or probe to tell its stack from (judged against {}, the first "
                                       "profile)"),
-                     s.profile);
+                     text(s.profile));
     else if (musts == 0)
       fmt::format_to(out, FMT_COMPILE("no MUST departure from {}: no timer expiry or probe to read settings from"),
                      title);
@@ -101,7 +104,7 @@ std::string summarize(const SenderReport& s, const Options& o) {
     bool first = true;
     for (auto t : in.ties) {
       line.append(first ? std::string_view(" (so do, as far as this capture shows: ") : std::string_view(", "));
-      line.append(std::string_view(t));
+      line.append(text(t));
       first = false;
     }
     if (!first) line.push_back(')');

@@ -182,7 +182,8 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
                             FixedMs{st->min}, *st->mean_ms(), FixedMs{st->max}, *st->stdev_ms());
       fmt::format_to(out, FMT_COMPILE("    {}\n"), summarize(s, options));
       fmt::format_to(out, FMT_COMPILE("    replayed estimator ({}) at the end: SRTT {}, RTTVAR {}, RTO {} ms, backoff {}\n"),
-                        s.profile, opt_ms(s.srtt), opt_ms(s.rttvar), FixedMs{s.rto}, s.backoff);
+                        s.profile.data() ? s.profile : std::string_view(""), opt_ms(s.srtt), opt_ms(s.rttvar),
+                        FixedMs{s.rto}, s.backoff);
       buf.append(std::string_view("    retransmissions:"));
       std::string kinds;
       for (std::size_t k = 1; k < kSendKinds; ++k) {
