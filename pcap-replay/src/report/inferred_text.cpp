@@ -88,8 +88,9 @@ std::string summarize(const SenderReport& s, const Options& o) {
   if (s.timeouts.empty() && in.probes == 0) {
     // Nothing to tell one stack from another: say so, not "behaves like".
     if (o.auto_profile)
-      fmt::format_to(out, FMT_COMPILE("no timer expiry or probe to tell its stack from (judged against {}, the first "
-                                      "profile)"),
+      fmt::format_to(out,
+                     FMT_COMPILE("no timer expiry or probe to tell its stack from (judged against {}, the first "
+                                 "profile)"),
                      text(s.profile));
     else if (musts == 0)
       fmt::format_to(out, FMT_COMPILE("no MUST departure from {}: no timer expiry or probe to read settings from"),

@@ -108,82 +108,95 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
   };
   {
     fmt::format_to(out, FMT_COMPILE("\nflow {}: {} <-> {}  ({}, frames {}-{}, {} packets, {:.3f} s)\n"), f.id,
-                      to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
-                      seconds_between(f.last_time, f.first_time));
+                   to_string(f.client), to_string(f.server), f.file, f.first_frame, f.last_frame, f.packets,
+                   seconds_between(f.last_time, f.first_time));
     fmt::format_to(out, FMT_COMPILE("  Wireshark: {}; display filter: {}\n"),
-                      stream ? fmt::format("tcp.stream {}", *stream)
-                             : std::string("tcp.stream not known under -f (it counts the connections the filter hides)"),
-                      stream_filter(f, stream));
+                   stream ? fmt::format("tcp.stream {}", *stream)
+                          : std::string("tcp.stream not known under -f (it counts the connections the filter hides)"),
+                   stream_filter(f, stream));
     if (!f.vnets.empty()) {
       std::string names;
-      for (const VirtualNetwork& v : f.vnets) names += (names.empty() ? "" : ", ") + (v.empty() ? "none" : to_string(v));
+      for (const VirtualNetwork& v : f.vnets)
+        names += (names.empty() ? "" : ", ") + (v.empty() ? "none" : to_string(v));
       fmt::format_to(out, FMT_COMPILE("  virtual network{}: {}{}\n"), f.vnets.size() > 1 ? "s" : "", names,
-                        f.vnet_apart ? " (its 4-tuple had another connection on another one at the same time: "
-                                       "Wireshark merges them by default)"
-                                     : "");
+                     f.vnet_apart ? " (its 4-tuple had another connection on another one at the same time: "
+                                    "Wireshark merges them by default)"
+                                  : "");
     }
     if (f.alongside) {
       const AlongsideOf& a = *f.alongside;
       const Endpoint& host = a.server ? f.server : f.client;
-      const char* clock = !a.another_clock ? "no TSval tells whose clock it is"
+      const char* clock = !a.another_clock   ? "no TSval tells whose clock it is"
                           : *a.another_clock ? "its TSval comes from another clock: another host"
                                              : "its TSval fits that clock: the same host anew, or another in step";
-      fmt::format_to(out, FMT_COMPILE("  another {} endpoint at {}, beside flow {} (which goes on): its {} has ISN {} where flow "
-                        "{}'s has {}{}; {}. Not a retransmission of flow {}'s {}; the segments in its sequence "
-                        "space are here\n"),
-                        a.server ? "server" : "client", to_string(host), a.flow, a.server ? "SYN-ACK" : "SYN", a.isn,
-                        a.flow, a.other_isn,
-                        a.syn_frame ? fmt::format(", answering the client's SYN of frame {} (in both flows)", a.syn_frame)
-                                    : std::string(),
-                        clock, a.flow, a.server ? "SYN-ACK" : "SYN");
+      fmt::format_to(
+          out,
+          FMT_COMPILE("  another {} endpoint at {}, beside flow {} (which goes on): its {} has ISN {} where flow "
+                      "{}'s has {}{}; {}. Not a retransmission of flow {}'s {}; the segments in its sequence "
+                      "space are here\n"),
+          a.server ? "server" : "client", to_string(host), a.flow, a.server ? "SYN-ACK" : "SYN", a.isn, a.flow,
+          a.other_isn,
+          a.syn_frame ? fmt::format(", answering the client's SYN of frame {} (in both flows)", a.syn_frame)
+                      : std::string(),
+          clock, a.flow, a.server ? "SYN-ACK" : "SYN");
     }
-    if (f.capture_duplicates)
-    {
+    if (f.capture_duplicates) {
       std::string frames;
       for (std::size_t i = 0; i < f.duplicate_frames.size() && i < 5; ++i)
         frames += (i ? ", " : "") + std::to_string(f.duplicate_frames[i]);
       if (f.duplicate_frames.size() > 5) frames += ", ...";
-      fmt::format_to(out, FMT_COMPILE("  {} packet(s) captured again, ignored (frames {}): the same TCP header and checksum and "
-                        "IPv4 ID (its header checksum too at one TTL; VLAN and tunnel may differ), within {:.0f} ms "
-                        "of its latest capture (either order); without an ID that names the datagram, a segment with data, nothing from "
-                        "the peer between, within {:.0f} ms with the same TSval, {:.1f} ms without one\n"),
-                        f.capture_duplicates, frames, ms(limits::kSameIdWindow), ms(limits::kSameTsvalWindow),
-                        ms(limits::kNoIdWindow));
+      fmt::format_to(
+          out,
+          FMT_COMPILE("  {} packet(s) captured again, ignored (frames {}): the same TCP header and checksum and "
+                      "IPv4 ID (its header checksum too at one TTL; VLAN and tunnel may differ), within {:.0f} ms "
+                      "of its latest capture (either order); without an ID that names the datagram, a segment with "
+                      "data, nothing from "
+                      "the peer between, within {:.0f} ms with the same TSval, {:.1f} ms without one\n"),
+          f.capture_duplicates, frames, ms(limits::kSameIdWindow), ms(limits::kSameTsvalWindow),
+          ms(limits::kNoIdWindow));
     }
     for (const auto& s : f.senders) {
       if (s.data_segments == 0 || !view.shows(s)) continue;
       // SYN and FIN occupy one sequence number each, so they count as
       // data-bearing (they are retransmitted on the timer like data);
       // `bytes` counts payload only.
-      fmt::format_to(out, FMT_COMPILE("  sender {} -> {}: {} packets, {} data-bearing segment(s) (SYN/FIN count as one byte), "
-                        "{} payload bytes; timestamps {}, SACK {}\n"),
-                        to_string(s.src), to_string(s.dst), s.packets, s.data_segments, s.bytes,
-                        timestamps_text(s), s.sack ? "seen" : "not seen");
+      fmt::format_to(
+          out,
+          FMT_COMPILE("  sender {} -> {}: {} packets, {} data-bearing segment(s) (SYN/FIN count as one byte), "
+                      "{} payload bytes; timestamps {}, SACK {}\n"),
+          to_string(s.src), to_string(s.dst), s.packets, s.data_segments, s.bytes, timestamps_text(s),
+          s.sack ? "seen" : "not seen");
       if (!s.peer_seen)
-        buf.append(std::string_view("    nothing from the peer in the capture (one direction only): SND.UNA is unknown, timer rules "
-              "not checked\n"));
-      fmt::format_to(out, FMT_COMPILE("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
-                        "{} ACKs of retransmitted data gave none\n"),
-                        s.samples_seq, s.samples_ts, s.ambiguous_acks);
+        buf.append(std::string_view(
+            "    nothing from the peer in the capture (one direction only): SND.UNA is unknown, timer rules "
+            "not checked\n"));
+      fmt::format_to(out,
+                     FMT_COMPILE("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
+                                 "{} ACKs of retransmitted data gave none\n"),
+                     s.samples_seq, s.samples_ts, s.ambiguous_acks);
       if (s.capture_rtt && s.capture_rtt->count() > 0)
-        fmt::format_to(out, FMT_COMPILE("    captured away from the sender: {} {} ms of round trip to it, added to each RTT "
-                          "sample (the replayed estimator reads the samples from uncorrected to corrected){}\n"),
-                          s.capture_rtt_bound ? "at most" : "about", FixedMs{*s.capture_rtt},
-                          s.capture_rtt_bound ? "; an upper bound: the handshake could not tell which SYN the first "
-                                                "SYN-ACK answers, or an ACK of the peer's data bounded it"
-                                              : "");
+        fmt::format_to(
+            out,
+            FMT_COMPILE("    captured away from the sender: {} {} ms of round trip to it, added to each RTT "
+                        "sample (the replayed estimator reads the samples from uncorrected to corrected){}\n"),
+            s.capture_rtt_bound ? "at most" : "about", FixedMs{*s.capture_rtt},
+            s.capture_rtt_bound ? "; an upper bound: the handshake could not tell which SYN the first "
+                                  "SYN-ACK answers, or an ACK of the peer's data bounded it"
+                                : "");
       if (s.samples_refused)
-        fmt::format_to(out, FMT_COMPILE("    {} RTT sample(s) over 1 hour refused (the capture's clock jumped): in no count "
-                          "and no statistic\n"),
-                          s.samples_refused);
+        fmt::format_to(out,
+                       FMT_COMPILE("    {} RTT sample(s) over 1 hour refused (the capture's clock jumped): in no count "
+                                   "and no statistic\n"),
+                       s.samples_refused);
       for (const auto& [what, st] : {std::pair{"Karn", &s.rtt_karn}, std::pair{"timestamp echo", &s.rtt_ts_echo}})
         if (st->samples)
           fmt::format_to(out, FMT_COMPILE("    RTT ({}): min {} ms, avg {:.3f} ms, max {} ms, stdev {:.3f} ms\n"), what,
-                            FixedMs{st->min}, *st->mean_ms(), FixedMs{st->max}, *st->stdev_ms());
+                         FixedMs{st->min}, *st->mean_ms(), FixedMs{st->max}, *st->stdev_ms());
       fmt::format_to(out, FMT_COMPILE("    {}\n"), summarize(s, options));
-      fmt::format_to(out, FMT_COMPILE("    replayed estimator ({}) at the end: SRTT {}, RTTVAR {}, RTO {} ms, backoff {}\n"),
-                        s.profile.data() ? s.profile : std::string_view(""), opt_ms(s.srtt), opt_ms(s.rttvar),
-                        FixedMs{s.rto}, s.backoff);
+      fmt::format_to(out,
+                     FMT_COMPILE("    replayed estimator ({}) at the end: SRTT {}, RTTVAR {}, RTO {} ms, backoff {}\n"),
+                     s.profile.data() ? s.profile : std::string_view(""), opt_ms(s.srtt), opt_ms(s.rttvar),
+                     FixedMs{s.rto}, s.backoff);
       buf.append(std::string_view("    retransmissions:"));
       std::string kinds;
       for (std::size_t k = 1; k < kSendKinds; ++k) {
@@ -198,9 +211,12 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
       if (s.zero_window_probes) fmt::format_to(out, FMT_COMPILE("; {} zero-window probe(s)"), s.zero_window_probes);
       buf.append(std::string_view("\n"));
       if (!s.timeouts.empty()) {
-        buf.append(std::string_view("    timer expiries (times in ms; n = the expiry's number in its chain, since the last valid RTT sample):\n"));
-        fmt::format_to(out, FMT_COMPILE("      {:>8} {:>9} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n"), "frame", "at (s)", "seq",
-                          "n", "waited", "predicted", "accepted", "departure at", "armed by", "verdict");
+        buf.append(
+            std::string_view("    timer expiries (times in ms; n = the expiry's number in its chain, since the last "
+                             "valid RTT sample):\n"));
+        fmt::format_to(out, FMT_COMPILE("      {:>8} {:>9} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n"),
+                       "frame", "at (s)", "seq", "n", "waited", "predicted", "accepted", "departure at", "armed by",
+                       "verdict");
         bool any_doubling = false;
         for (const auto& t : s.timeouts) {
           spill();
@@ -212,30 +228,34 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
           }
           any_doubling = any_doubling || t.basis == Basis::doubling;
           if (t.wait_unknown) verdict += " (the capture clock stepped back: wait unknown)";
-          fmt::format_to(out, FMT_COMPILE("      {:>8} {:>9.3f} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n"), t.frame,
-                            rel_s(origin, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq), t.expiry,
-                            t.wait_unknown ? std::string("?") : interval_text(t.wait),
-                            interval_text(t.predicted) + (t.basis == Basis::doubling ? "*" : " "),
-                            t.wait_unknown ? std::string("-") : interval_text(t.accepted),
-                            t.alternative ? interval_text(*t.alternative) : std::string("-"), to_string(t.armed_by),
-                            verdict);
+          fmt::format_to(out, FMT_COMPILE("      {:>8} {:>9.3f} {:>11} {:>3} {:>17} {:>20} {:>20} {:>20}  {:<11} {}\n"),
+                         t.frame, rel_s(origin, t.time), t.syn ? std::string("SYN") : std::to_string(t.rel_seq),
+                         t.expiry, t.wait_unknown ? std::string("?") : interval_text(t.wait),
+                         interval_text(t.predicted) + (t.basis == Basis::doubling ? "*" : " "),
+                         t.wait_unknown ? std::string("-") : interval_text(t.accepted),
+                         t.alternative ? interval_text(*t.alternative) : std::string("-"), to_string(t.armed_by),
+                         verdict);
         }
-        buf.append(std::string_view("      waited: since the event in 'armed by' (an interval where the capture cannot tell when the "
-              "sender armed its timer); predicted: the RTO, made before the wait was compared; accepted: the "
-              "predicted RTO with the timer's lateness and the tolerance; departure at: where the wait of the "
-              "departure the check exists to catch would fall (not doubled; the RTO without the floor)\n"));
+        buf.append(std::string_view(
+            "      waited: since the event in 'armed by' (an interval where the capture cannot tell when the "
+            "sender armed its timer); predicted: the RTO, made before the wait was compared; accepted: the "
+            "predicted RTO with the timer's lateness and the tolerance; departure at: where the wait of the "
+            "departure the check exists to catch would fall (not doubled; the RTO without the floor)\n"));
         if (any_doubling)
-          buf.append(std::string_view("      * = predicted from the chain's earlier waits (the 5.5 doubling of the RTO they show, under "
-                "the timer's lateness); the chain's first expiry is predicted from the profile's RTO\n"));
+          buf.append(std::string_view(
+              "      * = predicted from the chain's earlier waits (the 5.5 doubling of the RTO they show, under "
+              "the timer's lateness); the chain's first expiry is predicted from the profile's RTO\n"));
       }
       const std::size_t shown = view.shown_findings(s);
       if (shown == 0 && s.findings.empty()) {
         buf.append(std::string_view("    findings: none\n"));
       } else if (shown == 0) {
-        fmt::format_to(out, FMT_COMPILE("    findings: none shown ({} hidden by {})\n"), s.findings.size(), view.describe());
+        fmt::format_to(out, FMT_COMPILE("    findings: none shown ({} hidden by {})\n"), s.findings.size(),
+                       view.describe());
       } else {
         if (shown < s.findings.size())
-          fmt::format_to(out, FMT_COMPILE("    findings ({} hidden by {}):\n"), s.findings.size() - shown, view.describe());
+          fmt::format_to(out, FMT_COMPILE("    findings ({} hidden by {}):\n"), s.findings.size() - shown,
+                         view.describe());
         else
           buf.append(std::string_view("    findings:\n"));
         for (const auto& ru : all_rules()) {
@@ -246,8 +266,8 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
               if (x.rule == ru.rule && x.level == lv && view.shows(x)) these.push_back(&x);
             if (these.empty()) continue;
             const bool note = lv == Level::info && ru.level != Level::info;
-            fmt::format_to(out, FMT_COMPILE("      [{} {}] {} ({} time(s)): {}{}\n"), to_string(lv), ru.id, ru.section, these.size(),
-                              ru.statement, note ? " (a note, not a departure)" : "");
+            fmt::format_to(out, FMT_COMPILE("      [{} {}] {} ({} time(s)): {}{}\n"), to_string(lv), ru.id, ru.section,
+                           these.size(), ru.statement, note ? " (a note, not a departure)" : "");
             for (const Judgement* x : these) {
               spill();
               fmt::format_to(out, FMT_COMPILE("        frame {} at {:.3f} s: {}  [{}]\n"), x->frame,
