@@ -284,8 +284,8 @@ void FlowTable::open(const Segment& s, VnetId vnet, std::size_t index, const Flo
   store_->slot(index) = FlowSlot{};
   store_->slot(index).vnet = vnet;
   const int side = side_of(s);
-  // (A new 4-tuple's entry leaves last_'s as it was; a ring joined keeps
-  // its entry: last_ stays true.)
+  // (last_ stays valid: a new 4-tuple's entry leaves the others as they
+  // were, and a connection joining a 4-tuple's ring leaves its entry.)
   const auto it = set_.find(ends_of(s));
   if (it == set_.end()) {
     set_.insert(index);
