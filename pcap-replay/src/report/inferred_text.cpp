@@ -34,85 +34,75 @@ std::string summarize(const SenderReport& s, const Options& o) {
   std::uint64_t musts = 0;
   for (const auto& f : s.findings) musts += f.level == Level::must ? 1 : 0;
   // The settings read from its waits, each after "; " (the first after ": "
-  // when the line goes on to them).
+  // when the line goes on to them): part(label) starts one.
   fmt::memory_buffer parts;
-  const auto part = [&parts] {
+  const Out to_parts = std::back_inserter(parts);
+  const auto part = [&parts, to_parts](std::string_view label) {
     parts.append(std::string_view("; "));
-    return std::back_inserter(parts);
+    parts.append(label);
+    return to_parts;
   };
-  if (in.initial_rto) {
-    fmt::format_to(part(), FMT_COMPILE("initial RTO "));
-    put_ms(std::back_inserter(parts), round10(*in.initial_rto));
-  }
+  if (in.initial_rto) put_ms(part("initial RTO "), round10(*in.initial_rto));
   if (!in.syn_waits.empty()) {
-    Out out = part();
-    fmt::format_to(out, FMT_COMPILE("SYN waits "));
-    bool first = true;
-    for (auto w : in.syn_waits) {
-      if (!first) parts.push_back(',');
-      first = false;
-      put_ms(out, round10(w));
+    const Out out = part("SYN waits ");
+    for (std::size_t i = 0; i < in.syn_waits.size(); ++i) {
+      if (i > 0) parts.push_back(',');
+      put_ms(out, round10(in.syn_waits[i]));
     }
     if (in.syn_linear) fmt::format_to(out, FMT_COMPILE(" ({} linear SYN timeouts)"), *in.syn_linear);
   }
   if (in.min_first_wait) {
-    Out out = part();
-    fmt::format_to(out, FMT_COMPILE("first RTO "));
-    put_ms(out, round10(*in.min_first_wait));
+    put_ms(part("first RTO "), round10(*in.min_first_wait));
     parts.append(in.floor == RtoFloor::sum
                      ? std::string_view(" (a 1 s floor on the sum, RFC 6298 2.4)")
                      : std::string_view(" (below 1 s: a floor on the variance term, as Linux's rto_min, or none)"));
   }
-  if (in.probes) fmt::format_to(part(), FMT_COMPILE("tail-loss probes ({})"), in.probes);
-  if (in.plateau) {
-    fmt::format_to(part(), FMT_COMPILE("backoff capped at "));
-    put_ms(std::back_inserter(parts), round10(*in.plateau));
-  }
+  if (in.probes) fmt::format_to(part("tail-loss probes "), FMT_COMPILE("({})"), in.probes);
+  if (in.plateau) put_ms(part("backoff capped at "), round10(*in.plateau));
   if (in.additive) {
-    fmt::format_to(part(), FMT_COMPILE("a constant "));
-    put_ms(std::back_inserter(parts), round10(*in.additive));
+    put_ms(part("a constant "), round10(*in.additive));
     parts.append(std::string_view(" on every RTO"));
   }
-  if (in.linear_data >= 2) fmt::format_to(part(), FMT_COMPILE("{} linear data timeouts"), in.linear_data);
+  if (in.linear_data >= 2) fmt::format_to(part(""), FMT_COMPILE("{} linear data timeouts"), in.linear_data);
   if (in.lateness) {
-    fmt::format_to(part(), FMT_COMPILE("timers up to "));
-    put_ms(std::back_inserter(parts), *in.lateness);
+    put_ms(part("timers up to "), *in.lateness);
     parts.append(std::string_view(" late"));
   }
-  if (in.tsval_hz) fmt::format_to(part(), FMT_COMPILE("TSval clock {:.0f} Hz"), *in.tsval_hz);
-  for (auto name : in.settings) fmt::format_to(part(), FMT_COMPILE("setting: {}"), text(name));
+  if (in.tsval_hz) fmt::format_to(part("TSval clock "), FMT_COMPILE("{:.0f} Hz"), *in.tsval_hz);
+  for (auto name : in.settings) {
+    part("setting: ");
+    parts.append(text(name));
+  }
   const std::string_view rest(parts.data(), parts.size());
 
   fmt::memory_buffer line;
   const Out out = std::back_inserter(line);
+  const std::string_view verdict = musts == 0 ? "no MUST departure from " : "departs from ";
   if (s.timeouts.empty() && in.probes == 0) {
     // Nothing to tell one stack from another: say so, not "behaves like".
-    if (o.auto_profile)
+    if (o.auto_profile) {
       fmt::format_to(out,
                      FMT_COMPILE("no timer expiry or probe to tell its stack from (judged against {}, the first "
                                  "profile)"),
                      text(s.profile));
-    else if (musts == 0)
-      fmt::format_to(out, FMT_COMPILE("no MUST departure from {}: no timer expiry or probe to read settings from"),
-                     title);
-    else
-      fmt::format_to(out, FMT_COMPILE("departs from {}: no timer expiry or probe to read settings from"), title);
+    } else {
+      line.append(verdict);
+      line.append(title);
+      line.append(std::string_view(": no timer expiry or probe to read settings from"));
+    }
     line.append(rest);
     return fmt::to_string(line);
   }
   if (o.auto_profile) {
     fmt::format_to(out, FMT_COMPILE("behaves like {}"), title);
-    bool first = true;
-    for (auto t : in.ties) {
-      line.append(first ? std::string_view(" (so do, as far as this capture shows: ") : std::string_view(", "));
-      line.append(text(t));
-      first = false;
+    for (std::size_t i = 0; i < in.ties.size(); ++i) {
+      line.append(i == 0 ? std::string_view(" (so do, as far as this capture shows: ") : std::string_view(", "));
+      line.append(text(in.ties[i]));
     }
-    if (!first) line.push_back(')');
-  } else if (musts == 0) {
-    fmt::format_to(out, FMT_COMPILE("no MUST departure from {}"), title);
+    if (!in.ties.empty()) line.push_back(')');
   } else {
-    fmt::format_to(out, FMT_COMPILE("departs from {}"), title);
+    line.append(verdict);
+    line.append(title);
   }
   if (!rest.empty()) {  // ": " before the first setting, "; " between
     line.append(std::string_view(": "));
