@@ -13,7 +13,7 @@ namespace replay::engine {
 
 SenderEngine::SenderEngine(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host,
                            HostActivity* activity, bool feed_activity)
-    : out_(out), opt_(options), activity_(activity), keep_timeline_(keep_timeline), feed_(host, feed_activity),
+    : out_(out), keep_timeline_(keep_timeline), opt_(options), activity_(activity), feed_(host, feed_activity),
       est_(options), judge_(options) {
   out_.profile = options.profile->name;
 }

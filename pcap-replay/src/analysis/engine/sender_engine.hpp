@@ -338,19 +338,16 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // what every segment reads or writes, then what every ACK of new data
   // writes (the held sample, the state before it), then the TSval clock
   // and the estimators, then what only handshakes, losses and SACK use.
+  // The members a segment reads or writes, on as few cache lines as they
+  // fill: once thousands of connections interleave, each line a segment
+  // touches is a miss. Grouped by which of the two calls touch them, as
+  // measured (bench/README, "The engine's lines"): each line below is
+  // 64 bytes; the comment before it says who reads it.
+  // Line 0, every call (on_send and on_peer).
   SenderReport& out_;
-  const Options& opt_;
-  const ClockSteps* clock_ = nullptr;
-  HostActivity* activity_ = nullptr;
-  const std::optional<double>* replay_rate_ = nullptr;  // set while replay_first_send() runs
   std::size_t file_ = 0;             // the input file (Segment::file_index)
   std::uint64_t current_frame_ = 0;  // the frame being processed
   SendSequence seq_;
-  std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
-  unsigned unsacked_count_ = 0;
-  unsigned dupacks_ = 0;
-  unsigned timeouts_since_ack_ = 0;  // data expiries since the last ACK of new data
-  std::uint32_t fast_recovery_point_ = 0;
   std::uint16_t peer_window_ = 1;
   std::uint8_t pending_first_ = 0, pending_count_ = 0;  // pending_: the oldest, and how many
   std::uint8_t before_count_ = 0;  // before_acks_: valid entries, the newest at before_next_ - 1
@@ -380,38 +377,60 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// The FIN being sent acknowledges more of the peer's than any of our
   /// segments before it (Observation::answers_fin; set at each FIN only).
   bool ack_advanced_ = false;
-  std::optional<TimerArm> arm_;  // the data timer's arm (nullopt: stopped)
-  MaybeTime rearm_any_;  // the latest event any stack may re-arm at
-  std::optional<std::uint32_t> newest_tsval_;
-  std::optional<std::uint32_t> tsval_before_step_;
+  // Line 1, every call.
   std::optional<std::uint32_t> last_peer_tsval_;
-  std::optional<std::uint32_t> heard_una_;
-  /// The highest ACK counted among ambiguous_acks when a resend voided its
-  /// pending sample (Karn): a repeat of it is not counted again.
-  std::optional<std::uint32_t> ambiguous_through_;
   std::optional<std::chrono::microseconds> sender_rtt_;
-  /// TsClock::held_for() of the segment being sent (set by on_send): how
-  /// long before its capture it left; nullopt without a TSval or a rate.
-  std::optional<std::chrono::microseconds> held_;
   // Of the segment being sent: its capture time (the report's), and how
   // long before it the sender sent it, by causal_send_time() (on_send).
   MaybeTime capture_time_;
   std::int32_t held_us_ = 0;
+  RingDeque<PeerMark> peer_times_;
+  // Line 2, on_peer.
+  const Options& opt_;
+  std::optional<std::uint32_t> heard_una_;
+  /// The highest ACK counted among ambiguous_acks when a resend voided its
+  /// pending sample (Karn): a repeat of it is not counted again.
+  std::optional<std::uint32_t> ambiguous_through_;
   MaybeTime last_peer_time_;
+  MaybeTime burst_last_;  // the post-RTO burst's last retransmission (cleared by any peer segment)
+  RingDeque<Hole> holes_;
+  // Line 3, on_send.
+  const ClockSteps* clock_ = nullptr;
+  HostActivity* activity_ = nullptr;
+  const std::optional<double>* replay_rate_ = nullptr;  // set while replay_first_send() runs
+  std::optional<std::uint32_t> newest_tsval_;
+  /// TsClock::held_for() of the segment being sent (set by on_send): how
+  /// long before its capture it left; nullopt without a TSval or a rate.
+  std::optional<std::chrono::microseconds> held_;
   MaybeTime heard_peer_;  // heard_peer_time() at the transmission being explained
   MaybeTime last_sent_;  // the send time (causal_send_time()) of the latest (feed_.last_send_time())
-  MaybeTime last_data_send_time_;
-  MaybeTime last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
-  std::uint64_t last_new_data_frame_ = 0;  // its frame
+  // Line 4, on_send, and on_peer of an ACK of new data.
+  RingDeque<Tx> outstanding_;
+  /// States before ACKs older than the ring's, oldest first (kUnheardAcksAway).
+  RingDeque<BeforeAck> before_older_;
   /// The peer's segment (capture time) that clocked the previous send, and
   /// the one clocking this send's response train, if any.
   MaybeTime last_send_trigger_, train_trigger_;
-  MaybeTime burst_last_;  // the post-RTO burst's last retransmission (cleared by any peer segment)
+  // Line 5, a data segment sent, an ACK of new data.
+  std::optional<TimerArm> arm_;  // the data timer's arm (nullopt: stopped)
+  unsigned unsacked_count_ = 0;
+  unsigned dupacks_ = 0;
+  unsigned timeouts_since_ack_ = 0;  // data expiries since the last ACK of new data
+  std::uint32_t fast_recovery_point_ = 0;
+  // Line 6, on_send.
+  /// The peer's segment the sender's latest train of back-to-back segments
+  /// shows it heard (what the train's first answered), if any, and when
+  /// that train began.
+  MaybeTime train_heard_, train_start_;
+  MaybeTime last_data_send_time_;
+  MaybeTime last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
+  std::uint64_t last_new_data_frame_ = 0;  // its frame
+  MaybeTime rearm_any_;  // the latest event any stack may re-arm at
+  // Line 7, an ACK of new data.
   std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
-  RingDeque<Tx> outstanding_;
-  RingDeque<PeerMark> peer_times_;
-  RingDeque<Hole> holes_;
   std::vector<ObservedExpiry> data_chain_;
+  std::optional<std::uint32_t> tsval_before_step_;
+  std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
 
   // Written by ACKs of new data: the sample held until the sender must have
   // taken it (slot 0 again whenever the ring empties), and the state before
@@ -453,8 +472,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // peer's latest SYN-ACK until our ACK answers one; the peer's latest SYN
   // before our first SYN-ACK, and that SYN-ACK.
   std::optional<CaptureTime> own_syn_, peer_syn_, own_synack_, peer_synack_;
-  // (8 bytes each, so that train_heard_ and train_start_, written by every
-  // segment, stay on the line they share with the members before them.)
   MaybeTime peer_first_syn_;  // the peer's first SYN before our first SYN-ACK
   MaybeTime peer_syn_again_;  // the peer's latest SYN not yet answered (it asks for our SYN-ACK again)
   std::optional<std::uint32_t> peer_syn_tsval_, own_synack_tsecr_;
@@ -473,14 +490,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // each change touches the ring's ends, not a node per segment.
   RingDeque<std::int64_t> unsacked_;
 
-  // Read and written only where the capture holds more than the ring's
-  // unheard ACKs, or by the train rule of heard_until: cold, after the rest.
-  /// States before ACKs older than the ring's, oldest first (kUnheardAcksAway).
-  RingDeque<BeforeAck> before_older_;
-  /// The peer's segment the sender's latest train of back-to-back segments
-  /// shows it heard (what the train's first answered), if any, and when
-  /// that train began.
-  MaybeTime train_heard_, train_start_;
   /// While the handshake leaves the round trip in doubt: the capture time of
   /// the peer's first segment acknowledging our SYN-ACK (bound_round_trip at
   /// our first segment after it).

@@ -82,18 +82,25 @@ class MaybeTime {
 /// have re-armed it at an event its profile does not (a head retransmission,
 /// a SACK sample), so the latest reading is the latest such event.
 struct TimerArm {
-  ArmCause cause = ArmCause::send;       ///< the latest reading's cause
+  TimerArm() = default;
+  TimerArm(ArmCause c, CaptureTime earliest_, CaptureTime latest_, std::optional<std::uint32_t> tsval_,
+           std::uint64_t frame_, std::int32_t held_us_ = 0)
+      : earliest(earliest_), latest(latest_), frame(frame_), tsval(tsval_), held_us(held_us_), cause(c) {}
+  // (The members widest first: 40 bytes, so that the engine's arm, with its
+  // flag, and the counters read beside it share one cache line.)
   CaptureTime earliest{};                ///< the earliest time it can have been armed
   CaptureTime latest{};                  ///< the latest
-  std::optional<std::uint32_t> tsval;    ///< the sender's TSval at the arm, when its transmission armed it
   std::uint64_t frame = 0;               ///< that transmission's frame (0: armed by the peer's segment)
+  std::optional<std::uint32_t> tsval;    ///< the sender's TSval at the arm, when its transmission armed it
   /// How long the transmission at `latest` was held between the sender and
   /// the capture point (its TSval shows; SenderEngine::causal_send_time; 0
   /// for an event of the peer's): the times are the capture's, the sender
   /// armed it at sent().
   std::int32_t held_us = 0;
+  ArmCause cause = ArmCause::send;       ///< the latest reading's cause
   CaptureTime sent() const { return latest - std::chrono::microseconds{held_us}; }
 };
+static_assert(sizeof(std::optional<TimerArm>) == 48, "the engine's arm_ and four counters on one line");
 
 /// `later - earlier` in microseconds (truncated).
 inline std::chrono::microseconds since(CaptureTime later, CaptureTime earlier) {
