@@ -24,7 +24,7 @@ Interval between(microseconds a, microseconds b) { return {std::min(a, b), std::
 EstimatorReadings::EstimatorReadings(const Options& options)
     // One estimator built from the profile (its Config validated there); the
     // other readings start as copies of it (nothing to validate again).
-    : opt_(options), est_(options.config), floorless_(est_), est_raw_(est_), floorless_raw_(est_) {
+    : est_(options.config), floorless_(est_), est_raw_(est_), floorless_raw_(est_), opt_(options) {
   // The same arithmetic without the floor: the reading 2.4 (a SHOULD) tells
   // apart from 5.3 under RFC 6298; under a profile whose floor is a setting
   // (Linux rto_min), the least RTO that setting allows.

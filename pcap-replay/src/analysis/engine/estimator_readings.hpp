@@ -20,7 +20,7 @@
 
 namespace replay::engine {
 
-class EstimatorReadings {
+class alignas(64) EstimatorReadings {
  public:
   /// Throws rto::ConfigError if options.config is invalid.
   explicit EstimatorReadings(const Options& options);
@@ -60,9 +60,11 @@ class EstimatorReadings {
   const ReplayedRto& raw() const { return raw_same_ ? est_ : est_raw_; }
   const ReplayedRto& floorless_raw() const { return raw_same_ ? floorless_ : floorless_raw_; }
 
-  // The flags every sample reads first, beside est_ (one cache line fewer
-  // per sample than after the four estimators).
-  const Options& opt_;
+  // What a sample reads and writes, on as few cache lines as it fits: the
+  // flags and est_'s estimator share the first line (est_ at byte 8: its
+  // flag and estimator end at 64), each other reading's flag and estimator
+  // begin a line of their own (their timers, read at the handshake and at
+  // an expiry, after them). A sample under raw_same_ touches two lines.
   bool raw_same_ = true;
   bool floorless_on_ = false;
   bool syn_timed_out_ = false;
@@ -71,13 +73,15 @@ class EstimatorReadings {
   // 5.7's 3 s replaced the samples' RTO at the handshake and no sample came
   // since; before_57_ is what the samples gave then (nullopt: none yet).
   bool fallback_in_force_ = false;
-  ReplayedRto est_;        // corrected samples
-  ReplayedRto floorless_;  // the same without the 2.4 floor (floorless_on_)
+  ReplayedRto est_;                     // corrected samples
+  alignas(64) ReplayedRto floorless_;  // the same without the 2.4 floor (floorless_on_)
   // The uncorrected pair, fed once the first sample differs from its raw
   // reading (until then they would hold est_'s and floorless_'s state).
-  ReplayedRto est_raw_;
-  ReplayedRto floorless_raw_;
+  alignas(64) ReplayedRto est_raw_;
+  alignas(64) ReplayedRto floorless_raw_;
   std::optional<std::chrono::microseconds> before_57_;
+  const Options& opt_;
 };
+static_assert(sizeof(EstimatorReadings) == 576, "the four readings' estimators each begin a line (est_ beside the flags)");
 
 }  // namespace replay::engine

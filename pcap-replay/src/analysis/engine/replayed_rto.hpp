@@ -15,11 +15,13 @@
 
 namespace replay::engine {
 
-// A sample writes the estimator alone (one cache line with the flag beside
-// it): the timer takes the estimator's RTO only when it is read with the
-// timer's rules (5.7 at the handshake), and base_rto() reads it from the
-// estimator meanwhile. The same RTO as a timer told of every sample.
-class alignas(64) ReplayedRto {
+// A sample writes the estimator alone (the flag and the estimator, 56
+// bytes: one cache line where the holder places it at 8 bytes past a line's
+// start or at one, as EstimatorReadings does): the timer takes the
+// estimator's RTO only when it is read with the timer's rules (5.7 at the
+// handshake), and base_rto() reads it from the estimator meanwhile. The
+// same RTO as a timer told of every sample.
+class ReplayedRto {
  public:
   /// The profile's estimator and timer rules; throws rto::ConfigError.
   explicit ReplayedRto(const rto::Config& config) : est_(config), timer_(config) {}
