@@ -245,3 +245,22 @@ TEST_CASE("MaybeTime: none is none; a capture time at CaptureTime::min() stays a
   CHECK(*least == replay::CaptureTime::min() + std::chrono::nanoseconds{1});
   CHECK(std::optional<replay::CaptureTime>(MaybeTime{std::optional{replay::CaptureTime::min()}}).has_value());
 }
+
+TEST_CASE("MaybeMicros: none is none; a duration at microseconds::min() stays a duration (1 us later)") {
+  using replay::engine::MaybeMicros;
+  using std::chrono::microseconds;
+  CHECK_FALSE(MaybeMicros{}.has_value());
+  CHECK_FALSE(MaybeMicros{std::optional<microseconds>{}}.has_value());
+  CHECK(MaybeMicros{std::nullopt}.value_or(microseconds{7}) == microseconds{7});
+  // 0 (a capture at the sender: no round trip) is a value, not none.
+  const MaybeMicros zero{microseconds{0}};
+  REQUIRE(zero.has_value());
+  CHECK(zero->count() == 0);
+  CHECK(std::optional<microseconds>(MaybeMicros{microseconds{23'973}}) == microseconds{23'973});
+  const MaybeMicros least{microseconds::min()};
+  REQUIRE(least.has_value());
+  CHECK(*least == microseconds::min() + microseconds{1});
+  MaybeMicros m{microseconds{5}};
+  m.reset();
+  CHECK_FALSE(m.has_value());
+}

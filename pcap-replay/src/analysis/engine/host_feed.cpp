@@ -28,8 +28,7 @@ std::optional<microseconds> HostFeed::feed_clock(const Segment& s, bool want_hel
   return want_held ? ts_clock_.held_for(s.time, *tsval) : std::nullopt;
 }
 
-void HostFeed::feed_activity(const Segment& s, const std::optional<microseconds>* held, const FeedContext& c,
-                             bool replayed) {
+void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const FeedContext& c, bool replayed) {
   const auto& h = s.tcp;
   HostActivity* const activity = c.activity;
   const bool feed = activity && feed_activity_ && !replayed;

@@ -71,8 +71,7 @@ class alignas(64) HostFeed {  // three cache lines
   /// judging engine took it; nullptr: taken here, only where the activity
   /// reads it; not fed for a replayed first send), and the sender's ACKs
   /// of the peer's data.
-  void feed_activity(const Segment& s, const std::optional<std::chrono::microseconds>* held, const FeedContext& c,
-                     bool replayed);
+  void feed_activity(const Segment& s, const MaybeMicros* held, const FeedContext& c, bool replayed);
   /// The peer's segment `s`: its TSecr echoes the sender's clock; its data
   /// is kept for the late-ACK test (the latest limits::kPeerDataHistory).
   void feed_peer(const Segment& s);

@@ -81,7 +81,7 @@ void SenderEngine::absorb(SettledChain&& c) {
 }
 
 void SenderEngine::settle_data_chain() {
-  if (data_chain_.empty()) return;
+  if (!data_chain_open_) return;
   if (activity_)
     for (ObservedExpiry& x : data_chain_) {
       // A frame captured in a burst its host released after a silence was
@@ -104,6 +104,7 @@ void SenderEngine::settle_data_chain() {
     }
   absorb(judge_.settle(data_chain_, false));
   data_chain_.clear();
+  data_chain_open_ = false;
   provisional_rows_.clear();
 }
 

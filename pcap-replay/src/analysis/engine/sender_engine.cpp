@@ -689,8 +689,12 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
     x.wait = *on_ts;
     x.on_tsval = true;
   }
-  auto& chain = syn ? syn_chain_ : data_chain_;
-  chain.push_back(x);
+  if (syn) {
+    syn_chain_.push_back(x);
+  } else {
+    data_chain_.push_back(x);
+    data_chain_open_ = true;
+  }
   ambiguous_since_expiry_ = false;
   sack_sample_since_expiry_ = false;
   if (syn) {

@@ -377,14 +377,16 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// The FIN being sent acknowledges more of the peer's than any of our
   /// segments before it (Observation::answers_fin; set at each FIN only).
   bool ack_advanced_ = false;
+  bool data_chain_open_ = false;  // data_chain_ holds an expiry (settle_data_chain() reads this, not the vector)
   // Line 1, every call.
   std::optional<std::uint32_t> last_peer_tsval_;
-  std::optional<std::chrono::microseconds> sender_rtt_;
+  MaybeMicros sender_rtt_;
   // Of the segment being sent: its capture time (the report's), and how
   // long before it the sender sent it, by causal_send_time() (on_send).
   MaybeTime capture_time_;
   std::int32_t held_us_ = 0;
   RingDeque<PeerMark> peer_times_;
+  std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
   // Line 2, on_peer.
   const Options& opt_;
   std::optional<std::uint32_t> heard_una_;
@@ -394,16 +396,17 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   MaybeTime last_peer_time_;
   MaybeTime burst_last_;  // the post-RTO burst's last retransmission (cleared by any peer segment)
   RingDeque<Hole> holes_;
-  // Line 3, on_send.
+  // Line 3, on_send (tsval_before_step_: an ACK of new data).
   const ClockSteps* clock_ = nullptr;
   HostActivity* activity_ = nullptr;
   const std::optional<double>* replay_rate_ = nullptr;  // set while replay_first_send() runs
   std::optional<std::uint32_t> newest_tsval_;
   /// TsClock::held_for() of the segment being sent (set by on_send): how
   /// long before its capture it left; nullopt without a TSval or a rate.
-  std::optional<std::chrono::microseconds> held_;
+  MaybeMicros held_;
   MaybeTime heard_peer_;  // heard_peer_time() at the transmission being explained
   MaybeTime last_sent_;  // the send time (causal_send_time()) of the latest (feed_.last_send_time())
+  std::optional<std::uint32_t> tsval_before_step_;
   // Line 4, on_send, and on_peer of an ACK of new data.
   RingDeque<Tx> outstanding_;
   /// States before ACKs older than the ring's, oldest first (kUnheardAcksAway).
@@ -417,7 +420,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   unsigned dupacks_ = 0;
   unsigned timeouts_since_ack_ = 0;  // data expiries since the last ACK of new data
   std::uint32_t fast_recovery_point_ = 0;
-  // Line 6, on_send.
+  // Line 6, on_send; SND.UNA unwrapped, an ACK of new data.
   /// The peer's segment the sender's latest train of back-to-back segments
   /// shows it heard (what the train's first answered), if any, and when
   /// that train began.
@@ -426,10 +429,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   MaybeTime last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
   std::uint64_t last_new_data_frame_ = 0;  // its frame
   MaybeTime rearm_any_;  // the latest event any stack may re-arm at
-  // Line 7, an ACK of new data.
-  std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
-  std::vector<ObservedExpiry> data_chain_;
-  std::optional<std::uint32_t> tsval_before_step_;
   std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
 
   // Written by ACKs of new data: the sample held until the sender must have
@@ -453,6 +452,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // Timer events and chains.
   std::optional<Pending54> pending_54_;  // notes_waiting_ tells whether to look
   std::optional<Open57> open_57_;
+  std::vector<ObservedExpiry> data_chain_;  // (data_chain_open_ tells whether it holds any)
   std::vector<ObservedExpiry> syn_chain_;
   std::optional<TimerArm> syn_arm_;
   ChainJudge judge_;

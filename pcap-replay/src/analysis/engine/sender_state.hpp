@@ -75,6 +75,33 @@ class MaybeTime {
   CaptureTime t_ = kNone;
 };
 
+/// A duration or none, in 8 bytes where std::optional<microseconds> takes
+/// 16 (as MaybeTime): microseconds::min() stands for none; a duration equal
+/// to it (no round trip or holding time is) is stored 1 us later.
+class MaybeMicros {
+ public:
+  using us = std::chrono::microseconds;
+  constexpr MaybeMicros() = default;
+  constexpr MaybeMicros(std::nullopt_t) {}                         // NOLINT: as std::optional
+  constexpr MaybeMicros(us d) : d_(d == kNone ? kLeast : d) {}     // NOLINT
+  constexpr MaybeMicros(const std::optional<us>& o) : d_(o ? MaybeMicros(*o).d_ : kNone) {}  // NOLINT
+  constexpr operator std::optional<us>() const {  // NOLINT
+    return has_value() ? std::optional<us>(d_) : std::nullopt;
+  }
+  constexpr bool has_value() const { return d_ != kNone; }
+  constexpr explicit operator bool() const { return has_value(); }
+  constexpr const us& operator*() const { return d_; }
+  constexpr const us* operator->() const { return &d_; }
+  constexpr us value_or(us d) const { return has_value() ? d_ : d; }
+  constexpr void reset() { d_ = kNone; }
+  friend constexpr bool operator==(const MaybeMicros& a, const MaybeMicros& b) { return a.d_ == b.d_; }
+
+ private:
+  static constexpr us kNone = us::min();
+  static constexpr us kLeast = kNone + us{1};
+  us d_ = kNone;
+};
+
 /// The retransmission timer's arm: what (re)started it and when. The time is
 /// an interval on the capture's clock of the sender's own transmissions: an
 /// arm by an ACK is read when the sender received it, up to one
