@@ -110,9 +110,12 @@ class MaybeMicros {
 /// a SACK sample), so the latest reading is the latest such event.
 struct TimerArm {
   TimerArm() = default;
-  TimerArm(ArmCause c, CaptureTime earliest_, CaptureTime latest_, std::optional<std::uint32_t> tsval_,
-           std::uint64_t frame_, std::int32_t held_us_ = 0)
-      : earliest(earliest_), latest(latest_), frame(frame_), tsval(tsval_), held_us(held_us_), cause(c) {}
+  /// The arguments in the order the members were once declared in (the
+  /// callers' order): the cause, the earliest and latest times, the TSval,
+  /// the frame, the holding time.
+  TimerArm(ArmCause why, CaptureTime from, CaptureTime to, std::optional<std::uint32_t> ts, std::uint64_t by_frame,
+           std::int32_t held = 0)
+      : earliest(from), latest(to), frame(by_frame), tsval(ts), held_us(held), cause(why) {}
   // (The members widest first: 40 bytes, so that the engine's arm, with its
   // flag, and the counters read beside it share one cache line.)
   CaptureTime earliest{};                ///< the earliest time it can have been armed
