@@ -21,6 +21,7 @@ SenderEngine::SenderEngine(const Options& options, SenderReport& out, bool keep_
 // ---- the report --------------------------------------------------------
 
 unsigned SenderEngine::data_expiries() const {
+  if (!data_chain_open_) return 0;  // (the chain's vector is on a cold line)
   unsigned n = 0;
   for (const ObservedExpiry& x : data_chain_) n += x.maybe_probe ? 0 : 1;
   return n;

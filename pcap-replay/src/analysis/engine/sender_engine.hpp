@@ -331,18 +331,15 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// An INFO note about `topic` at `frame` (rule "ambiguous" unless changed).
   static Judgement note(Topic topic, std::uint64_t frame, CaptureTime t, bool syn);
 
-  // The members are in the order of how often they are used, so that a
-  // segment of the common path (in-order data, an ACK of new data) touches
-  // few cache lines of the engine: with thousands of connections none of
-  // them is still cached when the connection's next segment comes. First
-  // what every segment reads or writes, then what every ACK of new data
-  // writes (the held sample, the state before it), then the TSval clock
-  // and the estimators, then what only handshakes, losses and SACK use.
-  // The members a segment reads or writes, on as few cache lines as they
-  // fill: once thousands of connections interleave, each line a segment
-  // touches is a miss. Grouped by which of the two calls touch them, as
-  // measured (bench/README, "The engine's lines"): each line below is
-  // 64 bytes; the comment before it says who reads it.
+  // The members a segment of the common path (in-order data, an ACK of new
+  // data) reads or writes come first, on as few cache lines as they fill:
+  // once thousands of connections interleave, none of them is still cached
+  // when the connection's next segment comes, and each line it touches is a
+  // miss. Grouped by which of the two calls touch them, as measured
+  // (bench/README, "The engine's lines"): each line below is 64 bytes; the
+  // comment before it says who reads it. Then what every ACK of new data
+  // writes (the held sample, the state before it), the TSval clock and the
+  // estimators, and last what only handshakes, losses and SACK use.
   // Line 0, every call (on_send and on_peer).
   SenderReport& out_;
   std::size_t file_ = 0;             // the input file (Segment::file_index)

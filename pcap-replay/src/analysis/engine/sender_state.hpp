@@ -130,7 +130,7 @@ struct TimerArm {
   ArmCause cause = ArmCause::send;       ///< the latest reading's cause
   CaptureTime sent() const { return latest - std::chrono::microseconds{held_us}; }
 };
-static_assert(sizeof(std::optional<TimerArm>) == 48, "the engine's arm_ and four counters on one line");
+static_assert(sizeof(std::optional<TimerArm>) == 48, "the engine's arm_ and the counters beside it on one line");
 
 /// `later - earlier` in microseconds (truncated).
 inline std::chrono::microseconds since(CaptureTime later, CaptureTime earlier) {
