@@ -46,61 +46,44 @@ struct SendSequence {
   std::uint32_t recovery_point = 0;  ///< SND.MAX when the current recovery began
 };
 
-/// A capture time or none, in 8 bytes where std::optional<CaptureTime> takes
-/// 16: the engine keeps a dozen per sender on the per-segment path, and
-/// every cache line of a sender's state is one more miss per segment once
-/// thousands of connections interleave. CaptureTime::min() (1677) stands for
-/// none; a time equal to it is stored 1 ns later.
-class MaybeTime {
+/// A value or none, in the value's own 8 bytes where std::optional takes 16:
+/// the engine keeps a dozen per sender on the per-segment path, and every
+/// cache line of a sender's state is one more miss per segment once
+/// thousands of connections interleave. T::min() stands for none; a value
+/// equal to it is stored one Step later (it stays a value). The interface
+/// is std::optional's, as far as the engine uses it.
+template <class T, class Step>
+class MinIsNone {
  public:
-  constexpr MaybeTime() = default;
-  constexpr MaybeTime(std::nullopt_t) {}                 // NOLINT: as std::optional
-  constexpr MaybeTime(CaptureTime t) : t_(t == kNone ? kLeast : t) {}  // NOLINT
-  constexpr MaybeTime(const std::optional<CaptureTime>& o) : t_(o ? MaybeTime(*o).t_ : kNone) {}  // NOLINT
-  constexpr operator std::optional<CaptureTime>() const {  // NOLINT
-    return has_value() ? std::optional<CaptureTime>(t_) : std::nullopt;
+  constexpr MinIsNone() = default;
+  constexpr MinIsNone(std::nullopt_t) {}                       // NOLINT: as std::optional
+  constexpr MinIsNone(T v) : v_(v == kNone ? kLeast : v) {}   // NOLINT
+  constexpr MinIsNone(const std::optional<T>& o) : v_(o ? MinIsNone(*o).v_ : kNone) {}  // NOLINT
+  constexpr operator std::optional<T>() const {  // NOLINT
+    return has_value() ? std::optional<T>(v_) : std::nullopt;
   }
-  constexpr bool has_value() const { return t_ != kNone; }
+  constexpr bool has_value() const { return v_ != kNone; }
   constexpr explicit operator bool() const { return has_value(); }
-  constexpr const CaptureTime& operator*() const { return t_; }
-  constexpr CaptureTime value_or(CaptureTime d) const { return has_value() ? t_ : d; }
-  constexpr void reset() { t_ = kNone; }
-  friend constexpr bool operator==(const MaybeTime& a, const MaybeTime& b) { return a.t_ == b.t_; }
+  constexpr const T& operator*() const { return v_; }
+  constexpr const T* operator->() const { return &v_; }
+  constexpr T value_or(T d) const { return has_value() ? v_ : d; }
+  constexpr void reset() { v_ = kNone; }
+  friend constexpr bool operator==(const MinIsNone& a, const MinIsNone& b) { return a.v_ == b.v_; }
 
  private:
-  static constexpr CaptureTime kNone = CaptureTime::min();
-  // A crafted capture can date a frame at kNone (a pcapng if_tsoffset far
-  // below 1970): kept as the next nanosecond, so it stays a time.
-  static constexpr CaptureTime kLeast = kNone + std::chrono::nanoseconds{1};
-  CaptureTime t_ = kNone;
+  static constexpr T kNone = T::min();
+  static constexpr T kLeast = kNone + Step{1};
+  T v_ = kNone;
 };
 
-/// A duration or none, in 8 bytes where std::optional<microseconds> takes
-/// 16 (as MaybeTime): microseconds::min() stands for none; a duration equal
-/// to it (no round trip or holding time is) is stored 1 us later.
-class MaybeMicros {
- public:
-  using us = std::chrono::microseconds;
-  constexpr MaybeMicros() = default;
-  constexpr MaybeMicros(std::nullopt_t) {}                         // NOLINT: as std::optional
-  constexpr MaybeMicros(us d) : d_(d == kNone ? kLeast : d) {}     // NOLINT
-  constexpr MaybeMicros(const std::optional<us>& o) : d_(o ? MaybeMicros(*o).d_ : kNone) {}  // NOLINT
-  constexpr operator std::optional<us>() const {  // NOLINT
-    return has_value() ? std::optional<us>(d_) : std::nullopt;
-  }
-  constexpr bool has_value() const { return d_ != kNone; }
-  constexpr explicit operator bool() const { return has_value(); }
-  constexpr const us& operator*() const { return d_; }
-  constexpr const us* operator->() const { return &d_; }
-  constexpr us value_or(us d) const { return has_value() ? d_ : d; }
-  constexpr void reset() { d_ = kNone; }
-  friend constexpr bool operator==(const MaybeMicros& a, const MaybeMicros& b) { return a.d_ == b.d_; }
-
- private:
-  static constexpr us kNone = us::min();
-  static constexpr us kLeast = kNone + us{1};
-  us d_ = kNone;
-};
+/// A capture time or none. CaptureTime::min() (1677) is none: a crafted
+/// capture dated there (a pcapng if_tsoffset far below 1970) is kept 1 ns
+/// later.
+using MaybeTime = MinIsNone<CaptureTime, std::chrono::nanoseconds>;
+/// A duration or none (a round trip, a holding time: never
+/// microseconds::min(), which is none).
+using MaybeMicros = MinIsNone<std::chrono::microseconds, std::chrono::microseconds>;
+static_assert(sizeof(MaybeTime) == 8 && sizeof(MaybeMicros) == 8);
 
 /// The retransmission timer's arm: what (re)started it and when. The time is
 /// an interval on the capture's clock of the sender's own transmissions: an
