@@ -17,22 +17,24 @@ CaptureTime plus(CaptureTime t, std::chrono::nanoseconds d) {
 
 CaptureTime model_time(const Segment& s) { return s.rebase.count() == 0 ? s.time : plus(s.time, s.rebase); }
 
-void ClockSteps::observe(const Segment& s, CaptureTime model) {
-  if (s.rebase != rebase_) {
-    rebase_ = s.rebase;
-    // Nothing of the input before it: the stretch covers everything.
-    CaptureTime from = latest_ ? plus(*latest_, std::chrono::nanoseconds{1}) : CaptureTime::min();
-    if (!stretches_.empty()) from = std::max(from, stretches_.back().from);
-    ModelStep m{from, s.rebase, s.frame, latest_ ? last_frame_ : 0, std::chrono::nanoseconds{0}};
-    if (latest_ && s.time < last_capture_) {
-      // Ordered int64 difference, in uint64 (no overflow), saturated.
-      const std::uint64_t d = static_cast<std::uint64_t>(last_capture_.time_since_epoch().count()) -
-                              static_cast<std::uint64_t>(s.time.time_since_epoch().count());
-      m.back = std::chrono::nanoseconds{
-          static_cast<std::int64_t>(std::min<std::uint64_t>(d, std::numeric_limits<std::int64_t>::max()))};
-    }
-    stretches_.push_back(m);
+void ClockSteps::begin_stretch(const Segment& s) {
+  rebase_ = s.rebase;
+  // Nothing of the input before it: the stretch covers everything.
+  CaptureTime from = latest_ ? plus(*latest_, std::chrono::nanoseconds{1}) : CaptureTime::min();
+  if (!stretches_.empty()) from = std::max(from, stretches_.back().from);
+  ModelStep m{from, s.rebase, s.frame, latest_ ? last_frame_ : 0, std::chrono::nanoseconds{0}};
+  if (latest_ && s.time < last_capture_) {
+    // Ordered int64 difference, in uint64 (no overflow), saturated.
+    const std::uint64_t d = static_cast<std::uint64_t>(last_capture_.time_since_epoch().count()) -
+                            static_cast<std::uint64_t>(s.time.time_since_epoch().count());
+    m.back = std::chrono::nanoseconds{
+        static_cast<std::int64_t>(std::min<std::uint64_t>(d, std::numeric_limits<std::int64_t>::max()))};
   }
+  stretches_.push_back(m);
+}
+
+void ClockSteps::observe(const Segment& s, CaptureTime model) {
+  if (s.rebase != rebase_) begin_stretch(s);
   if (!latest_ || model > *latest_) latest_ = model;
   last_capture_ = s.time;
   last_frame_ = s.frame;

@@ -44,13 +44,18 @@ class ClockSteps {
   /// other is unknown. O(log steps); null at once for an input whose clock
   /// never stepped.
   const ModelStep* between(CaptureTime a, CaptureTime b) const;
-  bool spans(CaptureTime a, CaptureTime b) const { return between(a, b) != nullptr; }
+  /// (Inline: an input whose clock never stepped, the common case, answers without a call.)
+  bool spans(CaptureTime a, CaptureTime b) const { return !stretches_.empty() && between(a, b) != nullptr; }
   /// The frame's own capture time (Segment::time) of model time `model`.
   CaptureTime capture_time(CaptureTime model) const;
   /// True when no frame of the input was re-based.
   bool empty() const { return stretches_.empty(); }
 
  private:
+  // A Segment::rebase other than the previous one: a new stretch (observe's
+  // rare case, a call apart so that the common one stays small).
+  [[gnu::noinline]] void begin_stretch(const Segment& s);
+
   std::vector<ModelStep> stretches_;   // ascending `from`
   std::chrono::nanoseconds rebase_{0};
   std::optional<CaptureTime> latest_;  // the latest model time observed

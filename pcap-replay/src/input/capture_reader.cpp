@@ -191,46 +191,48 @@ void CaptureReader::summarise_reordering() {
          false);
 }
 
-bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
-  if (have_time_ && t < last_time_) {
-    // The difference of two ordered int64 fits in uint64 (computed there, no
-    // signed overflow); a step beyond int64 nanoseconds (292 years) saturates.
-    const std::uint64_t diff = static_cast<std::uint64_t>(last_time_) - static_cast<std::uint64_t>(t);
-    const std::chrono::nanoseconds back{diff > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
-                                            ? std::numeric_limits<std::int64_t>::max()
-                                            : static_cast<std::int64_t>(diff)};
-    ++stats_.clock_steps_back;
-    if (back > stats_.largest_step_back) stats_.largest_step_back = back;
-    // Beyond reordering: the capture clock stepped. This frame goes just
-    // after the latest time read so far (plus the reordering allowance, so
-    // a frame reordered after it still lands after every frame before the
-    // step), and the later frames with it.
-    const bool rebased = back > limits::kClockReorderMax;
-    if (rebased) {
-      ++stats_.clock_rebases;
-      if (open_steps_.size() == limits::kMaxClockStepsOpen) open_steps_.erase(open_steps_.begin());
-      open_steps_.push_back(OpenStep{last_time_, t, rebase_ns_, last_frame_, frame});
-      rebase_ns_ = after_latest(t);
-    }
-    if (!rebased) {  // reordering: summarised at the end of the file (summarise_reordering)
-      if (stats_.reordered++ == 0) stats_.first_reordered_frame = frame;
-      if (back > stats_.largest_reordered) stats_.largest_reordered = back;
-    }
-    const bool listed = stats_.clock_steps.size() < kMaxClockStepsListed;
-    if (listed)
-      stats_.clock_steps.push_back(ClockStep{frame, back, rebased, std::chrono::nanoseconds{rebase_ns_}, std::nullopt});
-    if (rebased && listed) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(back.count()) / 1e6);
-      report(frame, "frame.time",
-             std::string("the clock steps back ") + buf + " ms from frame " + std::to_string(last_frame_) +
-                 " (this frame is dated before the one read just before it); the frame is used" +
-                 "; more than the " + std::to_string(limits::kClockReorderMax.count()) +
-                 " us two capture interfaces disagree by, so a step of the capture clock: the time that passed "
-                 "across it is unknown and no interval across it is judged",
-             false);
-    }
+void CaptureReader::step_back(std::uint64_t frame, std::int64_t t) {
+  // The difference of two ordered int64 fits in uint64 (computed there, no
+  // signed overflow); a step beyond int64 nanoseconds (292 years) saturates.
+  const std::uint64_t diff = static_cast<std::uint64_t>(last_time_) - static_cast<std::uint64_t>(t);
+  const std::chrono::nanoseconds back{diff > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                                          ? std::numeric_limits<std::int64_t>::max()
+                                          : static_cast<std::int64_t>(diff)};
+  ++stats_.clock_steps_back;
+  if (back > stats_.largest_step_back) stats_.largest_step_back = back;
+  // Beyond reordering: the capture clock stepped. This frame goes just
+  // after the latest time read so far (plus the reordering allowance, so
+  // a frame reordered after it still lands after every frame before the
+  // step), and the later frames with it.
+  const bool rebased = back > limits::kClockReorderMax;
+  if (rebased) {
+    ++stats_.clock_rebases;
+    if (open_steps_.size() == limits::kMaxClockStepsOpen) open_steps_.erase(open_steps_.begin());
+    open_steps_.push_back(OpenStep{last_time_, t, rebase_ns_, last_frame_, frame});
+    rebase_ns_ = after_latest(t);
   }
+  if (!rebased) {  // reordering: summarised at the end of the file (summarise_reordering)
+    if (stats_.reordered++ == 0) stats_.first_reordered_frame = frame;
+    if (back > stats_.largest_reordered) stats_.largest_reordered = back;
+  }
+  const bool listed = stats_.clock_steps.size() < kMaxClockStepsListed;
+  if (listed)
+    stats_.clock_steps.push_back(ClockStep{frame, back, rebased, std::chrono::nanoseconds{rebase_ns_}, std::nullopt});
+  if (rebased && listed) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6f", static_cast<double>(back.count()) / 1e6);
+    report(frame, "frame.time",
+           std::string("the clock steps back ") + buf + " ms from frame " + std::to_string(last_frame_) +
+               " (this frame is dated before the one read just before it); the frame is used" +
+               "; more than the " + std::to_string(limits::kClockReorderMax.count()) +
+               " us two capture interfaces disagree by, so a step of the capture clock: the time that passed "
+               "across it is unknown and no interval across it is judged",
+           false);
+  }
+}
+
+bool CaptureReader::check_time(std::uint64_t frame, std::int64_t t) {
+  if (have_time_ && t < last_time_) step_back(frame, t);
   if (have_time_ && t >= last_time_ && !open_steps_.empty()) check_return(frame, t);
   const std::int64_t model = sat_add(t, rebase_ns_);
   if (!have_time_ || model > latest_model_) latest_model_ = model;

@@ -150,6 +150,10 @@ class CaptureReader {
   void report(std::uint64_t frame, std::string field, std::string message, bool skipped = true);
   void on_damage();
   bool check_time(std::uint64_t frame, std::int64_t t);
+  // Frame `frame` at own time `t`, before the frame read just before it:
+  // reordering or a step of the clock (check_time's rare case, a call apart
+  // so that the common one stays small).
+  [[gnu::noinline]] void step_back(std::uint64_t frame, std::int64_t t);
   /// The one diagnostic of the file's reordering (CaptureStats::reordered), at its end.
   void summarise_reordering();
   // The rebase that puts own time `t` just after the latest model time

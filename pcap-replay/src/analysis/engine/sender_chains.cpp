@@ -24,8 +24,8 @@ Judgement SenderEngine::note(Topic topic, std::uint64_t frame, CaptureTime t, bo
   return j;
 }
 
-void SenderEngine::settle_54() {
-  if (!notes_waiting_ || !pending_54_) return;
+void SenderEngine::settle_54_waiting() {
+  if (!pending_54_) return;
   const Pending54 p = *pending_54_;
   pending_54_.reset();
   notes_waiting_ = open_57_.has_value();

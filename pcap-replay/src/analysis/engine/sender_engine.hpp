@@ -194,7 +194,11 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void settle_data_chain();
   void settle_syn_chain();
   void absorb(SettledChain&& c);
-  void settle_54();
+  // (Inline: with no note waiting, the common case, a segment makes no call.)
+  void settle_54() {
+    if (notes_waiting_) settle_54_waiting();
+  }
+  void settle_54_waiting();
   /// Settles an open 5.7 note: `sample_frame`, the frame of the next sample
   /// that made 5.7 invisible (0: the capture ended first).
   void settle_57(std::uint64_t sample_frame);
@@ -241,7 +245,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::uint32_t heard_una() const { return heard_una_.value_or(seq_.snd_una); }
   bool take_sample(std::chrono::microseconds r, SampleKind kind, std::chrono::microseconds corr);
   /// Takes the pending samples the sender must have processed by `now`.
-  void settle_pending_samples(CaptureTime now);
+  void settle_pending_samples(CaptureTime now) {
+    if (pending_count_ > 0) settle_due_samples(now);  // (inline: most segments find none)
+  }
+  void settle_due_samples(CaptureTime now);
   /// Takes a held sample; `now`: the latest time its timeline row may have
   /// (the segment being processed; max at the end).
   void take_pending(const PendingSample& p, CaptureTime now);

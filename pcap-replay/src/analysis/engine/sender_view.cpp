@@ -155,7 +155,7 @@ void SenderEngine::on_valid_sample() {
   settle_57(current_frame_);
 }
 
-void SenderEngine::settle_pending_samples(CaptureTime now) {
+void SenderEngine::settle_due_samples(CaptureTime now) {
   while (pending_count_ > 0 && pending_at(pending_first_).until <= now) take_pending(pop_pending(), now);
 }
 
