@@ -43,6 +43,7 @@ std::string_view to_string(Verdict v) {
     case Verdict::late: return "late";
     case Verdict::unchecked: return "unchecked";
     case Verdict::cannot_tell: return "cannot-tell";
+    case Verdict::setting: return "setting";
   }
   return "ok";
 }

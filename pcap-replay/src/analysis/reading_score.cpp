@@ -16,7 +16,7 @@ ReadingScore reading_score(const SenderReport& s) {
   std::uint64_t off = 0;
   std::int64_t err = 0;
   for (const auto& t : s.timeouts) {
-    if (t.verdict != Verdict::ok && t.verdict != Verdict::unchecked) ++off;
+    if (!on_time(t.verdict)) ++off;
     // How far the wait lies from the prediction (0 when they meet), in ms.
     if (t.wait_unknown || !t.predicted.bounded()) continue;
     const auto d = t.wait.hi < t.predicted.lo ? t.predicted.lo - t.wait.hi

@@ -71,9 +71,15 @@ enum class Verdict : std::uint8_t {
   late,       ///< after it (never a departure)
   unchecked,  ///< nothing from the peer seen, or the wait is unknown: not judged
   cannot_tell,  ///< the readings (or the wait interval) hold both a compliant and a departing value
+  setting,      ///< outside the window the profile's defaults give, where a documented setting of the stack
+                ///< puts it (Linux rto_min, Windows InitialRto): the expiry's INFO names it; not a departure
 };
-/// "ok", "early", "late", "unchecked", "cannot-tell".
+/// "ok", "early", "late", "unchecked", "cannot-tell", "setting".
 std::string_view to_string(Verdict v);
+/// Whether an expiry with verdict `v` is on the timing of its reading: ok,
+/// not judged, or where a setting the reading notes puts it (the choice
+/// between readings counts the rest as off; ReadingScore counts settings apart).
+constexpr bool on_time(Verdict v) { return v == Verdict::ok || v == Verdict::unchecked || v == Verdict::setting; }
 
 /// Which clock an expiry's backoff was judged on.
 enum class ClockUsed : std::uint8_t {

@@ -67,7 +67,7 @@ class ReadingJudge {
     }
     for (const Judgement& j : out_.judgements) out_.broken += j.outcome == Outcome::broken ? 1 : 0;
     for (const TimeoutRecord& r : out_.records)
-      out_.off += r.verdict == Verdict::ok || r.verdict == Verdict::unchecked ? 0 : 1;
+      out_.off += on_time(r.verdict) ? 0 : 1;
     return std::move(out_);
   }
 
@@ -258,7 +258,7 @@ class ReadingJudge {
       // is one only under the reading that an ACK the capture saw had not
       // reached the sender: other ACKs may not have either (another
       // reading, another timer), and a setting is read from evidence.
-      rec.verdict = Verdict::ok;
+      rec.verdict = Verdict::setting;
       rec.alternative = window(*x.floorless);
       Judgement j = judgement(RuleId::stack_setting, Outcome::note, e, rec);
       j.topic = Topic::setting;
@@ -300,7 +300,7 @@ class ReadingJudge {
         for (const Tunable& t : opt_.profile->tunables) {
           if (t.kind != Tunable::Kind::initial_rto) continue;
           if (!widened(w, g).intersects(Interval{t.lo, t.hi})) continue;
-          rec.verdict = Verdict::ok;
+          rec.verdict = Verdict::setting;
           Judgement j = judgement(RuleId::stack_setting, Outcome::note, e, rec);
           j.topic = Topic::setting;
           j.setting = SettingUse{SettingUse::Kind::initial_rto, meet(widened(w, g), Interval{t.lo, t.hi}), 0, t.name};
