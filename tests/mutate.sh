@@ -268,6 +268,7 @@ rule-probe-rearm-new-data ;; pcap-replay/src/analysis/engine/causes.cpp ;; p.pro
 rule-probe-maybe-rto ;; pcap-replay/src/analysis/engine/causes.cpp ;; return {SendKind::tlp, Cause::probe_timer, o.is_head}; ;; return {SendKind::tlp, Cause::probe_timer, false}; ;; a lone-segment probe never read as the RTO's expiry
 
 # ---- rules: chain_judge.cpp -----------------------------------------------------
+rule-57-kept-below-3s ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; est_.estimator().base_rto() < opt_.config.syn_fallback_rto ;; est_.estimator().base_rto() <= opt_.config.syn_fallback_rto ;; Linux's kept handshake RTO noted at 5.7's 3 s too, where nothing departs
 rule-rto-min-setting ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; if (w.hi < rec.accepted.lo && lower_min && x.floorless ;; if (false && w.hi < rec.accepted.lo && lower_min && x.floorless ;; delete: an early first expiry a lower rto_min explains is a setting (INFO)
 rule-initial-rto-rule ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; else if (x.basis == Basis::initial_rto) rule = RuleId::rfc6298_2_1; ;; ;; delete: an early expiry of the initial RTO breaks 2.1
 rule-floor-rule ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; else if (x.floorless && w.hi >= window(*x.floorless).lo) rule = RuleId::rfc6298_2_4; ;; ;; delete: an early expiry above the floorless RTO breaks 2.4 (SHOULD), not 5.3

@@ -100,6 +100,29 @@ TEST_CASE("linux traces, profile linux: every kernel RTO expiry is found as a ti
   }
 }
 
+TEST_CASE("linux traces, profile linux: syn-loss notes 5.7 as Linux's documented departure (the handshake's RTO kept)") {
+  // The README: after the SYN-ACK, srtt 40 ms, rttvar 20 ms, rto 240 ms
+  // (40 + max(200, 4 x 20) = 240: the SYN-ACK's TSecr gave a valid sample),
+  // not 5.7's 3 s; "a checker should at least report it". Linux applies
+  // 3 s only when the handshake gave no sample (tcp_init_metrics): an INFO
+  // on the SYN-ACK (frame 8), no MUST.
+  auto r = analyze(linux_trace("syn-loss"), Profile::linux_kernel);
+  const auto& c = client(r);
+  const auto js = findings(c, "5.7");
+  REQUIRE(js.size() == 1);
+  const auto& j = js[0];
+  CHECK(j.level == Level::info);
+  CHECK(j.topic == replay::Topic::sample_kept_57);
+  CHECK(j.frame == 8);
+  REQUIRE(j.alternative);
+  REQUIRE(j.predicted);
+  CHECK(j.alternative->lo == std::chrono::milliseconds{240});  // the kept RTO
+  CHECK(j.predicted->lo == std::chrono::seconds{3});           // 5.7's
+  CHECK(r.count(Level::must) == 0);
+  // Without a SYN timeout there is nothing to note.
+  CHECK(findings(client(analyze(linux_trace("bulk-clean"), Profile::linux_kernel)), "5.7").empty());
+}
+
 // The share of truth.csv rows the replay must match: the README's claim.
 // The rows are tcp_info polled at their own times, so a row taken between the
 // kernel's update and the capture's copy of the ACK lags one sample (measured:

@@ -359,6 +359,40 @@ TEST_CASE("rules 5.7 with timestamps: after a SYN timeout the handshake's TS sam
   CHECK(n.count(Level::must) == 0);
   CHECK(n.count(Level::should) == 0);
   CHECK(n.exit_status(true) == 0);
-  // Linux profile: Linux skips 5.7 after a handshake sample; no note either.
-  CHECK(findings(client(check(make(1200 * ms, true), "r57ts-note-linux", Profile::linux_kernel)), "5.7").empty());
+  // Linux profile: Linux keeps the handshake sample's RTO (tcp_init_metrics:
+  // 3 s only without one), 100 + max(200, 4 x 50) = 300 ms: noted on the
+  // SYN-ACK (frame 3) as the departure from 5.7 the profile documents.
+  const auto l = check(make(1200 * ms, true), "r57ts-note-linux", Profile::linux_kernel);
+  const auto lj = findings(client(l), "5.7");
+  REQUIRE(lj.size() == 1);
+  CHECK(lj[0].topic == replay::Topic::sample_kept_57);
+  CHECK(lj[0].level == Level::info);
+  CHECK(lj[0].frame == 3);
+  REQUIRE(lj[0].alternative);
+  CHECK(point_us(*lj[0].alternative) == 300'000);
+  CHECK(l.count(Level::must) == 0);
+}
+
+TEST_CASE("rules 5.7, Linux profile: the kept RTO is noted only below 5.7's 3 s") {
+  // The SYN at 0 lost, again at 1 s (TSval 1100); the SYN-ACK echoes it
+  // `rtt` later: a timestamp sample R. Linux's first sample: RTO = R +
+  // max(2R, 200 ms): R = 990 ms gives 2970 ms, below 3 s (noted); R = 1 s
+  // gives 3000 ms, what 5.7 asks (nothing to note).
+  auto make = [](std::int64_t rtt) {
+    Scenario s;
+    s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, 100, 0, {}});
+    s.pkts.push_back({1000 * ms, true, 0, 0, wire::kSyn, 0, 1100, 0, {}});
+    const std::int64_t t = 1000 * ms + rtt;
+    s.pkts.push_back({t, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000, 1100, {}});  // frame 3
+    s.pkts.push_back({t + 10, true, 1, 1, wire::kAck, 0, static_cast<std::uint32_t>(100 + t / 1000), 5000, {}});
+    return s;
+  };
+  const auto below = check(make(990 * ms), "r57-kept-below", Profile::linux_kernel);
+  const auto js = findings(client(below), "5.7");
+  REQUIRE(js.size() == 1);
+  CHECK(js[0].topic == replay::Topic::sample_kept_57);
+  REQUIRE(js[0].alternative);
+  CHECK(js[0].alternative->lo >= microseconds{2'970'000});
+  CHECK(js[0].alternative->lo < microseconds{3'000'000});
+  CHECK(findings(client(check(make(1000 * ms), "r57-kept-at", Profile::linux_kernel)), "5.7").empty());
 }

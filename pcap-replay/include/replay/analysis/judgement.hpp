@@ -98,9 +98,11 @@ enum class Topic : std::uint8_t {
   readings_differ,    ///< the readings of the capture disagree on the rule (cannot tell)
   wait_straddles,     ///< the wait interval holds both the compliant and the departing value (cannot tell)
   open_at_end,        ///< the capture ends in the timer's backoff: its next expiry is not in the capture
+  sample_kept_57,     ///< the SYN timed out and the handshake gave a sample: the profile's stack keeps its RTO,
+                      ///< not 5.7's 3 s (Linux tcp_init_metrics), a departure from RFC 6298 the profile documents
 };
 /// "none", "late", "setting", "clock-step", "backoff-unknown", "flushed-burst", "syn-acked-unseen", "ack-unheard",
-/// "5.7-unverifiable", "readings-differ", "wait-straddles", "open-at-end".
+/// "5.7-unverifiable", "readings-differ", "wait-straddles", "open-at-end", "5.7-sample-kept".
 std::string_view to_string(Topic t);
 
 /// A setting of the sender's stack a judgement relied on: a documented
