@@ -168,8 +168,8 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
           s.sack ? "seen" : "not seen");
       if (!s.peer_seen)
         buf.append(std::string_view(
-            "    nothing from the peer in the capture (one direction only): SND.UNA is unknown, timer rules "
-            "not checked\n"));
+            "    nothing from the peer in the capture (one direction only): SND.UNA is unknown, the data timer's "
+            "rules not checked (a SYN's are: nothing acknowledged it)\n"));
       fmt::format_to(out,
                      FMT_COMPILE("    RTT samples: {} (Karn, from never-retransmitted data) + {} (timestamp echo); "
                                  "{} ACKs of retransmitted data gave none\n"),
@@ -224,7 +224,9 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
           if (t.clock == ClockUsed::tsval) verdict += " (sender's TSval clock)";
           for (std::size_t i = 0; i < t.rules.size(); ++i) {
             const Rule& ru = rule(t.rules[i]);
-            verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(ru.level), ru.id);
+            // An undecided rule is an INFO at this expiry, whatever its own level.
+            const Level level = t.verdict == Verdict::cannot_tell ? Level::info : ru.level;
+            verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(level), ru.id);
           }
           any_doubling = any_doubling || t.basis == Basis::doubling;
           if (t.wait_unknown) verdict += " (the capture clock stepped back: wait unknown)";

@@ -404,6 +404,7 @@ class ReadingJudge {
       x.basis = Basis::cap;
       x.setting = SettingUse{SettingUse::Kind::max_rto, *out_.cap, 0, {}};
       x.prev_waited = chain_[j - 1]->wait;
+      for (std::size_t i = run_start_; i <= j; ++i) x.evidence.push_back(chain_[i]->frame);  // the waits that level off
       add(std::move(x), rec);
       return;
     }
