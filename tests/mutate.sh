@@ -206,8 +206,8 @@ flush-window ;; pcap-replay/src/analysis/host_activity.cpp ;; t - *burst_start_ 
 flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; return held && *held >= limits::kFlushHeld; ;; return held && *held >= microseconds{50'000}; ;; kFlushHeld 100 ms -> 50 ms
 flush-held ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; held_long = *held && **held >= limits::kFlushHeld; ;; held_long = *held && **held >= microseconds{50'000}; ;;
 flush-held ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; held_long = mine && *mine >= limits::kFlushHeld; ;; held_long = mine && *mine >= microseconds{50'000}; ;;
-delayed-ack-max ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; since(s.time, t) > limits::kDelayedAckMax ;; since(s.time, t) > microseconds{200'000} ;; kDelayedAckMax 500 ms -> 200 ms
-peer-data-history ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; if (peer_data_.size() > limits::kPeerDataHistory) ;; if (peer_data_.size() > 8) ;; kPeerDataHistory 64 -> 8
+delayed-ack-max ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; since(s.time, d.time) > limits::kDelayedAckMax ;; since(s.time, d.time) > microseconds{200'000} ;; kDelayedAckMax 500 ms -> 200 ms
+peer-data-history ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; number - peer_data_.front().number >= limits::kPeerDataHistory) ;; number - peer_data_.front().number >= 8) ;; kPeerDataHistory 64 -> 8
 
 # ---- engine/judge_limits.hpp ----------------------------------------------
 inferred-additive-waits ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kInferredAdditiveWaits = 3; ;; kInferredAdditiveWaits = 2; ;; kInferredAdditiveWaits 3 -> 2
@@ -268,7 +268,6 @@ rule-probe-rearm-new-data ;; pcap-replay/src/analysis/engine/causes.cpp ;; p.pro
 rule-probe-maybe-rto ;; pcap-replay/src/analysis/engine/causes.cpp ;; return {SendKind::tlp, Cause::probe_timer, o.is_head}; ;; return {SendKind::tlp, Cause::probe_timer, false}; ;; a lone-segment probe never read as the RTO's expiry
 
 # ---- rules: chain_judge.cpp -----------------------------------------------------
-rule-57-kept-below-3s ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; est_.estimator().base_rto() < opt_.config.syn_fallback_rto ;; est_.estimator().base_rto() <= opt_.config.syn_fallback_rto ;; Linux's kept handshake RTO noted at 5.7's 3 s too, where nothing departs
 rule-rto-min-setting ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; if (w.hi < rec.accepted.lo && lower_min && x.floorless ;; if (false && w.hi < rec.accepted.lo && lower_min && x.floorless ;; delete: an early first expiry a lower rto_min explains is a setting (INFO)
 rule-initial-rto-rule ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; else if (x.basis == Basis::initial_rto) rule = RuleId::rfc6298_2_1; ;; ;; delete: an early expiry of the initial RTO breaks 2.1
 rule-floor-rule ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; else if (x.floorless && w.hi >= window(*x.floorless).lo) rule = RuleId::rfc6298_2_4; ;; ;; delete: an early expiry above the floorless RTO breaks 2.4 (SHOULD), not 5.3
@@ -283,6 +282,7 @@ rule-least-rto-slack ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; base.
 rule-probe-tie ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; std::pair(outcomes[mask].broken, outcomes[mask].off) < std::pair( ;; std::pair(outcomes[mask].broken, outcomes[mask].off) <= std::pair( ;; on a tie a probe reads as an expiry
 
 # ---- rules: sender_*.cpp -----------------------------------------------------
+rule-57-kept-below-3s ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; est_.estimator().base_rto() < opt_.config.syn_fallback_rto ;; est_.estimator().base_rto() <= opt_.config.syn_fallback_rto ;; Linux's kept handshake RTO noted at 5.7's 3 s too, where nothing departs
 rule-hole-sent-before ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; return sent_before || (!sent_after && recent); ;; return (false && sent_before) || (!sent_after && recent); ;; fill_hole: an older TSval no longer proves a reordered first send
 rule-hole-sent-after ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; return sent_before || (!sent_after && recent); ;; return sent_before || ((true || !sent_after) && recent); ;; fill_hole: a newer TSval/TSecr no longer proves a retransmission
 rule-hole-tsecr ;; pcap-replay/src/analysis/engine/sender_ledger.cpp ;; older(it->tsval, opts.tsval) || older(it->tsecr, opts.tsecr); ;; older(it->tsval, opts.tsval); ;; fill_hole: a newer TSecr no longer proves it

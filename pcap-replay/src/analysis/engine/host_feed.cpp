@@ -46,10 +46,10 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
     bool late_ack = false;
     if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) && acked_more) {
       // The first ACK of peer data the capture saw arrive over 0.5 s ago.
-      for (std::size_t i = peer_data_acked_; i < peer_data_.size(); ++i) {
-        const auto& [end, t] = peer_data_[i];
-        if ((!has_acked_through_ || rto::seq_gt(end, acked_through_)) && rto::seq_le(end, h.ack)) {
-          late_ack = since(s.time, t) > limits::kDelayedAckMax && !(c.clock && c.clock->spans(t, s.time));
+      for (std::size_t i = 0; i < peer_data_.size(); ++i) {
+        const PeerData& d = peer_data_[i];
+        if ((!has_acked_through_ || rto::seq_gt(d.end, acked_through_)) && rto::seq_le(d.end, h.ack)) {
+          late_ack = since(s.time, d.time) > limits::kDelayedAckMax && !(c.clock && c.clock->spans(d.time, s.time));
           break;
         }
       }
@@ -57,47 +57,41 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
     activity->observe(s.file_index, s.frame, s.time, held_long || late_ack);
   }
   if (h.has(wire::kAck) && acked_more) {
-    const std::uint32_t moved = has_acked_through_ ? h.ack - acked_through_ : 0;
     acked_through_ = h.ack;
     has_acked_through_ = true;
-    skip_acked_peer_data(moved);
+    drop_acked_peer_data();
   }
 }
 
 void HostFeed::feed_peer(const Segment& s) {
   if (s.tcp.options.tsecr) ts_clock_.echoed(*s.tcp.options.tsecr);
   if (s.payload_len > 0) {  // for the late-ACK test of feed_activity
-    peer_data_.emplace_back(s.tcp.seq + s.payload_len, s.time);
-    if (peer_data_.size() > limits::kPeerDataHistory) {
+    // The latest kPeerDataHistory of the peer's data segments (numbers
+    // count - kPeerDataHistory + 1 to count), this one among them.
+    const std::uint32_t number = ++peer_data_count_;
+    while (!peer_data_.empty() && number - peer_data_.front().number >= limits::kPeerDataHistory)
       peer_data_.pop_front();
-      if (peer_data_acked_ > 0) --peer_data_acked_;
-    }
+    peer_data_.push_back(PeerData{s.tcp.seq + s.payload_len, number, s.time});
   }
 }
 
 std::optional<CaptureTime> HostFeed::first_capture_acked(std::uint32_t ack) const {
   if (has_acked_through_ && !rto::seq_gt(ack, acked_through_)) return std::nullopt;
-  for (std::size_t i = peer_data_acked_; i < peer_data_.size(); ++i)
-    if (peer_data_[i].first == ack) return peer_data_[i].second;
+  for (std::size_t i = 0; i < peer_data_.size(); ++i)
+    if (peer_data_[i].end == ack) return peer_data_[i].time;
   return std::nullopt;
 }
 
-void HostFeed::skip_acked_peer_data(std::uint32_t moved) {
-  // An entry at or below acked_through_ fails the late-ACK test's first
-  // condition for as long as acked_through_ has moved less than 2^31 minus
-  // its distance below it; entries at most 2^30 below are counted, and the
-  // count is redone once acked_through_ has moved 2^30 since.
+void HostFeed::drop_acked_peer_data() {
+  // Data at or below acked_through_ is not what a later ACK first
+  // acknowledges (the late-ACK test, first_capture_acked): the front of it
+  // goes. One more than 2^30 below stops it, as it stopped the count of
+  // them before (an unambiguous sequence comparison needs less than 2^31).
   constexpr std::uint32_t kQuarter = std::uint32_t{1} << 30;
-  if (moved >= kQuarter - acked_moved_) {
-    peer_data_acked_ = 0;
-    acked_moved_ = 0;
-  } else {
-    acked_moved_ += moved;
-  }
-  while (peer_data_acked_ < peer_data_.size()) {
-    const std::int32_t below = rto::seq_diff(peer_data_[peer_data_acked_].first, acked_through_);
+  while (!peer_data_.empty()) {
+    const std::int32_t below = rto::seq_diff(peer_data_.front().end, acked_through_);
     if (below > 0 || below < -static_cast<std::int32_t>(kQuarter)) break;
-    ++peer_data_acked_;
+    peer_data_.pop_front();
   }
 }
 

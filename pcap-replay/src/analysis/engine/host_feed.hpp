@@ -93,16 +93,23 @@ class alignas(64) HostFeed {  // three cache lines
   const MaybeTime& last_send_time() const { return last_send_time_; }
 
  private:
-  void skip_acked_peer_data(std::uint32_t moved);
+  /// A segment of the peer's data: where it ends, its capture time, and its
+  /// number among the peer's data segments (the latest kPeerDataHistory count).
+  struct PeerData {
+    std::uint32_t end;
+    std::uint32_t number;
+    CaptureTime time;
+  };
+  void drop_acked_peer_data();
 
   TsClock ts_clock_;
   MaybeTime last_send_time_;
-  // The peer's data (its end, its capture time), the latest few, and how
-  // many at their start acked_through_ covers (skip_acked_peer_data).
-  RingDeque<std::pair<std::uint32_t, CaptureTime>> peer_data_;
+  // The peer's data among its latest limits::kPeerDataHistory segments,
+  // but those at the front acked_through_ covers (drop_acked_peer_data):
+  // what the late-ACK test reads. Mostly one or two, on one line.
+  RingDeque<PeerData> peer_data_;
   std::uint32_t acked_through_ = 0;  // the sender's highest ACK, if has_acked_through_
-  std::uint32_t peer_data_acked_ = 0;
-  std::uint32_t acked_moved_ = 0;  // acked_through_'s movement since peer_data_acked_ was counted
+  std::uint32_t peer_data_count_ = 0;  // the peer's data segments so far (PeerData::number; wraps)
   bool has_acked_through_ = false;
   bool feed_activity_ = false;
 };
