@@ -70,12 +70,11 @@ TEST_CASE("rules 5.5/2.5 (observed interval): a sub-1 s sender that stops doubli
   REQUIRE(findings(c, "2.5").size() == 1);
   CHECK(findings(c, "2.5")[0].frame == 15);
   CHECK(findings(c, "2.5")[0].level == Level::must);
-  // Its evidence: the chain's expiries up to it, the two waits of 19.2 s
-  // (frames 14 and 15) among them (a MUST names the frames it reads).
-  const auto ev = findings(c, "2.5")[0].evidence;
-  REQUIRE(!ev.empty());
-  CHECK(ev.back() == 15);
-  CHECK(std::find(ev.begin(), ev.end(), 14) != ev.end());
+  // Its evidence (a MUST names the frames it reads, besides its own): the
+  // run's earlier expiries, frames 8 to 14 (no valid sample since the
+  // first), whose waits doubled to 19.2 s (frame 14) and held.
+  const std::vector<std::uint64_t> want{8, 9, 10, 11, 12, 13, 14};
+  CHECK(findings(c, "2.5")[0].evidence == want);
   CHECK(findings(c, "5.5").empty());
   const auto& t8 = c.timeouts[7];
   CHECK(point_us(t8.wait) == 19'200'000);

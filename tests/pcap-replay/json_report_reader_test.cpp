@@ -354,6 +354,10 @@ Report everything_set(bool bpf) {
     t.frame = 180;
     t.wait_unknown = true;
     s.timeouts.push_back(t);
+    t.frame = 181;  // the verdict a documented setting explains
+    t.wait_unknown = false;
+    t.verdict = replay::Verdict::setting;
+    s.timeouts.push_back(t);
     using replay::Outcome;
     using replay::RuleId;
     using replay::Topic;
@@ -379,6 +383,10 @@ Report everything_set(bool bpf) {
     Judgement flushed = judgement(RuleId::ambiguous, Outcome::note, Topic::flushed_burst, 186);
     flushed.other_frame = 186;
     s.findings.push_back(flushed);
+    Judgement kept = judgement(RuleId::rfc6298_5_7, Outcome::note, Topic::sample_kept_57, 187);
+    kept.predicted = Interval::point(microseconds{3'000'000});
+    kept.alternative = Interval::point(microseconds{240'000});
+    s.findings.push_back(kept);
   }
   r.flows.push_back(f);
   r.file_totals.resize(2);
@@ -432,7 +440,8 @@ TEST_CASE("json report reader: a report with every value set reads back to the s
     should.level = Level::should;
     check_round_trip(r, should);
     const ReportView frames = view_with("frame.number != 183 && frame.number <= 184");
-    CHECK(text_of(r, frames).find("findings (3 hidden by -Y \"frame.number != 183 && frame.number <= 184\"):") != std::string::npos);
+    // Hidden: the findings at frames 183, 185, 186 and 187.
+    CHECK(text_of(r, frames).find("findings (4 hidden by -Y \"frame.number != 183 && frame.number <= 184\"):") != std::string::npos);
     check_round_trip(r, frames);
     ReportView only;
     only.findings_only = true;

@@ -232,9 +232,10 @@ std::string note_text(const Judgement& j, const Options& o) {
                          j.other_frame ? fmt::format("the next sample (frame {}) came before any data timeout", j.other_frame)
                                        : std::string("the capture ends before any data timeout"));
     case Topic::sample_kept_57:
-      return fmt::format("the SYN timed out and the handshake gave an RTT sample (RTO {}): the profile's stack keeps "
-                         "that RTO and applies 5.7's {} only when the handshake gave none (Linux tcp_init_metrics); "
-                         "RFC 6298 asks for {} until the next sample: a departure the profile documents",
+      return fmt::format("the SYN (or SYN-ACK) timed out and the handshake gave an RTT sample (RTO {}): the "
+                         "profile's stack keeps that RTO and applies 5.7's {} only when the handshake gave none "
+                         "(Linux tcp_init_metrics); RFC 6298 asks for {} until the next sample; the stack departs "
+                         "from that by design (noted, not judged)",
                          window(j.alternative), window(j.predicted), window(j.predicted));
     default:
       return fired(j);

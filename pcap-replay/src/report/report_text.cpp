@@ -224,9 +224,7 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
           if (t.clock == ClockUsed::tsval) verdict += " (sender's TSval clock)";
           for (std::size_t i = 0; i < t.rules.size(); ++i) {
             const Rule& ru = rule(t.rules[i]);
-            // An undecided rule is an INFO at this expiry, whatever its own level.
-            const Level level = t.verdict == Verdict::cannot_tell ? Level::info : ru.level;
-            verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(level), ru.id);
+            verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(ru.level), ru.id);
           }
           any_doubling = any_doubling || t.basis == Basis::doubling;
           if (t.wait_unknown) verdict += " (the capture clock stepped back: wait unknown)";

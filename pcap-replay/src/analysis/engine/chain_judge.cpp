@@ -404,7 +404,8 @@ class ReadingJudge {
       x.basis = Basis::cap;
       x.setting = SettingUse{SettingUse::Kind::max_rto, *out_.cap, 0, {}};
       x.prev_waited = chain_[j - 1]->wait;
-      for (std::size_t i = run_start_; i <= j; ++i) x.evidence.push_back(chain_[i]->frame);  // the waits that level off
+      // The run's earlier expiries: the waits that doubled, then levelled off.
+      for (std::size_t i = run_start_; i < j; ++i) x.evidence.push_back(chain_[i]->frame);
       add(std::move(x), rec);
       return;
     }
