@@ -194,6 +194,7 @@ same-id-window ;; pcap-replay/src/analysis/capture_copy.cpp ;; return apart <= l
 no-id-window ;; pcap-replay/src/analysis/capture_copy.cpp ;; : limits::kNoIdWindow); ;; : std::chrono::microseconds{100}); ;; kNoIdWindow 200 us -> 100 us
 rfc-min-rto-inferred ;; pcap-replay/src/analysis/inference.cpp ;; judged.tolerance(limits::kRfcMinRto) >= limits::kRfcMinRto ;; judged.tolerance(microseconds{500'000}) >= microseconds{500'000} ;; kRfcMinRto 1 s -> 0.5 s: the floor read as on the sum
 doubling-expected ;; pcap-replay/src/analysis/inference.cpp ;; limits::kDoublingExpected.reached_by(w[i], w[i - 1]) ;; limits::Ratio{5, 4}.reached_by(w[i], w[i - 1]) ;; kDoublingExpected 3/2 -> 5/4: a chain that grew
+infer-lateness-setting ;; pcap-replay/src/analysis/inference.cpp ;; if (t.verdict == Verdict::ok && t.basis != Basis::doubling ;; if ((t.verdict == Verdict::ok || t.verdict == Verdict::setting) && t.basis != Basis::doubling ;; a wait a documented setting explains read as the timer's lateness
 same-wait-percent ;; pcap-replay/src/analysis/inference.cpp ;; std::max(a, b) * limits::kSameWaitPercent ;; std::max(a, b) * 5 ;; kSameWaitPercent 10 -> 5
 same-wait-ticks ;; pcap-replay/src/analysis/inference.cpp ;; + limits::kSameWaitTicks * 100; ;; + microseconds{2'000} * 100; ;; kSameWaitTicks 4 ms -> 2 ms
 ts-clock-min-span ;; pcap-replay/src/analysis/rtt_sampling.cpp ;; if (span >= limits::kTsClockMinSpan.count() ;; if (span >= 100'000 ;; kTsClockMinSpan 200 ms -> 100 ms

@@ -46,3 +46,27 @@ TEST_CASE("inference: only an unknown wait: no first RTO at all") {
   CHECK_FALSE(s.inferred.min_first_wait.has_value());
   CHECK(s.inferred.evidence.empty());
 }
+
+TEST_CASE("inference: a wait a documented setting explains is not the timer's lateness") {
+  // A first expiry 3 s after the SYN against the initial RTO of 1 s (predicted
+  // [1, 1] s): Windows' InitialRto, verdict "setting". Read as lateness it
+  // would say the timer fires 2 s late; an "ok" expiry 12 ms past its
+  // prediction is the timer's lateness (3012 - 3000 = 12 ms).
+  const replay::Options o = replay::Options::for_profile("windows");
+  auto first = [](replay::Verdict v, std::int64_t waited_ms, std::int64_t predicted_ms) {
+    replay::TimeoutRecord t = expiry(10, 0, 1, waited_ms, false);
+    t.basis = replay::Basis::initial_rto;
+    t.predicted = replay::Interval::point(milliseconds{predicted_ms});
+    t.verdict = v;
+    return t;
+  };
+  replay::SenderReport setting;
+  setting.timeouts = {first(replay::Verdict::setting, 3'000, 1'000)};
+  replay::infer_settings(setting, o);
+  CHECK_FALSE(setting.inferred.lateness.has_value());
+  replay::SenderReport ok;
+  ok.timeouts = {first(replay::Verdict::ok, 3'012, 3'000)};
+  replay::infer_settings(ok, o);
+  REQUIRE(ok.inferred.lateness.has_value());
+  CHECK(*ok.inferred.lateness == milliseconds{12});
+}
