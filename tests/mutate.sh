@@ -204,11 +204,18 @@ ts-rate-tolerance ;; pcap-replay/src/analysis/rtt_sampling.cpp ;; hz * limits::k
 clock-disagree-ticks ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; limits::kClockDisagreeTicks * 1e6 / *rate ;; 1 * 1e6 / *rate ;; kClockDisagreeTicks 2 -> 1
 flush-silence ;; pcap-replay/src/analysis/host_activity.cpp ;; t - *last_ >= limits::kFlushSilence ;; t - *last_ >= std::chrono::microseconds{250'000} ;; kFlushSilence 500 ms -> 250 ms
 flush-window ;; pcap-replay/src/analysis/host_activity.cpp ;; t - *burst_start_ > limits::kFlushWindow ;; t - *burst_start_ > std::chrono::microseconds{2'000} ;; kFlushWindow 5 ms -> 2 ms
-flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; return held && *held >= limits::kFlushHeld; ;; return held && *held >= microseconds{50'000}; ;; kFlushHeld 100 ms -> 50 ms
+flush-held ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; return held && *held >= limits::kFlushHeld ? ;; return held && *held >= microseconds{50'000} ? ;; kFlushHeld 100 ms -> 50 ms
 flush-held ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; held_long = *held && **held >= limits::kFlushHeld; ;; held_long = *held && **held >= microseconds{50'000}; ;;
 flush-held ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; held_long = mine && *mine >= limits::kFlushHeld; ;; held_long = mine && *mine >= microseconds{50'000}; ;;
 delayed-ack-max ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; since(s.time, d.time) > limits::kDelayedAckMax ;; since(s.time, d.time) > microseconds{200'000} ;; kDelayedAckMax 500 ms -> 200 ms
 peer-data-history ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; number - peer_data_.front().number >= limits::kPeerDataHistory) ;; number - peer_data_.front().number >= 8) ;; kPeerDataHistory 64 -> 8
+flush-repeat-off ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; const bool repeat = s.payload_len > 0 && ;; const bool repeat = false && s.payload_len > 0 && ;; a repeat within kMinTimerWait is no evidence of a hold
+flush-repeat-wait ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; since(s.time, *last_send_time_) < limits::kMinTimerWait ;; since(s.time, *last_send_time_) <= limits::kMinTimerWait ;; the repeat window closed at kMinTimerWait, not open
+flush-repeat-peer ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; h.seq == last_data_seq_ && !peer_since_send_ && ;; h.seq == last_data_seq_ && ;; a repeat after the peer sent something is evidence too
+flush-repeat-seq ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; last_was_data_ && h.seq == last_data_seq_ ;; last_was_data_ ;; any data after data is a repeat
+hold-sign-tsval ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; const HoldSign sign = held_long  ? HoldSign::tsval ;; const HoldSign sign = held_long  ? HoldSign::repeat ;; a TSval hold named a repeat
+hold-sign-late-ack ;; pcap-replay/src/analysis/engine/host_feed.cpp ;; : late_ack ? HoldSign::late_ack ;; : late_ack ? HoldSign::tsval ;; a late ACK named a TSval hold
+hold-evidence ;; pcap-replay/src/analysis/engine/sender_chains.cpp ;; j.evidence.push_back(hold.frame); ;; ;; the frame that showed the hold not named
 
 # ---- engine/judge_limits.hpp ----------------------------------------------
 inferred-additive-waits ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kInferredAdditiveWaits = 3; ;; kInferredAdditiveWaits = 2; ;; kInferredAdditiveWaits 3 -> 2

@@ -256,7 +256,10 @@ TEST_CASE("classify 5.5: SND.UNA resent again 1 ms after an expiry is no expiry;
   // than limits::kMinTimerWait (5 ms) after what armed it, and a go-back-N
   // burst sends each segment once: the head again 1 ms later is neither a
   // second expiry nor a member of the burst, but a repeat whose cause the
-  // capture does not show (unclassified, no finding). At 1400 + 601 ms it is
+  // capture does not show (unclassified, no departure). It also shows the
+  // expiry's burst held before the capture point (the host was silent 1 s:
+  // kMinTimerWait as a hold, thresholds_test): the expiry's wait is [0, 1000]
+  // ms, a note and a "cannot tell" 2.4, no finding. At 1400 + 601 ms it is
   // a second expiry: 5.5 predicts from the first wait (1000 +/- 1 ms, a
   // timer up to 10 % late) R in [999 / 1.1, 1001] ms, doubled from
   // 2 x 908.182 = 1816.364 ms, accepted from 1815.364 ms > 601 ms: MUST.
@@ -268,7 +271,15 @@ TEST_CASE("classify 5.5: SND.UNA resent again 1 ms after an expiry is no expiry;
   CHECK(count(c, SendKind::timeout) == 1);
   CHECK(count(c, SendKind::slow_start_after_rto) == 0);
   CHECK(count(c, SendKind::unclassified) == 1);
-  CHECK(judged(c).empty());
+  CHECK(musts(c) == 0);
+  std::size_t flushed = 0, cannot_tell = 0;
+  for (const auto& j : judged(c)) {
+    flushed += j.topic == replay::Topic::flushed_burst && j.frame == 8 ? 1 : 0;
+    cannot_tell += j.outcome == replay::Outcome::cannot_tell ? 1 : 0;
+  }
+  CHECK(flushed == 1);
+  CHECK(cannot_tell == 1);
+  CHECK(judged(c).size() == 2);
   Scenario s2 = base_scenario();
   s2.data(1400 * ms, 1001);
   s2.data(2001 * ms, 1001);
@@ -276,6 +287,8 @@ TEST_CASE("classify 5.5: SND.UNA resent again 1 ms after an expiry is no expiry;
   CHECK(count(client(r2), SendKind::timeout) == 2);
   REQUIRE(findings(client(r2), "5.5").size() == 1);
   CHECK(findings(client(r2), "5.5")[0].frame == 9);
+  // Its evidence: the expiry whose wait gave the doubling (frame 8), not its own frame.
+  CHECK(findings(client(r2), "5.5")[0].evidence == std::vector<std::uint64_t>{8});
   CHECK(us(client(r2).timeouts[1].accepted.lo) == 1'815'364);
 }
 

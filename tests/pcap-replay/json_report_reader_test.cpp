@@ -382,6 +382,8 @@ Report everything_set(bool bpf) {
     s.findings.push_back(judgement(RuleId::late, Outcome::note, Topic::late_expiry, 185));
     Judgement flushed = judgement(RuleId::ambiguous, Outcome::note, Topic::flushed_burst, 186);
     flushed.other_frame = 186;
+    flushed.hold = replay::HoldSign::repeat;
+    flushed.evidence = {188};
     s.findings.push_back(flushed);
     Judgement kept = judgement(RuleId::rfc6298_5_7, Outcome::note, Topic::sample_kept_57, 187);
     kept.predicted = Interval::point(microseconds{3'000'000});
@@ -454,6 +456,8 @@ TEST_CASE("json report reader: a report with every value set reads back to the s
         std::string::npos);
   CHECK(text.find("7 packet(s) captured again, ignored (frames 12, 13, 20, 21, 30, ...)") != std::string::npos);
   CHECK(text.find("stepped back 28.336 s at frame 182 (dated before frame 181)") != std::string::npos);
+  CHECK(text.find("frame 186 was captured in a burst the sending host released after a silence (frame 188 sends its "
+                  "connection's previous data again less than 5.0 ms after it") != std::string::npos);
   CHECK(text.find("display filter: tcp.stream == 0 && (ieee8021ad.id == 100 && vlan.id == 200 || ") != std::string::npos);
 }
 

@@ -412,6 +412,18 @@ TEST_CASE("kFlushWindow: the burst is what the host sent within 5 ms of its firs
 
 TEST_CASE("kDelayedAckMax: an ACK first acknowledging data over 500 ms old was held") {
   CHECK(must_count(flushed(600 * ms, 1 * ms, 500 * ms + 1), "late-ack-in") == 0);
+  // What showed it: the late ACK, frame 7 (in time order: 1-3 the
+  // handshake, 4 A at 200 ms, 5 the server's data at 299.999 ms, 6 A's ACK
+  // at 300 ms, 7 the client's ACK at 800 ms, 8-9 B).
+  auto r = analyze(flushed(600 * ms, 1 * ms, 500 * ms + 1), "late-ack-sign", Profile::rfc6298);
+  std::size_t notes = 0;
+  for (const auto& f : client(r).findings)
+    if (f.topic == replay::Topic::flushed_burst) {
+      ++notes;
+      CHECK(f.hold == replay::HoldSign::late_ack);
+      CHECK(f.evidence == std::vector<std::uint64_t>{7});
+    }
+  CHECK(notes >= 1);
   CHECK(must_count(flushed(600 * ms, 1 * ms, 500 * ms), "late-ack-out") == 1);
 }
 
@@ -496,6 +508,9 @@ TEST_CASE("kFlushHeld: a segment its TSval shows held 100 ms marks its host's bu
     REQUIRE(r.flows.size() == 2);
     const auto& second = r.flows[0].senders[0].timeouts.empty() ? r.flows[1].senders[0] : r.flows[0].senders[0];
     REQUIRE(second.timeouts.size() == 1);
+    // What showed the hold: connection 1's pure ACK, by its TSval.
+    for (const auto& f : second.findings)
+      if (f.topic == replay::Topic::flushed_burst) CHECK(f.hold == replay::HoldSign::tsval);
     return musts(second);
   };
   CHECK(make(100) == 0);
@@ -575,4 +590,67 @@ TEST_CASE("limits::Ratio: a fraction applied exactly, at its boundary") {
   CHECK(replay::limits::kAckClockBand.den == 2);
   CHECK(replay::limits::kBurstFraction.num * 2 == replay::limits::kBurstFraction.den);
   CHECK(replay::limits::kDoublingExpected.num * 2 == replay::limits::kDoublingExpected.den * 3);
+}
+
+namespace {
+
+// A host's queue flushed at once, shown by a repeat (HostFeed::feed_activity):
+// base_scenario's timer starts at 400 ms and expires at 1400 ms (1001
+// resent; the host was silent 1000 ms: a burst opens). 1001 goes again
+// `gap` later with nothing from the peer (`ack_between`: the server's
+// duplicate ACK of 1001 halfway), and a third time 1000 ms after that.
+// Sooner than kMinTimerWait (5 ms) after the same data with nothing to
+// clock it, no timer sent the repeat: the two left the sender a timer's
+// wait apart and were captured together, so the burst was held. The
+// third copy's wait then starts at no send time: at least 1000 ms, which
+// holds the doubled RTO (2 s): cannot tell. Without that evidence its
+// wait is 1000 ms where 5.5 expects 2 s (at least 2 s less 10 % and 1 ms):
+// MUST 5.5.
+Scenario repeated(std::int64_t gap, bool ack_between, std::uint32_t again = 1001) {
+  Scenario s = base_scenario();
+  s.data(1400 * ms, 1001);
+  if (ack_between) s.ack(1400 * ms + gap / 2, 1001);
+  s.data(1400 * ms + gap, again);
+  s.data(2400 * ms + gap, again);
+  return s;
+}
+
+// The flushed-burst notes of the client's log, and whether its last frame
+// (the third copy) breaks 5.5.
+struct RepeatReading {
+  std::size_t flushed = 0;
+  bool last_breaks_55 = false;
+};
+RepeatReading read_repeat(const Scenario& s, const std::string& name) {
+  auto r = analyze(s, name, Profile::rfc6298);
+  RepeatReading out;
+  const std::uint64_t last = s.pkts.size();
+  for (const auto& f : client(r).findings) {
+    if (f.topic == replay::Topic::flushed_burst) {
+      ++out.flushed;
+      // Frames: 1-3 the handshake, 4 [1,1001), 5 its ACK, 6-7 the data at
+      // 400 ms, 8 the expiry, 9 the repeat (what showed the hold), 10 the third.
+      CHECK(f.hold == replay::HoldSign::repeat);
+      CHECK(f.evidence == std::vector<std::uint64_t>{9});
+    }
+    if (f.frame == last && f.rule == replay::RuleId::rfc6298_5_5 && f.level == replay::Level::must)
+      out.last_breaks_55 = true;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("kMinTimerWait as a hold: the same data again 4.999 ms later, nothing from the peer between, was held") {
+  const RepeatReading in = read_repeat(repeated(5 * ms - 1, false), "repeat-held-in");
+  CHECK(in.flushed >= 1);
+  CHECK_FALSE(in.last_breaks_55);
+  // 5 ms apart a timer may have sent it: no evidence of a hold.
+  CHECK(read_repeat(repeated(5 * ms, false), "repeat-held-out").flushed == 0);
+  // The peer's ACK between the two copies may have clocked the second.
+  const RepeatReading acked = read_repeat(repeated(4 * ms, true), "repeat-held-acked");
+  CHECK(acked.flushed == 0);
+  CHECK(acked.last_breaks_55);
+  // Other data after it ([2001,3001), sent at 400 ms) is no repeat of it.
+  CHECK(read_repeat(repeated(4 * ms, false, 2001), "repeat-held-other").flushed == 0);
 }

@@ -4,10 +4,10 @@
 
 namespace replay {
 
-void HostActivity::observe(std::size_t file, std::uint64_t frame, CaptureTime t, bool held) {
+void HostActivity::observe(std::size_t file, std::uint64_t frame, CaptureTime t, HoldSign held) {
   if (last_ && t - *last_ >= limits::kFlushSilence) {
     burst_start_ = t;  // the first packet after a silence opens a burst
-    burst_held_ = false;
+    burst_hold_.reset();
     burst_.clear();
   } else if (burst_start_ && t - *burst_start_ > limits::kFlushWindow) {
     burst_start_.reset();
@@ -15,15 +15,17 @@ void HostActivity::observe(std::size_t file, std::uint64_t frame, CaptureTime t,
   last_ = t;
   if (!burst_start_) return;
   burst_.emplace_back(file, frame);
-  if (held) burst_held_ = true;
-  if (burst_held_) {
-    flushed_.insert(burst_.begin(), burst_.end());
+  if (held != HoldSign::none && !burst_hold_) burst_hold_ = Hold{frame, held};
+  if (burst_hold_) {
+    for (const auto& key : burst_) flushed_.emplace(key, *burst_hold_);
     burst_.clear();
   }
 }
 
-bool HostActivity::flushed(std::size_t file, std::uint64_t frame) const {
-  return flushed_.count({file, frame}) > 0;
+std::optional<HostActivity::Hold> HostActivity::flushed(std::size_t file, std::uint64_t frame) const {
+  const auto it = flushed_.find({file, frame});
+  if (it == flushed_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace replay

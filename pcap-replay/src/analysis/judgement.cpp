@@ -73,6 +73,16 @@ std::string_view to_string(Topic t) {
   return "none";
 }
 
+std::string_view to_string(HoldSign h) {
+  switch (h) {
+    case HoldSign::none: return "none";
+    case HoldSign::tsval: return "tsval";
+    case HoldSign::late_ack: return "late-ack";
+    case HoldSign::repeat: return "repeat";
+  }
+  return "none";
+}
+
 std::string_view to_string(SettingUse::Kind k) {
   switch (k) {
     case SettingUse::Kind::none: return "none";

@@ -110,6 +110,7 @@ void judgement(JsonText& w, const Judgement& x, const Options& options, const Re
   numbers(w, x.evidence);
   w.key("expiry").number(x.expiry);
   w.key("frame").number(x.frame);
+  if (x.topic == Topic::flushed_burst) w.key("hold").string(to_string(x.hold));
   w.key("level").string(to_string(x.level));
   w.key("message").string(describe(x, options));
   w.key("other_frame");

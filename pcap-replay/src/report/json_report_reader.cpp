@@ -359,6 +359,8 @@ Judgement judgement_of(const V& v, CaptureTime origin) {
     x.rel_seq = v["rel_seq"].narrow<std::uint32_t>();
     x.rel_una = v["rel_una"].narrow<std::uint32_t>();
   }
+  // A flushed burst's only (json_flow_entry.cpp writes it for that topic alone).
+  if (x.topic == Topic::flushed_burst) x.hold = enum_of<HoldSign>(v["hold"], kEnumBound, "hold");
   x.other_frame = frame_or_zero(v["other_frame"]);
   x.other_prev_frame = frame_or_zero(v["other_prev_frame"]);
   x.step = nanoseconds{v["step_ns"].i64()};

@@ -48,6 +48,24 @@ std::string_view armed_by_text(ArmCause c) {
   return "";
 }
 std::string timer(const Judgement& j) { return j.syn ? "the SYN timer" : "the timer"; }
+// What showed a flushed burst held (Topic::flushed_burst; evidence: its frame).
+std::string hold_text(const Judgement& j) {
+  const std::uint64_t f = j.evidence.empty() ? 0 : j.evidence.front();
+  switch (j.hold) {
+    case HoldSign::tsval:
+      return fmt::format("frame {}'s TSval shows it sent at least {} before its capture", f,
+                         conf(limits::kFlushHeld));
+    case HoldSign::late_ack:
+      return fmt::format("frame {} first acknowledges data captured more than {} before it, past RFC 1122's "
+                         "delayed-ACK limit", f, conf(limits::kDelayedAckMax));
+    case HoldSign::repeat:
+      return fmt::format("frame {} sends its connection's previous data again less than {} after it, with nothing "
+                         "from the peer between: no timer resends so soon and nothing clocked it, so the two left "
+                         "the sender a timer's wait apart", f, conf(limits::kMinTimerWait));
+    case HoldSign::none: break;
+  }
+  return "a packet of that burst was held before the capture point";
+}
 std::string fired(const Judgement& j) {
   return fmt::format("{} fired {} after {}", timer(j), j.waited ? format_ms(*j.waited) : std::string("?"),
                      armed_by_text(j.armed_by));
@@ -205,10 +223,9 @@ std::string note_text(const Judgement& j, const Options& o) {
                          "capture clock (and no TSval clock tells it): the backoff is not judged",
                          j.syn ? "this SYN expiry" : "this expiry");
     case Topic::flushed_burst:
-      return fmt::format("frame {} was captured in a burst the sending host released after a silence (a packet of "
-                         "that burst carries a TSval sent long before its capture, or an ACK held past 0.5 s): it was "
+      return fmt::format("frame {} was captured in a burst the sending host released after a silence ({}): it was "
                          "sent before its capture, so this expiry's wait is {} what the capture shows",
-                         j.other_frame, j.other_frame == j.frame ? "at most" : "at least");
+                         j.other_frame, hold_text(j), j.other_frame == j.frame ? "at most" : "at least");
     case Topic::syn_acked_unseen:
       return fmt::format("the SYN is retransmitted on its timer although the capture shows it acknowledged at frame "
                          "{}: that segment did not reach the sender (lost after the capture point); the SYN timer is "

@@ -105,6 +105,18 @@ enum class Topic : std::uint8_t {
 /// "5.7-unverifiable", "readings-differ", "wait-straddles", "open-at-end", "5.7-sample-kept".
 std::string_view to_string(Topic t);
 
+/// What showed a burst held before the capture point (Topic::flushed_burst;
+/// HostFeed::feed_activity, host_activity.hpp).
+enum class HoldSign : std::uint8_t {
+  none,
+  tsval,     ///< the packet's TSval shows it sent limits::kFlushHeld or more before its capture
+  late_ack,  ///< a pure ACK first acknowledging peer data captured over limits::kDelayedAckMax before it
+  repeat,    ///< the data of its connection's previous segment again, sooner than limits::kMinTimerWait,
+             ///< with nothing from the peer between: no timer sends it so soon, nothing clocked it
+};
+/// "none", "tsval", "late-ack", "repeat".
+std::string_view to_string(HoldSign h);
+
 /// A setting of the sender's stack a judgement relied on: a documented
 /// setting (named) or a property inferred from the chain's own waits.
 struct SettingUse {
@@ -150,6 +162,7 @@ struct Judgement {
   std::uint64_t other_frame = 0;           ///< a frame it refers to (the clock step's, the ACK's, the flushed one)
   std::uint64_t other_prev_frame = 0;      ///< the frame a clock step is dated before
   std::chrono::nanoseconds step{0};        ///< how far the capture clock stepped back
+  HoldSign hold = HoldSign::none;          ///< flushed-burst: what showed the hold (its frame: `evidence`)
 };
 
 /// A judgement of `rule` at the rule's own level (broken) or INFO (cannot tell, note).

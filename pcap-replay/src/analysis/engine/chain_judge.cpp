@@ -497,7 +497,8 @@ class ReadingJudge {
         x.other_frame = delayed->delayed_by;
       }
       x.prev_waited = prev;
-      for (std::size_t i = run_start_; i <= j; ++i) x.evidence.push_back(chain_[i]->frame);
+      // The run's earlier expiries, whose waits gave the doubling (besides its own frame).
+      for (std::size_t i = run_start_; i < j; ++i) x.evidence.push_back(chain_[i]->frame);
       add(std::move(x), rec);
     } else if (shown && all_long) {
       rec.verdict = Verdict::late;

@@ -11,7 +11,7 @@ using std::chrono::microseconds;
 void HostFeed::on_send(const Segment& s, const FeedContext& c, const std::optional<double>* rate_then) {
   feed_clock(s, false, c.clock, rate_then);
   feed_activity(s, nullptr, c, rate_then != nullptr);
-  if (!s.tcp.has(wire::kRst)) last_send_time_ = s.time;
+  if (!s.tcp.has(wire::kRst)) sent(s);
 }
 
 std::optional<microseconds> HostFeed::feed_clock(const Segment& s, bool want_held, const ClockSteps* clock,
@@ -34,7 +34,7 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
   const bool feed = activity && feed_activity_ && !replayed;
   const bool acked_more = !has_acked_through_ || rto::seq_gt(h.ack, acked_through_);
   if (feed && !held && !activity->reads_held(s.time)) {
-    activity->observe(s.file_index, s.frame, s.time, false);
+    activity->observe(s.file_index, s.frame, s.time, HoldSign::none);
   } else if (feed) {
     bool held_long = false;
     if (held) {
@@ -54,7 +54,20 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
         }
       }
     }
-    activity->observe(s.file_index, s.frame, s.time, held_long || late_ack);
+    // The same data sent twice in a row, sooner apart than any stack's
+    // timer resends it, with nothing from the peer to clock the second
+    // (an ACK or SACK would be captured between them at a capture near the
+    // sender): the two left the sender a timer's wait or more apart and
+    // were captured together, released from a queue (a VPN app reading its
+    // tunnel in batches, a stalled tap).
+    const bool repeat = s.payload_len > 0 && last_was_data_ && h.seq == last_data_seq_ && !peer_since_send_ &&
+                        last_send_time_ && since(s.time, *last_send_time_) < limits::kMinTimerWait &&
+                        !(c.clock && c.clock->spans(*last_send_time_, s.time));
+    const HoldSign sign = held_long  ? HoldSign::tsval
+                          : late_ack ? HoldSign::late_ack
+                          : repeat   ? HoldSign::repeat
+                                     : HoldSign::none;
+    activity->observe(s.file_index, s.frame, s.time, sign);
   }
   if (h.has(wire::kAck) && acked_more) {
     acked_through_ = h.ack;
@@ -64,6 +77,7 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
 }
 
 void HostFeed::feed_peer(const Segment& s) {
+  peer_since_send_ = true;
   if (s.tcp.options.tsecr) ts_clock_.echoed(*s.tcp.options.tsecr);
   if (s.payload_len > 0) {  // for the late-ACK test of feed_activity
     // The latest kPeerDataHistory of the peer's data segments (numbers

@@ -70,13 +70,23 @@ class alignas(64) HostFeed {  // three cache lines
   /// The host's activity fed with `s` (`held`: held_for() of it, as the
   /// judging engine took it; nullptr: taken here, only where the activity
   /// reads it; not fed for a replayed first send), and the sender's ACKs
-  /// of the peer's data.
+  /// of the peer's data. Evidence that `s` was held before the capture
+  /// point: that held_for() of limits::kFlushHeld or more; a pure ACK first
+  /// acknowledging peer data over limits::kDelayedAckMax old; or data sent
+  /// again sooner than limits::kMinTimerWait after the same data, with
+  /// nothing from the peer between (call before sent() of `s`).
   void feed_activity(const Segment& s, const MaybeMicros* held, const FeedContext& c, bool replayed);
   /// The peer's segment `s`: its TSecr echoes the sender's clock; its data
   /// is kept for the late-ACK test (the latest limits::kPeerDataHistory).
   void feed_peer(const Segment& s);
-  /// The sender's latest segment (not a RST) was captured at `t`.
-  void sent(CaptureTime t) { last_send_time_ = t; }
+  /// The sender's latest segment `s` (not a RST): its capture time, and
+  /// where its data began (the repeat test of feed_activity).
+  void sent(const Segment& s) {
+    last_send_time_ = s.time;
+    last_data_seq_ = s.tcp.seq;
+    last_was_data_ = s.payload_len > 0;
+    peer_since_send_ = false;
+  }
 
   /// The capture time of the earliest peer segment kept that ends at `ack`,
   /// above what the sender acknowledged before: data that reached the
@@ -110,8 +120,11 @@ class alignas(64) HostFeed {  // three cache lines
   RingDeque<PeerData> peer_data_;
   std::uint32_t acked_through_ = 0;  // the sender's highest ACK, if has_acked_through_
   std::uint32_t peer_data_count_ = 0;  // the peer's data segments so far (PeerData::number; wraps)
-  bool has_acked_through_ = false;
-  bool feed_activity_ = false;
+  std::uint32_t last_data_seq_ = 0;    // where the sender's latest segment's data began, if last_was_data_
+  bool has_acked_through_ : 1 = false;
+  bool feed_activity_ : 1 = false;
+  bool last_was_data_ : 1 = false;     // the sender's latest segment carried data
+  bool peer_since_send_ : 1 = false;   // the peer sent something since the sender's latest segment
 };
 static_assert(sizeof(HostFeed) == 192, "a HostFeed on three cache lines");
 

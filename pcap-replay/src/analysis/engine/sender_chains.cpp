@@ -88,8 +88,10 @@ void SenderEngine::settle_data_chain() {
       // sent before its capture: a wait that ends at one is at most what
       // the capture shows, one that starts at one at least. The sender's
       // own TSval clock, when it has one, tells the wait itself.
-      const bool end_held = activity_->flushed(file_, x.frame);
-      const bool start_held = x.arm_frame && activity_->flushed(file_, x.arm_frame);
+      const auto end_hold = activity_->flushed(file_, x.frame);
+      const auto start_hold = x.arm_frame ? activity_->flushed(file_, x.arm_frame) : std::nullopt;
+      const bool end_held = end_hold.has_value();
+      const bool start_held = start_hold.has_value();
       if ((!end_held && !start_held) || x.wait_unknown) continue;
       if (x.ts_wait) {
         x.wait = *x.ts_wait;
@@ -100,6 +102,9 @@ void SenderEngine::settle_data_chain() {
       if (start_held) x.wait.hi = microseconds::max();
       Judgement j = note(Topic::flushed_burst, x.frame, x.time, x.syn);
       j.other_frame = end_held ? x.frame : x.arm_frame;
+      const HostActivity::Hold& hold = end_held ? *end_hold : *start_hold;
+      j.hold = hold.sign;
+      j.evidence.push_back(hold.frame);
       append(std::move(j));
     }
   absorb(judge_.settle(data_chain_, false));

@@ -76,9 +76,9 @@ void SenderEngine::replay_first_send(const Segment& s, std::optional<double> rat
   replay_rate_ = nullptr;
 }
 
-bool SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
+HoldSign SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
   const auto held = s.tcp.options.tsval ? clock.held_for(s.time, *s.tcp.options.tsval) : std::nullopt;
-  return held && *held >= limits::kFlushHeld;
+  return held && *held >= limits::kFlushHeld ? HoldSign::tsval : HoldSign::none;
 }
 
 void SenderEngine::on_send(const Segment& captured) {
@@ -227,7 +227,7 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   const bool in_train = last_send_trigger_ && after_previous;
   train_trigger_ = in_train ? last_send_trigger_ : std::nullopt;
   const bool ack_triggered = answered.has_value() || in_train;
-  feed_.sent(captured.time);
+  feed_.sent(captured);
   last_sent_ = s.time;
   last_send_trigger_ = answered ? MaybeTime(*answered) : train_trigger_;
   learn_handshake_delays(syn);

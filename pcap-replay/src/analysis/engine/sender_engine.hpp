@@ -100,11 +100,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// clock: `rate_then` is the rate a new TsClock of the host read right
   /// after observing `s` then; its host's activity).
   void replay_first_send(const Segment& s, std::optional<double> rate_then);
-  /// Whether on_send(s) would tell the host activity that the sender's first
-  /// segment `s` was held (HostActivity::observe): its TSval shows it was
-  /// sent limits::kFlushHeld before its capture, on `clock`, a new TsClock of
-  /// the host that has just observed `s`.
-  static bool first_send_held(const TsClock& clock, const Segment& s);
+  /// What on_send(s) would tell the host activity of the sender's first
+  /// segment `s` (HostActivity::observe): HoldSign::tsval when its TSval
+  /// shows it was sent limits::kFlushHeld before its capture, on `clock`, a
+  /// new TsClock of the host that has just observed `s` (a first segment
+  /// shows no other sign).
+  static HoldSign first_send_held(const TsClock& clock, const Segment& s);
   /// A segment sent by the peer (ACK, SACK, window, timestamps echo).
   void on_peer(const Segment& s);
   /// End of the connection: settles every open chain and pending judgement.
