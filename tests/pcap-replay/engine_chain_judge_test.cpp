@@ -363,13 +363,27 @@ TEST_CASE("the chain's RTO may be the replayed one less the tolerance (the sende
   CHECK(c.judgements.empty());
 }
 
-TEST_CASE("RFC6298-2.4 a first wait in the floored RTO's window is on time, even where the floorless one's overlaps it") {
-  // RTO 1 s (floored), without the floor 950 ms: windows [899, 1101] and
-  // [854, 1046] ms overlap. 1000 ms is what the floored RTO gives: ok; it
-  // is "cannot tell" only when it reaches below 899 ms.
+TEST_CASE("RFC6298-2.4 a first wait where the floored and the floorless RTO's windows overlap: cannot tell") {
+  // RTO 1 s (floored), without the floor 950 ms: windows [1000 - 100 - 1,
+  // 1000 + 100 + 1] = [899, 1101] and [950 - 95 - 1, 950 + 95 + 1] = [854,
+  // 1046] ms overlap. 1000 ms is what the floored RTO gives, and what the
+  // floorless one gives too: an "ok" there would be one the departure
+  // earned as well, so the capture cannot tell (wait-straddles). 1047 ms
+  // is the floored RTO's alone: ok.
   auto c = chain({1'000'000}, 1'000'000);
   c[0].expect.floorless = Interval::point(microseconds{950'000});
-  const auto on_time = settle(c, "rfc6298");
+  const auto both = settle(c, "rfc6298");
+  CHECK(both.records[0].verdict == replay::Verdict::cannot_tell);
+  REQUIRE(both.judgements.size() == 1);
+  CHECK(both.judgements[0].rule == RuleId::rfc6298_2_4);
+  CHECK(both.judgements[0].outcome == Outcome::cannot_tell);
+  CHECK(both.judgements[0].topic == replay::Topic::wait_straddles);
+  auto at_edge = chain({1'046'000}, 1'000'000);
+  at_edge[0].expect.floorless = Interval::point(microseconds{950'000});
+  CHECK(settle(at_edge, "rfc6298").records[0].verdict == replay::Verdict::cannot_tell);
+  auto floored = chain({1'047'000}, 1'000'000);
+  floored[0].expect.floorless = Interval::point(microseconds{950'000});
+  const auto on_time = settle(floored, "rfc6298");
   CHECK(on_time.records[0].verdict == replay::Verdict::ok);
   CHECK(on_time.judgements.empty());
 }

@@ -281,9 +281,11 @@ class ReadingJudge {
       add(std::move(j), rec);
       return;
     }
-    if (rec.alternative && w.intersects(*rec.alternative) && w.lo < rec.accepted.lo) {
+    if (rec.alternative && w.intersects(*rec.alternative) && w.lo <= rec.accepted.hi) {
       // The wait interval holds both the RTO and the departing one (the
-      // floor missing, 5.7's 3 s missing): the capture cannot tell.
+      // floor missing, 5.7's 3 s missing), or the two windows overlap where
+      // it falls: an "ok" here is one the departure would have earned too,
+      // so the capture cannot tell.
       rec.verdict = Verdict::cannot_tell;
       Judgement j = judgement(x.basis == Basis::fallback_57 ? RuleId::rfc6298_5_7 : RuleId::rfc6298_2_4,
                               Outcome::cannot_tell, e, rec);
