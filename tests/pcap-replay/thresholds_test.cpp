@@ -654,3 +654,59 @@ TEST_CASE("kMinTimerWait as a hold: the same data again 4.999 ms later, nothing 
   // Other data after it ([2001,3001), sent at 400 ms) is no repeat of it.
   CHECK(read_repeat(repeated(4 * ms, false, 2001), "repeat-held-other").flushed == 0);
 }
+
+TEST_CASE("kAckClockBand below: no response is captured sooner than half the quickest answer the sender has shown") {
+  // The capture is beside the server; the client answers from 400 ms away
+  // (its handshake ACK 400 ms after the SYN-ACK, its ACK of the server's
+  // [1,101) 400 ms after that data: the quickest answer, 400 ms). B
+  // [1,1001) and C [1001,2001) at 900 ms; the timer (RTO max(1 s, 400 +
+  // 4 x 200) = 1.2 s) resends B at 2100 ms; the server acknowledges B at
+  // once (2100.01 ms); C is resent `after` that. The handshake's round trip
+  // is 400 ms - 10 us = 399.990 ms, the quickest answer 800.1 - 400.1 =
+  // 400 ms: the lesser, 399.990 ms, less its half, 199.995 ms, is the
+  // soonest a response to that ACK is captured (the latest 399.990 x 3/2 +
+  // 2 = 601.985 ms). 199.995 ms after it C is the slow start after the
+  // expiry; 199.994 ms after it C cannot answer the ACK (it left the client
+  // before the ACK reached it), so it is no slow-start resend.
+  const auto make = [](std::int64_t after) {
+    Scenario s;
+    s.handshake_at_receiver(400 * ms);
+    s.pkts.push_back({400 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+    s.pkts.push_back({800 * ms + 100, true, 1, 101, wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({900 * ms, true, 1, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({900 * ms + 10, true, 1001, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({2100 * ms, true, 1, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.ack(2100 * ms + 10, 1001);
+    s.pkts.push_back({2100 * ms + 10 + after, true, 1001, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    return s;
+  };
+  auto in = analyze(make(199'995), "answer-floor-in", Profile::rfc6298);
+  CHECK(count(client(in), SendKind::slow_start_after_rto) == 1);
+  auto out = analyze(make(199'994), "answer-floor-out", Profile::rfc6298);
+  CHECK(count(client(out), SendKind::slow_start_after_rto) == 0);
+}
+
+TEST_CASE("the quickest answer, not the first: a delayed ACK first, a prompt one later") {
+  // As above, but the handshake's round trip is 600 ms (its SYN-ACK slow:
+  // 600 ms - 10 us = 599.990 ms), the client's first ACK of the server's
+  // data comes 700 ms after it (delayed), its second 400 ms after the next.
+  // The quickest answer is 400 ms: no response sooner than 200 ms. B and C
+  // at 1800 ms, the timer (RTO 600 + 4 x 300 = 1.8 s) resends B at 3600 ms,
+  // the server acknowledges it at once, C follows 250 ms later: the slow
+  // start after the expiry (with the first answer, 599.990 ms, the soonest
+  // would be 299.995 ms: no response).
+  Scenario s;
+  s.handshake_at_receiver(600 * ms);
+  s.pkts.push_back({600 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.pkts.push_back({1300 * ms + 100, true, 1, 101, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({1300 * ms + 200, false, 101, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.pkts.push_back({1700 * ms + 200, true, 1, 201, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({1800 * ms, true, 1, 201, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({1800 * ms + 10, true, 1001, 201, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({3600 * ms, true, 1, 201, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({3600 * ms + 10, false, 201, 1001, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({3850 * ms + 10, true, 1001, 201, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  auto r = analyze(s, "answer-quickest", Profile::rfc6298);
+  CHECK(count(client(r), SendKind::timeout) == 1);
+  CHECK(count(client(r), SendKind::slow_start_after_rto) == 1);
+}

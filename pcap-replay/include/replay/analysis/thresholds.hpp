@@ -54,7 +54,10 @@ inline constexpr microseconds kMinTimerWait{5'000};
 inline constexpr microseconds kAckClockMin{2'000};
 /// See kAckClockMin: the relative width of the band around the
 /// capture-to-sender round trip in which a response shows up (path jitter,
-/// the sender's own processing).
+/// the sender's own processing). Below, the band is taken from the quickest
+/// answer the capture has shown (the sender's first ACK of the peer's data,
+/// or the handshake's round trip if less): no response is captured sooner
+/// than that less this fraction of it; before any answer, from 0.
 inline constexpr Ratio kAckClockBand{1, 2};
 /// How many of the peer's latest segments a response may answer.
 inline constexpr std::size_t kAckClockHistory = 32;

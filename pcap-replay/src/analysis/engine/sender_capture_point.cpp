@@ -118,6 +118,16 @@ std::optional<CaptureTime> SenderEngine::ack_clocked(CaptureTime t, std::optiona
   // capture point), so a response can show up sooner than the
   // capture-to-sender round trip: from 0 on.
   const microseconds hi = ack_delay_hi() + limits::kAckClockMin;
+  // And no sooner than the quickest answer the sender has given (less the
+  // band): the capture cannot show a response before the round trip from
+  // it to the sender and back. Until the capture shows an answer, from 0
+  // (a handshake's round trip may include the peer's own delay: a proxy
+  // connecting onwards before its SYN-ACK).
+  microseconds lo{0};
+  if (least_answer_us_ >= 0) {
+    const microseconds quickest = std::min(microseconds{least_answer_us_}, sender_rtt_.value_or(microseconds::max()));
+    lo = quickest - limits::kAckClockBand.of(quickest);
+  }
   // Newest first; older ones are read only when the newest heard was
   // captured after t.
   const std::optional<CaptureTime> newest = unheard_from ? newest_peer_before(*unheard_from) : std::optional<CaptureTime>(heard_peer_);
@@ -127,7 +137,7 @@ std::optional<CaptureTime> SenderEngine::ack_clocked(CaptureTime t, std::optiona
     if (across_step(p, t)) return std::nullopt;  // how long after it is unknown: no evidence
     const microseconds after = since(t, p);
     if (after > hi) return std::nullopt;
-    if (after >= microseconds{0}) return p;
+    if (after >= lo) return p;
     while (i > 0 && peer_times_[i - 1].time >= p) --i;
     if (i == 0) return std::nullopt;
     p = peer_times_[--i].time;

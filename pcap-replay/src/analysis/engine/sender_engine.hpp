@@ -295,7 +295,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// The segment from the peer (its capture time) a transmission at `t`
   /// answers, if its timing says it does: one the sender can have received
   /// (heard_peer_), at most a capture-to-sender round trip (and a band)
-  /// before `t`. With `unheard_from`: under the reading that nothing the
+  /// before `t`, and at least the quickest answer the capture has shown
+  /// (least_answer_us_, less the band) before it. With `unheard_from`: under the reading that nothing the
   /// peer sent from then on reached the sender, one captured before it.
   std::optional<CaptureTime> ack_clocked(CaptureTime t, std::optional<CaptureTime> unheard_from = std::nullopt) const;
   /// The newest segment from the peer the sender can have received that
@@ -390,6 +391,11 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // long before it the sender sent it, by causal_send_time() (on_send).
   MaybeTime capture_time_;
   std::int32_t held_us_ = 0;
+  /// The least time, in microseconds, from the capture of the peer's data
+  /// to that of the sender's segment first acknowledging it: the quickest
+  /// answer the capture has shown, no shorter than the round trip from the
+  /// capture point to the sender (-1: none yet; ack_clocked()).
+  std::int32_t least_answer_us_ = -1;
   RingDeque<PeerMark> peer_times_;
   std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
   // Line 2, on_peer.
