@@ -545,3 +545,57 @@ TEST_CASE("a thin stream that stops being thin: the doubling after it does not r
   CHECK(findings(c, "setting")[0].frame == 10);
   CHECK(r.count(Level::must) == 0);
 }
+
+TEST_CASE("classify: in RTO recovery, a retransmission the peer shows lost is resent in fast recovery") {
+  // SACK on both sides. [1,1001) at 200 ms, acknowledged at 300 ms; 1001,
+  // 2001, 3001 at 400 ms (+10 us each). The timer resends 1001 at 1400 ms
+  // (the expiry), its burst resends 2001 `gap` later. At 1500 ms the peer's
+  // duplicate ACK of 1001 SACKs [2001,3001): 1001's retransmission, sent
+  // before that SACKed resend, was lost (RACK without a reordering window,
+  // as Linux in its Loss state), so the resend of 1001 1 ms later is a fast
+  // retransmit (Linux FLAG_LOST_RETRANS: Loss -> Recovery). Sent in the
+  // same microsecond (gap 0), the capture does not show 1001's resend the
+  // earlier: no evidence, the resend is the slow start after the expiry.
+  const auto make = [](std::int64_t gap) {
+    Scenario s = base_scenario();
+    s.sack_permitted = true;
+    s.data(400 * ms + 20, 3001);
+    s.data(1400 * ms, 1001);
+    s.data(1400 * ms + gap, 2001);
+    s.ack(1500 * ms, 1001, {{2001, 3001}});
+    s.data(1501 * ms, 1001);
+    return s;
+  };
+  auto lost = analyze(make(10), "lost-retransmission", Profile::linux_kernel);
+  CHECK(count(client(lost), SendKind::timeout) == 1);
+  CHECK(count(client(lost), SendKind::fast) == 1);
+  CHECK(count(client(lost), SendKind::slow_start_after_rto) == 1);
+  auto tie = analyze(make(0), "lost-retransmission-tie", Profile::linux_kernel);
+  CHECK(count(client(tie), SendKind::fast) == 0);
+  CHECK(count(client(tie), SendKind::slow_start_after_rto) == 2);
+}
+
+TEST_CASE("classify: a retransmission from before the latest expiry is no lost retransmission") {
+  // As above with 3001 resent in the first burst too (1400.02 ms) and the
+  // SACK at 1500 ms covering [3001,4001): 2001's resend of the first burst
+  // went before it. Nothing more until the timer resends 1001 again at
+  // 3400 ms (the second expiry, 2 s: doubled). An expiry marks every segment
+  // lost afresh (Linux tcp_enter_loss): 2001's resend from the first burst
+  // shows nothing about the second recovery. The peer acknowledges 2001 at
+  // 3500 ms and 2001 goes again 1 ms later: the slow start after the second
+  // expiry, not a fast retransmit.
+  Scenario s = base_scenario();
+  s.sack_permitted = true;
+  s.data(400 * ms + 20, 3001);
+  s.data(1400 * ms, 1001);
+  s.data(1400 * ms + 10, 2001);
+  s.data(1400 * ms + 20, 3001);
+  s.ack(1500 * ms, 1001, {{3001, 4001}});
+  s.data(3400 * ms, 1001);
+  s.ack(3500 * ms, 2001, {{3001, 4001}});
+  s.data(3501 * ms, 2001);
+  auto r = analyze(s, "lost-retransmission-earlier", Profile::linux_kernel);
+  CHECK(count(client(r), SendKind::timeout) == 2);
+  CHECK(count(client(r), SendKind::fast) == 0);
+  CHECK(count(client(r), SendKind::slow_start_after_rto) == 3);
+}

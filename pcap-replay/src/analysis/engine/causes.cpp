@@ -90,8 +90,9 @@ Explanation explain(const Observation& o, const StackProfile& p) {
   const bool responds = o.ack_clocked || (o.sender_rtt.count() == 0 && o.since_peer < limits::kMinTimerWait);
   const bool recovering = o.recovery == Recovery::fast || o.recovery == Recovery::rto;
   if (responds && (o.loss_evidence || recovering || o.answers_fin))
-    return o.recovery == Recovery::rto ? Explanation{SendKind::slow_start_after_rto, Cause::recovery}
-                                       : Explanation{SendKind::fast, Cause::ack_clock};
+    return o.recovery == Recovery::rto && !o.retransmission_lost
+               ? Explanation{SendKind::slow_start_after_rto, Cause::recovery}
+               : Explanation{SendKind::fast, Cause::ack_clock};
   // 5.4: an expiry resends one segment; what follows it before any ACK, far
   // sooner than a further expiry could come, is the go-back-N burst. A burst
   // sends each segment once: one it already resent is sent again by a timer.

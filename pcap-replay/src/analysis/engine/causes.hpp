@@ -61,6 +61,11 @@ struct Observation {
   bool peer_seen = true;        ///< anything from the peer seen so far
   bool in_rto_burst = false;    ///< no peer segment since the expiry, within the burst fraction of its wait
   bool resent_in_burst = false; ///< this range was already resent in the current burst (a burst never repeats)
+  /// in RTO recovery, this range was resent and the peer has since SACKed a
+  /// segment sent after that: the retransmission was lost (RACK), and a
+  /// sender that sees it leaves RTO recovery for fast recovery (Linux
+  /// tcp_fastretrans_alert, FLAG_LOST_RETRANS: tcp_enter_recovery)
+  bool retransmission_lost = false;
   bool loss_evidence = false;   ///< dup ACKs or SACK holes since the last ACK of new data
   bool is_head = false;         ///< starts at SND.UNA
   bool is_highest = false;      ///< ends at SND.MAX

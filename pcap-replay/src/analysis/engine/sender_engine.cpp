@@ -391,6 +391,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   o.peer_seen = last_peer_time_.has_value();
   o.loss_evidence = dupacks_ > 0 || sack_evidence_;
   o.is_head = seq_le(seq, heard_una());
+  if (recovery_ == Recovery::rto) o.retransmission_lost = retransmission_lost(seq, end, burst_start_);
   o.is_highest = seq_ge(end, seq_.snd_max);
   o.back_to_back = back_to_back;
   o.sack_negotiated = sack_negotiated();

@@ -205,6 +205,13 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void settle_57(std::uint64_t sample_frame);
   // ---- the peer ----
   bool apply_sack(const wire::TcpHeader& h, CaptureTime& first);
+  /// Whether a retransmission of [seq, end) sent at or after `since` (the
+  /// latest expiry: an expiry marks every segment lost afresh, Linux
+  /// tcp_enter_loss) went before a segment the peer has SACKed since and is
+  /// not acknowledged itself: the peer shows it lost (RFC 8985 6.2 with no
+  /// reordering window, which Linux uses in its Loss state until it sees
+  /// reordering: tcp_rack_reo_wnd).
+  bool retransmission_lost(std::uint32_t seq, std::uint32_t end, CaptureTime since) const;
   // ---- ACKs the capture saw and the sender did not receive ----
   TimerState timer_state() const;
   void restore(const TimerState& t);
@@ -438,6 +445,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   MaybeTime train_heard_, train_start_;
   MaybeTime last_data_send_time_;
   MaybeTime last_new_data_time_;  // the last first transmission (the probe timer re-arms there)
+  /// The latest send time of a segment the peer has SACKed (RACK's
+  /// "most recently delivered"): a retransmission sent before it and not
+  /// acknowledged was lost (retransmission_lost()).
+  MaybeTime newest_sacked_send_;
   std::uint64_t last_new_data_frame_ = 0;  // its frame
   MaybeTime rearm_any_;  // the latest event any stack may re-arm at
   std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)

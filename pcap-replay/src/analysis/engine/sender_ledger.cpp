@@ -82,6 +82,16 @@ bool SenderEngine::resent_since(std::uint32_t seq, std::uint32_t end, CaptureTim
   return false;
 }
 
+bool SenderEngine::retransmission_lost(std::uint32_t seq, std::uint32_t end, CaptureTime since) const {
+  if (!newest_sacked_send_) return false;
+  auto it = std::partition_point(outstanding_.begin(), outstanding_.end(),
+                                 [&](const Tx& x) { return seq_le(x.end, seq); });
+  for (; it != outstanding_.end() && seq_lt(it->seq, end); ++it)
+    if (it->retransmitted && !it->sacked && it->last_time >= since && it->last_time < *newest_sacked_send_)
+      return true;
+  return false;
+}
+
 microseconds SenderEngine::response_floor() const {
   const microseconds d = sender_rtt_.value_or(microseconds{0});
   return d - limits::kAckClockBand.of(d);

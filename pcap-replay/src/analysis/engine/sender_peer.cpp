@@ -37,6 +37,7 @@ bool SenderEngine::apply_sack(const wire::TcpHeader& h, CaptureTime& first) {
       if (!seq_le(it->end, b.right)) break;
       it->sacked = true;
       --unsacked_count_;
+      if (!newest_sacked_send_ || it->last_time > *newest_sacked_send_) newest_sacked_send_ = it->last_time;
       k = unsacked_.erase(k);
       if (!it->retransmitted && (!found || seq_lt(it->seq, first_seq))) {
         first = it->last_time;
