@@ -387,3 +387,19 @@ TEST_CASE("RFC6298-2.4 a first wait where the floored and the floorless RTO's wi
   CHECK(on_time.records[0].verdict == replay::Verdict::ok);
   CHECK(on_time.judgements.empty());
 }
+
+TEST_CASE("RFC6298-2.5 an expiry at the cap whose wait also holds the doubled RTO: cannot tell there") {
+  // As above at 59 s (frames 13 and 14 held at the cap: 2.5 broken at both),
+  // then a sixth expiry (frame 15) whose wait the capture bounds only from
+  // below, at 59 s or more (its arm captured in a flushed burst): it holds
+  // 59 s and the doubled 118 s alike. The cap stands on 13 and 14; at 15
+  // the capture cannot tell.
+  auto c = chain({10'000'000, 20'000'000, 40'000'000, 59'000'000, 59'000'000, 59'000'000}, 10'000'000);
+  c[5].wait = Interval::at_least(microseconds{59'000'000});
+  const auto s = settle(c, "rfc6298");
+  CHECK(count(s, RuleId::rfc6298_2_5, Outcome::broken, 13) == 1);
+  CHECK(count(s, RuleId::rfc6298_2_5, Outcome::broken, 14) == 1);
+  CHECK(count(s, RuleId::rfc6298_2_5, Outcome::broken, 15) == 0);
+  CHECK(count(s, RuleId::rfc6298_2_5, Outcome::cannot_tell, 15) == 1);
+  CHECK(s.records[5].verdict == replay::Verdict::cannot_tell);
+}

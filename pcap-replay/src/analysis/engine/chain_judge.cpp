@@ -401,8 +401,13 @@ class ReadingJudge {
         rec.predicted = p->rto;
         rec.accepted = widened(p->fire, g);
       }
-      rec.verdict = Verdict::early;
-      Judgement x = judgement(RuleId::rfc6298_2_5, Outcome::broken, e, rec);
+      // Broken here only if no point of this wait is the doubled RTO: a wait
+      // the capture bounds loosely (a flushed burst, an unknown arm) may be
+      // either, and the cap stands on the waits that showed it.
+      const bool either = widened(e.wait, g).intersects(rec.accepted);
+      rec.verdict = either ? Verdict::cannot_tell : Verdict::early;
+      Judgement x = judgement(RuleId::rfc6298_2_5, either ? Outcome::cannot_tell : Outcome::broken, e, rec);
+      if (either) x.topic = Topic::wait_straddles;
       x.basis = Basis::cap;
       x.setting = SettingUse{SettingUse::Kind::max_rto, *out_.cap, 0, {}};
       x.prev_waited = chain_[j - 1]->wait;
