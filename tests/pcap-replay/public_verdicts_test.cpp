@@ -121,6 +121,14 @@ TEST_CASE("public captures: the real MUSTs stay (RFC 6298 as written)") {
       auto it = m.find(83);
       REQUIRE(it != m.end());
       CHECK(it->second == "3");
+      // The same at f66: 308 ms after f65, where f52 had waited 304 ms and
+      // the ACKs since (f61-f63) acknowledge resent data only. f61-f63 are
+      // no late ACKs (held): they answer the client's resends f57-f59,
+      // 411 ms before them (the server's round trip), and f54 had SACKed
+      // [9767,10779) at once.
+      it = m.find(66);
+      REQUIRE(it != m.end());
+      CHECK(it->second == "3");
     }
   }
   // 199 ms after a 277 ms RTO, with nothing from the client between: not doubled.

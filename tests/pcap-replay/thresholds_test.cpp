@@ -606,12 +606,13 @@ namespace {
 // holds the doubled RTO (2 s): cannot tell. Without that evidence its
 // wait is 1000 ms where 5.5 expects 2 s (at least 2 s less 10 % and 1 ms):
 // MUST 5.5.
-Scenario repeated(std::int64_t gap, bool ack_between, std::uint32_t again = 1001) {
+Scenario repeated(std::int64_t gap, bool ack_between, std::uint32_t again = 1001, std::uint32_t len = 1000,
+                  std::int64_t third_after = 1000 * ms) {
   Scenario s = base_scenario();
   s.data(1400 * ms, 1001);
   if (ack_between) s.ack(1400 * ms + gap / 2, 1001);
-  s.data(1400 * ms + gap, again);
-  s.data(2400 * ms + gap, again);
+  s.data(1400 * ms + gap, again, len);
+  s.data(1400 * ms + gap + third_after, again);
   return s;
 }
 
@@ -621,7 +622,7 @@ struct RepeatReading {
   std::size_t flushed = 0;
   bool last_breaks_55 = false;
 };
-RepeatReading read_repeat(const Scenario& s, const std::string& name) {
+RepeatReading read_repeat(const Scenario& s, const std::string& name, std::uint64_t repeat_frame = 9) {
   auto r = analyze(s, name, Profile::rfc6298);
   RepeatReading out;
   const std::uint64_t last = s.pkts.size();
@@ -631,7 +632,7 @@ RepeatReading read_repeat(const Scenario& s, const std::string& name) {
       // Frames: 1-3 the handshake, 4 [1,1001), 5 its ACK, 6-7 the data at
       // 400 ms, 8 the expiry, 9 the repeat (what showed the hold), 10 the third.
       CHECK(f.hold == replay::HoldSign::repeat);
-      CHECK(f.evidence == std::vector<std::uint64_t>{9});
+      CHECK(f.evidence == std::vector<std::uint64_t>{repeat_frame});
     }
     if (f.frame == last && f.rule == replay::RuleId::rfc6298_5_5 && f.level == replay::Level::must)
       out.last_breaks_55 = true;
@@ -653,60 +654,130 @@ TEST_CASE("kMinTimerWait as a hold: the same data again 4.999 ms later, nothing 
   CHECK(acked.last_breaks_55);
   // Other data after it ([2001,3001), sent at 400 ms) is no repeat of it.
   CHECK(read_repeat(repeated(4 * ms, false, 2001), "repeat-held-other").flushed == 0);
+  // The same sequence number, shorter (a path-MTU resend after an ICMP "too
+  // big" the TCP capture does not show): no repeat.
+  CHECK(read_repeat(repeated(4 * ms, false, 1001, 900), "repeat-held-shorter").flushed == 0);
+  // A held arm left no sooner than its own arm. The timer resends 1001 at
+  // 1400 ms (expiry 1, 1000 ms) and at 3400 ms (expiry 2, 2000 ms: doubled),
+  // repeated 4 ms later (frame 10: the burst at 3400 ms held), and once more
+  // at 3904 ms (expiry 3, frame 11). Its arm, frame 9, left after frame 8,
+  // captured 2000 ms before it: expiry 3 waited at most 504 + 2000 =
+  // 2504 ms, below the RTO doubled again (4 s less 10 % and 1 ms: 3599 ms)
+  // under every reading: 5.5 broken.
+  Scenario b = base_scenario();
+  b.data(1400 * ms, 1001);
+  b.data(3400 * ms, 1001);
+  b.data(3404 * ms, 1001);
+  b.data(3904 * ms, 1001);
+  const RepeatReading bounded = read_repeat(b, "repeat-held-bounded", 10);
+  CHECK(bounded.flushed >= 1);
+  CHECK(bounded.last_breaks_55);
 }
 
 TEST_CASE("kAckClockBand below: no response is captured sooner than half the quickest answer the sender has shown") {
   // The capture is beside the server; the client answers from 400 ms away
-  // (its handshake ACK 400 ms after the SYN-ACK, its ACK of the server's
-  // [1,101) 400 ms after that data: the quickest answer, 400 ms). B
-  // [1,1001) and C [1001,2001) at 900 ms; the timer (RTO max(1 s, 400 +
+  // (its handshake ACK 400 ms after the SYN-ACK; its ACK of the server's
+  // [1,101) and [101,201), sent together, 400 ms after the second: an ACK of
+  // two segments, which no receiver delays: the quickest answer, 400 ms).
+  // B [1,1001) and C [1001,2001) at 900 ms; the timer (RTO max(1 s, 400 +
   // 4 x 200) = 1.2 s) resends B at 2100 ms; the server acknowledges B at
   // once (2100.01 ms); C is resent `after` that. The handshake's round trip
-  // is 400 ms - 10 us = 399.990 ms, the quickest answer 800.1 - 400.1 =
-  // 400 ms: the lesser, 399.990 ms, less its half, 199.995 ms, is the
-  // soonest a response to that ACK is captured (the latest 399.990 x 3/2 +
-  // 2 = 601.985 ms). 199.995 ms after it C is the slow start after the
-  // expiry; 199.994 ms after it C cannot answer the ACK (it left the client
-  // before the ACK reached it), so it is no slow-start resend.
-  const auto make = [](std::int64_t after) {
+  // is 400 ms - 10 us = 399.990 ms, the quickest answer 400 ms: the lesser,
+  // 399.990 ms, less its half, 199.995 ms, is the soonest a response to that
+  // ACK is captured (the latest 399.990 x 3/2 + 2 = 601.985 ms). 199.995 ms
+  // after it C is the slow start after the expiry; 199.994 ms after it C
+  // cannot answer the ACK (it left the client before the ACK reached it),
+  // so it is no slow-start resend. With one server segment the ACK may have
+  // been delayed: no answer is known, and 199.994 ms is a response again.
+  const auto make = [](std::int64_t after, bool two) {
     Scenario s;
     s.handshake_at_receiver(400 * ms);
     s.pkts.push_back({400 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
-    s.pkts.push_back({800 * ms + 100, true, 1, 101, wire::kAck, 0, {}, {}, {}});
-    s.pkts.push_back({900 * ms, true, 1, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.pkts.push_back({900 * ms + 10, true, 1001, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.pkts.push_back({2100 * ms, true, 1, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.ack(2100 * ms + 10, 1001);
-    s.pkts.push_back({2100 * ms + 10 + after, true, 1001, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    if (two) s.pkts.push_back({400 * ms + 110, false, 101, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+    const std::uint32_t a = two ? 201 : 101;
+    s.pkts.push_back({800 * ms + 110, true, 1, a, wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({900 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({900 * ms + 10, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({2100 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({2100 * ms + 10, false, a, 1001, wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({2100 * ms + 10 + after, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
     return s;
   };
-  auto in = analyze(make(199'995), "answer-floor-in", Profile::rfc6298);
+  auto in = analyze(make(199'995, true), "answer-floor-in", Profile::rfc6298);
   CHECK(count(client(in), SendKind::slow_start_after_rto) == 1);
-  auto out = analyze(make(199'994), "answer-floor-out", Profile::rfc6298);
+  auto out = analyze(make(199'994, true), "answer-floor-out", Profile::rfc6298);
   CHECK(count(client(out), SendKind::slow_start_after_rto) == 0);
+  auto one = analyze(make(199'994, false), "answer-floor-one", Profile::rfc6298);
+  CHECK(count(client(one), SendKind::slow_start_after_rto) == 1);
 }
 
 TEST_CASE("the quickest answer, not the first: a delayed ACK first, a prompt one later") {
   // As above, but the handshake's round trip is 600 ms (its SYN-ACK slow:
-  // 600 ms - 10 us = 599.990 ms), the client's first ACK of the server's
-  // data comes 700 ms after it (delayed), its second 400 ms after the next.
-  // The quickest answer is 400 ms: no response sooner than 200 ms. B and C
-  // at 1800 ms, the timer (RTO 600 + 4 x 300 = 1.8 s) resends B at 3600 ms,
-  // the server acknowledges it at once, C follows 250 ms later: the slow
-  // start after the expiry (with the first answer, 599.990 ms, the soonest
-  // would be 299.995 ms: no response).
+  // 600 ms - 10 us = 599.990 ms); the client's first ACK of two server
+  // segments comes 700 ms after the second, its next ACK of two 400 ms
+  // after theirs. The quickest answer is 400 ms: no response sooner than
+  // 200 ms. B and C at 1800 ms, the timer (RTO 600 + 4 x 300 = 1.8 s)
+  // resends B at 3600 ms, the server acknowledges it at once, C follows
+  // 250 ms later: the slow start after the expiry (with the first answer,
+  // the soonest would be 599.990 / 2 = 299.995 ms: no response).
   Scenario s;
   s.handshake_at_receiver(600 * ms);
   s.pkts.push_back({600 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
-  s.pkts.push_back({1300 * ms + 100, true, 1, 101, wire::kAck, 0, {}, {}, {}});
-  s.pkts.push_back({1300 * ms + 200, false, 101, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
-  s.pkts.push_back({1700 * ms + 200, true, 1, 201, wire::kAck, 0, {}, {}, {}});
-  s.pkts.push_back({1800 * ms, true, 1, 201, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-  s.pkts.push_back({1800 * ms + 10, true, 1001, 201, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-  s.pkts.push_back({3600 * ms, true, 1, 201, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-  s.pkts.push_back({3600 * ms + 10, false, 201, 1001, wire::kAck, 0, {}, {}, {}});
-  s.pkts.push_back({3850 * ms + 10, true, 1001, 201, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({600 * ms + 110, false, 101, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.pkts.push_back({1300 * ms + 110, true, 1, 201, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({1300 * ms + 200, false, 201, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.pkts.push_back({1300 * ms + 210, false, 301, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.pkts.push_back({1700 * ms + 210, true, 1, 401, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({1800 * ms, true, 1, 401, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({1800 * ms + 10, true, 1001, 401, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({3600 * ms, true, 1, 401, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({3600 * ms + 10, false, 401, 1001, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({3850 * ms + 10, true, 1001, 401, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
   auto r = analyze(s, "answer-quickest", Profile::rfc6298);
   CHECK(count(client(r), SendKind::timeout) == 1);
   CHECK(count(client(r), SendKind::slow_start_after_rto) == 1);
+}
+
+TEST_CASE("kDelayedAckMax counts from the data's latest copy, and not for data the ACKer had SACKed") {
+  // flushed()'s late ACK (600 ms of silence, the server's data 650 ms old:
+  // held, no MUST), with the server's data sent again 100 ms before the
+  // ACK: the copy that reached the client may be the resend, 100 ms old: no
+  // evidence of a hold, 5.3 broken (MUST).
+  Scenario resent = flushed(600 * ms, 1 * ms, 650 * ms);
+  resent.pkts.push_back({800 * ms - 100 * ms, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  std::stable_sort(resent.pkts.begin(), resent.pkts.end(), [](const Pkt& a, const Pkt& b) { return a.t_us < b.t_us; });
+  CHECK(must_count(resent, "late-ack-resent") == 1);
+  // The client's ACK at 800 ms (T) newly acknowledges B [101,201), which it
+  // had SACKed at T - 640 ms (B captured at T - 650 ms), and C [201,301),
+  // captured at T - 100 ms: B was answered by the SACK; the first data the
+  // ACK answers is C, 100 ms old: no evidence, MUST (flushed()'s B sent
+  // again 200 ms later, as B1 here). the server's [1,101) at T - 700 ms was
+  // acknowledged at T - 690 ms; the client is silent 640 ms before T. T is
+  // 1200 ms, after flushed()'s handshake and A.
+  const auto sacked = [](bool sack) {
+    Scenario s;  // flushed()'s handshake and A: R = 100 ms, RTO without the floor 250 ms
+    s.sack_permitted = true;
+    s.handshake(0, 100 * ms);
+    s.data(200 * ms, 1);
+    s.ack(300 * ms, 1001);
+    const std::int64_t t = 1200 * ms;
+    s.pkts.push_back({t - 700 * ms, false, 1, 1001, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+    s.pkts.push_back({t - 690 * ms, true, 1001, 101, wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({t - 650 * ms, false, 101, 1001, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+    // The client's SACK of the server's [101,201): the blocks are written
+    // relative to the client's ISN (1000); the server's is 700000.
+    Pkt dup{t - 640 * ms, true, 1001, 101, wire::kAck, 0, {}, {}, {}};
+    if (sack) dup.sack = {wire::SackBlock{700000 + 101 - 1000, 700000 + 201 - 1000}};
+    s.pkts.push_back(dup);
+    s.pkts.push_back({t - 100 * ms, false, 201, 1001, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+    s.pkts.push_back({t, true, 1001, 301, wire::kAck, 0, {}, {}, {}});
+    // B1 and B2, then B1 again 200 ms later (the head, not the highest: no probe).
+    s.pkts.push_back({t + 1 * ms, true, 1001, 301, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({t + 1 * ms + 10, true, 2001, 301, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({t + 201 * ms, true, 1001, 301, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    return s;
+  };
+  CHECK(must_count(sacked(true), "late-ack-sacked") == 1);
+  // Without the SACK, B's 650 ms before the ACK is a late answer: held, no MUST.
+  CHECK(must_count(sacked(false), "late-ack-unsacked") == 0);
 }

@@ -45,14 +45,25 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
     }
     bool late_ack = false;
     if (s.payload_len == 0 && h.has(wire::kAck) && !h.has(wire::kSyn) && acked_more) {
-      // The first ACK of peer data the capture saw arrive over 0.5 s ago.
+      // The first ACK of peer data the capture saw arrive over 0.5 s ago:
+      // the first data it acknowledges, at its latest copy (a resend of it
+      // may be the copy that reached the sender, and its delayed ACK counts
+      // from there).
+      std::optional<std::uint32_t> first_end;
+      CaptureTime latest{};
       for (std::size_t i = 0; i < peer_data_.size(); ++i) {
         const PeerData& d = peer_data_[i];
-        if ((!has_acked_through_ || rto::seq_gt(d.end, acked_through_)) && rto::seq_le(d.end, h.ack)) {
-          late_ack = since(s.time, d.time) > limits::kDelayedAckMax && !(c.clock && c.clock->spans(d.time, s.time));
-          break;
+        if ((has_acked_through_ && !rto::seq_gt(d.end, acked_through_)) || !rto::seq_le(d.end, h.ack) || d.sacked)
+          continue;
+        if (!first_end || rto::seq_lt(d.end, *first_end)) {
+          first_end = d.end;
+          latest = d.time;
+        } else if (d.end == *first_end && d.time > latest) {
+          latest = d.time;
         }
       }
+      if (first_end)
+        late_ack = since(s.time, latest) > limits::kDelayedAckMax && !(c.clock && c.clock->spans(latest, s.time));
     }
     // The same data sent twice in a row, sooner apart than any stack's
     // timer resends it, with nothing from the peer to clock the second
@@ -60,7 +71,11 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
     // sender): the two left the sender a timer's wait or more apart and
     // were captured together, released from a queue (a VPN app reading its
     // tunnel in batches, a stalled tap).
-    const bool repeat = s.payload_len > 0 && last_was_data_ && h.seq == last_data_seq_ && !peer_since_send_ &&
+    // The same length too: a path-MTU resend (the same sequence number,
+    // shorter, at once after an ICMP "too big" the TCP capture does not
+    // show) is no repeat.
+    const bool repeat = s.payload_len > 0 && last_was_data_ && h.seq == last_data_seq_ &&
+                        std::min<std::uint32_t>(s.payload_len, 0xffff) == last_data_len_ && !peer_since_send_ &&
                         last_send_time_ && since(s.time, *last_send_time_) < limits::kMinTimerWait &&
                         !(c.clock && c.clock->spans(*last_send_time_, s.time));
     const HoldSign sign = held_long  ? HoldSign::tsval
@@ -69,6 +84,13 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
                                      : HoldSign::none;
     activity->observe(s.file_index, s.frame, s.time, sign);
   }
+  // A SACK block answers the peer's data it covers: a later cumulative ACK
+  // of it is no late answer to its arrival (the late-ACK test).
+  for (std::uint8_t b = 0; b < h.options.sack_count && b < h.options.sack.size(); ++b)
+    for (std::size_t i = 0; i < peer_data_.size(); ++i) {
+      PeerData& d = peer_data_[i];
+      if (rto::seq_gt(d.end, h.options.sack[b].left) && rto::seq_le(d.end, h.options.sack[b].right)) d.sacked = true;
+    }
   if (h.has(wire::kAck) && acked_more) {
     acked_through_ = h.ack;
     has_acked_through_ = true;
@@ -85,7 +107,7 @@ void HostFeed::feed_peer(const Segment& s) {
     const std::uint32_t number = ++peer_data_count_;
     while (!peer_data_.empty() && number - peer_data_.front().number >= limits::kPeerDataHistory)
       peer_data_.pop_front();
-    peer_data_.push_back(PeerData{s.tcp.seq + s.payload_len, number, s.time});
+    peer_data_.push_back(PeerData{s.tcp.seq + s.payload_len, number, s.time, false});
   }
 }
 
@@ -94,6 +116,19 @@ std::optional<CaptureTime> HostFeed::first_capture_acked(std::uint32_t ack) cons
   for (std::size_t i = 0; i < peer_data_.size(); ++i)
     if (peer_data_[i].end == ack) return peer_data_[i].time;
   return std::nullopt;
+}
+
+std::optional<CaptureTime> HostFeed::prompt_capture_acked(std::uint32_t ack) const {
+  if (has_acked_through_ && !rto::seq_gt(ack, acked_through_)) return std::nullopt;
+  std::size_t newly = 0;
+  std::optional<CaptureTime> at;
+  for (std::size_t i = 0; i < peer_data_.size(); ++i) {
+    const PeerData& d = peer_data_[i];
+    if ((has_acked_through_ && !rto::seq_gt(d.end, acked_through_)) || !rto::seq_le(d.end, ack)) continue;
+    if (!d.sacked) ++newly;
+    if (!at && d.end == ack) at = d.time;
+  }
+  return newly >= 2 ? at : std::nullopt;
 }
 
 void HostFeed::drop_acked_peer_data() {

@@ -12,6 +12,7 @@
 // run this code, so a host's shared state is the same, segment by segment,
 // in every shard, and so is every other connection's report.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -72,9 +73,10 @@ class alignas(64) HostFeed {  // three cache lines
   /// reads it; not fed for a replayed first send), and the sender's ACKs
   /// of the peer's data. Evidence that `s` was held before the capture
   /// point: that held_for() of limits::kFlushHeld or more; a pure ACK first
-  /// acknowledging peer data over limits::kDelayedAckMax old; or data sent
-  /// again sooner than limits::kMinTimerWait after the same data, with
-  /// nothing from the peer between (call before sent() of `s`).
+  /// acknowledging peer data over limits::kDelayedAckMax old; or the same
+  /// segment (sequence number and length) sent again sooner than
+  /// limits::kMinTimerWait after it, with nothing from the peer between
+  /// (call before sent() of `s`).
   void feed_activity(const Segment& s, const MaybeMicros* held, const FeedContext& c, bool replayed);
   /// The peer's segment `s`: its TSecr echoes the sender's clock; its data
   /// is kept for the late-ACK test (the latest limits::kPeerDataHistory).
@@ -84,6 +86,7 @@ class alignas(64) HostFeed {  // three cache lines
   void sent(const Segment& s) {
     last_send_time_ = s.time;
     last_data_seq_ = s.tcp.seq;
+    last_data_len_ = static_cast<std::uint16_t>(std::min<std::uint32_t>(s.payload_len, 0xffff));
     last_was_data_ = s.payload_len > 0;
     peer_since_send_ = false;
   }
@@ -95,6 +98,12 @@ class alignas(64) HostFeed {  // three cache lines
   /// acknowledges nothing new or no kept segment ends there. Call before
   /// feed_activity() of the segment that carries `ack`.
   std::optional<CaptureTime> first_capture_acked(std::uint32_t ack) const;
+  /// first_capture_acked(ack) where `ack` newly acknowledges two or more of
+  /// the peer's data segments the sender had not SACKed: an ACK no receiver
+  /// delays (RFC 1122 4.2.3.2, RFC 5681 4.2: at least every second
+  /// full-sized segment), so the time from that data's capture to it is a
+  /// round trip to the sender and back, not a delayed ACK's timer.
+  std::optional<CaptureTime> prompt_capture_acked(std::uint32_t ack) const;
   /// Whether an ACK field of `ack` acknowledges more than any of the
   /// sender's segments so far (call before feed_activity() of its segment).
   bool acks_more(std::uint32_t ack) const { return !has_acked_through_ || rto::seq_gt(ack, acked_through_); }
@@ -109,6 +118,7 @@ class alignas(64) HostFeed {  // three cache lines
     std::uint32_t end;
     std::uint32_t number;
     CaptureTime time;
+    bool sacked = false;  // the sender's SACK covered it: answered (the late-ACK test passes it over)
   };
   void drop_acked_peer_data();
 
@@ -121,6 +131,7 @@ class alignas(64) HostFeed {  // three cache lines
   std::uint32_t acked_through_ = 0;  // the sender's highest ACK, if has_acked_through_
   std::uint32_t peer_data_count_ = 0;  // the peer's data segments so far (PeerData::number; wraps)
   std::uint32_t last_data_seq_ = 0;    // where the sender's latest segment's data began, if last_was_data_
+  std::uint16_t last_data_len_ = 0;    // and its length (at most 65535)
   bool has_acked_through_ : 1 = false;
   bool feed_activity_ : 1 = false;
   bool last_was_data_ : 1 = false;     // the sender's latest segment carried data

@@ -83,7 +83,8 @@ void SenderEngine::absorb(SettledChain&& c) {
 void SenderEngine::settle_data_chain() {
   if (!data_chain_open_) return;
   if (activity_)
-    for (ObservedExpiry& x : data_chain_) {
+    for (std::size_t k = 0; k < data_chain_.size(); ++k) {
+      ObservedExpiry& x = data_chain_[k];
       // A frame captured in a burst its host released after a silence was
       // sent before its capture: a wait that ends at one is at most what
       // the capture shows, one that starts at one at least. The sender's
@@ -99,7 +100,14 @@ void SenderEngine::settle_data_chain() {
         continue;
       }
       if (end_held) x.wait.lo = microseconds{0};
-      if (start_held) x.wait.hi = microseconds::max();
+      if (start_held) {
+        // Its arm, the previous expiry, left no sooner than that one's own
+        // arm: the wait is at most this one's and that one's on the capture
+        // clock together (unbounded when that one's is).
+        const ObservedExpiry* prev = k > 0 && data_chain_[k - 1].frame == x.arm_frame ? &data_chain_[k - 1] : nullptr;
+        x.wait.hi = prev && prev->wait.bounded() && !prev->wait_unknown ? x.wait.hi + prev->wait.hi
+                                                                          : microseconds::max();
+      }
       Judgement j = note(Topic::flushed_burst, x.frame, x.time, x.syn);
       j.other_frame = end_held ? x.frame : x.arm_frame;
       const HostActivity::Hold& hold = end_held ? *end_hold : *start_hold;

@@ -133,16 +133,14 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
     tsval_before_step_ = newest_tsval_;
   if (h.has(wire::kFin)) ack_advanced_ = h.has(wire::kAck) && feed_.acks_more(h.ack);  // (read for a FIN only)
   if (h.has(wire::kAck) && feed_.acks_more(h.ack)) {
-    if (const std::optional<CaptureTime> heard = feed_.first_capture_acked(h.ack)) {
-      if (handshake_ambiguous_) bound_round_trip(captured.time, *heard);
-      if (!across_step(*heard, captured.time)) {
-        const std::int64_t b = since(captured.time, *heard).count();
-        if (b >= 0 && (least_answer_us_ < 0 || b < least_answer_us_))
-          least_answer_us_ = static_cast<std::int32_t>(std::min<std::int64_t>(b, INT32_MAX));
-      }
+    if (const std::optional<CaptureTime> heard = feed_.prompt_capture_acked(h.ack); heard && !across_step(*heard, captured.time)) {
+      const std::int64_t b = since(captured.time, *heard).count();
+      if (b >= 0 && (least_answer_us_ < 0 || b < least_answer_us_))
+        least_answer_us_ = static_cast<std::int32_t>(std::min<std::int64_t>(b, INT32_MAX));
     }
   }
   if (handshake_ambiguous_ && h.has(wire::kAck)) {
+    if (const std::optional<CaptureTime> heard = feed_.first_capture_acked(h.ack)) bound_round_trip(captured.time, *heard);
     // Anything but a SYN-ACK shows us past SYN-RCVD: the peer's segment that
     // ended it had reached us (captured no sooner than its first one).
     if (!h.has(wire::kSyn) && !left_syn_rcvd_) {

@@ -399,9 +399,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   MaybeTime capture_time_;
   std::int32_t held_us_ = 0;
   /// The least time, in microseconds, from the capture of the peer's data
-  /// to that of the sender's segment first acknowledging it: the quickest
-  /// answer the capture has shown, no shorter than the round trip from the
-  /// capture point to the sender (-1: none yet; ack_clocked()).
+  /// to that of the sender's segment first acknowledging it, among ACKs no
+  /// receiver delays (HostFeed::prompt_capture_acked): the quickest answer
+  /// the capture has shown, no shorter than the round trip from the capture
+  /// point to the sender (-1: none yet; ack_clocked()).
   std::int32_t least_answer_us_ = -1;
   RingDeque<PeerMark> peer_times_;
   std::uint64_t acked_segments_ = 0;  // segments removed from the ledger by ACKs so far
