@@ -657,6 +657,8 @@ TEST_CASE("kMinTimerWait as a hold: the same data again 4.999 ms later, nothing 
   // The same sequence number, shorter (a path-MTU resend after an ICMP "too
   // big" the TCP capture does not show): no repeat.
   CHECK(read_repeat(repeated(4 * ms, false, 1001, 900), "repeat-held-shorter").flushed == 0);
+  // Longer (all that data again, and more): a repeat.
+  CHECK(read_repeat(repeated(4 * ms, false, 1001, 1100), "repeat-held-longer").flushed >= 1);
   // A held arm left no sooner than its own arm. The timer resends 1001 at
   // 1400 ms (expiry 1, 1000 ms) and at 3400 ms (expiry 2, 2000 ms: doubled),
   // repeated 4 ms later (frame 10: the burst at 3400 ms held), and once more
@@ -677,8 +679,9 @@ TEST_CASE("kMinTimerWait as a hold: the same data again 4.999 ms later, nothing 
 TEST_CASE("kAckClockBand below: no response is captured sooner than half the quickest answer the sender has shown") {
   // The capture is beside the server; the client answers from 400 ms away
   // (its handshake ACK 400 ms after the SYN-ACK; its ACK of the server's
-  // [1,101) and [101,201), sent together, 400 ms after the second: an ACK of
-  // two segments, which no receiver delays: the quickest answer, 400 ms).
+  // [1,1001) and [1001,2001), sent together, 400 ms after the second: an ACK
+  // of two full-sized segments, which no receiver delays: the quickest
+  // answer, 400 ms).
   // B [1,1001) and C [1001,2001) at 900 ms; the timer (RTO max(1 s, 400 +
   // 4 x 200) = 1.2 s) resends B at 2100 ms; the server acknowledges B at
   // once (2100.01 ms); C is resent `after` that. The handshake's round trip
@@ -689,12 +692,12 @@ TEST_CASE("kAckClockBand below: no response is captured sooner than half the qui
   // cannot answer the ACK (it left the client before the ACK reached it),
   // so it is no slow-start resend. With one server segment the ACK may have
   // been delayed: no answer is known, and 199.994 ms is a response again.
-  const auto make = [](std::int64_t after, bool two) {
+  const auto make = [](std::int64_t after, bool two, std::uint32_t size = 1000) {
     Scenario s;
     s.handshake_at_receiver(400 * ms);
-    s.pkts.push_back({400 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
-    if (two) s.pkts.push_back({400 * ms + 110, false, 101, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
-    const std::uint32_t a = two ? 201 : 101;
+    s.pkts.push_back({400 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    if (two) s.pkts.push_back({400 * ms + 110, false, 1001, 1, wire::kAck | wire::kPsh, size, {}, {}, {}});
+    const std::uint32_t a = two ? 1001 + size : 1001;
     s.pkts.push_back({800 * ms + 110, true, 1, a, wire::kAck, 0, {}, {}, {}});
     s.pkts.push_back({900 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
     s.pkts.push_back({900 * ms + 10, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
@@ -711,6 +714,30 @@ TEST_CASE("kAckClockBand below: no response is captured sooner than half the qui
   CHECK(count(client(one), SendKind::slow_start_after_rto) == 1);
 }
 
+TEST_CASE("kDefaultMss: two segments of 268 bytes (536 in all) may be a delayed ACK's; 537 are not") {
+  // As above with the server's two segments of 268 and then 268 or 269
+  // bytes: a receiver acknowledges at once only more than a full-sized
+  // segment, at least kDefaultMss (536) bytes (the peer's largest here is
+  // smaller). 536 bytes: no answer known, 199.994 ms after the ACK C is a
+  // response (slow start); 537: the quickest answer is 400 ms, C is none.
+  const auto make = [](std::uint32_t second) {
+    Scenario s;
+    s.handshake_at_receiver(400 * ms);
+    s.pkts.push_back({400 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 268, {}, {}, {}});
+    s.pkts.push_back({400 * ms + 110, false, 269, 1, wire::kAck | wire::kPsh, second, {}, {}, {}});
+    const std::uint32_t a = 269 + second;
+    s.pkts.push_back({800 * ms + 110, true, 1, a, wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({900 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({900 * ms + 10, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({2100 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    s.pkts.push_back({2100 * ms + 10, false, a, 1001, wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({2100 * ms + 10 + 199'994, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+    return s;
+  };
+  CHECK(count(client(analyze(make(268), "default-mss-536", Profile::rfc6298)), SendKind::slow_start_after_rto) == 1);
+  CHECK(count(client(analyze(make(269), "default-mss-537", Profile::rfc6298)), SendKind::slow_start_after_rto) == 0);
+}
+
 TEST_CASE("the quickest answer, not the first: a delayed ACK first, a prompt one later") {
   // As above, but the handshake's round trip is 600 ms (its SYN-ACK slow:
   // 600 ms - 10 us = 599.990 ms); the client's first ACK of two server
@@ -722,17 +749,17 @@ TEST_CASE("the quickest answer, not the first: a delayed ACK first, a prompt one
   // the soonest would be 599.990 / 2 = 299.995 ms: no response).
   Scenario s;
   s.handshake_at_receiver(600 * ms);
-  s.pkts.push_back({600 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
-  s.pkts.push_back({600 * ms + 110, false, 101, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
-  s.pkts.push_back({1300 * ms + 110, true, 1, 201, wire::kAck, 0, {}, {}, {}});
-  s.pkts.push_back({1300 * ms + 200, false, 201, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
-  s.pkts.push_back({1300 * ms + 210, false, 301, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
-  s.pkts.push_back({1700 * ms + 210, true, 1, 401, wire::kAck, 0, {}, {}, {}});
-  s.pkts.push_back({1800 * ms, true, 1, 401, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-  s.pkts.push_back({1800 * ms + 10, true, 1001, 401, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-  s.pkts.push_back({3600 * ms, true, 1, 401, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-  s.pkts.push_back({3600 * ms + 10, false, 401, 1001, wire::kAck, 0, {}, {}, {}});
-  s.pkts.push_back({3850 * ms + 10, true, 1001, 401, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({600 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({600 * ms + 110, false, 1001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({1300 * ms + 110, true, 1, 2001, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({1300 * ms + 200, false, 2001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({1300 * ms + 210, false, 3001, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({1700 * ms + 210, true, 1, 4001, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({1800 * ms, true, 1, 4001, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({1800 * ms + 10, true, 1001, 4001, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({3600 * ms, true, 1, 4001, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({3600 * ms + 10, false, 4001, 1001, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({3850 * ms + 10, true, 1001, 4001, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
   auto r = analyze(s, "answer-quickest", Profile::rfc6298);
   CHECK(count(client(r), SendKind::timeout) == 1);
   CHECK(count(client(r), SendKind::slow_start_after_rto) == 1);

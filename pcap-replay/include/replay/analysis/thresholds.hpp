@@ -204,6 +204,11 @@ inline constexpr microseconds kFlushHeld{100'000};
 /// was held between the sender and the capture point (with the capture
 /// near the sender, its own queue): it proves a burst flushed as kFlushHeld does.
 inline constexpr microseconds kDelayedAckMax{500'000};
+/// The least full-sized segment a receiver assumes (RFC 9293 3.7.1's
+/// default MSS; Linux's initial rcv_mss, TCP_MSS_DEFAULT): more than this,
+/// and more than the peer's largest segment, acknowledged at once is an ACK
+/// no receiver delays (HostFeed::prompt_capture_acked).
+inline constexpr std::uint32_t kDefaultMss = 536;
 /// How many of the peer's latest data segments a pure ACK is matched against.
 inline constexpr std::size_t kPeerDataHistory = 64;
 

@@ -71,11 +71,11 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
     // sender): the two left the sender a timer's wait or more apart and
     // were captured together, released from a queue (a VPN app reading its
     // tunnel in batches, a stalled tap).
-    // The same length too: a path-MTU resend (the same sequence number,
+    // At least as long: a path-MTU resend (the same sequence number,
     // shorter, at once after an ICMP "too big" the TCP capture does not
-    // show) is no repeat.
+    // show) is no repeat; one as long or longer sends all that data again.
     const bool repeat = s.payload_len > 0 && last_was_data_ && h.seq == last_data_seq_ &&
-                        std::min<std::uint32_t>(s.payload_len, 0xffff) == last_data_len_ && !peer_since_send_ &&
+                        std::min<std::uint32_t>(s.payload_len, 0xffff) >= last_data_len_ && !peer_since_send_ &&
                         last_send_time_ && since(s.time, *last_send_time_) < limits::kMinTimerWait &&
                         !(c.clock && c.clock->spans(*last_send_time_, s.time));
     const HoldSign sign = held_long  ? HoldSign::tsval
@@ -118,17 +118,14 @@ std::optional<CaptureTime> HostFeed::first_capture_acked(std::uint32_t ack) cons
   return std::nullopt;
 }
 
-std::optional<CaptureTime> HostFeed::prompt_capture_acked(std::uint32_t ack) const {
+std::optional<CaptureTime> HostFeed::prompt_capture_acked(std::uint32_t ack, std::uint32_t full_segment) const {
   if (has_acked_through_ && !rto::seq_gt(ack, acked_through_)) return std::nullopt;
-  std::size_t newly = 0;
-  std::optional<CaptureTime> at;
-  for (std::size_t i = 0; i < peer_data_.size(); ++i) {
-    const PeerData& d = peer_data_[i];
-    if ((has_acked_through_ && !rto::seq_gt(d.end, acked_through_)) || !rto::seq_le(d.end, ack)) continue;
-    if (!d.sacked) ++newly;
-    if (!at && d.end == ack) at = d.time;
-  }
-  return newly >= 2 ? at : std::nullopt;
+  // More than one full-sized segment (Linux __tcp_ack_snd_check: rcv_nxt -
+  // rcv_wup above rcv_mss): the receiver does not delay the ACK.
+  if (!has_acked_through_ || static_cast<std::uint32_t>(rto::seq_diff(ack, acked_through_)) <= full_segment)
+    return std::nullopt;
+  // (More than the peer's largest segment: two or more of them.)
+  return first_capture_acked(ack);
 }
 
 void HostFeed::drop_acked_peer_data() {

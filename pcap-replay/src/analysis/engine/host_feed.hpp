@@ -98,12 +98,14 @@ class alignas(64) HostFeed {  // three cache lines
   /// acknowledges nothing new or no kept segment ends there. Call before
   /// feed_activity() of the segment that carries `ack`.
   std::optional<CaptureTime> first_capture_acked(std::uint32_t ack) const;
-  /// first_capture_acked(ack) where `ack` newly acknowledges two or more of
-  /// the peer's data segments the sender had not SACKed: an ACK no receiver
+  /// first_capture_acked(ack) where `ack` newly acknowledges more than
+  /// `full_segment` bytes of the peer's data (the peer's largest segment,
+  /// at least limits::kDefaultMss: a full-sized one): an ACK no receiver
   /// delays (RFC 1122 4.2.3.2, RFC 5681 4.2: at least every second
-  /// full-sized segment), so the time from that data's capture to it is a
-  /// round trip to the sender and back, not a delayed ACK's timer.
-  std::optional<CaptureTime> prompt_capture_acked(std::uint32_t ack) const;
+  /// full-sized segment; Linux __tcp_ack_snd_check), so the time from that
+  /// data's capture to it is a round trip to the sender and back, not a
+  /// delayed ACK's timer.
+  std::optional<CaptureTime> prompt_capture_acked(std::uint32_t ack, std::uint32_t full_segment) const;
   /// Whether an ACK field of `ack` acknowledges more than any of the
   /// sender's segments so far (call before feed_activity() of its segment).
   bool acks_more(std::uint32_t ack) const { return !has_acked_through_ || rto::seq_gt(ack, acked_through_); }

@@ -133,7 +133,8 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
     tsval_before_step_ = newest_tsval_;
   if (h.has(wire::kFin)) ack_advanced_ = h.has(wire::kAck) && feed_.acks_more(h.ack);  // (read for a FIN only)
   if (h.has(wire::kAck) && feed_.acks_more(h.ack)) {
-    if (const std::optional<CaptureTime> heard = feed_.prompt_capture_acked(h.ack); heard && !across_step(*heard, captured.time)) {
+    if (const std::optional<CaptureTime> heard = feed_.prompt_capture_acked(h.ack, std::max(largest_peer_segment_, limits::kDefaultMss));
+        heard && !across_step(*heard, captured.time)) {
       const std::int64_t b = since(captured.time, *heard).count();
       if (b >= 0 && (least_answer_us_ < 0 || b < least_answer_us_))
         least_answer_us_ = static_cast<std::int32_t>(std::min<std::int64_t>(b, INT32_MAX));

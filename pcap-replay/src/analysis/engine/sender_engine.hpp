@@ -374,6 +374,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   bool peer_timestamps_ = false;
   bool scoreboard_ = false;
   bool last_peer_had_tsval_ = false;  ///< the newest peer segment carried a TSval (last_peer_tsval_ is its)
+  /// The peer's largest segment so far (bytes): its full-sized segment, as
+  /// a receiver estimates it (Linux rcv_mss, from limits::kDefaultMss up)
+  /// for prompt_capture_acked().
+  std::uint32_t largest_peer_segment_ = 0;
   bool echo_tracks_ = false;  // the sender has echoed the peer's newest TSval
   bool probe_since_ack_ = false;
   bool ambiguous_since_expiry_ = false;

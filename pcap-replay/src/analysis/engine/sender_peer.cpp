@@ -56,6 +56,7 @@ void SenderEngine::on_peer(const Segment& s) {
   }
   settle_pending_samples(s.time);
   feed_.feed_peer(s);
+  if (s.payload_len > largest_peer_segment_) largest_peer_segment_ = s.payload_len;
   const auto& h = s.tcp;
   file_ = s.file_index;
   current_frame_ = s.frame;
