@@ -43,6 +43,9 @@ struct Ratio {
 /// (Windows). A repeat sent sooner than this after the sender's previous
 /// transmission, with no quiet period, or sooner than this after a segment
 /// from the peer, was not sent on a timer (ACK clock, go-back-N burst).
+/// The same segment sent again this soon with nothing from the peer between
+/// was sent by nothing at all that moment: the two left a timer's wait apart
+/// and were held before the capture point (HoldSign::repeat).
 inline constexpr microseconds kMinTimerWait{5'000};
 
 /// A segment sent within this time of a segment from the peer is taken as a
