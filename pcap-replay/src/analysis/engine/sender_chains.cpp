@@ -103,10 +103,11 @@ void SenderEngine::settle_data_chain() {
       if (start_held) {
         // Its arm, the previous expiry, left no sooner than that one's own
         // arm: the wait is at most this one's and that one's on the capture
-        // clock together (unbounded when that one's is).
+        // clock together (unbounded when that one's is, or is its TSval
+        // clock's: no capture-clock time).
         const ObservedExpiry* prev = k > 0 && data_chain_[k - 1].frame == x.arm_frame ? &data_chain_[k - 1] : nullptr;
-        x.wait.hi = prev && prev->wait.bounded() && !prev->wait_unknown ? x.wait.hi + prev->wait.hi
-                                                                          : microseconds::max();
+        x.wait.hi = prev && prev->wait.bounded() && !prev->wait_unknown && !prev->on_tsval ? x.wait.hi + prev->wait.hi
+                                                                                           : microseconds::max();
       }
       Judgement j = note(Topic::flushed_burst, x.frame, x.time, x.syn);
       j.other_frame = end_held ? x.frame : x.arm_frame;
