@@ -676,66 +676,61 @@ TEST_CASE("kMinTimerWait as a hold: the same data again 4.999 ms later, nothing 
   CHECK(bounded.last_breaks_55);
 }
 
+namespace {
+
+// The capture beside the server, the client 400 ms away (its handshake ACK
+// 400 ms after the SYN-ACK). The server sends `first` bytes at 400.1 ms and
+// `second` more at 400.11 ms (0: none); the client acknowledges all of it at
+// 800.11 ms. B [1,1001) and C [1001,2001) at 900 ms; the timer (RTO max(1 s,
+// 400 + 4 x 200) = 1.2 s) resends B at 2100 ms; the server acknowledges B
+// at once (2100.01 ms); C is resent `after` that.
+Scenario far_client(std::uint32_t first, std::uint32_t second, std::int64_t after) {
+  Scenario s;
+  s.handshake_at_receiver(400 * ms);
+  s.pkts.push_back({400 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, first, {}, {}, {}});
+  if (second > 0) s.pkts.push_back({400 * ms + 110, false, 1 + first, 1, wire::kAck | wire::kPsh, second, {}, {}, {}});
+  const std::uint32_t a = 1 + first + second;
+  s.pkts.push_back({800 * ms + 110, true, 1, a, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({900 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({900 * ms + 10, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({2100 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  s.pkts.push_back({2100 * ms + 10, false, a, 1001, wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({2100 * ms + 10 + after, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("kAckClockBand below: no response is captured sooner than half the quickest answer the sender has shown") {
-  // The capture is beside the server; the client answers from 400 ms away
-  // (its handshake ACK 400 ms after the SYN-ACK; its ACK of the server's
-  // [1,1001) and [1001,2001), sent together, 400 ms after the second: an ACK
-  // of two full-sized segments, which no receiver delays: the quickest
-  // answer, 400 ms).
-  // B [1,1001) and C [1001,2001) at 900 ms; the timer (RTO max(1 s, 400 +
-  // 4 x 200) = 1.2 s) resends B at 2100 ms; the server acknowledges B at
-  // once (2100.01 ms); C is resent `after` that. The handshake's round trip
-  // is 400 ms - 10 us = 399.990 ms, the quickest answer 400 ms: the lesser,
-  // 399.990 ms, less its half, 199.995 ms, is the soonest a response to that
-  // ACK is captured (the latest 399.990 x 3/2 + 2 = 601.985 ms). 199.995 ms
-  // after it C is the slow start after the expiry; 199.994 ms after it C
-  // cannot answer the ACK (it left the client before the ACK reached it),
-  // so it is no slow-start resend. With one server segment the ACK may have
-  // been delayed: no answer is known, and 199.994 ms is a response again.
-  const auto make = [](std::int64_t after, bool two, std::uint32_t size = 1000) {
-    Scenario s;
-    s.handshake_at_receiver(400 * ms);
-    s.pkts.push_back({400 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    if (two) s.pkts.push_back({400 * ms + 110, false, 1001, 1, wire::kAck | wire::kPsh, size, {}, {}, {}});
-    const std::uint32_t a = two ? 1001 + size : 1001;
-    s.pkts.push_back({800 * ms + 110, true, 1, a, wire::kAck, 0, {}, {}, {}});
-    s.pkts.push_back({900 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.pkts.push_back({900 * ms + 10, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.pkts.push_back({2100 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.pkts.push_back({2100 * ms + 10, false, a, 1001, wire::kAck, 0, {}, {}, {}});
-    s.pkts.push_back({2100 * ms + 10 + after, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    return s;
-  };
-  auto in = analyze(make(199'995, true), "answer-floor-in", Profile::rfc6298);
+  // far_client: the client's ACK of the server's [1,1001) and [1001,2001),
+  // sent together, 400 ms after the second: an ACK of two full-sized
+  // segments, which no receiver delays: the quickest answer, 400 ms. The
+  // handshake's round trip is 400 ms - 10 us = 399.990 ms: the lesser,
+  // 399.990 ms, less its half, 199.995 ms, is the soonest a response to the
+  // server's ACK of B is captured (the latest 399.990 x 3/2 + 2 = 601.985
+  // ms). 199.995 ms after it C is the slow start after the expiry; 199.994
+  // ms after it C cannot answer the ACK (it left the client before the ACK
+  // reached it), so it is no slow-start resend. With one server segment the
+  // ACK may have been delayed: no answer is known, and 199.994 ms is a
+  // response again.
+  auto in = analyze(far_client(1000, 1000, 199'995), "answer-floor-in", Profile::rfc6298);
   CHECK(count(client(in), SendKind::slow_start_after_rto) == 1);
-  auto out = analyze(make(199'994, true), "answer-floor-out", Profile::rfc6298);
+  auto out = analyze(far_client(1000, 1000, 199'994), "answer-floor-out", Profile::rfc6298);
   CHECK(count(client(out), SendKind::slow_start_after_rto) == 0);
-  auto one = analyze(make(199'994, false), "answer-floor-one", Profile::rfc6298);
+  auto one = analyze(far_client(1000, 0, 199'994), "answer-floor-one", Profile::rfc6298);
   CHECK(count(client(one), SendKind::slow_start_after_rto) == 1);
 }
 
 TEST_CASE("kDefaultMss: two segments of 268 bytes (536 in all) may be a delayed ACK's; 537 are not") {
-  // As above with the server's two segments of 268 and then 268 or 269
+  // far_client with the server's two segments of 268 and then 268 or 269
   // bytes: a receiver acknowledges at once only more than a full-sized
   // segment, at least kDefaultMss (536) bytes (the peer's largest here is
   // smaller). 536 bytes: no answer known, 199.994 ms after the ACK C is a
   // response (slow start); 537: the quickest answer is 400 ms, C is none.
-  const auto make = [](std::uint32_t second) {
-    Scenario s;
-    s.handshake_at_receiver(400 * ms);
-    s.pkts.push_back({400 * ms + 100, false, 1, 1, wire::kAck | wire::kPsh, 268, {}, {}, {}});
-    s.pkts.push_back({400 * ms + 110, false, 269, 1, wire::kAck | wire::kPsh, second, {}, {}, {}});
-    const std::uint32_t a = 269 + second;
-    s.pkts.push_back({800 * ms + 110, true, 1, a, wire::kAck, 0, {}, {}, {}});
-    s.pkts.push_back({900 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.pkts.push_back({900 * ms + 10, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.pkts.push_back({2100 * ms, true, 1, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    s.pkts.push_back({2100 * ms + 10, false, a, 1001, wire::kAck, 0, {}, {}, {}});
-    s.pkts.push_back({2100 * ms + 10 + 199'994, true, 1001, a, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
-    return s;
-  };
-  CHECK(count(client(analyze(make(268), "default-mss-536", Profile::rfc6298)), SendKind::slow_start_after_rto) == 1);
-  CHECK(count(client(analyze(make(269), "default-mss-537", Profile::rfc6298)), SendKind::slow_start_after_rto) == 0);
+  CHECK(count(client(analyze(far_client(268, 268, 199'994), "default-mss-536", Profile::rfc6298)),
+              SendKind::slow_start_after_rto) == 1);
+  CHECK(count(client(analyze(far_client(268, 269, 199'994), "default-mss-537", Profile::rfc6298)),
+              SendKind::slow_start_after_rto) == 0);
 }
 
 TEST_CASE("the quickest answer, not the first: a delayed ACK first, a prompt one later") {

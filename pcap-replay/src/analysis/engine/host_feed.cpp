@@ -119,10 +119,10 @@ std::optional<CaptureTime> HostFeed::first_capture_acked(std::uint32_t ack) cons
 }
 
 std::optional<CaptureTime> HostFeed::prompt_capture_acked(std::uint32_t ack, std::uint32_t full_segment) const {
-  if (has_acked_through_ && !rto::seq_gt(ack, acked_through_)) return std::nullopt;
   // More than one full-sized segment (Linux __tcp_ack_snd_check: rcv_nxt -
   // rcv_wup above rcv_mss): the receiver does not delay the ACK.
-  if (!has_acked_through_ || static_cast<std::uint32_t>(rto::seq_diff(ack, acked_through_)) <= full_segment)
+  if (!has_acked_through_ || !rto::seq_gt(ack, acked_through_) ||
+      static_cast<std::uint32_t>(rto::seq_diff(ack, acked_through_)) <= full_segment)
     return std::nullopt;
   // (More than the peer's largest segment: two or more of them.)
   return first_capture_acked(ack);
