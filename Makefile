@@ -152,7 +152,7 @@ $(OBJ)/tests/%.o: tests/%.cpp
 # White-box tests of internal parts of the analysis (FirstSegment, infer_settings).
 WHITEBOX_TESTS := first_segment_test inference_unknown_wait_test flow_hash_test stable_queue_test \
                   identity_rules_test scale_memory_test engine_probe_timer_test engine_chain_judge_test \
-                  engine_causes_test inference_thresholds_test pictures_plot_test \
+                  engine_causes_test inference_thresholds_test pictures_plot_test engine_backoff_fit_test \
                   engine_unheard_ack_test flow_table_last_entry_test
 $(patsubst %,$(OBJ)/tests/pcap-replay/%.o,$(WHITEBOX_TESTS)): CXXFLAGS += -Ipcap-replay/src
 

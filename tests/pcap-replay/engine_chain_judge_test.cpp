@@ -403,3 +403,105 @@ TEST_CASE("RFC6298-2.5 an expiry at the cap whose wait also holds the doubled RT
   CHECK(count(s, RuleId::rfc6298_2_5, Outcome::cannot_tell, 15) == 1);
   CHECK(s.records[5].verdict == replay::Verdict::cannot_tell);
 }
+
+TEST_CASE("RFC6298-5.5 after a late expiry the run doubles the RTO, not the late wait") {
+  // RFC 6298 profile, first RTO 1 s: expiry 1 waits 1 s, so the RTO it
+  // shows is in [1000 - 1, 1000 + 1] / 1.1 .. [909, 1001] ms; expiry 2 is
+  // due at twice that, and fires 3 s after (late: past 2 x 1001 x 1.1 + 1 ms
+  // = 2203 ms). A late timer's wait bounds its RTO from above only: the RTO
+  // expiry 3 doubles is 2 x [909, 3001] ms, not twice the 3 s waited.
+  // Compliant: RTO 2 s fired 1 s late, then 4 s: ok (read from the late wait
+  // it would be "not doubled", 4 s < 2 x 3 s / 1.1).
+  const auto on_time = settle(chain({1'000'000, 3'000'000, 4'000'000}, 1'000'000), "rfc6298");
+  CHECK(on_time.records[1].verdict == replay::Verdict::late);
+  CHECK(on_time.records[2].verdict == replay::Verdict::ok);
+  CHECK(count(on_time, RuleId::rfc6298_5_5) == 0);
+  // The departure: 3 s again, below the doubled RTO's least, 2 x 2 x 909 ms
+  // = 3636 ms, less the tolerance: broken.
+  const auto kept = settle(chain({1'000'000, 3'000'000, 3'000'000}, 1'000'000), "rfc6298");
+  CHECK(count(kept, RuleId::rfc6298_5_5, Outcome::broken, 12) == 1);
+}
+
+TEST_CASE("RFC6298-5.5 two waits split by a held frame are judged by their sum") {
+  // RTO 1 s, 2 s (frames 10, 11); expiry 3 (frame 12) captured in a burst
+  // its host held: its wait is [0, captured] and expiry 4's (frame 13)
+  // [captured, captured + expiry 3's], but the two together are the time
+  // from frame 11 to frame 13 (sender_chains.cpp). The doubling allows the
+  // two at least 2 x R2 + 4 x R2 with R2 >= 2 x 909 ms: 10 908 ms, less
+  // the tolerances. `then`: a fifth expiry's wait (captured at the sender).
+  const auto held = [](std::int64_t w3_captured, std::int64_t w4_captured, bool joint, std::int64_t then) {
+    std::vector<std::int64_t> w{1'000'000, 2'000'000, w3_captured, w4_captured};
+    if (then) w.push_back(then);
+    auto c = chain(w, 1'000'000);
+    c[2].wait = Interval{microseconds{0}, microseconds{w3_captured}};
+    c[3].wait = Interval{microseconds{w4_captured}, microseconds{w4_captured + w3_captured}};
+    if (joint) c[3].with_previous = Interval::point(microseconds{w3_captured + w4_captured});
+    return settle(c, "rfc6298");
+  };
+  // Compliant: sent 4 s and 8 s apart, expiry 3 captured 1 s late: 5 s
+  // and 7 s captured, 12 s together, then 16 s. No rule broken.
+  const auto doubled = held(5'000'000, 7'000'000, true, 16'000'000);
+  CHECK(count(doubled, RuleId::rfc6298_5_5, Outcome::broken, 13) == 0);
+  CHECK(count(doubled, RuleId::rfc6298_2_5, Outcome::broken, 13) == 0);
+  // Held at 4 s (a cap): 4 s and 4 s (captured 5 s and 3 s), 8 s together,
+  // below the doubling's least for the two (10 908 ms): the reading that
+  // expiry 4 doubled is refuted, the cap below 60 s stands: 2.5 broken at
+  // frame 13. Each wait alone holds the doubled RTO: without the sum,
+  // cannot tell there.
+  CHECK(count(held(5'000'000, 3'000'000, true, 0), RuleId::rfc6298_2_5, Outcome::broken, 13) == 1);
+  CHECK(count(held(5'000'000, 3'000'000, false, 0), RuleId::rfc6298_2_5, Outcome::broken, 13) == 0);
+  // Then 6 s: no cap of 4 s (a cap holds the RTO, 6 s > 4 s x 1.1), and a
+  // cap C >= 6 s / 1.1 leaves R3 + C >= 3636 + 5454 ms, above the 8 s: no
+  // reading keeps the sum. 5.5 broken at frame 13, naming frame 12 and the
+  // sum (the webex capture's stream 50, 1038-1072, in small).
+  const auto flat = held(5'000'000, 3'000'000, true, 6'000'000);
+  REQUIRE(count(flat, RuleId::rfc6298_5_5, Outcome::broken, 13) == 1);
+  for (const auto& j : flat.judgements)
+    if (j.frame == 13 && j.outcome == Outcome::broken) {
+      CHECK(j.other_frame == 12);
+      REQUIRE(j.joint_waited);
+      CHECK(j.joint_waited->lo.count() == 8'000'000);
+      REQUIRE(j.joint_accepted);
+      CHECK(j.joint_accepted->lo > microseconds{8'001'000});
+    }
+  CHECK(count(held(5'000'000, 3'000'000, false, 6'000'000), RuleId::rfc6298_5_5, Outcome::broken, 13) == 0);
+  // Near the edge: 9 s together (captured 5 s and 4 s) still breaks it
+  // (R3 + C >= 3636 + 5454 = 9090 ms, less 1 ms each); 10 s is R3 = 4 s and
+  // a cap of 6 s reached at expiry 4: no 5.5, the cap's 2.5 instead.
+  CHECK(count(held(5'000'000, 4'000'000, true, 6'000'000), RuleId::rfc6298_5_5, Outcome::broken, 13) == 1);
+  const auto capped = held(5'000'000, 5'000'000, true, 6'000'000);
+  CHECK(count(capped, RuleId::rfc6298_5_5, Outcome::broken, 13) == 0);
+  CHECK(count(capped, RuleId::rfc6298_2_5) >= 1);
+  // Later than both doublings allow (at most 2 x 2 x 1001 x 1.1 + 4 x 2 x
+  // 1001 x 1.1 ms plus the tolerances, about 13.2 s): 30 s together, one of
+  // them late, never a departure: the expiry is late, and 5.5 is not
+  // questioned there (alone, its wait [25, 30] s is no doubling either).
+  const auto slow = held(5'000'000, 25'000'000, true, 0);
+  CHECK(slow.records[3].verdict == replay::Verdict::late);
+  CHECK(count(slow, RuleId::rfc6298_5_5, Outcome::broken, 13) == 0);
+  CHECK(count(slow, RuleId::rfc6298_5_5, Outcome::cannot_tell, 13) == 0);
+  // The same where expiry 4's own wait holds its doubling: 20 s and 1 s
+  // captured (expiry 4's wait [1, 21] s), 21 s together: late by the sum
+  // alone. Read apart, "cannot tell" at frame 13.
+  const auto slow_sum = held(20'000'000, 1'000'000, true, 0);
+  CHECK(slow_sum.records[3].verdict == replay::Verdict::late);
+  CHECK(count(slow_sum, RuleId::rfc6298_5_5, Outcome::cannot_tell, 13) == 0);
+}
+
+TEST_CASE("RFC6298-5.5 two waits together: the least the doubling allows them, at its edge") {
+  // As above with a fifth expiry 16 s after the fourth (16 R: R in [909,
+  // 1001] ms), which no cap below 14.5 s explains (16 s / 1.1): the two
+  // held waits together are due at (4 + 8) R, at least 12 x 908.6 ms =
+  // 10 903 ms (R >= (2000 - 1) / 2 / 1.1 from expiry 2; less 1 ms each
+  // side). 10 s together (captured 5 s and 5 s): broken at frame 13; 11 s:
+  // kept (R = 916 ms fits all four).
+  const auto held = [](std::int64_t w3_captured, std::int64_t w4_captured) {
+    auto c = chain({1'000'000, 2'000'000, w3_captured, w4_captured, 16'000'000}, 1'000'000);
+    c[2].wait = Interval{microseconds{0}, microseconds{w3_captured}};
+    c[3].wait = Interval{microseconds{w4_captured}, microseconds{w4_captured + w3_captured}};
+    c[3].with_previous = Interval::point(microseconds{w3_captured + w4_captured});
+    return settle(c, "rfc6298");
+  };
+  CHECK(count(held(5'000'000, 5'000'000), RuleId::rfc6298_5_5, Outcome::broken, 13) == 1);
+  CHECK(count(held(5'000'000, 6'000'000), RuleId::rfc6298_5_5, Outcome::broken, 13) == 0);
+}

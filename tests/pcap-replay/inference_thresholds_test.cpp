@@ -51,9 +51,25 @@ TEST_CASE("inference: a chain grew when a wait is at least 3/2 of the one before
   CHECK(data_chain({1000, 1000, 1500}).inferred.linear_data == 0);
 }
 
-TEST_CASE("inference: the floor is on the sum when the least first wait reaches 1 s within the tolerance") {
-  // Tolerance at 1 s: 1 ms + 10 % = 101 ms. 899 + 101 = 1000 ms: the 2.4
-  // floor (on the sum); 898 ms: below it, a floor on the variance term.
-  CHECK(data_chain({899}).inferred.floor == replay::RtoFloor::sum);
+TEST_CASE("inference: the floor is on the sum only where a first wait at 1 s shows it") {
+  // Tolerance at 1 s: 1 ms + 10 % = 101 ms. 898 ms: below 1 s less it, a
+  // floor on the variance term (or none). 899 + 101 = 1000 ms reaches 1 s:
+  // no floor below it is shown, but a floor on the sum only where the wait
+  // was on time against the floored RTO and outside the window the same
+  // arithmetic gives without the floor ([150, 250] ms here); a wait in
+  // both windows, or not judged on time, shows no floor.
   CHECK(data_chain({898}).inferred.floor == replay::RtoFloor::variance);
+  CHECK(data_chain({899}).inferred.floor == replay::RtoFloor::unknown);
+  const auto shown = [](std::int64_t lo_ms, std::int64_t hi_ms, replay::Verdict v) {
+    replay::SenderReport s = data_chain({899});
+    s.timeouts[0].basis = replay::Basis::profile_rto;
+    s.timeouts[0].verdict = v;
+    s.timeouts[0].alternative = replay::Interval{milliseconds{lo_ms}, milliseconds{hi_ms}};
+    s.inferred = {};
+    replay::infer_settings(s, replay::Options::for_profile("rfc6298"));
+    return s.inferred.floor;
+  };
+  CHECK(shown(150, 250, replay::Verdict::ok) == replay::RtoFloor::sum);
+  CHECK(shown(150, 250, replay::Verdict::cannot_tell) == replay::RtoFloor::unknown);
+  CHECK(shown(850, 950, replay::Verdict::ok) == replay::RtoFloor::unknown);
 }

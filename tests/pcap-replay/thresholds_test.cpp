@@ -674,6 +674,23 @@ TEST_CASE("kMinTimerWait as a hold: the same data again 4.999 ms later, nothing 
   const RepeatReading bounded = read_repeat(b, "repeat-held-bounded", 10);
   CHECK(bounded.flushed >= 1);
   CHECK(bounded.last_breaks_55);
+  // Both ends held: expiry 2 at 3400 ms and expiry 3 at 10 400 ms (frame
+  // 11), each repeated 4 ms later. Expiry 3 left at no time the capture
+  // shows, so the 2000 + 7000 ms captured from expiry 1 to it is no sum of
+  // the two waits (read as one, 9 s is later than the doubling allows the
+  // two, (2 + 4) x 1001 x 1.1 ms plus the tolerances, about 6.6 s: expiry 3
+  // "late"). Its own wait [0, 9000] ms holds the doubled RTO and the one
+  // not doubled: cannot tell.
+  Scenario both = base_scenario();
+  for (std::int64_t t : {1400, 3400, 3404, 10400, 10404}) both.data(t * ms, 1001);
+  const auto rb = analyze(both, "repeat-held-both-ends", Profile::rfc6298);
+  bool seen = false;
+  for (const auto& t : client(rb).timeouts)
+    if (t.frame == 11) {
+      seen = true;
+      CHECK(t.verdict == replay::Verdict::cannot_tell);
+    }
+  CHECK(seen);
 }
 
 namespace {

@@ -97,9 +97,21 @@ void infer_settings(SenderReport& s, const Options& judged, std::span<const std:
       const microseconds late = t.wait.lo - t.predicted.hi;
       if (!in.lateness || late > *in.lateness) in.lateness = late;
     }
+  // The floor, read only where a wait shows it: a first expiry below 1 s
+  // (within the tolerance) fired on an RTO no floor on the sum allows; one
+  // at 1 s or more shows the floor on the sum only where it was judged on
+  // time against the floored RTO and outside the window of the same
+  // arithmetic without it (a wait of 1 s or more on an RTO above 1 s, or in
+  // both windows, shows nothing of a floor).
+  bool floor_shown = false;
+  for (const auto& t : s.timeouts)
+    floor_shown = floor_shown || (!t.syn && t.expiry == 1 && t.basis == Basis::profile_rto &&
+                                  t.verdict == Verdict::ok && t.alternative && !t.wait_unknown &&
+                                  !t.wait.intersects(*t.alternative));
   if (in.min_first_wait)
-    in.floor = *in.min_first_wait + judged.tolerance(limits::kRfcMinRto) >= limits::kRfcMinRto ? RtoFloor::sum
-                                                                                                : RtoFloor::variance;
+    in.floor = *in.min_first_wait + judged.tolerance(limits::kRfcMinRto) < limits::kRfcMinRto ? RtoFloor::variance
+               : floor_shown                                                                 ? RtoFloor::sum
+                                                                                             : RtoFloor::unknown;
   for (const auto& f : s.findings) {
     if (f.rule == RuleId::rfc6298_5_7)
       in.fallback_57 = f.outcome == Outcome::broken ? Seen57::not_kept : f.topic == Topic::unverifiable_57

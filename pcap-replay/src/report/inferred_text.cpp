@@ -53,9 +53,10 @@ std::string summarize(const SenderReport& s, const Options& o) {
   }
   if (in.min_first_wait) {
     put_ms(part("first RTO "), round10(*in.min_first_wait));
-    parts.append(in.floor == RtoFloor::sum
-                     ? std::string_view(" (a 1 s floor on the sum, RFC 6298 2.4)")
-                     : std::string_view(" (below 1 s: a floor on the variance term, as Linux's rto_min, or none)"));
+    // A floor only where a wait showed it (inference.cpp).
+    if (in.floor == RtoFloor::sum) parts.append(std::string_view(" (a 1 s floor on the sum, RFC 6298 2.4)"));
+    else if (in.floor == RtoFloor::variance)
+      parts.append(std::string_view(" (below 1 s: a floor on the variance term, as Linux's rto_min, or none)"));
   }
   if (in.probes) fmt::format_to(part("tail-loss probes "), FMT_COMPILE("({})"), in.probes);
   if (in.plateau) put_ms(part("backoff capped at "), round10(*in.plateau));

@@ -111,6 +111,12 @@ void judgement(JsonText& w, const Judgement& x, const Options& options, const Re
   w.key("expiry").number(x.expiry);
   w.key("frame").number(x.frame);
   if (x.topic == Topic::flushed_burst) w.key("hold").string(to_string(x.hold));
+  if (x.joint_waited) {
+    w.key("joint_accepted_ms");
+    opt_interval(w, x.joint_accepted);
+    w.key("joint_wait_ms");
+    opt_interval(w, x.joint_waited);
+  }
   w.key("level").string(to_string(x.level));
   w.key("message").string(describe(x, options));
   w.key("other_frame");

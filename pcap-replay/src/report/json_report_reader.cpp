@@ -361,6 +361,11 @@ Judgement judgement_of(const V& v, CaptureTime origin) {
   }
   // A flushed burst's only (json_flow_entry.cpp writes it for that topic alone).
   if (x.topic == Topic::flushed_burst) x.hold = enum_of<HoldSign>(v["hold"], kEnumBound, "hold");
+  // Two waits judged together (json_flow_entry.cpp writes them then alone).
+  if (v.has("joint_wait_ms")) {
+    x.joint_waited = opt_interval(v["joint_wait_ms"]);
+    x.joint_accepted = opt_interval(v["joint_accepted_ms"]);
+  }
   x.other_frame = frame_or_zero(v["other_frame"]);
   x.other_prev_frame = frame_or_zero(v["other_prev_frame"]);
   x.step = nanoseconds{v["step_ns"].i64()};

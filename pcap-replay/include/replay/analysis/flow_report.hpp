@@ -174,8 +174,8 @@ struct TimeoutRecord {
 
 /// Where the sender's stack floors its RTO, as its first expiries show it.
 enum class RtoFloor : std::uint8_t {
-  unknown,   ///< no data expiry after a sample
-  sum,       ///< RTO >= 1 s: a floor on the sum (RFC 6298 2.4)
+  unknown,   ///< no data expiry after a sample, or none whose wait shows the floor
+  sum,       ///< a first expiry on time against the floored RTO, outside the floorless one's window (2.4)
   variance,  ///< below 1 s: a floor on the variance term (Linux rto_min), or none
 };
 /// "unknown", "sum", "variance".

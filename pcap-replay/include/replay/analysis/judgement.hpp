@@ -163,6 +163,12 @@ struct Judgement {
   std::uint64_t other_prev_frame = 0;      ///< the frame a clock step is dated before
   std::chrono::nanoseconds step{0};        ///< how far the capture clock stepped back
   HoldSign hold = HoldSign::none;          ///< flushed-burst: what showed the hold (its frame: `evidence`)
+  /// 5.5 broken by two waits together: the previous expiry (`other_frame`)
+  /// was captured in a held burst, so how the two waits split is unknown,
+  /// but not their sum since the expiry before it (`joint_waited`), which is
+  /// shorter than the least the doubling allows for both (`joint_accepted`).
+  std::optional<Interval> joint_waited;
+  std::optional<Interval> joint_accepted;
 };
 
 /// A judgement of `rule` at the rule's own level (broken) or INFO (cannot tell, note).

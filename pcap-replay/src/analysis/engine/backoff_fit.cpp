@@ -27,10 +27,12 @@ microseconds to_us(i128 v) {
 }
 
 // One side of a bound on the lateness constant s, scaled by D:
-// s * D >= a - b * R (a lower bound) or s * D <= a - b * R (an upper one).
+// k * s * D >= a - b * R (a lower bound) or k * s * D <= a - b * R (an upper
+// one); k is 1 for one wait and 2 for two waits together (each adds s).
 struct Line {
-  i128 a, b;
-  i128 at(i128 r) const { return a - b * r; }
+  i128 a, b, k = 1;
+  i128 lower_at(i128 r) const { return ceil_div(a - b * r, k); }   // the least s * D it allows
+  i128 upper_at(i128 r) const { return floor_div(a - b * r, k); }  // the most
 };
 
 // The constraints of one way of reading the chain (the expiries from
@@ -49,8 +51,9 @@ struct System {
   void solve() {
     for (const Line& lo : lower)
       for (const Line& hi : upper) {
-        // lo.a - lo.b R <= hi.a - hi.b R  <=>  (hi.b - lo.b) R <= hi.a - lo.a
-        const i128 diff = hi.b - lo.b, rhs = hi.a - lo.a;
+        // (lo.a - lo.b R) / lo.k <= (hi.a - hi.b R) / hi.k
+        //   <=>  (lo.k hi.b - hi.k lo.b) R <= lo.k hi.a - hi.k lo.a
+        const i128 diff = lo.k * hi.b - hi.k * lo.b, rhs = lo.k * hi.a - hi.k * lo.a;
         if (diff > 0) r_hi = std::min(r_hi, floor_div(rhs, diff));
         else if (diff < 0) r_lo = std::max(r_lo, ceil_div(rhs, diff));
         else if (rhs < 0) ok = false;
@@ -65,9 +68,10 @@ struct System {
     const auto cross = [&](const std::vector<Line>& side) {
       for (std::size_t i = 0; i < side.size(); ++i)
         for (std::size_t j = i + 1; j < side.size(); ++j) {
-          const i128 db = side[i].b - side[j].b;
+          // (a_i - b_i R) / k_i == (a_j - b_j R) / k_j
+          const i128 db = side[j].k * side[i].b - side[i].k * side[j].b;
           if (db == 0) continue;
-          const i128 num = side[i].a - side[j].a;
+          const i128 num = side[j].k * side[i].a - side[i].k * side[j].a;
           for (i128 r : {floor_div(num, db), ceil_div(num, db)})
             if (r >= r_lo && r <= r_hi) rs.push_back(r);
         }
@@ -78,12 +82,12 @@ struct System {
   }
   i128 s_lo_at(i128 r) const {  // scaled by d
     i128 v = -kInf;
-    for (const Line& l : lower) v = std::max(v, l.at(r));
+    for (const Line& l : lower) v = std::max(v, l.lower_at(r));
     return v;
   }
   i128 s_hi_at(i128 r) const {
     i128 v = kInf;
-    for (const Line& l : upper) v = std::min(v, l.at(r));
+    for (const Line& l : upper) v = std::min(v, l.upper_at(r));
     return v;
   }
 };
@@ -123,6 +127,25 @@ std::optional<System> build(std::span<const FitWait> waits, std::size_t k, const
       s.c_lo = std::max(s.c_lo, ceil_div((us(w.lo) - abs - s.s_fixed) * s.d, s.d + s.n));
     }
   }
+  // Two waits together (the frame between them held): each adds its RTO
+  // and s, so the sum meets [Sl, Sh] when
+  //   (c1 + c2) x-part + 2 s <= Sh and (c1 + c2) x-part (1 + n/d) + 2 abs + 2 s >= Sl,
+  // where an expiry at the cap contributes C in place of c R.
+  std::vector<std::pair<std::size_t, Interval>> mixed;  // pairs whose first is below the cap, second at it
+  for (std::size_t j = 1; j < waits.size(); ++j) {
+    if (!waits[j].with_previous) continue;
+    const Interval& t = *waits[j].with_previous;
+    if (j < k) {
+      const i128 c = pow2(waits[j - 1].doublings) + pow2(waits[j].doublings);
+      if (t.bounded()) s.upper.push_back({us(t.hi) * s.d, c * s.d, 2});
+      s.lower.push_back({(us(t.lo) - 2 * abs) * s.d, c * (s.d + s.n), 2});
+    } else if (j - 1 >= k) {
+      if (t.bounded()) s.c_hi = std::min(s.c_hi, floor_div(us(t.hi) - 2 * s.s_fixed, 2));
+      s.c_lo = std::max(s.c_lo, ceil_div((us(t.lo) - 2 * abs - 2 * s.s_fixed) * s.d, 2 * (s.d + s.n)));
+    } else {
+      mixed.emplace_back(j, t);
+    }
+  }
   if (s.capped) {
     if (s.c_lo > s.c_hi) return std::nullopt;
     // The cap is first reached at expiry k: R c(k-1) <= C <= R c(k).
@@ -132,6 +155,19 @@ std::optional<System> build(std::span<const FitWait> waits, std::size_t k, const
   }
   s.solve();
   if (!s.ok) return std::nullopt;
+  // A pair that reaches the cap at its second wait (j == k): c R + C, with
+  // R c <= C <= R c(k), ranges over [c r_lo + max(c_lo, c r_lo), c r_hi +
+  // min(c_hi, c(k) r_hi)]; the system holds only where that range meets the
+  // sum's (not narrowed by it: a feasibility test, never a tighter fit).
+  for (const auto& [j, t] : mixed) {
+    const i128 c = pow2(waits[j - 1].doublings), ck = pow2(waits[j].doublings);
+    const i128 least = c * s.r_lo + std::max(s.c_lo, c * s.r_lo);
+    if (t.bounded() && least + 2 * s.s_fixed > us(t.hi)) return std::nullopt;
+    if (s.r_hi < kInf / 2 && s.c_hi < kInf / 2) {
+      const i128 most = c * s.r_hi + std::min(s.c_hi, ck * s.r_hi);
+      if (most * (s.d + s.n) + (2 * abs + 2 * s.s_fixed) * s.d < us(t.lo) * s.d) return std::nullopt;
+    }
+  }
   return s;
 }
 

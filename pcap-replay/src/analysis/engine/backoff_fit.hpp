@@ -34,6 +34,11 @@ struct FitWait {
   /// Doublings of the RTO before this expiry since the chain's first one (a
   /// linear expiry, as Linux's first SYN expiries, adds none).
   unsigned doublings = 0;
+  /// This wait and the previous one's together, widened likewise, where the
+  /// frame between them was sent at a moment the capture does not show (a
+  /// held burst): each wait alone is loose, their sum is not. Nullopt: none
+  /// (or the previous expiry is not in the span).
+  std::optional<Interval> with_previous;
 };
 
 /// What the fit allows.

@@ -53,6 +53,7 @@ class ReadingJudge {
       : opt_(o), chain_(chain), syn_(syn), models_(lateness_models(o, syn)) {
     variants_ = variants();
     r_min_ = least_rto();
+    late_least_.resize(chain_.size());
   }
 
   ReadingOutcome run() {
@@ -153,11 +154,17 @@ class ReadingJudge {
       Interval iv = !e.wait_unknown ? widened(e.wait, opt_.absolute_tolerance)
                     : e.bridged    ? widened(*e.bridged, opt_.absolute_tolerance)
                                    : Interval{microseconds{0}, microseconds::max()};
-      // The chain's first expiry came later than the profile's RTO allows:
+      // An expiry that came later than its prediction allows (the chain's
+      // first against the profile's RTO, a later one against the doubling):
       // the timer fired late (never a departure), so its wait bounds the RTO
-      // it was armed with from above only; from below, the profile's RTO.
-      if (i == 0 && first_late_) iv.lo = std::min(iv.lo, first_least_);
-      w.push_back(FitWait{iv, doublings(i + 1, v.linear) - base});
+      // it was armed with from above only; from below, the prediction's.
+      if (late_least_[i]) iv.lo = std::min(iv.lo, *late_least_[i]);
+      FitWait fw{iv, doublings(i + 1, v.linear) - base, std::nullopt};
+      if (i > from && e.with_previous && !e.wait_unknown && !chain_[i - 1]->wait_unknown) {
+        // (The previous expiry, captured held, has a wait from 0: never late.)
+        fw.with_previous = widened(*e.with_previous, opt_.absolute_tolerance);
+      }
+      w.push_back(fw);
     }
     return w;
   }
@@ -295,8 +302,7 @@ class ReadingJudge {
     }
     if (w.lo > rec.accepted.hi) {
       rec.verdict = Verdict::late;
-      first_late_ = true;
-      first_least_ = rec.accepted.lo;
+      late_least_[0] = rec.accepted.lo;
       if (x.basis == Basis::initial_rto) {
         // An initial RTO a documented setting gives (Windows InitialRto 3 s).
         for (const Tunable& t : opt_.profile->tunables) {
@@ -369,6 +375,39 @@ class ReadingJudge {
     depart(j, rec);
   }
 
+  // This wait and the previous one's together, where a held frame between
+  // them hides how they split: short when the two together came sooner
+  // than the least the run before them (under v) predicts for both, late
+  // when later than the most, under every lateness model (each expiry's
+  // least, or most, summed: no split of the sum meets both). The window the
+  // two together were due in, and which; nullopt when neither.
+  struct Joint {
+    Interval due;
+    bool short_of = false;  // sooner than `due` (else later)
+  };
+  std::optional<Joint> joint_off(std::size_t j, const Variant& v) const {
+    const ObservedExpiry& e = *chain_[j];
+    if (!e.with_previous || j < run_start_ + 2 || chain_[j - 1]->wait_unknown) return std::nullopt;
+    const auto before = waits(run_start_, j - 2, v);
+    const unsigned base = doublings(run_start_ + 1, v.linear);
+    const unsigned d = doublings(j + 1, v.linear) - base, d_prev = doublings(j, v.linear) - base;
+    const Interval t = widened(*e.with_previous, opt_.absolute_tolerance);
+    std::optional<Interval> due;
+    bool all_short = true, all_long = true;
+    for (const TimerLateness& model : models_) {
+      const auto p1 = predict(before, d_prev, model, bounds(v));
+      const auto p2 = predict(before, d, model, bounds(v));
+      if (!p1 || !p2) return std::nullopt;
+      const Interval sum{p1->fire.lo + p2->fire.lo,
+                         p1->fire.bounded() && p2->fire.bounded() ? p1->fire.hi + p2->fire.hi : microseconds::max()};
+      all_short = all_short && t.hi < sum.lo;
+      all_long = all_long && sum.bounded() && t.lo > sum.hi;
+      due = due ? Interval{std::min(due->lo, sum.lo), std::max(due->hi, sum.hi)} : sum;
+    }
+    if (!due || (!all_short && !all_long)) return std::nullopt;
+    return Joint{*due, all_short};
+  }
+
   // Expiry j fits the run under variant v and lateness model m.
   void keep(std::size_t j, TimeoutRecord& rec, const Variant& v, std::size_t m) {
     const ObservedExpiry& e = *chain_[j];
@@ -404,7 +443,7 @@ class ReadingJudge {
       // Broken here only if no point of this wait is the doubled RTO: a wait
       // the capture bounds loosely (a flushed burst, an unknown arm) may be
       // either, and the cap stands on the waits that showed it.
-      const bool either = widened(e.wait, g).intersects(rec.accepted);
+      const bool either = widened(e.wait, g).intersects(rec.accepted) && !joint_off(j, variants_[0]);
       rec.verdict = either ? Verdict::cannot_tell : Verdict::early;
       Judgement x = judgement(RuleId::rfc6298_2_5, either ? Outcome::cannot_tell : Outcome::broken, e, rec);
       if (either) x.topic = Topic::wait_straddles;
@@ -461,18 +500,25 @@ class ReadingJudge {
     const Interval w = widened(e.wait, g);
     bool all_short = true, all_long = true;
     std::optional<Prediction> shown;
+    microseconds least = microseconds::max();  // the least RTO any model predicts
     for (std::size_t m = 0; m < models_.size(); ++m) {
       const auto p = predict(prefix, d, models_[m], bounds(v));
       if (!p) continue;
       if (!shown) shown = p;
       all_short = all_short && w.hi < p->fire.lo;
       all_long = all_long && p->fire.bounded() && w.lo > p->fire.hi;
+      least = std::min(least, p->fire.lo);
     }
     if (shown) {
       rec.predicted = shown->rto;
       rec.accepted = widened(shown->fire, g);
       if (d > d_prev)
         if (const auto alt = predict(prefix, d_prev, models_.front(), bounds(v))) rec.alternative = widened(alt->fire, g);
+    }
+    std::optional<Joint> joint;
+    if (!all_short && !all_long) {
+      joint = joint_off(j, v);
+      if (joint) (joint->short_of ? all_short : all_long) = true;
     }
     const Interval prev = chain_[j - 1]->wait;
     // The expiry this one is timed from may have fired later than its RTO
@@ -504,11 +550,19 @@ class ReadingJudge {
         x.other_frame = delayed->delayed_by;
       }
       x.prev_waited = prev;
+      if (joint) {
+        x.joint_waited = *e.with_previous;
+        x.joint_accepted = joint->due;
+        if (x.other_frame == 0) x.other_frame = chain_[j - 1]->frame;
+      }
       // The run's earlier expiries, whose waits gave the doubling (besides its own frame).
       for (std::size_t i = run_start_; i < j; ++i) x.evidence.push_back(chain_[i]->frame);
       add(std::move(x), rec);
     } else if (shown && all_long) {
       rec.verdict = Verdict::late;
+      // The run goes on from an RTO this wait bounds from above only: the
+      // doubling is of the RTO, not of the wait a late timer showed.
+      late_least_[j] = least > g ? least - g : microseconds{0};
       if (e.wait.lo > limits::kLateFactor.ceil_of(shown->rto.hi) + g) {
         Judgement x = judgement(RuleId::late, Outcome::note, e, rec);
         x.topic = Topic::late_expiry;
@@ -535,8 +589,9 @@ class ReadingJudge {
   std::vector<TimerLateness> models_;
   std::vector<Variant> variants_;
   microseconds r_min_{1};      // least_rto()
-  bool first_late_ = false;    // the first expiry came later than its profile RTO window
-  microseconds first_least_{0};  // then: that window's lower end
+  // For an expiry later than its prediction's window (all lateness models):
+  // that window's lower end, the least RTO it may have been armed with.
+  std::vector<std::optional<microseconds>> late_least_;
   std::size_t current_ = 0;    // the variant the current run is read under
   std::size_t run_start_ = 0;  // the run: expiries since the last departure, one doubling chain
   std::optional<std::size_t> cap_from_;
@@ -583,7 +638,7 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
     if (!next || p.wait_unknown || next->wait_unknown) continue;
     const auto g = opt_.absolute_tolerance;
     // (A wait the capture bounds only from below stays unbounded.)
-    const FitWait pair[2] = {{p.wait.widened(g, g), 0}, {next->wait.widened(g, g), 0}};
+    const FitWait pair[2] = {{p.wait.widened(g, g), 0, std::nullopt}, {next->wait.widened(g, g), 0, std::nullopt}};
     bool fits = false;
     for (const TimerLateness& l : models) fits = fits || fit(pair, l, FitBounds{}).has_value();
     if (fits) continue;

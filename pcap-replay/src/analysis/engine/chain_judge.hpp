@@ -64,6 +64,11 @@ struct ObservedExpiry {
   /// Across a step of the capture clock, the wait on the sender's own TSval
   /// clock: the later expiries' doubling is read from it (nullopt: unknown).
   std::optional<Interval> bridged;
+  /// This wait and the previous expiry's together (capture clock), where
+  /// that expiry was captured in a burst its host held: when it left the
+  /// sender splits the two waits in a way the capture does not show, but
+  /// not their sum (nullopt: no such frame between them).
+  std::optional<Interval> with_previous;
   bool check = true;  ///< anything from the peer seen: judged at all
   bool thin = false;  ///< fewer than 4 segments in flight (Linux tcp_stream_is_thin)
   /// A tail-loss probe that resent the lone outstanding segment at the RTO's

@@ -82,7 +82,11 @@ void SenderEngine::absorb(SettledChain&& c) {
 
 void SenderEngine::settle_data_chain() {
   if (!data_chain_open_) return;
-  if (activity_)
+  if (activity_) {
+    // Each expiry's wait as the capture clock shows it, before a hold moves it.
+    std::vector<Interval> captured;
+    captured.reserve(data_chain_.size());
+    for (const ObservedExpiry& x : data_chain_) captured.push_back(x.wait);
     for (std::size_t k = 0; k < data_chain_.size(); ++k) {
       ObservedExpiry& x = data_chain_[k];
       // A frame captured in a burst its host released after a silence was
@@ -106,8 +110,15 @@ void SenderEngine::settle_data_chain() {
         // clock together (unbounded when that one's is, or is its TSval
         // clock's: no capture-clock time).
         const ObservedExpiry* prev = k > 0 && data_chain_[k - 1].frame == x.arm_frame ? &data_chain_[k - 1] : nullptr;
-        x.wait.hi = prev && prev->wait.bounded() && !prev->wait_unknown && !prev->on_tsval ? x.wait.hi + prev->wait.hi
-                                                                                           : microseconds::max();
+        const bool on_capture_clock = prev && prev->wait.bounded() && !prev->wait_unknown && !prev->on_tsval;
+        x.wait.hi = on_capture_clock ? x.wait.hi + prev->wait.hi : microseconds::max();
+        // The two waits together span from that expiry's arm to this
+        // expiry: the held frame between them cancels out of the sum (when
+        // neither end is itself held).
+        const bool ends_sent_when_captured =
+            !end_held && prev && !(prev->arm_frame && activity_->flushed(file_, prev->arm_frame));
+        if (on_capture_clock && ends_sent_when_captured && x.wait.bounded())
+          x.with_previous = Interval{captured[k - 1].lo + captured[k].lo, captured[k - 1].hi + captured[k].hi};
       }
       Judgement j = note(Topic::flushed_burst, x.frame, x.time, x.syn);
       j.other_frame = end_held ? x.frame : x.arm_frame;
@@ -116,6 +127,7 @@ void SenderEngine::settle_data_chain() {
       j.evidence.push_back(hold.frame);
       append(std::move(j));
     }
+  }
   absorb(judge_.settle(data_chain_, false));
   data_chain_.clear();
   data_chain_open_ = false;
