@@ -636,4 +636,23 @@ TEST_CASE("a first SYN-ACK an initial RTO or more after the latest SYN answers n
   const auto b = analyze(s, "synack-long-after-bounded", Profile::rfc6298);
   CHECK(server(b).samples_seq == 1);
   CHECK(us(server(b).rtt_karn.min) == 30'100);
+
+  // The client's only SYN at 0, the server's first SYN-ACK captured at 1020
+  // ms (its answer lost before the capture point; this one its timer's):
+  // the SYN was not sent again, so only the initial RTO (1 s) tells that
+  // 1020 ms is no round trip. The client's data [1,101) at 1070 ms, the
+  // server's ACK at 1090.05 ms: the round trip is at most 20.05 ms, and the
+  // server's data at 1100 ms, acknowledged 0.05 ms later, gives 0.05 +
+  // 20.05 = 20.1 ms. Read as the round trip, 1020 ms would make it 1020.05.
+  Scenario one;
+  one.pkts.push_back(syn(0));
+  one.pkts.push_back(synack(1020 * ms));
+  one.pkts.push_back(client_ack(1020 * ms + 100, 1));
+  one.pkts.push_back(Pkt{1070 * ms, true, 1, 1, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  one.pkts.push_back(Pkt{1090 * ms + 50, false, 1, 101, wire::kAck, 0, {}, {}, {}});
+  one.pkts.push_back(Pkt{1100 * ms, false, 1, 101, wire::kAck | wire::kPsh, 1000, {}, {}, {}});
+  one.pkts.push_back(Pkt{1100 * ms + 50, true, 101, 1001, wire::kAck, 0, {}, {}, {}});
+  const auto o = analyze(one, "synack-long-after-one-syn", Profile::rfc6298);
+  CHECK(server(o).samples_seq == 1);
+  CHECK(us(server(o).rtt_karn.min) == 20'100);
 }

@@ -7,6 +7,10 @@
 
 #include <cstdlib>
 #include <set>
+#include <sstream>
+
+#include <replay/report/judgement_text.hpp>
+#include <replay/report/report_text.hpp>
 
 #include "replay_scenario.hpp"
 
@@ -151,6 +155,8 @@ TEST_CASE("public captures: the real MUSTs stay (RFC 6298 as written)") {
       for (const auto& s : fl.senders)
         for (const auto& x : s.findings)
           if (x.frame == 1059 && x.level == Level::must) {
+            CHECK(replay::describe(x, replay::Options::for_profile(Profile::rfc6298)).find("8023.5 ms after expiry 2") !=
+                  std::string::npos);
             seen = true;
             CHECK(x.other_frame == 1051);
             REQUIRE(x.joint_waited);
@@ -159,6 +165,13 @@ TEST_CASE("public captures: the real MUSTs stay (RFC 6298 as written)") {
             CHECK(x.joint_accepted->lo > x.joint_waited->hi);
           }
     CHECK(seen);
+    // Its row in the text report: the level of the finding (INFO where the
+    // capture cannot tell, as at 1051), and the sum it rests on.
+    std::ostringstream os;
+    replay::write_text_report(os, r);
+    const std::string t = os.str();
+    CHECK(t.find("cannot-tell: INFO 5.5") != std::string::npos);
+    CHECK(t.find("early: MUST 5.5 (with frame 1051: 8023.5 ms together)") != std::string::npos);
   }
   // 199 ms after a 277 ms RTO, with nothing from the client between: not doubled.
   if (const auto f = public_trace("ndpi__alexa-app.pcapng"); have(f)) CHECK(flagged(musts_of(f, Profile::rfc6298), 929));

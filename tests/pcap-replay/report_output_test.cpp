@@ -95,6 +95,8 @@ TEST_CASE("output: text report names the flow, timeouts, findings by rule and en
   CHECK(t.find("tolerance 1.000 ms + 10%") != std::string::npos);
   // The table's verdict names the finding each early expiry raised.
   CHECK(t.find("early: MUST 5.5") != std::string::npos);
+  // Where the capture cannot tell, the finding is INFO, and so is the table's.
+  CHECK(t.find("cannot-tell: MUST") == std::string::npos);
   CHECK(t.find("summary: 1 flow(s), 6 retransmission(s), 6 timeout(s); findings: 4 MUST, 0 SHOULD, 0 MAY, 1 INFO") !=
         std::string::npos);
   CHECK(r.exit_status(false) == 1);

@@ -223,8 +223,23 @@ void write_text_flow(std::ostream& os, const FlowReport& f, const Options& optio
           std::string verdict(to_string(t.verdict));
           if (t.clock == ClockUsed::tsval) verdict += " (sender's TSval clock)";
           for (std::size_t i = 0; i < t.rules.size(); ++i) {
+            // The level of the judgement of this rule at this frame (INFO
+            // where the capture cannot tell; the highest where there are
+            // several), as the findings below list it: not the rule's own,
+            // which would read "MUST" where nothing is broken. Where the
+            // selection hides it (as the JSON does): INFO for an expiry the
+            // capture cannot place, else the rule's own.
             const Rule& ru = rule(t.rules[i]);
-            verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(ru.level), ru.id);
+            const Judgement* found = nullptr;
+            for (const auto& f : s.findings)
+              if (f.frame == t.frame && f.rule == t.rules[i] && view.shows(f) && (!found || f.level < found->level))
+                found = &f;
+            const Level level = found ? found->level : t.verdict == Verdict::cannot_tell ? Level::info : ru.level;
+            verdict += fmt::format("{}{} {}", i == 0 ? ": " : ", ", to_string(level), ru.id);
+            // Judged with the previous wait (a held frame between): the sum.
+            if (found && found->joint_waited)
+              verdict += fmt::format(" (with frame {}: {} ms together)", found->other_frame,
+                                     interval_text(*found->joint_waited));
           }
           any_doubling = any_doubling || t.basis == Basis::doubling;
           if (t.wait_unknown) verdict += " (the capture clock stepped back: wait unknown)";

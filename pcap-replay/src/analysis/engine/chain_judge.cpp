@@ -687,6 +687,9 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
       j.topic = Topic::readings_differ;
       j.readings.push_back({Reading::as_probe, keeps[0]});
       j.readings.push_back({Reading::as_expiry, keeps[1]});
+      // Its expiry's verdict says so too (early under the chosen reading only).
+      for (TimeoutRecord& r : chosen.records)
+        if (r.frame == j.frame && r.verdict == Verdict::early) r.verdict = Verdict::cannot_tell;
     }
     out.judgements.push_back(std::move(j));
   }
