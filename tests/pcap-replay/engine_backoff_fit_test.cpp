@@ -22,13 +22,15 @@ using replay::engine::FitBounds;
 using replay::engine::FitWait;
 using std::chrono::microseconds;
 
-FitWait at(std::int64_t us, unsigned doublings) { return {Interval::point(microseconds{us}), doublings, std::nullopt}; }
+FitWait at(std::int64_t us, unsigned doublings) { return {Interval::point(microseconds{us}), doublings, std::nullopt, 0}; }
 // A wait the capture bounds only from above (its end held), or unknown.
 FitWait loose(std::int64_t hi_us, unsigned doublings) {
-  return {Interval{microseconds{0}, microseconds{hi_us}}, doublings, std::nullopt};
+  return {Interval{microseconds{0}, microseconds{hi_us}}, doublings, std::nullopt, 0};
 }
-FitWait with_sum(FitWait w, std::int64_t sum_us) {
-  w.with_previous = Interval::point(microseconds{sum_us});
+// `w` with the sum of it and the `span` - 1 waits before it.
+FitWait with_sum(FitWait w, std::int64_t sum_us, unsigned span = 2) {
+  w.span_sum = Interval::point(microseconds{sum_us});
+  w.span = span;
   return w;
 }
 
@@ -82,4 +84,20 @@ TEST_CASE("backoff fit: two waits together at a cap, and a pair that reaches it"
   REQUIRE(mixed->capped_from);
   CHECK(*mixed->capped_from == 3);
   CHECK_FALSE(fit(chain(8'000'000, 6'000'000), model, b).has_value());
+}
+
+TEST_CASE("backoff fit: three waits together add the slop three times") {
+  // FreeBSD as above, R in [969.7, 1000] ms from the first wait; the next
+  // three (2R, 4R, 8R) together take 14R + 3 x 200 ms, at least 14 x 969.7
+  // + 600 = 14 176 ms: 14 300 fits, 14 000 does not (14 000 - 600 = 13 400
+  // = 14R gives R = 957). With the slop counted twice (14R + 400 = 14 000:
+  // R = 971) it would.
+  const replay::Options o = replay::Options::for_profile("freebsd");
+  const auto model = replay::engine::lateness_models(o, false).front();
+  const auto chain = [](std::int64_t sum) {
+    return std::vector<FitWait>{at(1'200'000, 0), loose(20'000'000, 1), loose(20'000'000, 2),
+                                with_sum(loose(20'000'000, 3), sum, 3)};
+  };
+  CHECK(fit(chain(14'300'000), model, FitBounds{}).has_value());
+  CHECK_FALSE(fit(chain(14'000'000), model, FitBounds{}).has_value());
 }

@@ -69,6 +69,11 @@ TEST_CASE("public captures: the false MUSTs are gone") {
       {"ndpi__alexa-app.pcapng", {819, 735},
        "early retransmit without SACK, a quarter RTT after the duplicate ACKs (Linux's delayed ER, RFC 5827)"},
       {"ndpi__synscan.pcap", {2008}, "a late first expiry (3.6 s of a 3 s RTO) then exact doubling"},
+      // 67 and 68 send [7899,9339) 2.9 ms apart, 69 and 70 [9339,...) 10 us
+      // apart (70 longer), nothing from the server between, after 0.5 s of
+      // silence: a held burst whose repeats are weighed as expiries and as
+      // not; 5.4 is judged at the burst's expiry (67), not at a repeat.
+      {"zeek__pppoe-over-qinq.pcap", {68, 70}, "repeats in a held burst: no 5.4 of their own"},
       {"ndpi__android.pcap", {157, 159}, "SACK recovery one capture-to-sender round trip after the SACK"},
   };
   for (const auto& c : cases) {

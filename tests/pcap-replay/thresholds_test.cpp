@@ -681,6 +681,25 @@ TEST_CASE("kMinTimerWait as a hold: the same data again 4.999 ms later, nothing 
   // two, (2 + 4) x 1001 x 1.1 ms plus the tolerances, about 6.6 s: expiry 3
   // "late"). Its own wait [0, 9000] ms holds the doubled RTO and the one
   // not doubled: cannot tell.
+  // A repeat in a held burst is weighed as the timer's expiry (what its
+  // hold sign says) and as not one. RTO 1 s doubling from the data at 400
+  // ms: expiries at 1400, 3400, 7400 (held: captured at 15 398 ms, with
+  // the next), 15 400 and 31 400 ms. Read as an expiry, the repeat at
+  // 15 400 ms is the fourth, and 31 400 ms (16 s after it) the fifth: every
+  // wait doubles. Counted out, the waits from 3400 ms to 31 400 ms would
+  // be three where the sender's timer ran four. No rule broken; four
+  // timeouts besides the repeat's reading (the chosen one: as an expiry).
+  Scenario rep = base_scenario();
+  rep.data(1400 * ms, 1001);
+  rep.data(3400 * ms, 1001);
+  rep.data(15398 * ms, 1001);
+  rep.data(15400 * ms, 1001);
+  rep.data(31400 * ms, 1001);
+  const auto rr = analyze(rep, "repeat-held-expiry", Profile::rfc6298);
+  CHECK(musts(client(rr)) == 0);
+  CHECK(count(client(rr), SendKind::timeout) == 5);
+  CHECK(count(client(rr), SendKind::unclassified) == 0);
+
   Scenario both = base_scenario();
   for (std::int64_t t : {1400, 3400, 3404, 10400, 10404}) both.data(t * ms, 1001);
   const auto rb = analyze(both, "repeat-held-both-ends", Profile::rfc6298);

@@ -27,6 +27,8 @@ std::string_view to_string(Reading r) {
     case Reading::ack_heard: return "ack-heard";
     case Reading::earlier_on_time: return "earlier-on-time";
     case Reading::earlier_delayed: return "earlier-delayed";
+    case Reading::repeat_timer: return "repeat-timer";
+    case Reading::repeat_other: return "repeat-other";
   }
   return "as-expiry";
 }

@@ -114,6 +114,7 @@ void judgement(JsonText& w, const Judgement& x, const Options& options, const Re
   if (x.joint_waited) {
     w.key("joint_accepted_ms");
     opt_interval(w, x.joint_accepted);
+    w.key("joint_expiries").number(x.joint_expiries);
     w.key("joint_wait_ms");
     opt_interval(w, x.joint_waited);
   }

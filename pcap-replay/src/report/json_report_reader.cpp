@@ -365,6 +365,7 @@ Judgement judgement_of(const V& v, CaptureTime origin) {
   if (v.has("joint_wait_ms")) {
     x.joint_waited = opt_interval(v["joint_wait_ms"]);
     x.joint_accepted = opt_interval(v["joint_accepted_ms"]);
+    x.joint_expiries = v["joint_expiries"].narrow<unsigned>();
   }
   x.other_frame = frame_or_zero(v["other_frame"]);
   x.other_prev_frame = frame_or_zero(v["other_prev_frame"]);

@@ -123,13 +123,17 @@ std::string broken_text(const Judgement& j, const Options& o) {
       return fmt::format("the timer expiry retransmitted relative SEQ {}, but the earliest unacknowledged byte is {}",
                          j.rel_seq, j.rel_una);
     case RuleId::rfc6298_5_5:
-      if (j.joint_waited && j.joint_accepted && j.expiry >= 3)
-        return fmt::format("{}{} came {} after expiry {} together (frame {} was captured in a burst its host held: "
-                           "when it left the sender splits the two waits, not their sum), sooner than the {} at "
-                           "least that doubling allows the two: the RTO was not doubled at one of them, however "
-                           "the wait splits",
-                           j.syn ? "SYN " : "", fmt::format("expiries {} and {}", j.expiry - 1, j.expiry),
-                           format_ms(*j.joint_waited), j.expiry - 2, j.other_frame, format_ms(j.joint_accepted->lo));
+      if (j.joint_waited && j.joint_accepted && j.joint_expiries >= 2 && j.expiry > j.joint_expiries) {
+        const unsigned first = j.expiry - j.joint_expiries + 1;
+        return fmt::format("{}expiries {}{}{} came {} after expiry {} together (frame {} was captured in a burst its "
+                           "host held{}: when each held one left the sender splits the waits, not their sum), "
+                           "sooner than the {} at least that doubling allows them: the RTO was not doubled at one "
+                           "of them, however the waits split",
+                           j.syn ? "SYN " : "", first, j.joint_expiries == 2 ? " and " : " to ", j.expiry,
+                           format_ms(*j.joint_waited), first - 1, j.other_frame,
+                           j.joint_expiries > 2 ? ", as were the expiries after it but the last" : "",
+                           format_ms(j.joint_accepted->lo));
+      }
       return fmt::format("{}: the RTO was not doubled (5.5 expects {}, at least {}; not doubled it would come at {})",
                          expiry_after(j), window(j.predicted), j.accepted ? format_ms(j.accepted->lo) : "?",
                          window(j.alternative));

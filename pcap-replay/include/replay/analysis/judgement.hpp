@@ -49,9 +49,12 @@ enum class Reading : std::uint8_t {
   earlier_delayed,        ///< ... it fired later, a probe timeout after the newest data (a probe timer each
                           ///< transmission re-schedules, as Linux's, once the RTO had run out): its wait
                           ///< shows no RTO
+  repeat_timer,           ///< a repeat captured with the copy before it in a held burst (HoldSign::repeat)
+                          ///< left the sender a timer's wait after it: an expiry of the chain
+  repeat_other,           ///< ... something the capture does not show sent it: no expiry of the chain
 };
 /// "as-expiry", "as-probe", "proportional-lateness", "additive-lateness", "ack-unheard", "ack-heard",
-/// "earlier-on-time", "earlier-delayed".
+/// "earlier-on-time", "earlier-delayed", "repeat-timer", "repeat-other".
 std::string_view to_string(Reading r);
 
 /// How a rule came out under one reading.
@@ -163,12 +166,15 @@ struct Judgement {
   std::uint64_t other_prev_frame = 0;      ///< the frame a clock step is dated before
   std::chrono::nanoseconds step{0};        ///< how far the capture clock stepped back
   HoldSign hold = HoldSign::none;          ///< flushed-burst: what showed the hold (its frame: `evidence`)
-  /// 5.5 broken by two waits together: the previous expiry (`other_frame`)
-  /// was captured in a held burst, so how the two waits split is unknown,
-  /// but not their sum since the expiry before it (`joint_waited`), which is
-  /// shorter than the least the doubling allows for both (`joint_accepted`).
+  /// 5.5 broken by waits together: `joint_expiries` of them, this one's and
+  /// those before it from `other_frame`'s on, which (and the expiries up to
+  /// this one) were captured in a held burst, so how the waits split is
+  /// unknown, but not their sum since the expiry before `other_frame`
+  /// (`joint_waited`), which is shorter than the least the doubling allows
+  /// for them all (`joint_accepted`).
   std::optional<Interval> joint_waited;
   std::optional<Interval> joint_accepted;
+  unsigned joint_expiries = 0;
 };
 
 /// A judgement of `rule` at the rule's own level (broken) or INFO (cannot tell, note).

@@ -127,23 +127,32 @@ std::optional<System> build(std::span<const FitWait> waits, std::size_t k, const
       s.c_lo = std::max(s.c_lo, ceil_div((us(w.lo) - abs - s.s_fixed) * s.d, s.d + s.n));
     }
   }
-  // Two waits together (the frame between them held): each adds its RTO
-  // and s, so the sum meets [Sl, Sh] when
-  //   (c1 + c2) x-part + 2 s <= Sh and (c1 + c2) x-part (1 + n/d) + 2 abs + 2 s >= Sl,
-  // where an expiry at the cap contributes C in place of c R.
-  std::vector<std::pair<std::size_t, Interval>> mixed;  // pairs whose first is below the cap, second at it
-  for (std::size_t j = 1; j < waits.size(); ++j) {
-    if (!waits[j].with_previous) continue;
-    const Interval& t = *waits[j].with_previous;
-    if (j < k) {
-      const i128 c = pow2(waits[j - 1].doublings) + pow2(waits[j].doublings);
-      if (t.bounded()) s.upper.push_back({us(t.hi) * s.d, c * s.d, 2});
-      s.lower.push_back({(us(t.lo) - 2 * abs) * s.d, c * (s.d + s.n), 2});
-    } else if (j - 1 >= k) {
-      if (t.bounded()) s.c_hi = std::min(s.c_hi, floor_div(us(t.hi) - 2 * s.s_fixed, 2));
-      s.c_lo = std::max(s.c_lo, ceil_div((us(t.lo) - 2 * abs - 2 * s.s_fixed) * s.d, 2 * (s.d + s.n)));
+  // Waits known only together (the frames between them held): each adds
+  // its RTO and s, so m waits take at least c x-part + m s, c the sum of
+  // their 2^d, where an expiry at the cap adds C in place of 2^d R: that
+  // is at most Sh. Not at most (c x-part (1 + n/d) + m abs + m s) >= Sl: a
+  // sum held up is no RTO shown (any of its waits may have been late, as
+  // its host held its frames), so a long sum pins nothing.
+  struct Span {
+    i128 c_below = 0;     // the sum of 2^d of its waits below the cap
+    i128 m = 0, at_cap = 0;  // its waits, and how many are at the cap
+    Interval t;
+  };
+  std::vector<Span> mixed;  // spans with waits below the cap and at it
+  for (std::size_t j = 0; j < waits.size(); ++j) {
+    if (!waits[j].span_sum || waits[j].span < 2 || waits[j].span > j + 1) continue;
+    Span sp{0, waits[j].span, 0, *waits[j].span_sum};
+    for (std::size_t i = j + 1 - waits[j].span; i <= j; ++i) {
+      if (i < k) sp.c_below += pow2(waits[i].doublings);
+      else ++sp.at_cap;
+    }
+    const Interval& t = sp.t;
+    if (sp.at_cap == 0) {
+      if (t.bounded()) s.upper.push_back({us(t.hi) * s.d, sp.c_below * s.d, sp.m});
+    } else if (sp.c_below == 0) {
+      if (t.bounded()) s.c_hi = std::min(s.c_hi, floor_div(us(t.hi) - sp.m * s.s_fixed, sp.m));
     } else {
-      mixed.emplace_back(j, t);
+      mixed.push_back(sp);
     }
   }
   if (s.capped) {
@@ -155,18 +164,14 @@ std::optional<System> build(std::span<const FitWait> waits, std::size_t k, const
   }
   s.solve();
   if (!s.ok) return std::nullopt;
-  // A pair that reaches the cap at its second wait (j == k): c R + C, with
-  // R c <= C <= R c(k), ranges over [c r_lo + max(c_lo, c r_lo), c r_hi +
-  // min(c_hi, c(k) r_hi)]; the system holds only where that range meets the
-  // sum's (not narrowed by it: a feasibility test, never a tighter fit).
-  for (const auto& [j, t] : mixed) {
-    const i128 c = pow2(waits[j - 1].doublings), ck = pow2(waits[j].doublings);
-    const i128 least = c * s.r_lo + std::max(s.c_lo, c * s.r_lo);
-    if (t.bounded() && least + 2 * s.s_fixed > us(t.hi)) return std::nullopt;
-    if (s.r_hi < kInf / 2 && s.c_hi < kInf / 2) {
-      const i128 most = c * s.r_hi + std::min(s.c_hi, ck * s.r_hi);
-      if (most * (s.d + s.n) + (2 * abs + 2 * s.s_fixed) * s.d < us(t.lo) * s.d) return std::nullopt;
-    }
+  // A span that reaches the cap inside it (at expiry k): c R + a C, with
+  // R c(k-1) <= C, is at least c r_lo + a max(c_lo, c(k-1) r_lo); the
+  // system holds only where that is no more than the sum (not narrowed by
+  // it: a feasibility test, never a tighter fit).
+  for (const Span& sp : mixed) {
+    const i128 c_before = pow2(waits[k - 1].doublings);
+    const i128 least = sp.c_below * s.r_lo + sp.at_cap * std::max(s.c_lo, c_before * s.r_lo);
+    if (sp.t.bounded() && least + sp.m * s.s_fixed > us(sp.t.hi)) return std::nullopt;
   }
   return s;
 }

@@ -34,11 +34,12 @@ struct FitWait {
   /// Doublings of the RTO before this expiry since the chain's first one (a
   /// linear expiry, as Linux's first SYN expiries, adds none).
   unsigned doublings = 0;
-  /// This wait and the previous one's together, widened likewise, where the
-  /// frame between them was sent at a moment the capture does not show (a
-  /// held burst): each wait alone is loose, their sum is not. Nullopt: none
-  /// (or the previous expiry is not in the span).
-  std::optional<Interval> with_previous;
+  /// This wait and the `span` - 1 before it together, widened likewise,
+  /// where the frames between them were sent at moments the capture does
+  /// not show (a held burst): each wait alone is loose, their sum is not.
+  /// Nullopt: none (span >= 2 when set, all of it in the span of waits fitted).
+  std::optional<Interval> span_sum;
+  unsigned span = 0;
 };
 
 /// What the fit allows.

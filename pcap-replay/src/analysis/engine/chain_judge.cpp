@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "analysis/engine/backoff_fit.hpp"
@@ -159,10 +160,12 @@ class ReadingJudge {
       // the timer fired late (never a departure), so its wait bounds the RTO
       // it was armed with from above only; from below, the prediction's.
       if (late_least_[i]) iv.lo = std::min(iv.lo, *late_least_[i]);
-      FitWait fw{iv, doublings(i + 1, v.linear) - base, std::nullopt};
-      if (i > from && e.with_previous && !e.wait_unknown && !chain_[i - 1]->wait_unknown) {
-        // (The previous expiry, captured held, has a wait from 0: never late.)
-        fw.with_previous = widened(*e.with_previous, opt_.absolute_tolerance);
+      FitWait fw{iv, doublings(i + 1, v.linear) - base, std::nullopt, 0};
+      // (The expiries of a span before its last, captured held, have waits
+      // from 0: never late.)
+      if (const auto a = span_start(i); a && *a >= from) {
+        fw.span_sum = widened(*e.span_sum, opt_.absolute_tolerance);
+        fw.span = static_cast<unsigned>(i - *a + 1);
       }
       w.push_back(fw);
     }
@@ -375,37 +378,51 @@ class ReadingJudge {
     depart(j, rec);
   }
 
-  // This wait and the previous one's together, where a held frame between
-  // them hides how they split: short when the two together came sooner
-  // than the least the run before them (under v) predicts for both, late
-  // when later than the most, under every lateness model (each expiry's
-  // least, or most, summed: no split of the sum meets both). The window the
-  // two together were due in, and which; nullopt when neither.
+  // The index of the first expiry of chain_[i]'s span (its span_sum's
+  // waits: that one's to i's), when it is in this reading's chain and
+  // none of the span's waits is unknown; nullopt otherwise.
+  std::optional<std::size_t> span_start(std::size_t i) const {
+    const ObservedExpiry& e = *chain_[i];
+    if (!e.span_sum || e.wait_unknown) return std::nullopt;
+    for (std::size_t a = i; a-- > 0;) {
+      if (chain_[a]->wait_unknown) return std::nullopt;
+      if (chain_[a]->frame == e.span_from) return a;
+      if (chain_[a]->frame < e.span_from) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // This wait and the ones before it in its span together, where held
+  // frames between them hide how they split: short when they together came
+  // sooner than the least the run before them (under v) predicts for all,
+  // under every lateness model (each expiry's least summed: no split of
+  // the sum meets them). The window they together were due in, and how
+  // many; nullopt when not short. (A sum held up shows nothing: any of its
+  // waits may have been late, its host holding its frames.)
   struct Joint {
     Interval due;
-    bool short_of = false;  // sooner than `due` (else later)
+    unsigned expiries = 0;  // the waits summed: this one's and those before it
   };
   std::optional<Joint> joint_off(std::size_t j, const Variant& v) const {
-    const ObservedExpiry& e = *chain_[j];
-    if (!e.with_previous || j < run_start_ + 2 || chain_[j - 1]->wait_unknown) return std::nullopt;
-    const auto before = waits(run_start_, j - 2, v);
+    const auto a = span_start(j);
+    if (!a || *a < run_start_ + 1) return std::nullopt;  // the run before the span shows no RTO
+    const auto before = waits(run_start_, *a - 1, v);
     const unsigned base = doublings(run_start_ + 1, v.linear);
-    const unsigned d = doublings(j + 1, v.linear) - base, d_prev = doublings(j, v.linear) - base;
-    const Interval t = widened(*e.with_previous, opt_.absolute_tolerance);
+    const Interval t = widened(*chain_[j]->span_sum, opt_.absolute_tolerance);
     std::optional<Interval> due;
-    bool all_short = true, all_long = true;
     for (const TimerLateness& model : models_) {
-      const auto p1 = predict(before, d_prev, model, bounds(v));
-      const auto p2 = predict(before, d, model, bounds(v));
-      if (!p1 || !p2) return std::nullopt;
-      const Interval sum{p1->fire.lo + p2->fire.lo,
-                         p1->fire.bounded() && p2->fire.bounded() ? p1->fire.hi + p2->fire.hi : microseconds::max()};
-      all_short = all_short && t.hi < sum.lo;
-      all_long = all_long && sum.bounded() && t.lo > sum.hi;
+      Interval sum{microseconds{0}, microseconds{0}};
+      for (std::size_t i = *a; i <= j; ++i) {
+        const auto p = predict(before, doublings(i + 1, v.linear) - base, model, bounds(v));
+        if (!p) return std::nullopt;
+        sum.lo += p->fire.lo;
+        sum.hi = sum.bounded() && p->fire.bounded() ? sum.hi + p->fire.hi : microseconds::max();
+      }
+      if (t.hi >= sum.lo) return std::nullopt;
       due = due ? Interval{std::min(due->lo, sum.lo), std::max(due->hi, sum.hi)} : sum;
     }
-    if (!due || (!all_short && !all_long)) return std::nullopt;
-    return Joint{*due, all_short};
+    if (!due) return std::nullopt;
+    return Joint{*due, static_cast<unsigned>(j - *a + 1)};
   }
 
   // Expiry j fits the run under variant v and lateness model m.
@@ -518,7 +535,7 @@ class ReadingJudge {
     std::optional<Joint> joint;
     if (!all_short && !all_long) {
       joint = joint_off(j, v);
-      if (joint) (joint->short_of ? all_short : all_long) = true;
+      all_short = joint.has_value();
     }
     const Interval prev = chain_[j - 1]->wait;
     // The expiry this one is timed from may have fired later than its RTO
@@ -551,9 +568,10 @@ class ReadingJudge {
       }
       x.prev_waited = prev;
       if (joint) {
-        x.joint_waited = *e.with_previous;
+        x.joint_waited = *e.span_sum;
         x.joint_accepted = joint->due;
-        if (x.other_frame == 0) x.other_frame = chain_[j - 1]->frame;
+        x.joint_expiries = joint->expiries;
+        if (x.other_frame == 0) x.other_frame = e.span_from;
       }
       // The run's earlier expiries, whose waits gave the doubling (besides its own frame).
       for (std::size_t i = run_start_; i < j; ++i) x.evidence.push_back(chain_[i]->frame);
@@ -608,18 +626,28 @@ using Key = std::pair<std::uint64_t, RuleId>;
 ChainJudge::ChainJudge(const Options& options) : opt_(options) {}
 
 SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn) const {
-  // The probes whose two readings are weighed (the rest read as probes).
+  // The events whose two readings are weighed: probes at the RTO's own time
+  // and repeats in a held burst (the rest read by default: probes as
+  // probes, repeats as expiries).
+  const auto maybe = [&](std::size_t i) { return events[i].maybe_probe || events[i].maybe_repeat; };
   std::vector<std::size_t> open;
   for (std::size_t i = 0; i < events.size() && open.size() < limits::kMaxProbeReadings; ++i)
-    if (events[i].maybe_probe) open.push_back(i);
+    if (maybe(i)) open.push_back(i);
   const std::size_t readings = std::size_t{1} << open.size();
+  // The readings a mask departs from the default in (a probe as an expiry,
+  // a repeat as none): on a tie of the timing, the fewest.
+  const auto off_default = [&](std::size_t mask) {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < open.size(); ++k) n += ((mask >> k & 1) != 0) == events[open[k]].maybe_probe ? 1 : 0;
+    return n;
+  };
   std::vector<ReadingOutcome> outcomes;
   for (std::size_t mask = 0; mask < readings; ++mask) {
     std::vector<const ObservedExpiry*> chain;
     for (std::size_t i = 0; i < events.size(); ++i) {
-      if (events[i].maybe_probe) {
+      if (maybe(i)) {
         const auto at = std::find(open.begin(), open.end(), i);
-        const bool as_expiry = at != open.end() && (mask >> (at - open.begin()) & 1);
+        const bool as_expiry = at != open.end() ? (mask >> (at - open.begin()) & 1) != 0 : events[i].maybe_repeat;
         if (!as_expiry) continue;
       }
       chain.push_back(&events[i]);
@@ -632,13 +660,14 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
   const auto models = lateness_models(opt_, syn);
   for (std::size_t k = 0; k < open.size(); ++k) {
     const ObservedExpiry& p = events[open[k]];
+    if (!p.maybe_probe) continue;  // (a repeat re-arms nothing of its own)
     const ObservedExpiry* next = nullptr;
     for (std::size_t i = open[k] + 1; i < events.size() && !next; ++i)
-      if (!events[i].maybe_probe) next = &events[i];
+      if (!maybe(i)) next = &events[i];
     if (!next || p.wait_unknown || next->wait_unknown) continue;
     const auto g = opt_.absolute_tolerance;
     // (A wait the capture bounds only from below stays unbounded.)
-    const FitWait pair[2] = {{p.wait.widened(g, g), 0, std::nullopt}, {next->wait.widened(g, g), 0, std::nullopt}};
+    const FitWait pair[2] = {{p.wait.widened(g, g), 0, std::nullopt, 0}, {next->wait.widened(g, g), 0, std::nullopt, 0}};
     bool fits = false;
     for (const TimerLateness& l : models) fits = fits || fit(pair, l, FitBounds{}).has_value();
     if (fits) continue;
@@ -647,12 +676,13 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
   }
   // The reading the timing leaves: the fewest rules broken, then the fewest
   // expiries off their prediction (a probe's re-armed RTO gives the next
-  // wait 1 x, an expiry's doubling 2 x); on a tie the probes read as probes
-  // (the profile's default: a probe at the RTO's own time is what Linux
-  // sends, RFC 8985 7.2).
+  // wait 1 x, an expiry's doubling 2 x); on a tie the default readings: the
+  // probes as probes (a probe at the RTO's own time is what Linux sends,
+  // RFC 8985 7.2), the repeats as expiries (what their hold sign says).
   std::size_t best = 0;
   for (std::size_t mask = 1; mask < readings; ++mask)
-    if (std::pair(outcomes[mask].broken, outcomes[mask].off) < std::pair(outcomes[best].broken, outcomes[best].off))
+    if (std::tuple(outcomes[mask].broken, outcomes[mask].off, off_default(mask)) <
+        std::tuple(outcomes[best].broken, outcomes[best].off, off_default(best)))
       best = mask;
   ReadingOutcome& chosen = outcomes[best];
 
@@ -662,16 +692,28 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
   out.linear = chosen.linear;
   // A rule broken under the chosen reading but kept under another: cannot tell.
   std::map<Key, std::size_t> broken_in;  // in how many readings each (frame, rule) is broken
-  for (const ReadingOutcome& o : outcomes)
+  std::map<RuleId, std::size_t> chain_broken_in;  // in how many readings each rule is broken anywhere in the chain
+  for (const ReadingOutcome& o : outcomes) {
+    std::set<RuleId> here;
     for (const Judgement& j : o.judgements)
-      if (j.outcome == Outcome::broken) ++broken_in[{j.frame, j.rule}];
+      if (j.outcome == Outcome::broken) {
+        ++broken_in[{j.frame, j.rule}];
+        here.insert(j.rule);
+      }
+    for (RuleId r : here) ++chain_broken_in[r];
+  }
   for (Judgement& j : chosen.judgements) {
+    // Broken here under this reading, kept here under another: cannot tell,
+    // unless every reading breaks the rule somewhere in the chain (at
+    // another frame: the expiries they count differ): then the chain departs
+    // from it whichever is right, and the chosen reading's frame says where.
     if (j.outcome == Outcome::broken && broken_in[{j.frame, j.rule}] < readings) {
       // Broken under this reading, kept under another: cannot tell. The
-      // readings named are those of the probe the judgement depends on (the
-      // latest weighed one at or before its frame): as a probe, as an
-      // expiry, each keeping the rule if any reading of the other probes
-      // with it does. (Read before `j` changes: it is the chosen reading's.)
+      // readings named are those of the probe (the repeat) the judgement
+      // depends on (the latest weighed one at or before its frame): as a
+      // probe, as an expiry, each keeping the rule if any reading of the
+      // other probes with it does. (Read before `j` changes: it is the
+      // chosen reading's.)
       std::size_t k = 0;
       for (std::size_t i = 0; i < open.size(); ++i)
         if (events[open[i]].frame <= j.frame) k = i;
@@ -682,11 +724,20 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
           broken = broken || (x.outcome == Outcome::broken && x.frame == j.frame && x.rule == j.rule);
         keeps[mask >> k & 1] = keeps[mask >> k & 1] || !broken;
       }
+      const bool repeat = events[open[k]].maybe_repeat;
+      if (chain_broken_in[j.rule] == readings) {
+        // Every reading breaks it somewhere: broken, the readings named with
+        // what each makes of this frame.
+        j.readings.push_back({repeat ? Reading::repeat_other : Reading::as_probe, false});
+        j.readings.push_back({repeat ? Reading::repeat_timer : Reading::as_expiry, false});
+        out.judgements.push_back(std::move(j));
+        continue;
+      }
       j.outcome = Outcome::cannot_tell;
       j.level = Level::info;
       j.topic = Topic::readings_differ;
-      j.readings.push_back({Reading::as_probe, keeps[0]});
-      j.readings.push_back({Reading::as_expiry, keeps[1]});
+      j.readings.push_back({repeat ? Reading::repeat_other : Reading::as_probe, keeps[0]});
+      j.readings.push_back({repeat ? Reading::repeat_timer : Reading::as_expiry, keeps[1]});
       // Its expiry's verdict says so too (early under the chosen reading only).
       for (TimeoutRecord& r : chosen.records)
         if (r.frame == j.frame && r.verdict == Verdict::early) r.verdict = Verdict::cannot_tell;
@@ -696,21 +747,25 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
   out.records = std::move(chosen.records);
   for (std::size_t k = 0; k < open.size(); ++k) {
     const bool as_expiry = best >> k & 1;
-    out.kinds.emplace_back(events[open[k]].frame, as_expiry ? SendKind::timeout : SendKind::tlp);
-    // The readings of the probe, on the record of the expiry it begins (its
-    // own under as_expiry, the next one's under as_probe).
-    const bool probe_keeps = outcomes[best & ~(std::size_t{1} << k)].broken == 0;
+    const bool repeat = events[open[k]].maybe_repeat;
+    out.kinds.emplace_back(events[open[k]].frame,
+                           as_expiry ? SendKind::timeout : repeat ? SendKind::unclassified : SendKind::tlp);
+    // The readings of the probe (the repeat), on the record of the expiry it
+    // begins (its own as an expiry, the next one's otherwise).
+    const bool other_keeps = outcomes[best & ~(std::size_t{1} << k)].broken == 0;
     const bool expiry_keeps = outcomes[best | (std::size_t{1} << k)].broken == 0;
     for (TimeoutRecord& r : out.records)
       if (r.frame >= events[open[k]].frame) {
-        r.readings.insert(r.readings.begin(), {{Reading::as_probe, probe_keeps}, {Reading::as_expiry, expiry_keeps}});
+        r.readings.insert(r.readings.begin(), {{repeat ? Reading::repeat_other : Reading::as_probe, other_keeps},
+                                               {repeat ? Reading::repeat_timer : Reading::as_expiry, expiry_keeps}});
         break;
       }
   }
-  // Events that stayed out of the chain (probes beyond the weighed ones).
+  // Events that stayed out of the weighing (beyond the weighed ones), read
+  // by default: probes as probes, repeats as expiries.
   for (std::size_t i = 0; i < events.size(); ++i)
-    if (events[i].maybe_probe && std::find(open.begin(), open.end(), i) == open.end())
-      out.kinds.emplace_back(events[i].frame, SendKind::tlp);
+    if (maybe(i) && std::find(open.begin(), open.end(), i) == open.end())
+      out.kinds.emplace_back(events[i].frame, events[i].maybe_repeat ? SendKind::timeout : SendKind::tlp);
   return out;
 }
 

@@ -64,17 +64,27 @@ struct ObservedExpiry {
   /// Across a step of the capture clock, the wait on the sender's own TSval
   /// clock: the later expiries' doubling is read from it (nullopt: unknown).
   std::optional<Interval> bridged;
-  /// This wait and the previous expiry's together (capture clock), where
-  /// that expiry was captured in a burst its host held: when it left the
-  /// sender splits the two waits in a way the capture does not show, but
-  /// not their sum (nullopt: no such frame between them).
-  std::optional<Interval> with_previous;
+  /// The waits from expiry `span_from`'s (a frame captured in a burst its
+  /// host held, as are the expiries after it up to this one) to this one's
+  /// together, on the capture clock: when each held frame left the sender
+  /// splits them in a way the capture does not show, but not their sum,
+  /// from the arm before `span_from` to this expiry (nullopt: no held frame
+  /// before it). The expiries it spans are those of the chain under the
+  /// reading judged (a repeat may or may not be one).
+  std::optional<Interval> span_sum;
+  std::uint64_t span_from = 0;
   bool check = true;  ///< anything from the peer seen: judged at all
   bool thin = false;  ///< fewer than 4 segments in flight (Linux tcp_stream_is_thin)
   /// A tail-loss probe that resent the lone outstanding segment at the RTO's
   /// own time: it was the first expiry under one reading (Reading::as_expiry),
   /// a probe under the other (as_probe: no backoff, a full RTO re-armed).
   bool maybe_probe = false;
+  /// A repeat of the previous copy captured with it in a held burst
+  /// (HoldSign::repeat): the hold sign reads it as the timer's (a timer's
+  /// wait after that copy: Reading::repeat_timer, the profile's default),
+  /// but something the capture does not show may have sent it
+  /// (Reading::repeat_other: no expiry of the chain). Both are weighed.
+  bool maybe_repeat = false;
   /// An ACK of new data that gave no valid RTT sample (section 3) came since
   /// the chain's previous expiry: the backoff must survive it.
   bool after_ambiguous_ack = false;

@@ -33,6 +33,7 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
   HostActivity* const activity = c.activity;
   const bool feed = activity && feed_activity_ && !replayed;
   const bool acked_more = !has_acked_through_ || rto::seq_gt(h.ack, acked_through_);
+  repeat_ = false;
   if (feed && !held && !activity->reads_held(s.time)) {
     activity->observe(s.file_index, s.frame, s.time, HoldSign::none);
   } else if (feed) {
@@ -78,6 +79,7 @@ void HostFeed::feed_activity(const Segment& s, const MaybeMicros* held, const Fe
                         std::min<std::uint32_t>(s.payload_len, 0xffff) >= last_data_len_ && !peer_since_send_ &&
                         last_send_time_ && since(s.time, *last_send_time_) < limits::kMinTimerWait &&
                         !(c.clock && c.clock->spans(*last_send_time_, s.time));
+    repeat_ = repeat;
     const HoldSign sign = held_long  ? HoldSign::tsval
                           : late_ack ? HoldSign::late_ack
                           : repeat   ? HoldSign::repeat

@@ -78,6 +78,10 @@ class alignas(64) HostFeed {  // three cache lines
   /// limits::kMinTimerWait after it, with nothing from the peer between
   /// (call before sent() of `s`).
   void feed_activity(const Segment& s, const MaybeMicros* held, const FeedContext& c, bool replayed);
+  /// The segment feed_activity() read last was a repeat: its connection's
+  /// previous data again, sooner than any timer and with nothing from the
+  /// peer to clock it (HoldSign::repeat), whichever sign its hold records.
+  bool repeated() const { return repeat_; }
   /// The peer's segment `s`: its TSecr echoes the sender's clock; its data
   /// is kept for the late-ACK test (the latest limits::kPeerDataHistory).
   void feed_peer(const Segment& s);
@@ -138,6 +142,7 @@ class alignas(64) HostFeed {  // three cache lines
   bool feed_activity_ : 1 = false;
   bool last_was_data_ : 1 = false;     // the sender's latest segment carried data
   bool peer_since_send_ : 1 = false;   // the peer sent something since the sender's latest segment
+  bool repeat_ : 1 = false;            // the segment feed_activity read last was a repeat (HoldSign::repeat)
 };
 static_assert(sizeof(HostFeed) == 192, "a HostFeed on three cache lines");
 

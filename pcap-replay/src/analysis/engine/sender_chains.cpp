@@ -112,14 +112,32 @@ void SenderEngine::settle_data_chain() {
         const ObservedExpiry* prev = k > 0 && data_chain_[k - 1].frame == x.arm_frame ? &data_chain_[k - 1] : nullptr;
         const bool on_capture_clock = prev && prev->wait.bounded() && !prev->wait_unknown && !prev->on_tsval;
         x.wait.hi = on_capture_clock ? x.wait.hi + prev->wait.hi : microseconds::max();
-        // The two waits together span from that expiry's arm to this
-        // expiry: the held frame between them cancels out of the sum (when
-        // neither end is itself held).
-        const bool ends_sent_when_captured =
-            !end_held && prev && !(prev->arm_frame && activity_->flushed(file_, prev->arm_frame));
-        if (on_capture_clock && ends_sent_when_captured && x.wait.bounded())
-          x.with_previous = Interval{captured[k - 1].lo + captured[k].lo, captured[k - 1].hi + captured[k].hi};
+        // The waits from the first held expiry before it (each later one
+        // armed by a held one) to this expiry span from that one's arm, sent
+        // when captured, to this one: the held frames between cancel out of
+        // their sum, which the capture bounds from above (this one, if held
+        // itself, left sooner than captured).
+        if (on_capture_clock) {
+          std::size_t first = k;
+          Interval sum = captured[k];
+          bool known = true;
+          while (first > 0 && data_chain_[first].arm_frame == data_chain_[first - 1].frame &&
+                 activity_->flushed(file_, data_chain_[first].arm_frame)) {
+            const ObservedExpiry& p = data_chain_[--first];
+            known = known && !p.wait_unknown && !p.on_tsval && !p.ts_wait && captured[first].bounded();
+            sum = Interval{sum.lo + captured[first].lo, sum.bounded() ? sum.hi + captured[first].hi : sum.hi};
+          }
+          // (That arm was sent when captured: a held one leaves the first
+          // expiry's wait, and so every later one's, unbounded above, and
+          // this one's is not.)
+          if (known && first < k && sum.bounded()) {
+            x.span_sum = sum;
+            x.span_from = data_chain_[first].frame;
+          }
+        }
       }
+      // (A repeat's hold is its previous copy's: that one's note names it.)
+      if (x.maybe_repeat) continue;
       Judgement j = note(Topic::flushed_burst, x.frame, x.time, x.syn);
       j.other_frame = end_held ? x.frame : x.arm_frame;
       const HostActivity::Hold& hold = end_held ? *end_hold : *start_hold;

@@ -524,6 +524,13 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         undo();
       }
     }
+  // A repeat captured with the copy before it in a held burst, which no
+  // timer sent so soon and nothing clocked (HoldSign::repeat): the two left
+  // the sender a timer's wait apart, so the timer's expiry by that reading,
+  // weighed against the one where something unseen sent it (ChainJudge).
+  const bool maybe_repeat = !syn && ex.kind == SendKind::unclassified && ex.cause == Cause::no_quiet_period &&
+                            feed_.repeated();
+  if (maybe_repeat) ex = Explanation{SendKind::timeout, Cause::rto_timer, false};
   const SendKind kind = ex.kind;
 
   if (kind == SendKind::out_of_order) {
@@ -537,12 +544,12 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     push_outstanding(Tx{seq_.snd_max, end, sample_from(), false});
     seq_.snd_max = end;
   }
-  if (!ex.maybe_rto) count(kind);  // a probe's reading is counted when its chain settles
+  if (!ex.maybe_rto && !maybe_repeat) count(kind);  // a probe's (a repeat's) reading is counted when its chain settles
   switch (kind) {
     case SendKind::timeout:
     case SendKind::syn_timeout:
       if (!syn) maybe_delayed_ = delayed_by_new_data(o);
-      timer_event(s, seq, syn, false, tsval);
+      timer_event(s, seq, syn, false, tsval, maybe_repeat);
       break;
     case SendKind::tlp:
       if (ex.maybe_rto) {
@@ -592,7 +599,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   }
   ack_unheard_ = false;
   mark_retransmitted(seq, end, sample_from());
-  if (ex.maybe_rto && keep_timeline_) provisional_rows_.emplace_back(s.frame, out_.timeline.size());
+  if ((ex.maybe_rto || maybe_repeat) && keep_timeline_) provisional_rows_.emplace_back(s.frame, out_.timeline.size());
   record(s, to_string(kind), seq);
 }
 
@@ -624,7 +631,7 @@ bool SenderEngine::delayed_by_new_data(const Observation& o) const {
 }
 
 void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe,
-                               std::optional<std::uint32_t> tsval) {
+                               std::optional<std::uint32_t> tsval, bool maybe_repeat) {
   const CaptureTime captured = capture_time_.value_or(s.time);  // the frame's time on the capture's clock
   if (syn && syn_acked_frame_ && !syn_lost_ack_noted_) {
     syn_lost_ack_noted_ = true;
@@ -648,6 +655,7 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   x.check = last_peer_time_.has_value() || syn;
   x.thin = in_flight() < 4;
   x.maybe_probe = maybe_probe;
+  x.maybe_repeat = maybe_repeat;
   x.after_ambiguous_ack = ambiguous_since_expiry_;
   x.after_sack_sample = sack_sample_since_expiry_;
   x.ack_unheard = std::exchange(ack_unheard_, false);
@@ -718,8 +726,10 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
     return;
   }
   // 5.4 is settled when the expiry's burst ends: the burst may resend the head.
+  // (A repeat in a held burst resends the copy before it, which 5.4 judged:
+  // whether it is an expiry at all is the chain's to weigh.)
   settle_54();
-  if (seq != heard_una()) {
+  if (seq != heard_una() && !maybe_repeat) {
     pending_54_ = Pending54{s.frame, captured, rel(seq), rel(heard_una()), data_expiries(), false, x.ack_unheard};
     notes_waiting_ = true;
   }

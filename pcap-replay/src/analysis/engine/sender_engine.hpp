@@ -173,7 +173,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void repeat(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
               bool back_to_back, bool old_tsval, bool answers_syn, std::optional<std::uint32_t> tsval);
   bool probe_or_keepalive(const Segment& s, std::uint32_t seq, bool syn, bool fin);
-  void timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe, std::optional<std::uint32_t> tsval);
+  void timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe, std::optional<std::uint32_t> tsval,
+                   bool maybe_repeat = false);
   // ---- the timer's arm (5.1, 5.2, 5.3, 5.6 and the profile's re-arms) ----
   /// Arms the timer at `t` on the sender's clock (a send's time, or a peer
   /// segment's capture time: held_us_ is 0 then), `earliest` on the capture's.
