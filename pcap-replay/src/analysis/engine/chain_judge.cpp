@@ -690,7 +690,8 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
   out.cap = chosen.cap;
   out.additive = chosen.additive;
   out.linear = chosen.linear;
-  // A rule broken under the chosen reading but kept under another: cannot tell.
+  // A rule broken at a frame under the chosen reading but kept there under
+  // another: cannot tell (unless broken elsewhere under that one, below).
   std::map<Key, std::size_t> broken_in;  // in how many readings each (frame, rule) is broken
   std::map<RuleId, std::size_t> chain_broken_in;  // in how many readings each rule is broken anywhere in the chain
   for (const ReadingOutcome& o : outcomes) {
@@ -708,8 +709,7 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
     // another frame: the expiries they count differ): then the chain departs
     // from it whichever is right, and the chosen reading's frame says where.
     if (j.outcome == Outcome::broken && broken_in[{j.frame, j.rule}] < readings) {
-      // Broken under this reading, kept under another: cannot tell. The
-      // readings named are those of the probe (the repeat) the judgement
+      // The readings named are those of the probe (the repeat) the judgement
       // depends on (the latest weighed one at or before its frame): as a
       // probe, as an expiry, each keeping the rule if any reading of the
       // other probes with it does. (Read before `j` changes: it is the
@@ -726,8 +726,8 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
       }
       const bool repeat = events[open[k]].maybe_repeat;
       if (chain_broken_in[j.rule] == readings) {
-        // Every reading breaks it somewhere: broken, the readings named with
-        // what each makes of this frame.
+        // Every reading breaks it somewhere in the chain: broken, the two
+        // readings of that probe (repeat) named, neither keeping the rule.
         j.readings.push_back({repeat ? Reading::repeat_other : Reading::as_probe, false});
         j.readings.push_back({repeat ? Reading::repeat_timer : Reading::as_expiry, false});
         out.judgements.push_back(std::move(j));
