@@ -458,3 +458,30 @@ TEST_CASE("class 7, 5.4: an expiry that resent a later segment, captured late, i
   CHECK(findings(c, "5.4")[0].frame == 9);
   CHECK(findings(c, "5.4")[0].level == Level::must);
 }
+
+TEST_CASE("class 4: a probe at the RTO's own time may not have re-armed the timer (a stack other than Linux)") {
+  // SYN at 0, SYN-ACK at 400 ms (R = 400 ms: RTO = 400 + 4 x 200 = 1200 ms,
+  // 2.2/2.3), SACK on. [1,301) at 10 s, sent again at 11 s (a probe at
+  // about a PTO, or an expiry), then at 11.2, 13.6, 18.4 and 28 s: 1.2, 2.4,
+  // 4.8 and 9.6 s after the send, the RFC 6298 backoff exactly, where the
+  // probe kept the timer's deadline. Read as a probe that re-armed it, 11.2
+  // s is 200 ms after it; read as an expiry, 11 s came 1000 ms after the
+  // send, below the 1200 ms RTO: both early. Under RFC 6298 as written (a
+  // stack that need not re-arm at a probe) the arm after the probe is read
+  // from the old deadline to the probe: no rule broken. Under Linux, which
+  // re-arms (tcp_send_loss_probe -> tcp_rearm_rto), 5.3/5.6 is broken.
+  Scenario s;
+  s.sack_permitted = true;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, {}, {}, {}});
+  s.pkts.push_back({400 * ms, false, 0, 1, wire::kSyn | wire::kAck, 0, {}, {}, {}});
+  s.pkts.push_back({400 * ms + 200, true, 1, 1, wire::kAck, 0, {}, {}, {}});
+  for (std::int64_t t : {10'000, 11'000, 11'200, 13'600, 18'400, 28'000})
+    s.pkts.push_back({t * ms, true, 1, 1, wire::kAck | wire::kPsh, 300, {}, {}, {}});
+  const auto r = analyze(s, "c4-probe-no-rearm", Profile::rfc6298);
+  CHECK(musts(client(r)) == 0);
+  std::size_t shoulds = 0;
+  for (const auto& f : client(r).findings) shoulds += f.level == replay::Level::should ? 1 : 0;
+  CHECK(shoulds == 0);
+  const auto l = analyze(s, "c4-probe-no-rearm-linux", Profile::linux_kernel);
+  CHECK(musts(client(l)) >= 1);
+}

@@ -725,9 +725,12 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
         keeps[mask >> k & 1] = keeps[mask >> k & 1] || !broken;
       }
       const bool repeat = events[open[k]].maybe_repeat;
-      if (chain_broken_in[j.rule] == readings) {
-        // Every reading breaks it somewhere in the chain: broken, the two
-        // readings of that probe (repeat) named, neither keeping the rule.
+      // Every reading breaks it somewhere in the chain: broken, the two
+      // readings of that repeat named, neither keeping the rule. For a probe
+      // at the RTO's own time, only where the profile's stack re-arms the
+      // timer at a probe (Linux): one that may not leaves a third reading,
+      // the old deadline kept, which these two do not weigh.
+      if (chain_broken_in[j.rule] == readings && (repeat || opt_.profile->rearm_from_head)) {
         j.readings.push_back({repeat ? Reading::repeat_other : Reading::as_probe, false});
         j.readings.push_back({repeat ? Reading::repeat_timer : Reading::as_expiry, false});
         out.judgements.push_back(std::move(j));
@@ -743,6 +746,45 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
         if (r.frame == j.frame && r.verdict == Verdict::early) r.verdict = Verdict::cannot_tell;
     }
     out.judgements.push_back(std::move(j));
+  }
+  // Kept at a frame under the chosen reading, broken there under another
+  // reading of a held repeat (and the chosen breaks it nowhere): its "ok"
+  // is one the departure may have earned too: cannot tell, the other
+  // reading's judgement at that frame as an INFO, with the repeat's
+  // readings. (A probe at the RTO's own time is read as the profile's
+  // probe: RFC 8985 7.2, what Linux sends; the expiry reading only keeps a
+  // departure from being claimed.)
+  std::set<Key> noted;
+  for (const Judgement& j : out.judgements) noted.insert({j.frame, j.rule});
+  for (std::size_t mask = 0; mask < readings; ++mask) {
+    if (mask == best) continue;
+    for (const Judgement& x : outcomes[mask].judgements) {
+      if (x.outcome != Outcome::broken || !noted.insert({x.frame, x.rule}).second) continue;
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < open.size(); ++i)
+        if (events[open[i]].frame <= x.frame) k = i;
+      bool keeps[2] = {false, false};  // [as probe (other), as expiry]
+      for (std::size_t m = 0; m < readings; ++m) {
+        bool broken = false;
+        for (const Judgement& y : outcomes[m].judgements)
+          broken = broken || (y.outcome == Outcome::broken && y.frame == x.frame && y.rule == x.rule);
+        keeps[m >> k & 1] = keeps[m >> k & 1] || !broken;
+      }
+      const bool repeat = events[open[k]].maybe_repeat;
+      if (!repeat) continue;
+      Judgement c = x;
+      c.outcome = Outcome::cannot_tell;
+      c.level = Level::info;
+      c.topic = Topic::readings_differ;
+      c.readings = {{repeat ? Reading::repeat_other : Reading::as_probe, keeps[0]},
+                    {repeat ? Reading::repeat_timer : Reading::as_expiry, keeps[1]}};
+      for (TimeoutRecord& r : chosen.records)
+        if (r.frame == x.frame && r.verdict != Verdict::early && r.verdict != Verdict::unchecked) {
+          r.verdict = Verdict::cannot_tell;
+          if (std::find(r.rules.begin(), r.rules.end(), x.rule) == r.rules.end()) r.rules.push_back(x.rule);
+        }
+      out.judgements.push_back(std::move(c));
+    }
   }
   out.records = std::move(chosen.records);
   for (std::size_t k = 0; k < open.size(); ++k) {
