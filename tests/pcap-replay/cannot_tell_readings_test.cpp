@@ -62,3 +62,21 @@ TEST_CASE("cannot tell: thin-linear frame 201, the expiry after a loss probe (2.
   CHECK(j->readings[1].reading == replay::Reading::as_expiry);
   CHECK(j->readings[1].keeps);
 }
+
+TEST_CASE("readings: a repeat with no silence before it is no held burst, and not weighed as one") {
+  // spurious-rto-eifel frames 328 and 329: [219985,221185) at 0.961751 s
+  // and again 4.2 ms later (TSvals 2315419651 and 2315419656: 5 ms on the
+  // sender's 1 kHz clock), the kernel's loss probe (its label: tlp,
+  // tcp_send_loss_probe), 10 ms after the sender's previous burst: no
+  // silence before it (kFlushSilence), no held burst. No judgement names a
+  // repeat's readings (read as one, the probe would be "the timer fired
+  // 4.2 ms after data was sent": 2.4 broken under one reading).
+  const replay::Report r = analyze("tests/captures/lab/spurious-rto-eifel.pcap", "rfc6298");
+  std::size_t repeat_readings = 0;
+  for (const auto& f : r.flows)
+    for (const auto& s : f.senders)
+      for (const auto& x : s.findings)
+        for (const auto& rd : x.readings)
+          repeat_readings += rd.reading == replay::Reading::repeat_timer || rd.reading == replay::Reading::repeat_other;
+  CHECK(repeat_readings == 0);
+}

@@ -528,8 +528,10 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   // timer sent so soon and nothing clocked (HoldSign::repeat): the two left
   // the sender a timer's wait apart, so the timer's expiry by that reading,
   // weighed against the one where something unseen sent it (ChainJudge).
+  // (Only where the repeat showed its burst held: one after a silence,
+  // HostActivity; else the two were sent as captured.)
   const bool maybe_repeat = !syn && ex.kind == SendKind::unclassified && ex.cause == Cause::no_quiet_period &&
-                            feed_.repeated();
+                            feed_.repeated() && activity_ && activity_->flushed(file_, s.frame).has_value();
   if (maybe_repeat) ex = Explanation{SendKind::timeout, Cause::rto_timer, false};
   const SendKind kind = ex.kind;
 
