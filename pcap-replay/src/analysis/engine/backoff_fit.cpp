@@ -28,7 +28,7 @@ microseconds to_us(i128 v) {
 
 // One side of a bound on the lateness constant s, scaled by D:
 // k * s * D >= a - b * R (a lower bound) or k * s * D <= a - b * R (an upper
-// one); k is 1 for one wait and 2 for two waits together (each adds s).
+// one); k is 1 for one wait, m for m waits known only together (each adds s).
 struct Line {
   i128 a, b, k = 1;
   i128 lower_at(i128 r) const { return ceil_div(a - b * r, k); }   // the least s * D it allows

@@ -703,44 +703,52 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
       }
     for (RuleId r : here) ++chain_broken_in[r];
   }
+  // The readings of (frame, rule) named in a judgement: those of the probe
+  // (the repeat) it depends on, the latest weighed one at or before the
+  // frame: not an expiry, an expiry, each keeping the rule there if any
+  // reading of the other weighed events with it does.
+  struct Weighed {
+    bool repeat = false;
+    ReadingResult other, expiry;
+  };
+  const auto weighed = [&](std::uint64_t frame, RuleId rule) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < open.size(); ++i)
+      if (events[open[i]].frame <= frame) k = i;
+    bool keeps[2] = {false, false};  // [not an expiry, an expiry]
+    for (std::size_t mask = 0; mask < readings; ++mask) {
+      bool broken = false;
+      for (const Judgement& x : outcomes[mask].judgements)
+        broken = broken || (x.outcome == Outcome::broken && x.frame == frame && x.rule == rule);
+      keeps[mask >> k & 1] = keeps[mask >> k & 1] || !broken;
+    }
+    const bool repeat = events[open[k]].maybe_repeat;
+    return Weighed{repeat, {repeat ? Reading::repeat_other : Reading::as_probe, keeps[0]},
+                   {repeat ? Reading::repeat_timer : Reading::as_expiry, keeps[1]}};
+  };
   for (Judgement& j : chosen.judgements) {
     // Broken here under this reading, kept here under another: cannot tell,
     // unless every reading breaks the rule somewhere in the chain (at
     // another frame: the expiries they count differ): then the chain departs
     // from it whichever is right, and the chosen reading's frame says where.
     if (j.outcome == Outcome::broken && broken_in[{j.frame, j.rule}] < readings) {
-      // The readings named are those of the probe (the repeat) the judgement
-      // depends on (the latest weighed one at or before its frame): as a
-      // probe, as an expiry, each keeping the rule if any reading of the
-      // other probes with it does. (Read before `j` changes: it is the
-      // chosen reading's.)
-      std::size_t k = 0;
-      for (std::size_t i = 0; i < open.size(); ++i)
-        if (events[open[i]].frame <= j.frame) k = i;
-      bool keeps[2] = {false, false};  // [as probe, as expiry]
-      for (std::size_t mask = 0; mask < readings; ++mask) {
-        bool broken = false;
-        for (const Judgement& x : outcomes[mask].judgements)
-          broken = broken || (x.outcome == Outcome::broken && x.frame == j.frame && x.rule == j.rule);
-        keeps[mask >> k & 1] = keeps[mask >> k & 1] || !broken;
-      }
-      const bool repeat = events[open[k]].maybe_repeat;
+      // (Read before `j` changes: it is the chosen reading's.)
+      const Weighed w = weighed(j.frame, j.rule);
       // Every reading breaks it somewhere in the chain: broken, the two
       // readings of that repeat named, neither keeping the rule. For a probe
       // at the RTO's own time, only where the profile's stack re-arms the
       // timer at a probe (Linux): one that may not leaves a third reading,
       // the old deadline kept, which these two do not weigh.
-      if (chain_broken_in[j.rule] == readings && (repeat || opt_.profile->rearm_from_head)) {
-        j.readings.push_back({repeat ? Reading::repeat_other : Reading::as_probe, false});
-        j.readings.push_back({repeat ? Reading::repeat_timer : Reading::as_expiry, false});
+      if (chain_broken_in[j.rule] == readings && (w.repeat || opt_.profile->rearm_from_head)) {
+        j.readings = {{w.other.reading, false}, {w.expiry.reading, false}};
         out.judgements.push_back(std::move(j));
         continue;
       }
       j.outcome = Outcome::cannot_tell;
       j.level = Level::info;
       j.topic = Topic::readings_differ;
-      j.readings.push_back({repeat ? Reading::repeat_other : Reading::as_probe, keeps[0]});
-      j.readings.push_back({repeat ? Reading::repeat_timer : Reading::as_expiry, keeps[1]});
+      j.readings.push_back(w.other);
+      j.readings.push_back(w.expiry);
       // Its expiry's verdict says so too (early under the chosen reading only).
       for (TimeoutRecord& r : chosen.records)
         if (r.frame == j.frame && r.verdict == Verdict::early) r.verdict = Verdict::cannot_tell;
@@ -760,24 +768,13 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
     if (mask == best) continue;
     for (const Judgement& x : outcomes[mask].judgements) {
       if (x.outcome != Outcome::broken || !noted.insert({x.frame, x.rule}).second) continue;
-      std::size_t k = 0;
-      for (std::size_t i = 0; i < open.size(); ++i)
-        if (events[open[i]].frame <= x.frame) k = i;
-      bool keeps[2] = {false, false};  // [as probe (other), as expiry]
-      for (std::size_t m = 0; m < readings; ++m) {
-        bool broken = false;
-        for (const Judgement& y : outcomes[m].judgements)
-          broken = broken || (y.outcome == Outcome::broken && y.frame == x.frame && y.rule == x.rule);
-        keeps[m >> k & 1] = keeps[m >> k & 1] || !broken;
-      }
-      const bool repeat = events[open[k]].maybe_repeat;
-      if (!repeat) continue;
+      const Weighed w = weighed(x.frame, x.rule);
+      if (!w.repeat) continue;
       Judgement c = x;
       c.outcome = Outcome::cannot_tell;
       c.level = Level::info;
       c.topic = Topic::readings_differ;
-      c.readings = {{repeat ? Reading::repeat_other : Reading::as_probe, keeps[0]},
-                    {repeat ? Reading::repeat_timer : Reading::as_expiry, keeps[1]}};
+      c.readings = {w.other, w.expiry};
       for (TimeoutRecord& r : chosen.records)
         if (r.frame == x.frame && r.verdict != Verdict::early && r.verdict != Verdict::unchecked) {
           r.verdict = Verdict::cannot_tell;
