@@ -407,8 +407,9 @@ TEST_CASE("class 7: a resend its TSval shows sent a full backoff later is an exp
   // at 1400 and 3400 ms (TSvals: 1 s, then 2 s: doubling), the first held
   // 1.5 s before the capture (captured at 2900 ms). On the capture clock the
   // second comes 500 ms after the first, under half its 2500 ms wait: a
-  // go-back-N burst member by timing alone. Its TSval is 2000 ticks later:
-  // a burst member carries the burst's TSval, so it is expiry 2.
+  // go-back-N burst member by timing alone. Read at the send times its
+  // TSvals show (the first sent at 1400 ms), it came 2000 ms after the
+  // first, not within a burst gap of it: expiry 2.
   Scenario s = ts_clock_base(true);
   auto tv = [](std::uint32_t v) { return std::optional<std::uint32_t>{v}; };
   s.pkts.push_back({2900 * ms, true, 1001, 1, wire::kAck, 1000, tv(1400), tv(5200), {}});

@@ -427,11 +427,10 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       }
     const microseconds burst_gap =
         std::max(limits::kBurstFraction.of(last_wait), limits::kMinTimerWait);
+    // On the send times (causal_send_time): a burst member its TSval shows
+    // sent a burst gap after the last, though captured within one of it (the
+    // earlier one held on its way), is a further expiry.
     o.in_rto_burst = since(s.time, *burst_last_) < burst_gap && !across_step(*burst_last_, s.time);
-    // A burst member carries the burst's TSval (within a tick or two); one
-    // its own clock shows sent a burst gap later is a further expiry.
-    if (o.in_rto_burst && tsval && burst_tsval_)
-      if (const auto d = feed_.ts_clock().interval(*burst_tsval_, *tsval); d && *d >= burst_gap) o.in_rto_burst = false;
     // A burst sends each segment once. The ledger forgets what the capture
     // saw acknowledged; below that, the span the burst resent stands in for
     // it (a sender that did not hear the ACK resends from below it). Above,
@@ -579,7 +578,6 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
       if (o.is_head) head_retransmitted(s, tsval);
       if (o.in_rto_burst) {
         burst_last_ = s.time;
-        burst_tsval_ = tsval;
         if (seq_lt(seq, burst_span_.first)) burst_span_.first = seq;
         if (seq_gt(end, burst_span_.second)) burst_span_.second = end;
       }
@@ -741,7 +739,6 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
   burst_start_ = s.time;
   burst_span_ = {seq, seq + std::max<std::uint32_t>(s.payload_len, 1)};
   burst_last_ = s.time;
-  burst_tsval_ = tsval;
   ++timeouts_since_ack_;
   arm(s.time, ArmCause::timeout, tsval);  // 5.6: restart the timer
   arm_->frame = s.frame;

@@ -485,11 +485,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::optional<TimerArm> syn_arm_;
   ChainJudge judge_;
   std::optional<CaptureTime> new_data_probe_;
-  // The post-RTO burst: the expiry that began it, the span it resent and
-  // its last retransmission's TSval.
+  // The post-RTO burst: the expiry that began it and the span it resent.
   CaptureTime burst_start_{};
   std::pair<std::uint32_t, std::uint32_t> burst_span_{};  ///< [first, end) resent since the expiry
-  std::optional<std::uint32_t> burst_tsval_;
   // Timeline rows of probes whose reading the chain settles (frame -> row).
   std::vector<std::pair<std::uint64_t, std::size_t>> provisional_rows_;
 
