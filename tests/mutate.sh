@@ -236,6 +236,11 @@ hold-evidence ;; pcap-replay/src/analysis/engine/sender_chains.cpp ;; j.evidence
 # ---- engine/judge_limits.hpp ----------------------------------------------
 inferred-additive-waits ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kInferredAdditiveWaits = 3; ;; kInferredAdditiveWaits = 2; ;; kInferredAdditiveWaits 3 -> 2
 max-inferred-slop ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kMaxInferredSlop{200'000}; ;; kMaxInferredSlop{150'000}; ;; kMaxInferredSlop 200 ms -> 150 ms
+max-slop-of-base-up ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kMaxSlopOfBase{1, 2}; ;; kMaxSlopOfBase{3, 5}; ;; kMaxSlopOfBase 1/2 -> 3/5
+max-slop-of-base-down ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kMaxSlopOfBase{1, 2}; ;; kMaxSlopOfBase{2, 5}; ;; kMaxSlopOfBase 1/2 -> 2/5
+slop-of-base-unbounded ;; pcap-replay/src/analysis/engine/backoff_fit.cpp ;; s.upper.push_back({0, -f->num * s.d, f->den}); ;; (void)f; ;; the inferred constant's bound by the chain's first RTO dropped
+slop-of-base-model-dropped ;; pcap-replay/src/analysis/engine/lateness.cpp ;; Interval{microseconds{0}, microseconds::max()}, true, limits::kMaxSlopOfBase}}; ;; Interval{microseconds{0}, limits::kMaxInferredSlop}, true, limits::kMaxSlopOfBase}}; ;; the reading of a constant beyond 200 ms dropped
+lateness-carried-across-runs ;; pcap-replay/src/analysis/engine/chain_judge.cpp ;; l.additive.hi = std::min(l.additive.hi, f->additive.hi); ;; (void)f; ;; a run after a departure forgets the constant the earlier run showed
 cap-established-waits ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kCapEstablishedWaits = 2; ;; kCapEstablishedWaits = 3; ;; kCapEstablishedWaits 2 -> 3
 rfc-min-max-rto ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kRfcMinMaxRto{60'000'000}; ;; kRfcMinMaxRto{30'000'000}; ;; kRfcMinMaxRto 60 s -> 30 s (2.5)
 late-factor ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kLateFactor{3, 2}; ;; kLateFactor{2, 1}; ;; kLateFactor 3/2 -> 2

@@ -155,8 +155,52 @@ TEST_CASE("an inferred constant lateness: relied on from three waits, up to 200 
   // s = 250 ms (R = 250 ms: 500, 750, 1250 ms) is more than any stack adds
   // (kMaxInferredSlop 200 ms): with s <= 200 ms, R + s >= 499 ms needs
   // R >= 299 ms / (33/32) = 289.9 ms, and 2R + s <= 751 ms R <= 275.5 ms.
+  // Nor is it half of R or less (kMaxSlopOfBase): with s <= R / 2, R + s >=
+  // 499 ms needs R (33/32 + 1/2) >= 499, R >= 327.3 ms, and 2R + s <= 751
+  // with s >= 499 - R 33/32 needs R <= 252 / (31/32) = 260.1 ms.
   const auto big = settle(chain({500'000, 750'000, 1'250'000}, 310'000, 460'000), "rfc6298");
   CHECK(count(big, RuleId::rfc6298_5_5, Outcome::broken, 11) == 1);
+}
+
+TEST_CASE("an inferred constant lateness beyond 200 ms: up to half of the chain's first RTO") {
+  // R = 1 s and s = 500 ms (a slop set high, as FreeBSD's rexmit_slop can
+  // be): waits 1.5, 2.5, 4.5, 8.5 s. The first is late against the 1 s
+  // RTO (accepted up to 1.101 s: a bound from above only, from 899 ms
+  // below); 2.5 and 4.5 s give 2R = 2 s, s = 500 ms = R / 2. The fourth is
+  // predicted from the three: the least 8R + s over s <= R / 2 and the
+  // waits +-1 ms (each firing in [c R + s, c R 33/32 + s]) is 8289.8 ms
+  // (at R = 975.3, s = 487.4 ms; found by enumerating R in 0.1 ms steps).
+  const auto half = settle(chain({1'500'000, 2'500'000, 4'500'000, 8'500'000}, 1'000'000), "rfc6298");
+  CHECK(count(half, RuleId::rfc6298_5_5) == 0);
+  REQUIRE(half.additive);
+  CHECK(half.additive->lo <= milliseconds{500});
+  CHECK(half.additive->hi >= milliseconds{500});
+  // s = 600 ms > R / 2: waits 1.6, 2.6, 4.6, 8.6 s. The three first fit
+  // only with R >= 1014.3 ms (s = R / 2 = 507 ms, the timer up to 1/32
+  // late), and then 8R + s is at least 8621.4 ms (enumerated as above): the
+  // 8.6 s wait (frame 13) is short under every reading; the 4.6 s one is not.
+  const auto more = settle(chain({1'600'000, 2'600'000, 4'600'000, 8'600'000}, 1'000'000), "rfc6298");
+  CHECK(count(more, RuleId::rfc6298_5_5, Outcome::broken, 13) == 1);
+  CHECK(count(more, RuleId::rfc6298_5_5, Outcome::broken, 12) == 0);
+}
+
+TEST_CASE("an inferred constant lateness is the chain's: a run after a late expiry keeps what the first showed") {
+  // Waits 1, 3, 2.75 s; the estimator's RTO readings span [600, 1000] ms
+  // (the chain's R at least 600 - 60 - 1 = 539 ms). The first is on time.
+  // Under s <= R / 2, R + s in [999, 1001] ms gives R >= 652.4 ms and
+  // s <= 333.7 ms (at R = 667.3). The second (3 s) is late under every
+  // reading: the next run starts there, its RTO bounded below by the least
+  // 2R + s predicted, 1631.1 ms (R = 652.4) less 1 ms. Its next wait, 2R' +
+  // s after R' + s >= 1630.1: with s <= R' / 2 alone at least 2661.4 ms, so
+  // 2.75 s would fit; with the constant still at most 333.7 ms, at least
+  // 2848.0 ms (R' >= 1257), and at least 2963.6 (proportional) and 2973.3
+  // (s <= 200 ms): 2.75 s is short under every reading, the RTO not doubled
+  // (4R + s = 3R + 1 s >= 2957 ms for the first run's R).
+  const auto c = settle(chain({1'000'000, 3'000'000, 2'750'000}, 600'000, 1'000'000), "rfc6298");
+  CHECK(count(c, RuleId::rfc6298_5_5, Outcome::broken, 12) == 1);
+  // 2.9 s: above 2848.0 ms, the R / 2 reading's least; not a departure.
+  const auto kept = settle(chain({1'000'000, 3'000'000, 2'900'000}, 600'000, 1'000'000), "rfc6298");
+  CHECK(count(kept, RuleId::rfc6298_5_5, Outcome::broken, 12) == 0);
 }
 
 namespace {

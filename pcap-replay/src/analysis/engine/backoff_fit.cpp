@@ -113,6 +113,8 @@ std::optional<System> build(std::span<const FitWait> waits, std::size_t k, const
   // The constant's own range.
   s.lower.push_back({us(l.additive.lo) * s.d, 0});
   if (l.additive.bounded()) s.upper.push_back({us(l.additive.hi) * s.d, 0});
+  if (const auto& f = l.at_most_of_base)
+    s.upper.push_back({0, -f->num * s.d, f->den});  // den s D <= num D R
   for (std::size_t j = 0; j < waits.size(); ++j) {
     const Interval& w = waits[j].wait;
     const i128 c = pow2(waits[j].doublings);

@@ -594,7 +594,16 @@ class ReadingJudge {
       x.prev_waited = prev;
       add(std::move(x), rec);
     }
-    // The chain goes on from here, judged by its own doubling.
+    // The chain goes on from here, judged by its own doubling. A constant
+    // lateness is the stack's, not the run's: the next run keeps the most
+    // this one's waits allowed of it under each inferred model (the bound
+    // that decides how short its waits may be: a larger constant lets its R
+    // be smaller).
+    for (TimerLateness& l : models_) {
+      if (!l.inferred) continue;
+      if (const auto f = fit(waits(run_start_, j - 1, v), l, bounds(v)))
+        l.additive.hi = std::min(l.additive.hi, f->additive.hi);
+    }
     run_start_ = j;
     current_ = 0;
     cap_from_.reset();

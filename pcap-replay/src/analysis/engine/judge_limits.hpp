@@ -23,6 +23,15 @@ inline constexpr std::size_t kInferredAdditiveWaits = 3;
 /// constant would explain any growth short of a doubling.
 inline constexpr std::chrono::microseconds kMaxInferredSlop{200'000};
 
+/// A constant lateness beyond kMaxInferredSlop (a stack's slop set higher,
+/// as FreeBSD's net.inet.tcp.rexmit_slop can be) is read from a chain only
+/// up to this share of R, the RTO at the chain's first expiry: then each
+/// wait's growth (R 2^k from one expiry to the next) is at least twice the
+/// constant, and the doubling stays what the waits show. A larger constant
+/// would let a timer that barely backs off pass for one that doubles
+/// (waits 1008, 3011 ms, then two more together 8023 ms: R = s = 504 ms).
+inline constexpr Ratio kMaxSlopOfBase{1, 2};
+
 /// A cap on the backoff is read only when at least this many expiries wait
 /// at it (a plateau): one shorter wait at the end of a chain is as much a
 /// missing doubling as a cap.

@@ -29,15 +29,15 @@ TimerLateness timer_jitter(const Options& o) {
   switch (o.profile->lateness) {
     case Lateness::linux_wheel:
       return {Reading::proportional_lateness, kWheelBucket, kWheelJiffies * std::max(o.config.tick, microseconds{1}),
-              {}, false};
+              {}, false, std::nullopt};
     case Lateness::additive:
-      return {Reading::proportional_lateness, kSlopTimerJitter, microseconds{0}, {}, false};
+      return {Reading::proportional_lateness, kSlopTimerJitter, microseconds{0}, {}, false, std::nullopt};
     case Lateness::proportional:
     case Lateness::inferred:
       break;
   }
   return {Reading::proportional_lateness, Ratio{static_cast<std::int64_t>(o.slack_percent), 100}, microseconds{0}, {},
-          false};
+          false, std::nullopt};
 }
 
 std::vector<TimerLateness> lateness_models(const Options& o, bool syn) {
@@ -53,8 +53,11 @@ std::vector<TimerLateness> lateness_models(const Options& o, bool syn) {
       return {own};
     case Lateness::inferred:
       if (syn) return {own};
-      return {own, TimerLateness{Reading::additive_lateness, kSlopTimerJitter, microseconds{0},
-                                 Interval{microseconds{0}, limits::kMaxInferredSlop}, true}};
+      return {own,
+              TimerLateness{Reading::additive_lateness, kSlopTimerJitter, microseconds{0},
+                            Interval{microseconds{0}, limits::kMaxInferredSlop}, true, std::nullopt},
+              TimerLateness{Reading::additive_lateness, kSlopTimerJitter, microseconds{0},
+                            Interval{microseconds{0}, microseconds::max()}, true, limits::kMaxSlopOfBase}};
   }
   return {own};
 }

@@ -8,6 +8,7 @@
 // its own waits (either, whichever its chain supports).
 
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include <replay/analysis/interval.hpp>
@@ -28,6 +29,10 @@ struct TimerLateness {
   /// The constant is not the profile's but read from the chain's waits: it
   /// is relied on only once limits::kInferredAdditiveWaits waits pin it.
   bool inferred = false;
+  /// The constant is at most this share of R, the RTO at the chain's first
+  /// expiry (limits::kMaxSlopOfBase): the reading of an inferred constant
+  /// beyond limits::kMaxInferredSlop. Nullopt: no such bound.
+  std::optional<Ratio> at_most_of_base;
 };
 
 /// The waits after which a timer armed with an RTO of `rto` may fire under `l`.
@@ -45,7 +50,8 @@ TimerLateness timer_jitter(const Options& o);
 /// bare table); a proportional lateness of --slack for Windows; and for RFC
 /// 6298 as written (a stack the profile does not name) either a
 /// proportional lateness of --slack or, for data, a constant inferred from
-/// the chain, up to limits::kMaxInferredSlop.
+/// the chain: up to limits::kMaxInferredSlop, or beyond it up to
+/// limits::kMaxSlopOfBase of the chain's first RTO.
 std::vector<TimerLateness> lateness_models(const Options& o, bool syn);
 
 }  // namespace replay::engine
