@@ -260,6 +260,25 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   ++out_.data_segments;
   const std::uint32_t seq = h.seq;
   const std::uint32_t end = seq + len;
+  // A loss probe sends one segment (RFC 8985 7.3; Linux tcp_send_loss_probe
+  // pushes one): new data leaving with it, within kResponseTrain and
+  // nothing from the peer between, is read as one transmission of several
+  // segments, an application's write: no probe is out, and a later one may
+  // come. (A write some ms after a probe is its own: Linux's probe sends the
+  // segment Nagle or the window held, and the next write goes out behind
+  // it.) The timer's arm stays the interval the two readings span: a probe
+  // the capture does not show may have re-armed it (Linux has been seen
+  // sending a train right behind its probe).
+  if (new_data_probe_ && back_to_back && since(s.time, *prev_send) <= limits::kResponseTrain &&
+      seq_ge(seq, seq_.snd_max)) {
+    const std::optional<TimerArm> either = arm_;
+    restore(new_data_probe_->before);
+    arm_ = either;
+    --out_.by_kind[static_cast<std::size_t>(SendKind::tlp_new_data)];
+    count(SendKind::first);
+    if (new_data_probe_->row < out_.timeline.size()) out_.timeline[new_data_probe_->row].event = to_string(SendKind::first);
+  }
+  new_data_probe_.reset();
   if (seq_ge(seq, seq_.snd_max))
     first_transmission(s, seq, end, syn, ack_triggered, back_to_back, h.options.tsval);
   else
@@ -334,6 +353,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
     o.sender_rtt = sender_rtt_.value_or(microseconds{0});
     if (fits_probe(o, *opt_.profile)) {
       kind = SendKind::tlp_new_data;
+      new_data_probe_ = NewDataProbe{timer_state(), keep_timeline_ ? out_.timeline.size() : kNoRow};
       probe_since_ack_ = true;
       if (recovery_ == Recovery::open) recovery_ = Recovery::probe_out;
       const CaptureTime before = arm_->earliest;

@@ -484,7 +484,15 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::vector<ObservedExpiry> syn_chain_;
   std::optional<TimerArm> syn_arm_;
   ChainJudge judge_;
-  std::optional<CaptureTime> new_data_probe_;
+  // The last data segment, when it was new data read as a loss probe: the
+  // timer's state before it, and its timeline row (kNoRow: none kept),
+  // until the next data segment settles the reading.
+  struct NewDataProbe {
+    TimerState before;
+    std::size_t row;
+  };
+  static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
+  std::optional<NewDataProbe> new_data_probe_;
   // The post-RTO burst: the expiry that began it and the span it resent.
   CaptureTime burst_start_{};
   std::pair<std::uint32_t, std::uint32_t> burst_span_{};  ///< [first, end) resent since the expiry
