@@ -5,8 +5,9 @@
 // write's own. The shape of the lab's paced uploads (4 KB every 10 ms as
 // 1448 + 1448 + 1200 bytes: Nagle holds the short third segment while data
 // is outstanding, and the probe is what sends it): rto-max-low's frames
-// 325-327 and many-flows' 4001-4007 of a lab run, whose kernel labels were
-// send, send, tlp-new and send, send, tlp-new, send.
+// 325-327 and many-flows' 4001-4007 of a lab run (tests/capture/lab,
+// 2026-12-07, not committed), whose kernel labels were send, send, tlp-new
+// and send, send, tlp-new, send.
 
 #include <algorithm>
 #include <string>

@@ -66,7 +66,9 @@ inline constexpr Ratio kAckClockBand{1, 2};
 inline constexpr std::size_t kAckClockHistory = 32;
 /// A segment sent within this time of the sender's previous segment, which
 /// was itself a response to the peer, belongs to the same response (one ACK
-/// releases several segments back to back).
+/// releases several segments back to back); new data this soon behind new
+/// data read as a loss probe left with it in one transmission, which no
+/// probe is (a probe sends one segment: a write sent both).
 inline constexpr microseconds kResponseTrain{200};
 
 /// A capture-to-sender round trip (the sender's response time in the
