@@ -245,6 +245,9 @@ new-data-probe-never-settled ;; pcap-replay/src/analysis/engine/sender_engine.cp
 new-data-probe-train-wait ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; since(s.time, *prev_send) <= limits::kResponseTrain && ;; since(s.time, *prev_send) <= limits::kMinTimerWait && ;; a write ms after a new-data probe makes it the write's (kResponseTrain -> kMinTimerWait)
 new-data-probe-state-kept ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; restore(new_data_probe_->before); ;; (void)0; ;; a new-data probe read as a write keeps the probe's timer state
 new-data-probe-arm-exact ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; arm_ = either; ;; (void)either; ;; a new-data probe read as a write puts the timer's arm back where it was before (no interval)
+new-data-probe-repeat-unread ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; if (new_data_probe_ && ex.kind != SendKind::tlp && !syn) { ;; if (false && new_data_probe_ && ex.kind != SendKind::tlp && !syn) { ;; a repeat that is the probe only if the new data before it was a write keeps the other reading
+new-data-probe-peer-unsettled ;; pcap-replay/src/analysis/engine/sender_peer.cpp ;; new_data_probe_.reset();  // what the peer sends ;; // what the peer sends ;; a peer segment does not settle a new-data probe's reading
+new-data-probe-train-any ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; *prev_send == new_data_probe_->at && ;; true && ;; the train that reads a new-data probe as a write need not start at the probe
 cap-established-waits ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kCapEstablishedWaits = 2; ;; kCapEstablishedWaits = 3; ;; kCapEstablishedWaits 2 -> 3
 rfc-min-max-rto ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kRfcMinMaxRto{60'000'000}; ;; kRfcMinMaxRto{30'000'000}; ;; kRfcMinMaxRto 60 s -> 30 s (2.5)
 late-factor ;; pcap-replay/src/analysis/engine/judge_limits.hpp ;; kLateFactor{3, 2}; ;; kLateFactor{2, 1}; ;; kLateFactor 3/2 -> 2

@@ -134,3 +134,78 @@ TEST_CASE("a new-data probe read as a write leaves the timer's arm between the t
   CHECK(c.timeouts[0].frame == 49);
   CHECK(c.timeouts[0].wait == replay::Interval{std::chrono::microseconds{201'760}, std::chrono::microseconds{212'000}});
 }
+
+namespace {
+
+// Handshake round trip 1 ms, SACK; one 500-byte write every 10 ms from 10
+// ms, each acknowledged 1 ms later, until the write at 100 ms, the last
+// acknowledged (frames 4-23); then writes the peer never acknowledges at
+// 110, 120 and 130 ms (frames 24-26). SRTT about 1 ms: Linux's PTO 2 SRTT +
+// 2 ms = 4 ms (a jiffy), firing by 4 + 4 x 8/63 + 2 jiffies + 1 ms = 13.5
+// ms; so 10 ms after the previous write, each write fits the probe timer.
+Scenario lone_writes() {
+  Scenario s;
+  s.sack_permitted = true;
+  s.handshake(0, 1 * ms);
+  for (std::uint32_t k = 0; k < 10; ++k) {
+    s.data(10 * ms + 10 * ms * k, 1 + 500 * k, 500);
+    s.ack(11 * ms + 10 * ms * k, 1 + 500 * (k + 1));
+  }
+  for (std::uint32_t k = 10; k < 13; ++k) s.data(10 * ms + 10 * ms * k, 1 + 500 * k, 500);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("new data read as a probe is the write's when the probe is its own resend 12 ms later") {
+  // The write at 130 ms (frame 26) fits the probe timer, 10 ms after the
+  // one before; its own bytes are sent again at 142 ms (frame 27), the
+  // highest segment, 12 ms later. Read as a probe, frame 26 leaves frame 27
+  // a timer's resend of the last segment, not the earliest (5.4), 12 ms
+  // into a 204 ms RTO. Read as the write it fits, frame 27 is the probe
+  // (12 ms in [3, 13.5]); the head is then resent by the RTO, 204 and 408
+  // ms later (frames 28, 29).
+  Scenario s = lone_writes();
+  s.data(142 * ms, 1 + 500 * 12, 500);
+  s.data(346 * ms, 1 + 500 * 10, 500);
+  s.data(754 * ms, 1 + 500 * 10, 500);
+  const auto r = analyze(s, "lone-write-then-probe", Profile::linux_kernel, /*timeline=*/true);
+  const auto& c = client(r);
+  CHECK(event_at(c, 26) == "send");
+  CHECK(event_at(c, 27) == "tlp");
+  CHECK(event_at(c, 28) == "rto");
+  CHECK(count(c, SendKind::tlp_new_data) == 0);
+  CHECK(musts(c) == 0);
+  // The same with one more write 1 ms after frame 26 (frame 27, not in its
+  // train), and its bytes sent again 11 ms after it (frame 28): the probe
+  // again, frame 26 the write's.
+  Scenario t = lone_writes();
+  t.data(131 * ms, 1 + 500 * 13, 500);
+  t.data(142 * ms, 1 + 500 * 13, 500);
+  t.data(346 * ms, 1 + 500 * 10, 500);
+  const auto r2 = analyze(t, "lone-writes-then-probe", Profile::linux_kernel, /*timeline=*/true);
+  const auto& c2 = client(r2);
+  CHECK(event_at(c2, 26) == "send");
+  CHECK(event_at(c2, 27) == "send");
+  CHECK(event_at(c2, 28) == "tlp");
+  CHECK(count(c2, SendKind::tlp_new_data) == 0);
+  CHECK(musts(c2) == 0);
+}
+
+TEST_CASE("a peer segment settles a new-data probe's reading: the state it changed is not read back") {
+  // Frame 26 (130 ms, two segments out) fits the probe timer: tlp-new. The
+  // peer's duplicate ACK at 131 ms (frame 27: ACK 5001, SACK 6001-6501,
+  // frame 26's bytes) shows a loss; frame 26's bytes are sent again at 142
+  // ms (frame 28). Read with the state before frame 26 (no loss shown, no
+  // probe out) frame 28 would be the probe (12 ms after frame 26, the
+  // highest segment); but the duplicate ACK came between, so frame 26's
+  // reading stands, and frame 28 is no probe (none is sent while a loss
+  // is shown).
+  Scenario s = lone_writes();
+  s.ack(131 * ms, 1 + 500 * 10, {{1 + 500 * 12, 1 + 500 * 13}});
+  s.data(142 * ms, 1 + 500 * 12, 500);
+  const auto r = analyze(s, "probe-then-dupack", Profile::linux_kernel, /*timeline=*/true);
+  const auto& c = client(r);
+  CHECK(event_at(c, 26) == "tlp-new");
+  CHECK(event_at(c, 28) != "tlp");
+}

@@ -269,20 +269,31 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   // it.) The timer's arm stays the interval the two readings span: a probe
   // the capture does not show may have re-armed it (Linux has been seen
   // sending a train right behind its probe).
-  if (new_data_probe_ && back_to_back && since(s.time, *prev_send) <= limits::kResponseTrain &&
-      seq_ge(seq, seq_.snd_max)) {
-    const std::optional<TimerArm> either = arm_;
-    restore(new_data_probe_->before);
-    arm_ = either;
-    --out_.by_kind[static_cast<std::size_t>(SendKind::tlp_new_data)];
-    count(SendKind::first);
-    if (new_data_probe_->row < out_.timeline.size()) out_.timeline[new_data_probe_->row].event = to_string(SendKind::first);
+  if (new_data_probe_ && back_to_back && *prev_send == new_data_probe_->at &&
+      since(s.time, *prev_send) <= limits::kResponseTrain && seq_ge(seq, seq_.snd_max)) {
+    no_probe_out();
+    probe_read_as_write();
   }
-  new_data_probe_.reset();
-  if (seq_ge(seq, seq_.snd_max))
+  if (seq_ge(seq, seq_.snd_max)) {
     first_transmission(s, seq, end, syn, ack_triggered, back_to_back, h.options.tsval);
-  else
+  } else {
     repeat(s, seq, end, syn, ack_triggered, back_to_back, old_tsval, answers_syn, h.options.tsval);
+    new_data_probe_.reset();
+  }
+}
+
+void SenderEngine::no_probe_out() {
+  // The timer's arm stays the interval both readings span.
+  const std::optional<TimerArm> either = arm_;
+  restore(new_data_probe_->before);
+  arm_ = either;
+}
+
+void SenderEngine::probe_read_as_write() {
+  --out_.by_kind[static_cast<std::size_t>(SendKind::tlp_new_data)];
+  count(SendKind::first);
+  if (new_data_probe_->row < out_.timeline.size()) out_.timeline[new_data_probe_->row].event = to_string(SendKind::first);
+  new_data_probe_.reset();
 }
 
 bool SenderEngine::probe_or_keepalive(const Segment& s, std::uint32_t seq, bool syn, bool fin) {
@@ -353,7 +364,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
     o.sender_rtt = sender_rtt_.value_or(microseconds{0});
     if (fits_probe(o, *opt_.profile)) {
       kind = SendKind::tlp_new_data;
-      new_data_probe_ = NewDataProbe{timer_state(), keep_timeline_ ? out_.timeline.size() : kNoRow};
+      new_data_probe_ = NewDataProbe{timer_state(), s.time, keep_timeline_ ? out_.timeline.size() : kNoRow};
       probe_since_ack_ = true;
       if (recovery_ == Recovery::open) recovery_ = Recovery::probe_out;
       const CaptureTime before = arm_->earliest;
@@ -463,6 +474,25 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   };
   Observation o = observe();
   Explanation ex = explain(o, *opt_.profile);
+  // The new data sent just before, read as a loss probe, leaves none for
+  // this repeat. Where this one is the probe once that one is read as the
+  // application's write (the probe timer's time since it, the highest
+  // segment), that reading explains both; the other makes this a timer's
+  // resend of another kind, as an RTO resending the last segment, not the
+  // earliest (5.4), long before the RTO.
+  if (new_data_probe_ && ex.kind != SendKind::tlp && !syn) {
+    const TimerState as_probe = timer_state();
+    no_probe_out();
+    const Observation w = observe();
+    const Explanation e2 = explain(w, *opt_.profile);
+    if (e2.kind == SendKind::tlp) {
+      probe_read_as_write();
+      o = w;
+      ex = e2;
+    } else {
+      restore(as_probe);
+    }
+  }
   if (ex.kind == SendKind::spurious && !syn)
     if (std::optional<std::size_t> at = unheard_index_for(seq)) {
       // The capture saw this acknowledged: the sender resent it all the

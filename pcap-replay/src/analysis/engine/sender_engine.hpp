@@ -484,15 +484,22 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::vector<ObservedExpiry> syn_chain_;
   std::optional<TimerArm> syn_arm_;
   ChainJudge judge_;
-  // The last data segment, when it was new data read as a loss probe: the
-  // timer's state before it, and its timeline row (kNoRow: none kept),
-  // until the next data segment settles the reading.
+  // New data read as a loss probe, until a repeat or a peer segment settles
+  // the reading (new data sent after it changes no timer state): the
+  // timer's state before it, its send time, and its timeline row (kNoRow:
+  // none kept).
   struct NewDataProbe {
     TimerState before;
+    CaptureTime at;
     std::size_t row;
   };
   static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
   std::optional<NewDataProbe> new_data_probe_;
+  // new_data_probe_ read otherwise: the timer's state before it (no probe
+  // out), the arm still the interval both readings span; then its kind and
+  // timeline row the write's (and new_data_probe_ settled).
+  void no_probe_out();
+  void probe_read_as_write();
   // The post-RTO burst: the expiry that began it and the span it resent.
   CaptureTime burst_start_{};
   std::pair<std::uint32_t, std::uint32_t> burst_span_{};  ///< [first, end) resent since the expiry

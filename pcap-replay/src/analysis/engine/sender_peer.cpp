@@ -55,6 +55,7 @@ void SenderEngine::on_peer(const Segment& s) {
     return;
   }
   settle_pending_samples(s.time);
+  new_data_probe_.reset();  // what the peer sends settles a new-data probe's reading: it stands
   feed_.feed_peer(s);
   if (s.payload_len > largest_peer_segment_) largest_peer_segment_ = s.payload_len;
   const auto& h = s.tcp;
