@@ -555,3 +555,31 @@ TEST_CASE("RFC6298-5.5 two waits together: the least the doubling allows them, a
   CHECK(count(held(5'000'000, 5'000'000), RuleId::rfc6298_5_5, Outcome::broken, 13) == 1);
   CHECK(count(held(5'000'000, 6'000'000), RuleId::rfc6298_5_5, Outcome::broken, 13) == 0);
 }
+
+TEST_CASE("an inferred constant beyond 200 ms at the cap: the expiry after the first one held there") {
+  // R = 970 ms, s = 450 ms (<= R / 2): waits 2^k R + s for k = 0..5 (1420
+  // to 31490 ms); 64 R = 62080 ms is past a 60 s cap: the seventh fires at
+  // 60 s + s + 1.2 s of the timer's lateness (up to 60 s / 32 = 1875 ms):
+  // 61650 ms; the eighth holds at the cap: 60450 ms. Fitted on all seven
+  // waits uncapped (R about 946 ms, a larger constant), the eighth would be
+  // due no sooner than 64 x 946.5 = 60573 ms; the reading with the seventh
+  // at the cap (C >= 60 s) has it due from max(60000 + the least s the six
+  // waits before allow, (61649 - 0) x 32/33 = 59781) ms: 60.45 s is on time.
+  const std::vector<std::int64_t> doubling{1'420'000, 2'390'000, 4'330'000, 8'210'000, 15'970'000, 31'490'000, 61'650'000};
+  auto held = doubling;
+  held.push_back(60'450'000);
+  const auto ok = settle(chain(held, 1'000'000, 1'500'000), "rfc6298");
+  CHECK(count(ok, RuleId::rfc6298_5_5, Outcome::broken, 17) == 0);
+  // 59.7 s: below both (the RTO at the cap is at least 59781 ms): short.
+  auto short_of_cap = doubling;
+  short_of_cap.push_back(59'700'000);
+  const auto early = settle(chain(short_of_cap, 1'000'000, 1'500'000), "rfc6298");
+  CHECK(count(early, RuleId::rfc6298_5_5, Outcome::broken, 17) + count(early, RuleId::rfc6298_2_5, Outcome::broken, 17) == 1);
+  // The seventh at 62.5 s: if it was at the cap, C x 33/32 + s >= 62499 ms
+  // puts C + s at least 62499 x 32/33 = 60605 ms, and 60.5 s is short of it.
+  auto later = doubling;
+  later.back() = 62'500'000;
+  later.push_back(60'500'000);
+  const auto after_late = settle(chain(later, 1'000'000, 1'500'000), "rfc6298");
+  CHECK(count(after_late, RuleId::rfc6298_5_5, Outcome::broken, 17) == 1);
+}

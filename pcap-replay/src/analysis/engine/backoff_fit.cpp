@@ -251,6 +251,28 @@ std::optional<Prediction> predict(std::span<const FitWait> waits, unsigned doubl
       }
     }
   }
+  // The last expiry may itself have been the first at the cap C (the
+  // doubling of the RTO the waits before it show reaching the cap's least
+  // value): the next one holds at C, no sooner than the cap's least value
+  // plus the least constant those waits allow, nor than the last wait shows
+  // C to be. (A reading the fit of all the waits, uncapped, may not make:
+  // a constant beyond kMaxInferredSlop lets the last wait pass for a
+  // doubling, with an RTO beyond the cap.)
+  if (b.cap.lo != microseconds::max() && waits.size() >= 2) {
+    const FitWait& last = waits.back();
+    const i128 c_last = pow2(last.doublings);
+    const i128 n = l.fraction.num == 0 ? 0 : l.fraction.num, dd = l.fraction.num == 0 ? 1 : l.fraction.den;
+    for (const auto& [k2, s2] : systems(waits.first(waits.size() - 1), l, b)) {
+      if (s2.capped || (s2.r_hi < kInf / 2 && c_last * s2.r_hi < us(b.cap.lo))) continue;
+      i128 s_least = kInf;  // scaled by d
+      for (i128 r : s2.corners()) s_least = std::min(s_least, s2.s_lo_at(r));
+      s_least = std::max(s_least, i128{0});
+      if (last.wait.bounded() && us(b.cap.lo) * d + s_least > us(last.wait.hi) * d) continue;  // short of the cap
+      // C (1 + n/d) + abs + s >= the last wait's least: C + s at least this.
+      const i128 shown = last.wait.lo.count() > 0 ? floor_div((us(last.wait.lo) - us(l.absolute)) * dd, dd + n) * d : 0;
+      v_lo = std::min(v_lo, std::max(us(b.cap.lo) * d + s_least, shown));
+    }
+  }
   Prediction p;
   p.rto = {to_us(floor_div(v_lo, d)), v_hi >= kInf / 2 ? microseconds::max() : to_us(ceil_div(v_hi, d))};
   p.fire.lo = p.rto.lo;
