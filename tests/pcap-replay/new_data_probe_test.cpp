@@ -133,6 +133,8 @@ TEST_CASE("a new-data probe read as a write leaves the timer's arm between the t
   REQUIRE(c.timeouts.size() == 1);
   CHECK(c.timeouts[0].frame == 49);
   CHECK(c.timeouts[0].wait == replay::Interval{std::chrono::microseconds{201'760}, std::chrono::microseconds{212'000}});
+  // Armed by W1's send, as far as the capture shows: no probe is read.
+  CHECK(c.timeouts[0].armed_by == replay::ArmCause::send);
 }
 
 namespace {

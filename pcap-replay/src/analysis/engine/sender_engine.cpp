@@ -283,9 +283,11 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
 }
 
 void SenderEngine::no_probe_out() {
-  // The timer's arm stays the interval both readings span.
-  const std::optional<TimerArm> either = arm_;
+  // The timer's arm stays the interval both readings span, from what armed
+  // it before (no probe shown to have restarted it).
+  std::optional<TimerArm> either = arm_;
   restore(new_data_probe_->before);
+  if (either && arm_) either->cause = arm_->cause;
   arm_ = either;
 }
 
