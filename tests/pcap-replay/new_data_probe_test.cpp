@@ -2,7 +2,9 @@
 // against an application's write: a probe sends one segment, so new data
 // leaving with it (within kResponseTrain, nothing from the peer between)
 // shows a write of several segments; a write some ms after a probe is the
-// write's own. The shape of the lab's paced uploads (4 KB every 10 ms as
+// write's own; and a later repeat of the highest segment that is the probe
+// only if that new data was a write makes it the write's (until the peer
+// sends something: then the reading stands). The shape of the lab's paced uploads (4 KB every 10 ms as
 // 1448 + 1448 + 1200 bytes: Nagle holds the short third segment while data
 // is outstanding, and the probe is what sends it): rto-max-low's frames
 // 325-327 and many-flows' 4001-4007 of a lab run (tests/capture/lab,
@@ -144,7 +146,9 @@ namespace {
 // acknowledged (frames 4-23); then writes the peer never acknowledges at
 // 110, 120 and 130 ms (frames 24-26). SRTT about 1 ms: Linux's PTO 2 SRTT +
 // 2 ms = 4 ms (a jiffy), firing by 4 + 4 x 8/63 + 2 jiffies + 1 ms = 13.5
-// ms; so 10 ms after the previous write, each write fits the probe timer.
+// ms, with two segments or more out: the write at 130 ms fits it, 10 ms
+// after the one before; the one at 120 ms, with one segment out, would wait
+// for 2 SRTT + 200 ms (TCP_RTO_MIN) and is no probe.
 Scenario lone_writes() {
   Scenario s;
   s.sack_permitted = true;
