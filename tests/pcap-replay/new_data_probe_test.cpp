@@ -26,27 +26,35 @@ namespace {
 constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 
 // Handshake round trip 0.5 ms, SACK; ten writes of 1448 + 1448 + 1200
-// bytes, 10 ms apart, each acknowledged 0.5 ms after its last segment:
-// SRTT about 0.5 ms, so Linux's PTO is 2 SRTT + 2 ms = 3 ms, a jiffy (4
-// ms) rounded up; it fires by 4 + 4 x 8/63 + 2 jiffies = 12.5 ms (the
-// wheel), up to 13.5 ms with the 1 ms granularity, and not before 3 ms.
-// Then write W1 at 110 ms (frames 44-46), never acknowledged: the timer
-// runs from its first segment (5.1).
-Scenario paced_writes() {
+// bytes, 10 ms apart, each acknowledged 0.5 ms after its last segment
+// (frames 1-43): SRTT about 0.5 ms, so Linux's PTO is 2 SRTT + 2 ms = 3 ms,
+// a jiffy (4 ms) rounded up; it fires by 4 + 4 x 8/63 + 2 jiffies = 12.5 ms
+// (the wheel), up to 13.5 ms with the 1 ms granularity, and not before 3
+// ms. `seq` ends at the next byte to send.
+Scenario paced_acked_writes(std::uint32_t& seq) {
   Scenario s;
   s.sack_permitted = true;
   s.handshake(0, 500);
-  std::uint32_t seq = 1;
-  const auto write = [&](std::int64_t t, bool ack, std::uint32_t parts = 3) {
-    const std::uint32_t len[3] = {1448, 1448, 1200};
-    for (std::uint32_t i = 0; i < parts; ++i) {
-      s.data(t + 20 * i, seq, len[i]);
-      seq += len[i];
-    }
-    if (ack) s.ack(t + 20 * (parts - 1) + 500, seq);
-  };
-  for (int k = 0; k < 10; ++k) write(10 * ms + 10 * ms * k, true);
-  write(110 * ms, false);
+  seq = 1;
+  for (int k = 0; k < 10; ++k) {
+    const std::int64_t t = 10 * ms + 10 * ms * k;
+    s.data(t, seq, 1448);
+    s.data(t + 20, seq + 1448, 1448);
+    s.data(t + 40, seq + 2896, 1200);
+    seq += 4096;
+    s.ack(t + 540, seq);
+  }
+  return s;
+}
+
+// Then write W1 at 110 ms (frames 44-46), never acknowledged: the timer
+// runs from its first segment (5.1).
+Scenario paced_writes() {
+  std::uint32_t seq = 0;
+  Scenario s = paced_acked_writes(seq);
+  s.data(110 * ms, seq, 1448);
+  s.data(110 * ms + 20, seq + 1448, 1448);
+  s.data(110 * ms + 40, seq + 2896, 1200);
   return s;
 }
 
@@ -86,18 +94,8 @@ TEST_CASE("a probe sends W1's held third segment at 7.5 ms; W2 2.7 ms later is t
   // at 120.2 ms (frames 47, 48), 2.7 ms after the probe, nothing from the
   // peer between: within kMinTimerWait of it, but beyond kResponseTrain
   // (200 us): not the probe's transmission, a write of its own.
-  Scenario s;
-  s.sack_permitted = true;
-  s.handshake(0, 500);
-  std::uint32_t seq = 1;
-  for (int k = 0; k < 10; ++k) {
-    const std::int64_t t = 10 * ms + 10 * ms * k;
-    s.data(t, seq, 1448);
-    s.data(t + 20, seq + 1448, 1448);
-    s.data(t + 40, seq + 2896, 1200);
-    seq += 4096;
-    s.ack(t + 540, seq);
-  }
+  std::uint32_t seq = 0;
+  Scenario s = paced_acked_writes(seq);
   s.data(110 * ms, seq, 1448);
   s.data(110 * ms + 20, seq + 1448, 1448);
   s.data(117 * ms + 500, seq + 2896, 1200);

@@ -261,7 +261,6 @@ std::optional<Prediction> predict(std::span<const FitWait> waits, unsigned doubl
   if (b.cap.lo != microseconds::max() && waits.size() >= 2) {
     const FitWait& last = waits.back();
     const i128 c_last = pow2(last.doublings);
-    const i128 n = l.fraction.num == 0 ? 0 : l.fraction.num, dd = l.fraction.num == 0 ? 1 : l.fraction.den;
     for (const auto& [k2, s2] : systems(waits.first(waits.size() - 1), l, b)) {
       if (s2.capped || (s2.r_hi < kInf / 2 && c_last * s2.r_hi < us(b.cap.lo))) continue;
       i128 s_least = kInf;  // scaled by d
@@ -269,7 +268,7 @@ std::optional<Prediction> predict(std::span<const FitWait> waits, unsigned doubl
       s_least = std::max(s_least, i128{0});
       if (last.wait.bounded() && us(b.cap.lo) * d + s_least > us(last.wait.hi) * d) continue;  // short of the cap
       // C (1 + n/d) + abs + s >= the last wait's least: C + s at least this.
-      const i128 shown = last.wait.lo.count() > 0 ? floor_div((us(last.wait.lo) - us(l.absolute)) * dd, dd + n) * d : 0;
+      const i128 shown = last.wait.lo.count() > 0 ? floor_div((us(last.wait.lo) - us(l.absolute)) * d, d + l.fraction.num) * d : 0;
       v_lo = std::min(v_lo, std::max(us(b.cap.lo) * d + s_least, shown));
     }
   }

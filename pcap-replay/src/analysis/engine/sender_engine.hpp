@@ -173,6 +173,11 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void repeat(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
               bool back_to_back, bool old_tsval, bool answers_syn, std::optional<std::uint32_t> tsval);
   bool probe_or_keepalive(const Segment& s, std::uint32_t seq, bool syn, bool fin);
+  // new_data_probe_ read otherwise: the timer's state before it (no probe
+  // out), the arm still the interval both readings span; then its kind and
+  // timeline row the write's (and new_data_probe_ settled).
+  void no_probe_out();
+  void probe_read_as_write();
   void timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe, std::optional<std::uint32_t> tsval,
                    bool maybe_repeat = false);
   // ---- the timer's arm (5.1, 5.2, 5.3, 5.6 and the profile's re-arms) ----
@@ -495,11 +500,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   };
   static constexpr std::size_t kNoRow = static_cast<std::size_t>(-1);
   std::optional<NewDataProbe> new_data_probe_;
-  // new_data_probe_ read otherwise: the timer's state before it (no probe
-  // out), the arm still the interval both readings span; then its kind and
-  // timeline row the write's (and new_data_probe_ settled).
-  void no_probe_out();
-  void probe_read_as_write();
   // The post-RTO burst: the expiry that began it and the span it resent.
   CaptureTime burst_start_{};
   std::pair<std::uint32_t, std::uint32_t> burst_span_{};  ///< [first, end) resent since the expiry
