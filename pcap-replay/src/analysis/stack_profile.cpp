@@ -55,14 +55,15 @@ const std::array<StackProfile, 5>& table() {
        "tcp_schedule_loss_probe (PTO = 2 SRTT + rto_min with one segment in flight, + TCP_TIMEOUT_MIN_US 2 ms "
        "otherwise, then rounded up to jiffies; never after the RTO; SACK only, Open/CWR state; re-armed at every "
        "transmission of new data), tcp_rearm_rto (deadline from the head's send time), "
-       "tcp_init_metrics (3 s fallback only without a handshake sample)",
+       "tcp_init_metrics (3 s fallback only without a handshake sample), include/net/ip.h ip_select_ident_segs "
+       "(a connection's IPv4 IDs count its segments)",
        with(rto::Config::linux_default(), microseconds{1'000'000}, us(milliseconds{200}), microseconds{120'000'000}, 4,
             microseconds{4'000}),
        FloorMode::on_variance, Fallback57::only_without_handshake_sample, Lateness::linux_wheel, microseconds{0},
        ProbeRule{true, microseconds{200'000}, microseconds{2'000}, true}, true, true, true,
        "2.4 (rto_min 200 ms on the variance term, not a 1 s floor); 5.7 (skipped when the handshake gave a sample); "
        "linear SYN timeouts (5.5 for the first 4 SYN expiries)",
-       kLinuxTunables},
+       kLinuxTunables, true},
       {"rfc6298", "RFC 6298 as written",
        "RFC 6298 sections 2 to 5: initial RTO 1 s, floor 1 s on the sum, cap 60 s (the least 2.5 allows), plain "
        "doubling, 5.7's 3 s; a tail-loss probe (RFC 8985, with SACK) is not an RTO expiry",

@@ -265,6 +265,11 @@ std::string note_text(const Judgement& j, const Options& o) {
                          "(Linux tcp_init_metrics); RFC 6298 asks for {} until the next sample; the stack departs "
                          "from that by design (noted, not judged)",
                          window(j.alternative), window(j.predicted), window(j.predicted));
+    case Topic::unseen_original:
+      return fmt::format("new data to the capture, but the sender's IPv4 ID skipped one packet after frame {}: read "
+                         "as the loss probe resending that packet, lost before the capture point, on the probe "
+                         "timer's time from when it can have left",
+                         j.other_frame);
     default:
       return fired(j);
   }

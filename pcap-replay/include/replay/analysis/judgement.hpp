@@ -103,9 +103,11 @@ enum class Topic : std::uint8_t {
   open_at_end,        ///< the capture ends in the timer's backoff: its next expiry is not in the capture
   sample_kept_57,     ///< the SYN timed out and the handshake gave a sample: the profile's stack keeps its RTO,
                       ///< not 5.7's 3 s (Linux tcp_init_metrics), a departure from RFC 6298 the profile documents
+  unseen_original,    ///< data new to the capture after a packet of the sender it did not see (its IPv4 ID skipped one):
+                      ///< read as the loss probe resending that packet, lost before the capture point
 };
 /// "none", "late", "setting", "clock-step", "backoff-unknown", "flushed-burst", "syn-acked-unseen", "ack-unheard",
-/// "5.7-unverifiable", "readings-differ", "wait-straddles", "open-at-end", "5.7-sample-kept".
+/// "5.7-unverifiable", "readings-differ", "wait-straddles", "open-at-end", "5.7-sample-kept", "unseen-original".
 std::string_view to_string(Topic t);
 
 /// What showed a burst held before the capture point (Topic::flushed_burst;

@@ -104,6 +104,12 @@ struct StackProfile {
   /// report; the checks follow from the parameters above).
   std::string_view by_design;
   std::span<const Tunable> tunables;
+  /// The stack numbers a connection's IPv4 packets with a counter of its
+  /// own, one per segment sent (Linux include/net/ip.h ip_select_ident_segs:
+  /// a connected socket's DF packets take inet_id, advanced by the segment
+  /// count): an ID skipped on a connection is a packet of that connection
+  /// the capture did not see.
+  bool ip_id_per_connection = false;
 };
 
 /// Every profile, in the order `--profile auto` prefers them on a tie.

@@ -104,6 +104,20 @@ inline constexpr std::uint32_t kOldTsvalTicks = 2;
 /// tcp.analysis.out_of_order), not a retransmission.
 inline constexpr microseconds kReorderWindowFloor{3'000};
 
+/// A sender whose profile numbers each connection's IPv4 packets with a
+/// counter of its own (StackProfile::ip_id_per_connection) is read by its
+/// IDs only once this many steps of exactly one in a row, on the
+/// connection, show the counter (a stack that sends ID 0, or a random ID,
+/// never shows it; a GSO packet's step, of its segment count, is not read).
+inline constexpr unsigned kIpIdCounterRun = 3;
+/// New data after exactly this many of the sender's packets the capture
+/// did not see (its counter skipped them), on a loss probe's time from when
+/// the unseen one can have left, is read as the probe resending it (the
+/// original lost before the capture point: a receiver-side capture's tail
+/// loss). With more unseen, which of them carried the data, and what the
+/// others were, is open: read as new data.
+inline constexpr unsigned kUnseenOriginalPackets = 1;
+
 // ---- one datagram captured more than once (analysis/capture_copy.hpp) ---
 // A segment is a copy of another (one datagram seen twice: two interfaces,
 // the VLANs of a tap, a mirror port, a router's way in and out, a host's

@@ -113,6 +113,9 @@ void SenderEngine::on_send(const Segment& captured) {
 }
 
 void SenderEngine::send_at(const Segment& s, const Segment& captured) {
+  std::uint64_t unseen_after = 0;  // the frame before the packets the capture did not see
+  const unsigned unseen = unseen_before(captured, unseen_after);
+  const MaybeTime prev_packet = last_sent_;
   if (pending_count_ > 0 && s.payload_len > 0) {
     // Sent again before the ACK could reach the sender: the ACK covers a
     // retransmission, so the sender took no sample from it (Karn, 3).
@@ -274,6 +277,11 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
     no_probe_out();
     probe_read_as_write();
   }
+  // New data after one packet of the sender the capture did not see, on no
+  // ACK: the unseen one may have carried it.
+  if (unseen == limits::kUnseenOriginalPackets && seq == seq_.snd_max && !ack_triggered && prev_packet &&
+      resend_of_unseen(s, seq, end, *prev_packet, unseen_after, old_tsval))
+    return;
   if (seq_ge(seq, seq_.snd_max)) {
     first_transmission(s, seq, end, syn, ack_triggered, back_to_back, h.options.tsval);
   } else {
@@ -342,29 +350,7 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
     // timer, a loss probe that sends new data (RFC 8985 7.3; it re-arms the
     // RTO), or else an application write (the timer runs on, 5.1): the arm
     // is anywhere between the two. Other new data leaves the timer alone.
-    Observation o;
-    o.sack_negotiated = sack_negotiated();
-    o.srtt = est_.estimator().srtt();
-    o.is_highest = true;
-    o.recovery = recovery_;
-    o.loss_evidence = dupacks_ > 0 || sack_evidence_;
-    o.probe_since_ack = probe_since_ack_;
-    o.timeouts_in_chain = timeouts_since_ack_;
-    o.single_segment = in_flight() <= 1;
-    o.since_arm = since(s.time, arm_->sent());
-    if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time))
-      o.since_new_data = since(s.time, *last_new_data_time_);
-    o.since_peer = !heard_peer_ || across_step(*heard_peer_, s.time)
-                       ? microseconds::max()
-                       : std::chrono::abs(since(s.time, *heard_peer_));
-    o.rto_left = current_rto();
-    o.tolerance = opt_.tolerance(current_rto());
-    o.absolute_tolerance = opt_.absolute_tolerance;
-    o.slack_percent = opt_.slack_percent;
-    o.jitter = timer_jitter(opt_);
-    o.tick = opt_.config.tick;
-    o.sender_rtt = sender_rtt_.value_or(microseconds{0});
-    if (fits_probe(o, *opt_.profile)) {
+    if (fits_probe(new_data_observation(s.time), *opt_.profile)) {
       kind = SendKind::tlp_new_data;
       new_data_probe_ = NewDataProbe{timer_state(), s.time, keep_timeline_ ? out_.timeline.size() : kNoRow};
       probe_since_ack_ = true;

@@ -177,6 +177,27 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   // out), the arm still the interval both readings span; then its kind and
   // timeline row the write's (and new_data_probe_ settled).
   void no_probe_out();
+  /// How many of the sender's packets the capture did not see just before
+  /// `captured` on this connection, by its IPv4 ID counter
+  /// (StackProfile::ip_id_per_connection), and the frame before them;
+  /// records `captured`'s ID. None unless limits::kIpIdCounterRun steps of
+  /// one in a row showed the counter, and none after a packet larger than a
+  /// step of one has shown a segment to be (a GSO packet's step is its
+  /// segment count).
+  unsigned unseen_before(const Segment& captured, std::uint64_t& after_frame);
+  /// The fields of an Observation of a transmission of new data at `t`
+  /// (whether it fits the loss-probe timer), the sender's state as it is.
+  Observation new_data_observation(CaptureTime t) const;
+  /// New data at SND.MAX after one packet of the sender the capture did not
+  /// see (after frame `after_frame`, captured at `prev`): when it fits the
+  /// loss-probe timer from a time that packet can have left (with the
+  /// previous packet, within limits::kResponseTrain; or answering the newest
+  /// peer segment the sender had heard since, within the ACK clock's
+  /// window), the probe resending that packet, lost before the capture
+  /// point. Replays the unseen original (its arm, the ledger) and the
+  /// repeat; false, changing nothing, otherwise.
+  bool resend_of_unseen(const Segment& s, std::uint32_t seq, std::uint32_t end, CaptureTime prev,
+                        std::uint64_t after_frame, bool old_tsval);
   void probe_read_as_write();
   void timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe, std::optional<std::uint32_t> tsval,
                    bool maybe_repeat = false);
@@ -538,6 +559,17 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// The sequence number after the peer's FIN, once it sent one (a FIN of
   /// ours acknowledging it may answer it: Observation::answers_fin).
   std::optional<std::uint32_t> peer_fin_end_;
+  // The sender's IPv4 ID counter (StackProfile::ip_id_per_connection;
+  // unseen_before()): the previous packet's ID, payload and frame, the
+  // steps of one in a row before it, and the largest payload a step of one
+  // showed sent as one segment (a larger packet may be a GSO packet, whose
+  // step is its segment count).
+  std::uint64_t ip_id_frame_ = 0;
+  std::uint16_t ip_id_ = 0;
+  std::uint16_t ip_id_payload_ = 0;
+  std::uint16_t ip_id_one_segment_ = 0;
+  std::uint8_t ip_id_run_ = 0;
+  bool ip_id_seen_ = false;
 };
 
 }  // namespace replay::engine
