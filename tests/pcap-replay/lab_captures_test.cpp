@@ -71,7 +71,7 @@ constexpr const char* kScenarios[] = {
     "thin-linear",  "ts-off",             "syn-linear-0",       "syn-linear-default", "many-flows",
     "capture-dup",  "recv-side-loss",     "spurious-rto-eifel", "spurious-rto-frto", "rto-min-route",
     "zero-window",  "keepalive",          "synack-loss",        "user-timeout",      "rto-sack-recovery",
-    "spurious-rto-frto-recv", "spurious-rto-eifel-recv-data"};
+    "spurious-rto-frto-recv", "spurious-rto-frto-recv-2", "spurious-rto-eifel-recv-data"};
 
 }  // namespace
 

@@ -79,6 +79,8 @@ struct Scenario {
   std::map<std::size_t, std::uint16_t> window;
   /// Both SYNs offer SACK (RFC 2018 SACK-permitted).
   bool sack_permitted = false;
+  /// The MSS both SYNs offer (none: no MSS option).
+  std::optional<std::uint16_t> syn_mss;
 
   /// SYN at t, SYN-ACK at t + rtt, ACK right after: one clean handshake sample of `rtt`.
   void handshake(std::int64_t t_us, std::int64_t rtt_us) {
@@ -117,6 +119,7 @@ struct Scenario {
     t.window = zero_window_ad ? 0 : window_ad;
     t.options.tsval = p.tsval;
     t.options.sack_permitted = sack_permitted && (p.flags & wire::kSyn);
+    if (p.flags & wire::kSyn) t.options.mss = syn_mss;
     if (p.tsval) t.options.tsecr = p.tsecr.value_or(0);
     for (const auto& b : p.sack) {
       t.options.sack[t.options.sack_count++] = wire::SackBlock{client_isn + b.left, client_isn + b.right};

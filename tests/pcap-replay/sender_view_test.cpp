@@ -422,6 +422,69 @@ TEST_CASE("an ACK the sender answered (new data within the ACK clock's 2 ms) was
   CHECK(with_topic(c, Topic::ack_unheard) == nullptr);
 }
 
+namespace {
+
+// Once a resend showed an ACK unheard, the path after the capture point
+// holds ACKs. The unheard_ack scenario's ACKs of A and B (frames 6, 7 at
+// 1100 and 1110 ms) unheard: A resent at 2000 ms (frame 8, its RTO's
+// expiry, 1 s after A) shows it; all acknowledged at 2100 ms (frame 9;
+// Karn: no sample, the backed-off RTO of 2 s stays). Then a train at
+// `c_us`: C [2001,3001) (frame 10), C' [3001,4001) 150 us later (frame
+// 11), the ACK of both 100 us after that (frame 12), D [4001,5001) 50 us
+// after the ACK (frame 13: back-to-back with C', 300 us after C, beyond
+// kResponseTrain's 200 us from the train's first); with `gap`, D 1 ms
+// after the ACK instead. And C again 2 s after it (frame 14).
+Scenario held_then_answered(std::int64_t c_us, bool gap = false) {
+  Scenario s;
+  s.handshake(0, 100 * ms);
+  s.data(1000 * ms, 1);
+  s.data(1010 * ms, 1001);
+  s.ack(1100 * ms, 1001);
+  s.ack(1110 * ms, 2001);
+  s.data(2000 * ms, 1);
+  s.ack(2100 * ms, 2001);
+  s.data(c_us, 2001);
+  s.data(c_us + 150, 3001);
+  s.ack(c_us + 250, 4001);
+  s.data(c_us + (gap ? 1250 : 300), 4001);
+  s.data(c_us + 2000 * ms, 2001);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("after a resend showed an ACK unheard, a back-to-back train answers no ACK between its segments") {
+  // Frame 13 comes 50 us after frame 12, as an answer to it would; but it is
+  // 150 us after frame 11, C' (within kResponseTrain: sent with it), and
+  // frame 8 showed the path after the capture point holding ACKs from
+  // frame 6 (1100 ms) on, a hold read as lasting while the states before
+  // ACKs are kept (2 x the RTO, at least 1 s: 4 s here). So the train goes
+  // on and shows nothing heard: C resent at 4200 ms (frame 14) is the RTO's
+  // expiry read from before frame 12, 2000 ms after C (the backed-off 2 s),
+  // not spurious.
+  auto r = analyze(held_then_answered(2200 * ms), "held-train", Profile::rfc6298);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::spurious) == 0);
+  REQUIRE(c.timeouts.size() == 2);
+  CHECK(c.timeouts[1].frame == 14);
+  CHECK(point_us(c.timeouts[1].wait) == 2'000'000);
+  CHECK(musts(c) == 0);
+  // D 1 ms after the ACK (1.1 ms after C'): no train; it answers frame 12,
+  // which the sender then heard, hold or not: C again is spurious.
+  auto quiet = analyze(held_then_answered(2200 * ms, true), "held-quiet", Profile::rfc6298);
+  CHECK(count(client(quiet), SendKind::spurious) == 1);
+  CHECK(client(quiet).timeouts.size() == 1);
+  // The hold read as lasting 4 s from frame 6 (1100 ms), to 5100 ms: the
+  // train at 5099.7 ms, D at 5100 ms, is in it; at 5099.75 ms, D at
+  // 5100.05 ms, past it: D answers frame 12, and C again is spurious.
+  auto in = analyze(held_then_answered(5099 * ms + 700), "held-last", Profile::rfc6298);
+  CHECK(count(client(in), SendKind::spurious) == 0);
+  CHECK(client(in).timeouts.size() == 2);
+  auto past = analyze(held_then_answered(5099 * ms + 750), "held-past", Profile::rfc6298);
+  CHECK(count(client(past), SendKind::spurious) == 1);
+  CHECK(client(past).timeouts.size() == 1);
+}
+
 TEST_CASE("a hole filled with B's TSval but a TSecr echoing the peer's SACK was sent after it: a retransmission") {
   // As "the same TSval as B" above (1 ms after B, TSval 1100: the timing
   // alone says reordering), but A echoes TSval 9900, the SACK's: the sender

@@ -170,23 +170,72 @@ TEST_CASE("a step after a packet larger than any one segment shown is a GSO pack
 }
 
 TEST_CASE("the unseen packet may answer the peer: the probe's time counts from that answer") {
-  // The peer sends 100 bytes at 150 ms (frame 24); the client's next packet
-  // the capture sees is [5001, 5501) at 360 ms (frame 25), its ID skipping
-  // one. From frame 22 (100 ms) that is 260 ms, from the peer's ACK (frame
-  // 23, 101 ms) 259 ms: past the probe's 238.9 ms. The unseen packet
-  // answered the peer's newest segment, at [150, 152] ms (a capture at the
-  // sender: its ACK clock's window is kAckClockMin, 2 ms): 208 to 210 ms
-  // before frame 25, the probe's time.
+  // The peer's pure ACK at 150 ms (frame 24, a window update: nothing new
+  // acknowledged, nothing outstanding); the client's next packet the
+  // capture sees is [5001, 5501) at 360 ms (frame 25), its ID skipping one.
+  // From frame 22 (100 ms) that is 260 ms, from the peer's ACK (frame 23,
+  // 101 ms) 259 ms: past the probe's 238.9 ms. The unseen packet answered
+  // the peer's newest segment, at [150, 152] ms (a capture at the sender:
+  // its ACK clock's window is kAckClockMin, 2 ms): 208 to 210 ms before
+  // frame 25, the probe's time.
   Scenario s = acked_writes();
-  s.pkts.push_back({150 * ms, false, 1, 1 + 5000, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.pkts.push_back({150 * ms, false, 1, 1 + 5000, wire::kAck, 0, {}, {}, {}});
+  s.window[s.pkts.size() - 1] = 60000;
   s.data(360 * ms, 1 + 500 * 10, 500);
-  s.pkts.back().rel_ack = 101;  // it acknowledges the peer's 100 bytes (as the unseen packet did)
   number_client_packets(s, s.pkts.size() - 1, 1);
   const auto r = analyze(s, "unseen-answer", Profile::linux_kernel, true);
   const auto& c = client(r);
   CHECK(event_at(c, 25) == "tlp");
   REQUIRE(unseen_notes(c).size() == 1);
   CHECK(unseen_notes(c)[0].other_frame == 22);
+}
+
+TEST_CASE("new data acknowledging the peer's data first is new data: the unseen packet may have been that ACK") {
+  // The peer sends 100 bytes at 150 ms (frame 24); [5001, 5501) at 360 ms
+  // (frame 25, its ID skipping one) acknowledges them, which no packet of
+  // the client's before it did. The timing fits the probe from an answer
+  // to frame 24 (the test above), but the unseen packet may as well have
+  // been the client's (delayed) ACK of those 100 bytes, and frame 25 the
+  // application's next write (a request/response client thinking 210 ms):
+  // new data.
+  Scenario s = acked_writes();
+  s.pkts.push_back({150 * ms, false, 1, 1 + 5000, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  s.data(360 * ms, 1 + 500 * 10, 500);
+  s.pkts.back().rel_ack = 101;
+  number_client_packets(s, s.pkts.size() - 1, 1);
+  const auto r = analyze(s, "unseen-or-ack", Profile::linux_kernel, true);
+  CHECK(event_at(client(r), 25) == "send");
+  CHECK(unseen_notes(client(r)).empty());
+}
+
+TEST_CASE("a packet no larger than the peer's MSS is one segment, whatever the steps before it showed") {
+  // After the acknowledged writes, the peer sends 100 bytes three times
+  // (101.5, 102, 102.5 ms) and the client acknowledges each at once (pure
+  // ACKs, IDs stepping by one: no payload, so they show no segment size;
+  // frames 24-29); then [5001, 5501) at 103 ms (frame 30), acknowledged at
+  // 104 ms (frame 31), and [5501, 6001) at 313 ms (frame 32), its ID
+  // skipping one: 210 ms after frame 30, the probe's time with one segment
+  // out ([203, 238.9] ms, the first test's arithmetic). Frame 30's 500 bytes are more than the
+  // steps' 0, but no more than the 1000-byte MSS the SYNs offered: one
+  // segment, so its step is no GSO packet's: the probe. Without an MSS
+  // option nothing shows 500 bytes to be one segment: new data.
+  const auto upload = [](std::optional<std::uint16_t> mss) {
+    Scenario s = acked_writes();
+    s.syn_mss = mss;
+    for (std::uint32_t k = 0; k < 3; ++k) {
+      s.pkts.push_back({101 * ms + 500 + 500 * k, false, 1 + 100 * k, 1 + 5000, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+      s.pkts.push_back({101 * ms + 600 + 500 * k, true, 1 + 5000, 1 + 100 * (k + 1), wire::kAck, 0, {}, {}, {}});
+    }
+    s.pkts.push_back({103 * ms, true, 1 + 5000, 301, wire::kAck | wire::kPsh, 500, {}, {}, {}});
+    s.pkts.push_back({104 * ms, false, 301, 1 + 5500, wire::kAck, 0, {}, {}, {}});
+    s.pkts.push_back({313 * ms, true, 1 + 5500, 301, wire::kAck | wire::kPsh, 500, {}, {}, {}});
+    number_client_packets(s, s.pkts.size() - 1, 1);
+    return s;
+  };
+  const auto with = analyze(upload(1000), "mss", Profile::linux_kernel, true);
+  CHECK(event_at(client(with), 32) == "tlp");
+  const auto without = analyze(upload(std::nullopt), "no-mss", Profile::linux_kernel, true);
+  CHECK(event_at(client(without), 32) == "send");
 }
 
 TEST_CASE("the unseen packet left within kResponseTrain of the one before: the probe's latest time counts from its end") {

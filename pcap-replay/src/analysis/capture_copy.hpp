@@ -93,6 +93,11 @@ struct RecentRing {
   /// Keeps `s` (not a copy), sent after `peers` segments of the other direction.
   void push(const Segment& s, std::uint64_t peers, std::uint32_t digest);
   void push(const Segment& s, std::uint64_t peers) { push(s, peers, header_digest(s)); }
+  /// The k-th newest kept segment (0: the one pushed last), or null when
+  /// fewer are kept.
+  const RecentSegment* newest(std::size_t k) const {
+    return k < items.size() ? &items[(next + items.size() - 1 - k) % items.size()] : nullptr;
+  }
   /// Bit i set: items[i] exists and its digest is `d`.
   std::uint32_t matching(std::uint32_t d) const;
   /// The SACK blocks of items[i] (sack_count > 0 only).

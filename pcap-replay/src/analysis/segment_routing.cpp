@@ -177,6 +177,7 @@ void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {
                                                 activity_of(src), /*feed_activity=*/i == 0);
   if (live.over_limit) cand.model[d]->feed_only();
   cand.model[d]->set_clock_steps(&clock_of(c.head.file_index));
+  cand.model[d]->set_recent(&live.recent[d]);
   // The first segment of the connection, if this side sent it and its
   // models waited (it comes before anything the peer sent).
   if (live.deferred == d) cand.model[d]->replay_first_send(live.unheard[d].front(), live.first_rate);

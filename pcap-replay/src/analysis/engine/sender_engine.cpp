@@ -16,6 +16,7 @@ SenderEngine::SenderEngine(const Options& options, SenderReport& out, bool keep_
     : out_(out), keep_timeline_(keep_timeline), opt_(options), activity_(activity), feed_(host, feed_activity),
       est_(options), judge_(options) {
   out_.profile = options.profile->name;
+  read_ip_ids_ = options.profile->ip_id_per_connection;
 }
 
 // ---- the report --------------------------------------------------------
@@ -113,9 +114,8 @@ void SenderEngine::on_send(const Segment& captured) {
 }
 
 void SenderEngine::send_at(const Segment& s, const Segment& captured) {
-  std::uint64_t unseen_after = 0;  // the frame before the packets the capture did not see
-  const unsigned unseen = unseen_before(captured, unseen_after);
-  const MaybeTime prev_packet = last_sent_;
+  const std::uint16_t prev_ip_id = prev_ip_id_;  // the sender's previous packet's IPv4 ID (read_ip_ids_)
+  if (read_ip_ids_ && captured.ip_id) prev_ip_id_ = *captured.ip_id;
   if (pending_count_ > 0 && s.payload_len > 0) {
     // Sent again before the ACK could reach the sender: the ACK covers a
     // retransmission, so the sender took no sample from it (Karn, 3).
@@ -134,8 +134,10 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   if (h.options.tsecr && unheard_acks_kept()) heard_through(*h.options.tsecr);
   if (const MaybeTime& last = feed_.last_send_time(); last && across_step(*last, captured.time))
     tsval_before_step_ = newest_tsval_;
-  if (h.has(wire::kFin)) ack_advanced_ = h.has(wire::kAck) && feed_.acks_more(h.ack);  // (read for a FIN only)
-  if (h.has(wire::kAck) && feed_.acks_more(h.ack)) {
+  // It acknowledges more of the peer's data than any earlier segment did.
+  const bool acks_new = h.has(wire::kAck) && feed_.acks_more(h.ack);
+  if (h.has(wire::kFin)) ack_advanced_ = acks_new;  // (read for a FIN only)
+  if (acks_new) {
     if (const std::optional<CaptureTime> heard = feed_.prompt_capture_acked(h.ack, std::max(largest_peer_segment_, limits::kDefaultMss));
         heard && !across_step(*heard, captured.time)) {
       const std::int64_t b = since(captured.time, *heard).count();
@@ -221,8 +223,14 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   // (a sender streaming back-to-back answers ACKs all the same).
   const bool after_previous = last_sent_ && !across_step(*last_sent_, s.time) &&
                               since(s.time, *last_sent_) <= limits::kResponseTrain;
-  const bool same_train = after_previous && train_start_ && !across_step(*train_start_, s.time) &&
-                          since(s.time, *train_start_) <= limits::kResponseTrain;
+  // While the path after the capture point was shown holding ACKs, a
+  // segment back-to-back with the previous one continues its train however
+  // long the train: an ACK captured between two segments sent together
+  // looks like one they answer (a capture beside the peer, a short path).
+  const bool same_train = after_previous &&
+                          ((train_start_ && !across_step(*train_start_, s.time) &&
+                            since(s.time, *train_start_) <= limits::kResponseTrain) ||
+                           acks_held_at(s.time));
   const MaybeTime heard_at = same_train ? train_heard_ : MaybeTime(answered);
   if (!same_train) train_start_ = s.time;
   train_heard_ = heard_at;
@@ -278,10 +286,19 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
     probe_read_as_write();
   }
   // New data after one packet of the sender the capture did not see, on no
-  // ACK: the unseen one may have carried it.
-  if (unseen == limits::kUnseenOriginalPackets && seq == seq_.snd_max && !ack_triggered && prev_packet &&
-      resend_of_unseen(s, seq, end, *prev_packet, unseen_after, old_tsval))
-    return;
+  // ACK: the unseen one may have carried it. Not when it acknowledges peer
+  // data no segment before it did: the unseen one may have been that ACK
+  // (a delayed ACK, and the application's write later).
+  // (The step of its IPv4 ID from its previous packet's, read_ip_ids_,
+  // first: one skipped.)
+  if (read_ip_ids_ && seq == seq_.snd_max && !ack_triggered && !acks_new && captured.ip_id &&
+      static_cast<std::uint16_t>(*captured.ip_id - prev_ip_id) == limits::kUnseenOriginalPackets + 1) {
+    std::uint64_t after = 0;
+    CaptureTime prev{};
+    if (unseen_before(captured, after, prev) == limits::kUnseenOriginalPackets &&
+        resend_of_unseen(s, seq, end, prev, after, old_tsval))
+      return;
+  }
   if (seq_ge(seq, seq_.snd_max)) {
     first_transmission(s, seq, end, syn, ack_triggered, back_to_back, h.options.tsval);
   } else {
@@ -550,6 +567,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
         o = before;
         ex = e2;
         ack_unheard_ = true;
+        acks_held_from_ = b.time;
         Judgement j = note(Topic::ack_unheard, s.frame, capture_time_.value_or(s.time), false);
         j.other_frame = b.frame;
         append(std::move(j));

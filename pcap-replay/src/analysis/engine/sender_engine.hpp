@@ -34,6 +34,10 @@
 #include "analysis/engine/unheard_ack.hpp"
 #include "analysis/host_activity.hpp"
 
+namespace replay {
+struct RecentRing;  // analysis/capture_copy.hpp
+}  // namespace replay
+
 namespace replay::engine {
 
 // The engine's files (sender_*.cpp) compare sequence numbers modulo 2^32
@@ -113,6 +117,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// The clock steps of this connection's input (may be null: none; must
   /// outlive the engine). An interval across a step is unknown.
   void set_clock_steps(const ClockSteps* c) { clock_ = c; }
+  /// The recent segments of this direction of the connection (capture
+  /// copies' ring), its packet being sent the newest: unseen_before() reads
+  /// the sender's IPv4 IDs there.
+  void set_recent(const RecentRing* r) { recent_ = r; }
 
   /// From now on the engine judges nothing and reports nothing more: its
   /// on_send / on_peer only do what its HostFeed does (the host's TSval
@@ -179,12 +187,13 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   void no_probe_out();
   /// How many of the sender's packets the capture did not see just before
   /// `captured` on this connection, by its IPv4 ID counter
-  /// (StackProfile::ip_id_per_connection), and the frame before them;
-  /// records `captured`'s ID. None unless limits::kIpIdCounterRun steps of
-  /// one in a row showed the counter, and none after a packet larger than a
-  /// step of one has shown a segment to be (a GSO packet's step is its
-  /// segment count).
-  unsigned unseen_before(const Segment& captured, std::uint64_t& after_frame);
+  /// (StackProfile::ip_id_per_connection: read_ip_ids_), read from the
+  /// connection's recent segments (recent_), and the frame before them and
+  /// its capture time. None unless the limits::kIpIdCounterRun steps before
+  /// that frame were steps of one, and none when that frame is larger than
+  /// every packet those steps showed sent as one segment (a GSO packet's
+  /// step is its segment count).
+  unsigned unseen_before(const Segment& captured, std::uint64_t& after_frame, CaptureTime& after_time) const;
   /// The fields of an Observation of a transmission of new data at `t`
   /// (whether it fits the loss-probe timer), the sender's state as it is.
   Observation new_data_observation(CaptureTime t) const;
@@ -261,6 +270,18 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// acknowledged `resent`, the first byte of the data this answer sends
   /// again (causality over timing: the timing may pick the wrong ACK).
   void heard_until(CaptureTime t, std::optional<std::uint32_t> resent);
+  /// How long the states before ACKs without a TSval are kept
+  /// (kUnheardAckRtos x the RTO, at least kUnheardAckMinHorizon).
+  std::chrono::microseconds unheard_horizon() const {
+    return std::max(kUnheardAckRtos * current_rto(), kUnheardAckMinHorizon);
+  }
+  /// Whether the ACK path after the capture point may still be holding
+  /// ACKs at `t` (acks_held_from_): a resend showed an ACK unheard that was
+  /// captured less than unheard_horizon() before it. A back-to-back train
+  /// then shows no ACK heard between its segments (send_at).
+  bool acks_held_at(CaptureTime t) const {
+    return acks_held_from_ && !across_step(*acks_held_from_, t) && since(t, *acks_held_from_) <= unheard_horizon();
+  }
   /// Keeps the newest `n` of the states before ACKs the sender may not have
   /// received (unheard_at() 0 to n - 1), drops the older ones.
   void keep_newest(std::size_t n);
@@ -396,6 +417,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   Recovery recovery_ = Recovery::open;
   bool keep_timeline_;
   bool feed_only_ = false;
+  /// The profile's stack counts IPv4 IDs per connection (unseen_before()).
+  bool read_ip_ids_ = false;
   bool handshake_seen_ = false;
   bool sack_evidence_ = false;
   bool peer_timestamps_ = false;
@@ -422,6 +445,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// segments before it (Observation::answers_fin; set at each FIN only).
   bool ack_advanced_ = false;
   bool data_chain_open_ = false;  // data_chain_ holds an expiry (settle_data_chain() reads this, not the vector)
+  /// The IPv4 ID of the sender's previous packet (read_ip_ids_; 0 before
+  /// any): a skip of one is read further (unseen_before()).
+  std::uint16_t prev_ip_id_ = 0;
   // Line 1, every call.
   std::optional<std::uint32_t> last_peer_tsval_;
   MaybeMicros sender_rtt_;
@@ -559,17 +585,14 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// The sequence number after the peer's FIN, once it sent one (a FIN of
   /// ours acknowledging it may answer it: Observation::answers_fin).
   std::optional<std::uint32_t> peer_fin_end_;
-  // The sender's IPv4 ID counter (StackProfile::ip_id_per_connection;
-  // unseen_before()): the previous packet's ID, payload and frame, the
-  // steps of one in a row before it, and the largest payload a step of one
-  // showed sent as one segment (a larger packet may be a GSO packet, whose
-  // step is its segment count).
-  std::uint64_t ip_id_frame_ = 0;
-  std::uint16_t ip_id_ = 0;
-  std::uint16_t ip_id_payload_ = 0;
-  std::uint16_t ip_id_one_segment_ = 0;
-  std::uint8_t ip_id_run_ = 0;
-  bool ip_id_seen_ = false;
+  /// The capture time of the newest ACK a resend showed the sender had not
+  /// received (the ack-unheard reading): the path after the capture point
+  /// held it (acks_held_at()).
+  MaybeTime acks_held_from_;
+  const RecentRing* recent_ = nullptr;  // set_recent()
+  /// The MSS the peer's SYN offered (0: none seen): the largest segment the
+  /// sender sends, so no larger packet is one segment (unseen_before()).
+  std::uint16_t peer_mss_ = 0;
 };
 
 }  // namespace replay::engine

@@ -77,6 +77,7 @@ void SenderEngine::on_peer(const Segment& s) {
   }
   if (h.has(wire::kSyn)) {
     peer_sack_ok_ = peer_sack_ok_ || h.options.sack_permitted;
+    if (h.options.mss) peer_mss_ = *h.options.mss;
     handshake_seen_ = handshake_seen_ || (own_syn_ || own_synack_);
     if (h.has(wire::kAck)) {
       if (!sender_rtt_) peer_synack_ = s.time;  // our ACK answers the latest (learn_handshake_delays)

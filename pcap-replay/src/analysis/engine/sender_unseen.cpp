@@ -7,36 +7,38 @@
 
 #include <replay/analysis/thresholds.hpp>
 
+#include "analysis/capture_copy.hpp"
 #include "analysis/engine/sender_engine.hpp"
 
 namespace replay::engine {
 
 using std::chrono::microseconds;
 
-unsigned SenderEngine::unseen_before(const Segment& captured, std::uint64_t& after_frame) {
-  if (!opt_.profile->ip_id_per_connection || !captured.ip_id) return 0;
-  const std::uint16_t id = *captured.ip_id;
-  unsigned unseen = 0;
-  if (ip_id_seen_) {
-    const auto step = static_cast<std::uint16_t>(id - ip_id_);
-    if (step == 1) {
-      if (ip_id_run_ < UINT8_MAX) ++ip_id_run_;
-      ip_id_one_segment_ = std::max(ip_id_one_segment_, ip_id_payload_);
-    } else if (ip_id_payload_ <= ip_id_one_segment_) {
-      // (After a larger packet the step may be a GSO packet's segment
-      // count: neither a gap nor a break of the counter.)
-      if (step > 1 && step < 0x8000 && ip_id_run_ >= limits::kIpIdCounterRun) {
-        unseen = step - 1u;
-        after_frame = ip_id_frame_;
-      }
-      ip_id_run_ = 0;
-    }
+unsigned SenderEngine::unseen_before(const Segment& captured, std::uint64_t& after_frame,
+                                     CaptureTime& after_time) const {
+  // The ring's newest is `captured` (pushed before the model sees it); a
+  // segment replayed later is not read.
+  const RecentSegment* now = recent_ ? recent_->newest(0) : nullptr;
+  if (now == nullptr || now->frame != captured.frame || !now->has_ip_id()) return 0;
+  const RecentSegment* before = recent_->newest(1);
+  if (before == nullptr || !before->has_ip_id()) return 0;
+  // The counter: kIpIdCounterRun steps of one up to `before`; the largest
+  // packet of those steps was sent as one segment.
+  std::uint32_t one_segment = 0;
+  for (std::size_t k = 1; k <= limits::kIpIdCounterRun; ++k) {
+    const RecentSegment* a = recent_->newest(k + 1);
+    const RecentSegment* b = recent_->newest(k);
+    if (a == nullptr || !a->has_ip_id() || static_cast<std::uint16_t>(b->ip_id - a->ip_id) != 1) return 0;
+    one_segment = std::max(one_segment, a->payload_len);
   }
-  ip_id_seen_ = true;
-  ip_id_ = id;
-  ip_id_payload_ = static_cast<std::uint16_t>(std::min<std::uint32_t>(captured.payload_len, UINT16_MAX));
-  ip_id_frame_ = captured.frame;
-  return unseen;
+  // Larger than that and than the peer's MSS, `before` may have been a GSO
+  // packet, its step its segment count: no gap read.
+  if (before->payload_len > std::max<std::uint32_t>(one_segment, peer_mss_)) return 0;
+  const auto step = static_cast<std::uint16_t>(now->ip_id - before->ip_id);
+  if (step < 2 || step >= 0x8000) return 0;
+  after_frame = before->frame;
+  after_time = before->time;
+  return step - 1u;
 }
 
 Observation SenderEngine::new_data_observation(CaptureTime t) const {

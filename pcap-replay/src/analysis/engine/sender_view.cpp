@@ -76,7 +76,7 @@ void SenderEngine::remember_before_ack(std::uint64_t frame, CaptureTime t, std::
     // kUnheardAckRtos x the RTO was heard; with one, the sender's TSecr
     // says. Any one 2^30 bytes behind this ACK goes (the sequence
     // comparisons that find it stay unambiguous).
-    const microseconds horizon = std::max(kUnheardAckRtos * current_rto(), kUnheardAckMinHorizon);
+    const microseconds horizon = unheard_horizon();
     while (!before_older_.empty()) {
       const BeforeAck& oldest = before_older_.front();
       const bool aged = !oldest.tsval() && (across_step(oldest.time, t) || since(t, oldest.time) > horizon);
