@@ -4,11 +4,14 @@
 // Linux numbers a connection's IPv4 packets with a counter of its own (one
 // per segment sent), so the probe's ID is two past the packet before it:
 // one packet of the sender's is missing. The shape of a lab run's
-// many-flows frames 3724 (a response's last 656 bytes, ID 0xc3fa after
-// 0xc3f8, 206.6 ms after the response's first segments) and 3712 (a FIN,
-// ID 0x1ce6 after 0x1ce4, 206.4 ms after the peer's FIN it answers), both
-// labelled tcp_send_loss_probe by the kernel (tests/capture/lab,
-// 2026-12-07, not committed).
+// many-flows frame 3724 (a response's last 656 bytes, ID 0xc3fa after
+// 0xc3f8, 206.6 ms after the response's first segments), labelled
+// tcp_send_loss_probe by the kernel (tests/capture/lab, 2026-12-07, not
+// committed). Its frame 3712 (a FIN, ID 0x1ce6 after 0x1ce4, 206.4 ms
+// after the peer's FIN it answers), a probe too by the kernel's label, is
+// read as new data: it acknowledges the peer's FIN first, so the unseen
+// packet may as well have been the delayed ACK of it (the case of new data
+// acknowledging the peer's data first, below).
 
 #include <algorithm>
 #include <string>
@@ -204,8 +207,26 @@ TEST_CASE("new data acknowledging the peer's data first is new data: the unseen 
   s.pkts.back().rel_ack = 101;
   number_client_packets(s, s.pkts.size() - 1, 1);
   const auto r = analyze(s, "unseen-or-ack", Profile::linux_kernel, true);
-  CHECK(event_at(client(r), 25) == "send");
-  CHECK(unseen_notes(client(r)).empty());
+  const auto& c = client(r);
+  CHECK(event_at(c, 25) == "send");
+  CHECK(unseen_notes(c).empty());
+  // The report names both readings: cannot tell.
+  const auto it = std::find_if(c.findings.begin(), c.findings.end(),
+                               [](const replay::Judgement& j) { return j.topic == replay::Topic::unseen_or_ack; });
+  REQUIRE(it != c.findings.end());
+  CHECK(it->frame == 25);
+  CHECK(it->other_frame == 22);
+  CHECK(message(*it, "linux").find("the capture cannot tell") != std::string::npos);
+  // Off the probe's time (at 250 ms: 100 ms after the peer's data, 150 ms
+  // after frame 22), no such note: new data, and nothing else to read.
+  Scenario t = acked_writes();
+  t.pkts.push_back({150 * ms, false, 1, 1 + 5000, wire::kAck | wire::kPsh, 100, {}, {}, {}});
+  t.data(250 * ms, 1 + 500 * 10, 500);
+  t.pkts.back().rel_ack = 101;
+  number_client_packets(t, t.pkts.size() - 1, 1);
+  const auto off = analyze(t, "unseen-or-ack-off", Profile::linux_kernel, true);
+  CHECK(std::none_of(client(off).findings.begin(), client(off).findings.end(),
+                     [](const replay::Judgement& j) { return j.topic == replay::Topic::unseen_or_ack; }));
 }
 
 TEST_CASE("a packet no larger than the peer's MSS is one segment, whatever the steps before it showed") {

@@ -72,6 +72,7 @@ std::string_view to_string(Topic t) {
     case Topic::open_at_end: return "open-at-end";
     case Topic::sample_kept_57: return "5.7-sample-kept";
     case Topic::unseen_original: return "unseen-original";
+    case Topic::unseen_or_ack: return "unseen-or-ack";
   }
   return "none";
 }

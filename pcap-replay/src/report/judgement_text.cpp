@@ -270,6 +270,13 @@ std::string note_text(const Judgement& j, const Options& o) {
                          "as the loss probe resending that packet, lost before the capture point, on the probe "
                          "timer's time from when it can have left",
                          j.other_frame);
+    case Topic::unseen_or_ack:
+      return fmt::format("new data to the capture on the loss probe timer's time, after one packet of the sender it "
+                         "did not see (its IPv4 ID skipped one after frame {}); but it acknowledges the peer's data "
+                         "first, so the unseen packet may have been that ACK: the probe resending a packet lost "
+                         "before the capture point or the application's next data, the capture cannot tell (read as "
+                         "new data)",
+                         j.other_frame);
     default:
       return fired(j);
   }

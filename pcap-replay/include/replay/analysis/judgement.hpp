@@ -105,9 +105,12 @@ enum class Topic : std::uint8_t {
                       ///< not 5.7's 3 s (Linux tcp_init_metrics), a departure from RFC 6298 the profile documents
   unseen_original,    ///< data new to the capture after a packet of the sender it did not see (its IPv4 ID skipped one):
                       ///< read as the loss probe resending that packet, lost before the capture point
+  unseen_or_ack,      ///< the same on the probe's time, but it acknowledges the peer's data first: the unseen packet may
+                      ///< have been that ACK; the capture cannot tell (read as new data)
 };
 /// "none", "late", "setting", "clock-step", "backoff-unknown", "flushed-burst", "syn-acked-unseen", "ack-unheard",
-/// "5.7-unverifiable", "readings-differ", "wait-straddles", "open-at-end", "5.7-sample-kept", "unseen-original".
+/// "5.7-unverifiable", "readings-differ", "wait-straddles", "open-at-end", "5.7-sample-kept", "unseen-original",
+/// "unseen-or-ack".
 std::string_view to_string(Topic t);
 
 /// What showed a burst held before the capture point (Topic::flushed_burst;

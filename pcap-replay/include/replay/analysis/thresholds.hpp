@@ -106,9 +106,10 @@ inline constexpr microseconds kReorderWindowFloor{3'000};
 
 /// A sender whose profile numbers each connection's IPv4 packets with a
 /// counter of its own (StackProfile::ip_id_per_connection) is read by its
-/// IDs only once this many steps of exactly one in a row, on the
-/// connection, show the counter (a stack that sends ID 0, or a random ID,
-/// never shows it; a GSO packet's step, of its segment count, is not read).
+/// IDs only where this many steps of exactly one in a row, on the
+/// connection and up to the packet a skip follows, show the counter (a
+/// stack that sends ID 0, or a random ID, never shows it; after a packet
+/// that may be a GSO packet, its step, of its segment count, is not read).
 inline constexpr unsigned kIpIdCounterRun = 3;
 /// New data after exactly this many of the sender's packets the capture
 /// did not see (its counter skipped them), on a loss probe's time from when

@@ -286,17 +286,16 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
     probe_read_as_write();
   }
   // New data after one packet of the sender the capture did not see, on no
-  // ACK: the unseen one may have carried it. Not when it acknowledges peer
-  // data no segment before it did: the unseen one may have been that ACK
-  // (a delayed ACK, and the application's write later).
-  // (The step of its IPv4 ID from its previous packet's, read_ip_ids_,
-  // first: one skipped.)
-  if (read_ip_ids_ && seq == seq_.snd_max && !ack_triggered && !acks_new && captured.ip_id &&
+  // ACK: the unseen one may have carried it (when it acknowledges peer
+  // data no segment before it did, the unseen one may have been that ACK:
+  // cannot tell). (The step of its IPv4 ID from its previous packet's,
+  // read_ip_ids_, first: one skipped.)
+  if (read_ip_ids_ && seq == seq_.snd_max && !ack_triggered && captured.ip_id &&
       static_cast<std::uint16_t>(*captured.ip_id - prev_ip_id) == limits::kUnseenOriginalPackets + 1) {
     std::uint64_t after = 0;
     CaptureTime prev{};
     if (unseen_before(captured, after, prev) == limits::kUnseenOriginalPackets &&
-        resend_of_unseen(s, seq, end, prev, after, old_tsval))
+        resend_of_unseen(s, seq, end, prev, after, old_tsval, acks_new))
       return;
   }
   if (seq_ge(seq, seq_.snd_max)) {

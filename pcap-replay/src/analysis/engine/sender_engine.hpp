@@ -191,8 +191,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// connection's recent segments (recent_), and the frame before them and
   /// its capture time. None unless the limits::kIpIdCounterRun steps before
   /// that frame were steps of one, and none when that frame is larger than
-  /// every packet those steps showed sent as one segment (a GSO packet's
-  /// step is its segment count).
+  /// both the peer's MSS (peer_mss_) and every packet those steps showed
+  /// sent as one segment (a GSO packet's step is its segment count).
   unsigned unseen_before(const Segment& captured, std::uint64_t& after_frame, CaptureTime& after_time) const;
   /// The fields of an Observation of a transmission of new data at `t`
   /// (whether it fits the loss-probe timer), the sender's state as it is.
@@ -204,9 +204,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// peer segment the sender had heard since, within the ACK clock's
   /// window), the probe resending that packet, lost before the capture
   /// point. Replays the unseen original (its arm, the ledger) and the
-  /// repeat; false, changing nothing, otherwise.
+  /// repeat; false, changing nothing, otherwise. With `acks_new` (the
+  /// segment acknowledges peer data first: the unseen packet may have been
+  /// that ACK) only an INFO naming both readings (Topic::unseen_or_ack),
+  /// and false.
   bool resend_of_unseen(const Segment& s, std::uint32_t seq, std::uint32_t end, CaptureTime prev,
-                        std::uint64_t after_frame, bool old_tsval);
+                        std::uint64_t after_frame, bool old_tsval, bool acks_new);
   void probe_read_as_write();
   void timer_event(const Segment& s, std::uint32_t seq, bool syn, bool maybe_probe, std::optional<std::uint32_t> tsval,
                    bool maybe_repeat = false);

@@ -66,7 +66,7 @@ Observation SenderEngine::new_data_observation(CaptureTime t) const {
 }
 
 bool SenderEngine::resend_of_unseen(const Segment& s, std::uint32_t seq, std::uint32_t end, CaptureTime prev,
-                                    std::uint64_t after_frame, bool old_tsval) {
+                                    std::uint64_t after_frame, bool old_tsval, bool acks_new) {
   // When the unseen packet can have left: with the previous packet (one
   // write, one train), or answering the newest segment of the peer the
   // sender had heard since (its ACK clock's window).
@@ -99,6 +99,15 @@ bool SenderEngine::resend_of_unseen(const Segment& s, std::uint32_t seq, std::ui
     if (probe_from(spans[i].lo) || probe_from(spans[i].hi))
       left = left ? Span{std::min(left->lo, spans[i].lo), std::max(left->hi, spans[i].hi)} : spans[i];
   if (!left) return false;
+  if (acks_new) {
+    // It acknowledges peer data no segment before it did: the unseen packet
+    // may have been that ACK (a delayed one), and this the application's
+    // next data. Both readings named; read as new data.
+    Judgement j = note(Topic::unseen_or_ack, s.frame, capture_time_.value_or(s.time), false);
+    j.other_frame = after_frame;
+    append(std::move(j));
+    return false;
+  }
   // The unseen packet: the first transmission of [seq, end), sent within
   // the span (no frame of the capture armed the timer).
   if (was_idle) {
