@@ -58,11 +58,6 @@ Scenario paced_writes() {
   return s;
 }
 
-std::string event_at(const replay::SenderReport& c, std::uint64_t frame) {
-  const auto it = std::find_if(c.timeline.begin(), c.timeline.end(),
-                               [&](const replay::TimelineEvent& e) { return e.frame == frame; });
-  return it == c.timeline.end() ? std::string("none") : std::string(it->event);
-}
 
 }  // namespace
 
@@ -148,13 +143,7 @@ namespace {
 // after the one before; the one at 120 ms, with one segment out, would wait
 // for 2 SRTT + 200 ms (TCP_RTO_MIN) and is no probe.
 Scenario lone_writes() {
-  Scenario s;
-  s.sack_permitted = true;
-  s.handshake(0, 1 * ms);
-  for (std::uint32_t k = 0; k < 10; ++k) {
-    s.data(10 * ms + 10 * ms * k, 1 + 500 * k, 500);
-    s.ack(11 * ms + 10 * ms * k, 1 + 500 * (k + 1));
-  }
+  Scenario s = acked_500_byte_writes();
   for (std::uint32_t k = 10; k < 13; ++k) s.data(10 * ms + 10 * ms * k, 1 + 500 * k, 500);
   return s;
 }

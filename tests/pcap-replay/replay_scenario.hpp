@@ -264,6 +264,27 @@ inline Scenario base_scenario() {
   return s;
 }
 
+/// Handshake round trip 1 ms (captured at the client), SACK; one 500-byte
+/// write every 10 ms from 10 ms, each acknowledged 1 ms later (frames 4-23:
+/// data [1 + 500 k, 501 + 500 k) at 10 + 10 k ms, k < 10). SRTT about 1 ms.
+inline Scenario acked_500_byte_writes() {
+  Scenario s;
+  s.sack_permitted = true;
+  s.handshake(0, 1'000);
+  for (std::uint32_t k = 0; k < 10; ++k) {
+    s.data(10'000 + 10'000 * k, 1 + 500 * k, 500);
+    s.ack(11'000 + 10'000 * k, 1 + 500 * (k + 1));
+  }
+  return s;
+}
+
+/// The event of the timeline row for `frame` ("none" when no row names it).
+inline std::string event_at(const replay::SenderReport& c, std::uint64_t frame) {
+  for (const auto& e : c.timeline)
+    if (e.frame == frame) return std::string(e.event);
+  return "none";
+}
+
 /// How many retransmissions of kind `k` the sender report counts.
 inline std::size_t count(const replay::SenderReport& s, replay::SendKind k) {
   return s.by_kind[static_cast<std::size_t>(k)];

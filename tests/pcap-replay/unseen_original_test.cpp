@@ -35,16 +35,7 @@ constexpr std::int64_t ms = 1000;  // microseconds per millisecond
 // jiffies): the probe fires in [204 - 1, 204 + 204 x 8/63 + 2 x 4 + 1] =
 // [203, 238.9] ms after the last new data (the wheel's lateness, two
 // jiffies, the 1 ms granularity).
-Scenario acked_writes() {
-  Scenario s;
-  s.sack_permitted = true;
-  s.handshake(0, 1 * ms);
-  for (std::uint32_t k = 0; k < 10; ++k) {
-    s.data(10 * ms + 10 * ms * k, 1 + 500 * k, 500);
-    s.ack(11 * ms + 10 * ms * k, 1 + 500 * (k + 1));
-  }
-  return s;
-}
+Scenario acked_writes() { return acked_500_byte_writes(); }
 
 // Numbers the client's packets 1000, 1001, ... in order, skipping `skip`
 // IDs before packet index `at` (a packet of the client's the capture did
@@ -66,16 +57,13 @@ Scenario tail_at(std::int64_t t, std::uint16_t skip) {
   return s;
 }
 
-std::string event_at(const replay::SenderReport& c, std::uint64_t frame) {
-  const auto it = std::find_if(c.timeline.begin(), c.timeline.end(),
-                               [&](const replay::TimelineEvent& e) { return e.frame == frame; });
-  return it == c.timeline.end() ? std::string("none") : std::string(it->event);
-}
 
-std::vector<replay::Judgement> unseen_notes(const replay::SenderReport& c) {
+// The sender's notes of `topic` (by default: read as an unseen packet's resend).
+std::vector<replay::Judgement> unseen_notes(const replay::SenderReport& c,
+                                            replay::Topic topic = replay::Topic::unseen_original) {
   std::vector<replay::Judgement> out;
   for (const auto& f : c.findings)
-    if (f.topic == replay::Topic::unseen_original) out.push_back(f);
+    if (f.topic == topic) out.push_back(f);
   return out;
 }
 
@@ -211,12 +199,11 @@ TEST_CASE("new data acknowledging the peer's data first is new data: the unseen 
   CHECK(event_at(c, 25) == "send");
   CHECK(unseen_notes(c).empty());
   // The report names both readings: cannot tell.
-  const auto it = std::find_if(c.findings.begin(), c.findings.end(),
-                               [](const replay::Judgement& j) { return j.topic == replay::Topic::unseen_or_ack; });
-  REQUIRE(it != c.findings.end());
-  CHECK(it->frame == 25);
-  CHECK(it->other_frame == 22);
-  CHECK(message(*it, "linux").find("the capture cannot tell") != std::string::npos);
+  const auto both = unseen_notes(c, replay::Topic::unseen_or_ack);
+  REQUIRE(both.size() == 1);
+  CHECK(both[0].frame == 25);
+  CHECK(both[0].other_frame == 22);
+  CHECK(message(both[0], "linux").find("the capture cannot tell") != std::string::npos);
   // Off the probe's time (at 250 ms: 100 ms after the peer's data, 150 ms
   // after frame 22), no such note: new data, and nothing else to read.
   Scenario t = acked_writes();
@@ -225,8 +212,7 @@ TEST_CASE("new data acknowledging the peer's data first is new data: the unseen 
   t.pkts.back().rel_ack = 101;
   number_client_packets(t, t.pkts.size() - 1, 1);
   const auto off = analyze(t, "unseen-or-ack-off", Profile::linux_kernel, true);
-  CHECK(std::none_of(client(off).findings.begin(), client(off).findings.end(),
-                     [](const replay::Judgement& j) { return j.topic == replay::Topic::unseen_or_ack; }));
+  CHECK(unseen_notes(client(off), replay::Topic::unseen_or_ack).empty());
 }
 
 TEST_CASE("a packet no larger than the peer's MSS is one segment, whatever the steps before it showed") {

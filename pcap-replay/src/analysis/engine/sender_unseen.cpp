@@ -2,8 +2,7 @@
 // IPv4 ID counter, and the transmission that resends one of them.
 #include <algorithm>
 #include <array>
-#include <climits>
-#include <utility>
+#include <optional>
 
 #include <replay/analysis/thresholds.hpp>
 
