@@ -71,7 +71,7 @@ constexpr const char* kScenarios[] = {
     "thin-linear",  "ts-off",             "syn-linear-0",       "syn-linear-default", "many-flows",
     "capture-dup",  "recv-side-loss",     "spurious-rto-eifel", "spurious-rto-frto", "rto-min-route",
     "zero-window",  "keepalive",          "synack-loss",        "user-timeout",      "rto-sack-recovery",
-    "spurious-rto-frto-recv", "spurious-rto-frto-recv-2", "spurious-rto-eifel-recv-data"};
+    "spurious-rto-frto-recv", "spurious-rto-frto-recv-2", "spurious-rto-eifel-recv-data", "synack-loss-recv"};
 
 }  // namespace
 
@@ -369,5 +369,45 @@ TEST_CASE("lab, a 40 ms path captured at the receiver: the server's SYN-ACKs, it
     // over a 40.6 ms path): within 1 ms (read at 20 ms of correction, half).
     REQUIRE(server.srtt);
     CHECK(std::abs(static_cast<double>(server.srtt->count()) / 1000.0 - k.srtt_ms) < 1.0);
+  }
+}
+
+TEST_CASE("lab, captured at the client over the veth: the SYN-ACK timer and the answer to a SYN sent again, identical") {
+  // tests/captures/lab/synack-loss-recv: the lab's synack-loss captured at
+  // the client (tcpdump sees the server's SYN-ACKs before the client's
+  // prerouting drops them). The client's SYN timer and the server's SYN-ACK
+  // timer, both 1 s, cross: the client's second SYN (frame 3, 1.029972 s),
+  // then two SYN-ACKs 29 us apart with the same bytes (IPv4 ID 0, TSval
+  // 1818807979): the kernel's labels say the timer's (frame 4,
+  // reqsk_timer_handler) and the answer (frame 5, tcp_check_req). Read as
+  // one datagram captured twice, the timer's expiry was lost
+  // (TcpExtTCPTimeouts 1, the checker 0) and frame 4 called the answer.
+  const std::string dir = "tests/captures/lab/";
+  const auto labels = kernel_labels(dir + "synack-loss-recv.labels.csv");
+  REQUIRE(labels.at(4) == "synack-timer");
+  REQUIRE(labels.at(5) == "syn-reply");
+  REQUIRE(labels.at(7) == "syn-reply");
+  for (std::string_view p : {Profile::linux_kernel, Profile::automatic}) {
+    CAPTURE(p);
+    const auto r = analyze(dir + "synack-loss-recv.pcap", p, /*timeline=*/true);
+    REQUIRE(r.flows.size() == 1);
+    CHECK(r.flows[0].capture_duplicates == 0);
+    const replay::SenderReport& server = r.flows[0].senders[1];
+    REQUIRE(server.timeouts.size() == 1);
+    CHECK(server.timeouts[0].frame == 4);
+    // 1.030032 - 0.000042 s after the first SYN-ACK: 1029.99 ms. Accepted:
+    // from 1 s less the tolerance (1 ms + 10 % of 1 s) = 899 ms to 1 s plus
+    // Linux's wheel lateness (8/63 of it, rounded up: 126.985 ms, and two
+    // 4 ms ticks) and the 1 ms: 1135.985 ms.
+    CHECK(server.timeouts[0].verdict == replay::Verdict::ok);
+    CHECK(server.timeouts[0].wait.lo == std::chrono::microseconds{1'029'990});
+    CHECK(server.timeouts[0].accepted.lo == std::chrono::microseconds{899'000});
+    CHECK(server.timeouts[0].accepted.hi == std::chrono::microseconds{1'135'985});
+    std::map<std::uint64_t, std::string> events;
+    for (const auto& ev : server.timeline) events[ev.frame] = ev.event;
+    CHECK(events[4] == "syn-rto");
+    CHECK(events[5] == "syn-reply");
+    CHECK(events[7] == "syn-reply");
+    CHECK(musts(server) == 0);
   }
 }

@@ -109,13 +109,30 @@ struct RecentRing {
   /// becomes the later of the two: a window counts from the latest capture
   /// of the datagram (its copies on three VLANs 50 ms apart are each 50 ms
   /// from the one before, and each names the first).
-  std::optional<std::uint64_t> take_copy(const Segment& s, std::uint64_t peer_count, std::uint32_t digest);
+  /// `copies_shown`: the connection has shown a copy already (or `s` is on
+  /// another virtual network): the capture point duplicates datagrams, so
+  /// an identical segment the peer asked for again is still read as a copy.
+  std::optional<std::uint64_t> take_copy(const Segment& s, std::uint64_t peer_count, std::uint32_t digest,
+                                         bool copies_shown);
+  /// Whether the peer sent anything between the sender's previous kept
+  /// transmission of a's sequence space and `a` (a duplicate SYN that a
+  /// SYN-ACK answers, ACKs that ask for data again): `a` or a segment
+  /// identical to it can answer that while the other is the timer's.
+  bool asked_again(const RecentSegment& a) const;
 };
+
+/// Whether a segment identical to a kept one can be a second transmission
+/// because the peer asked for it again (RecentRing::asked_again, on a
+/// capture that has shown no copy).
+enum class Answerable : bool { no, yes };
 
 /// Whether `b`, sent after `peer_count` segments of the other direction, is
 /// a copy of `a` (thresholds.hpp: the rule), whose SACK blocks are `a_sack`
-/// (null when it has none); `ids_repeat`: the sender's RecentRing::ids_repeat.
+/// (null when it has none); `ids_repeat`: the sender's RecentRing::ids_repeat;
+/// `answerable`: whether the peer asked for a's sequence space again before
+/// `a` on a capture that has shown no copy (then, without an ID naming the
+/// datagram, `b` is a second transmission).
 bool capture_copy(const RecentSegment& a, const wire::SackBlock* a_sack, const Segment& b,
-                  std::uint64_t peer_count, bool ids_repeat);
+                  std::uint64_t peer_count, bool ids_repeat, Answerable answerable = Answerable::no);
 
 }  // namespace replay

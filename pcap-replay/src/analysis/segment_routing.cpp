@@ -117,7 +117,7 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   ++live.seen[dir];
   RecentRing& ring = live.recent[dir];
   const std::uint32_t digest = header_digest(s);
-  if (const std::optional<std::uint64_t> of = ring.take_copy(s, peer_count, digest)) {
+  if (const std::optional<std::uint64_t> of = ring.take_copy(s, peer_count, digest, live.capture_duplicates > 0)) {
     if (analysed) m.count_copy(c, s, dir, *of);
     return;
   }

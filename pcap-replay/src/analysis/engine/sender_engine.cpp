@@ -83,11 +83,12 @@ HoldSign SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
 }
 
 void SenderEngine::on_send(const Segment& captured) {
-  if (feed_only_) {
+  if (feed_only_) {  // (feed_only() read any SYN-ACK held)
     feed_.on_send(captured, feed_context(), replay_rate_);
     if (captured.tcp.options.tsval) out_.tsval_sent = true;
     return;
   }
+  settle_held_synack(&captured);
   ++out_.packets;
   file_ = captured.file_index;
   current_frame_ = captured.frame;
@@ -167,14 +168,19 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
   // does our first SYN-ACK after our own SYN (a simultaneous open: it
   // repeats the SYN's sequence number) answer the peer's SYN.
   bool answers_syn = false;
+  bool maybe_timer = false;  // answers it, or our SYN-ACK timer sent it (held_synack_)
   if (syn && h.has(wire::kAck) && (peer_syn_again_ || (!own_synack_ && own_syn_ && peer_syn_))) {
     const CaptureTime asked = peer_syn_again_ ? *peer_syn_again_ : *peer_syn_;
-    const bool in_window = !across_step(asked, s.time) &&
-                           std::chrono::abs(since(s.time, asked)) <= ack_delay_hi() + limits::kAckClockMin;
+    const bool in_window = answers_in_window(asked, s.time);
     const microseconds timer_least = opt_.config.initial_rto - opt_.tolerance(opt_.config.initial_rto);
     const bool before_timer = syn_arm_ && !across_step(syn_arm_->sent(), s.time) &&
                               since(s.time, syn_arm_->sent()) < timer_least;
     answers_syn = in_window || before_timer;
+    // Within the SYN's window, but as late after our previous SYN-ACK as
+    // the timer's least wait: the timer may have sent it, and the answer
+    // follow at once (Linux: both within one tick when the peer's SYN timer
+    // and ours, both 1 s, cross). The next event tells.
+    maybe_timer = peer_syn_again_ && in_window && !before_timer && syn_arm_ && !across_step(syn_arm_->sent(), s.time);
     if (answers_syn && before_timer && handshake_ambiguous_ && !across_step(asked, s.time) &&
         since(s.time, asked) >= microseconds{0} && since(s.time, asked) < timer_least) {
       // The answer the capture could not pair at our first SYN-ACK (one
@@ -190,7 +196,7 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
     // Answered; or not, and no longer owed: a SYN-ACK that does not answer
     // it comes after the answer's time. Our first SYN-ACK leaves it to
     // learn_handshake_delays, which pairs it or finds it may not answer.
-    if (answers_syn || own_synack_) peer_syn_again_.reset();
+    if ((answers_syn || own_synack_) && !maybe_timer) peer_syn_again_.reset();
   }
   if (syn) {
     own_sack_ok_ = own_sack_ok_ || h.options.sack_permitted;
@@ -299,11 +305,40 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
       return;
   }
   if (seq_ge(seq, seq_.snd_max)) {
+    if (maybe_timer) peer_syn_again_.reset();  // no repeat, nothing to hold: answered, as any
     first_transmission(s, seq, end, syn, ack_triggered, back_to_back, h.options.tsval);
+  } else if (maybe_timer) {
+    held_synack_ = std::make_unique<HeldSynAck>(
+        HeldSynAck{s, captured.time, *peer_syn_again_, seq, end, ack_triggered, back_to_back, old_tsval, h.options.tsval});
+    synack_held_ = true;
   } else {
     repeat(s, seq, end, syn, ack_triggered, back_to_back, old_tsval, answers_syn, h.options.tsval);
     new_data_probe_.reset();
   }
+}
+
+bool SenderEngine::answers_in_window(CaptureTime asked, CaptureTime t) const {
+  return !across_step(asked, t) && std::chrono::abs(since(t, asked)) <= ack_delay_hi() + limits::kAckClockMin;
+}
+
+void SenderEngine::read_held_synack(const Segment* next) {
+  const std::unique_ptr<HeldSynAck> held = std::move(held_synack_);
+  synack_held_ = false;
+  // The timer's, then the answer: the same SYN-ACK again right after it,
+  // sooner than any timer fires, nothing from the peer between, itself
+  // within the SYN's window. (Linux's answer re-arms the timer,
+  // tcp_check_req: an expiry cannot follow the answer that soon.) Else it
+  // answered the SYN, and the timer, re-armed, did not fire.
+  const bool timer_first = next && next->tcp.has(wire::kSyn) && next->tcp.has(wire::kAck) &&
+                           next->tcp.seq == held->s.tcp.seq && !across_step(held->captured, next->time) &&
+                           since(next->time, held->captured) >= microseconds{0} &&
+                           since(next->time, held->captured) < limits::kMinTimerWait &&
+                           answers_in_window(held->asked, next->time);
+  // Answered now; or still owed, the next one its answer.
+  if (!timer_first) peer_syn_again_.reset();
+  repeat(held->s, held->seq, held->end, /*syn=*/true, held->ack_triggered, held->back_to_back, held->old_tsval,
+         /*answers_syn=*/!timer_first, held->tsval);
+  new_data_probe_.reset();
 }
 
 void SenderEngine::no_probe_out() {
@@ -800,6 +835,7 @@ void SenderEngine::timer_event(const Segment& s, std::uint32_t seq, bool syn, bo
 }
 
 void SenderEngine::finish() {
+  settle_held_synack(nullptr);
   settle_pending_samples(CaptureTime::max());
   // The replayed estimator at the end, with the backoff of the chain still open.
   const auto& e = est_.estimator();

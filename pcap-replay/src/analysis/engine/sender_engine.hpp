@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -132,6 +133,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// same as a judging engine's, segment by segment, so every other
   /// connection's report is the same either way.
   void feed_only() {
+    settle_held_synack(nullptr);
     feed_only_ = true;
     feed_.forget_send_times();  // its echoes are not sampled
   }
@@ -448,6 +450,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// segments before it (Observation::answers_fin; set at each FIN only).
   bool ack_advanced_ = false;
   bool data_chain_open_ = false;  // data_chain_ holds an expiry (settle_data_chain() reads this, not the vector)
+  // held_synack_ is set: read on every segment from this line (a hole in
+  // it), not from the pointer's, far from the hot lines.
+  bool synack_held_ = false;
   /// The IPv4 ID of the sender's previous packet (read_ip_ids_; 0 before
   /// any): a skip of one is read further (unseen_before()).
   std::uint16_t prev_ip_id_ = 0;
@@ -596,6 +601,28 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// The MSS the peer's SYN offered (0: none seen): the largest segment the
   /// sender sends, so no larger packet is one segment (unseen_before()).
   std::uint16_t peer_mss_ = 0;
+  /// Our SYN-ACK sent again within the response window of the peer's SYN
+  /// sent again, at a time our SYN-ACK timer may have fired: the timer's or
+  /// the answer, which the next event tells (settle_held_synack). Its
+  /// reading waits until then, with what repeat() takes; made only then.
+  struct HeldSynAck {
+    Segment s;              // as send_at had it (its send time)
+    CaptureTime captured;   // its capture time
+    CaptureTime asked;      // the peer's SYN it may answer
+    std::uint32_t seq, end;
+    bool ack_triggered, back_to_back, old_tsval;
+    std::optional<std::uint32_t> tsval;
+  };
+  std::unique_ptr<HeldSynAck> held_synack_;
+  /// Reads the held SYN-ACK (if any) before the engine's next event:
+  /// `next_send`, our next segment, or null (a peer segment, the end).
+  void settle_held_synack(const Segment* next_send) {
+    if (synack_held_) read_held_synack(next_send);  // (inline: almost never held)
+  }
+  void read_held_synack(const Segment* next_send);
+  /// Whether a SYN-ACK sent at `t` is within the response window of the
+  /// peer's SYN captured at `asked` (Linux tcp_check_req answers at once).
+  bool answers_in_window(CaptureTime asked, CaptureTime t) const;
 };
 
 }  // namespace replay::engine

@@ -54,6 +54,7 @@ void SenderEngine::on_peer(const Segment& s) {
     feed_.on_peer(s);
     return;
   }
+  settle_held_synack(nullptr);
   settle_pending_samples(s.time);
   new_data_probe_.reset();  // what the peer sends settles a new-data probe's reading: it stands
   feed_.feed_peer(s);
