@@ -27,8 +27,12 @@ precision = the same / frames the checker gave that class. A class the
 checker does not emit yet has recall 0; a class with no frame either way is
 n/a. Also printed: the confusion table (truth x checker event), per capture
 the RTO expiries (TcpExtTCPTimeouts, the kernel's labelled expiries of the
-sender namespace, the checker's), and the MUST findings of
-`check --json --profile linux`.
+sender namespace, those in the capture, those it shows as resends, the
+checker's), and the MUST findings of `check --json --profile linux`; and
+how many labelled resends the capture shows as the first copy of their
+sequence space (at a capture away from the sender, every earlier copy
+dropped before it: no capture can show them resent; they stay counted
+under their kernel label), with the checker's events for them.
 
 --thresholds FILE: lines `CLASS RECALL_MIN PRECISION_MIN` (percent, `-` for
 none) and `must MAX`; the exit status is 1 when a class is below its
@@ -78,6 +82,10 @@ TRUTH_ORDER = ["send", "out-of-order", "capture-copy", "rto", "syn-rto", "synack
                "tlp-new", "fast-retx", "rack-timer", "slow-start-retx", "zero-window-probe", "keepalive",
                "mtu-retx", "other"]
 TARGET = 99.0
+# Kernel labels of a segment sent again (not a probe without sequence space,
+# not new data).
+RESEND_LABELS = {"rto", "syn-rto", "synack-timer", "syn-reply", "tlp", "fast-retx", "rack-timer",
+                 "slow-start-retx", "mtu-retx", "other"}
 EXPIRY_LABELS = {"rto", "syn-rto", "synack-timer"}
 
 
@@ -163,11 +171,21 @@ def main():
     confusion = {}
     mismatches = []
     per_capture = []
+    first_seen = {}  # checker's event -> labelled resends the capture shows as first copies
     for name in names:
         truth, cap = truth_of(name, a.dir)
         pcap = os.path.join(a.dir, name + ".pcap")
         ev = checker_events(a.bin, a.profile, pcap)
         src = {f.number: f.src for f in cap.frames}
+        # How each frame's sequence space looked at the capture point: a
+        # labelled resend whose every earlier copy the path dropped before the
+        # capture, and that came after no higher data, is there the first copy
+        # of its sequence space ("new"): no capture can show it was sent again.
+        shown = labpcap.repeats(cap.frames, labpcap.capture_copies(cap))
+        for n, t in truth.items():
+            if t in RESEND_LABELS and shown.get(n) == "new":
+                c = ev.get(n, "none")
+                first_seen[c] = first_seen.get(c, 0) + 1
         for n in sorted(set(truth) | set(ev)):
             t = truth.get(n)
             if t is None:
@@ -181,12 +199,15 @@ def main():
         tj = json.load(open(os.path.join(a.dir, name + ".truth.json")))
         sender_ns = tj.get("topology", {}).get("sender_ns_addr", "198.18.0.1")
         k_exp = sum(1 for n, t in truth.items() if t in EXPIRY_LABELS and src.get(n) == sender_ns)
+        k_exp_shown = sum(1 for n, t in truth.items()
+                          if t in EXPIRY_LABELS and src.get(n) == sender_ns and shown.get(n) != "new")
         with open(os.path.join(a.dir, name + ".labels.csv")) as f:
             k_exp_all = sum(1 for r in csv.DictReader(f) if r["label"] in EXPIRY_LABELS and r["src"] == sender_ns)
         c_exp = sum(1 for n, c in ev.items() if c in ("rto", "syn-rto") and src.get(n) == sender_ns)
         must, which = must_findings(a.bin, a.profile, pcap)
         per_capture.append({"capture": name, "TcpExtTCPTimeouts": tj["nstat_delta"]["TcpExtTCPTimeouts"],
                             "kernel_expiries_labelled": k_exp_all, "kernel_expiries_in_capture": k_exp,
+                            "kernel_expiries_shown_again": k_exp_shown,
                             "checker_expiries": c_exp, "must": must, "must_findings": which})
     # Per class, in the checker's vocabulary.
     classes = {}
@@ -250,13 +271,21 @@ def main():
         if cls not in classes:
             print(f"{cls:<18}{'0':>8}{'0':>8}{'0':>8}{'n/a':>10}   (no frame of this class in the lab)")
     print()
-    print(f"{'capture':<22}{'TCPTimeouts':>12}{'kernel':>8}{'in pcap':>8}{'checker':>8}{'MUST':>6}")
+    print(f"{'capture':<22}{'TCPTimeouts':>12}{'kernel':>8}{'in pcap':>8}{'resent':>8}{'checker':>8}{'MUST':>6}")
     for p in per_capture:
         print(f"{p['capture']:<22}{p['TcpExtTCPTimeouts']:>12}{p['kernel_expiries_labelled']:>8}"
-              f"{p['kernel_expiries_in_capture']:>8}{p['checker_expiries']:>8}{p['must']:>6}"
+              f"{p['kernel_expiries_in_capture']:>8}{p['kernel_expiries_shown_again']:>8}"
+              f"{p['checker_expiries']:>8}{p['must']:>6}"
               + ("  " + "; ".join(p["must_findings"][:4]) if p["must_findings"] else ""))
     print("(kernel: RTO/SYN/SYN-ACK timer retransmissions the kernel labelled in the sender namespace; "
-          "TCPTimeouts also counts an expiry that sent nothing, e.g. the one that aborts the connection)")
+          "TCPTimeouts also counts an expiry that sent nothing, e.g. the one that aborts the connection; "
+          "resent: those in the pcap that it shows as a resend, its sequence space shown before or higher "
+          "data before it)")
+    if first_seen:
+        print(f"labelled resends the capture shows as the first copy of their sequence space (every earlier "
+              f"copy dropped before the capture point, no higher data before them; counted above as their "
+              f"kernel label): {sum(first_seen.values())}; the checker's events: "
+              + ", ".join(f"{k} {v}" for k, v in sorted(first_seen.items())))
     musts = sum(p["must"] for p in per_capture)
     if must_max is not None:
         print(f"MUST findings under --profile {a.profile}: {musts} (allowed {must_max}, target 0)")
