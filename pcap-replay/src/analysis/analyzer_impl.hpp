@@ -180,6 +180,9 @@ struct Analyzer::Impl final : FlowStore {
   /// `s` is connection `idx`'s (after the table placed it); `shared`: it is
   /// also another connection's (the SYN a second server answered).
   void add_to(std::size_t idx, const Segment& s, bool shared);
+  /// Whether `s`, sent by side `dir`, may be a second transmission where the
+  /// copy test would see a copy (capture_copy's Answerable).
+  static Answerable answerable(const Live& live, const Segment& s, int dir);
   /// The client's SYN (in connection `other`) that `synack`, another
   /// server's, answers (SEQ + 1 = its ACK), if still kept.
   std::optional<Segment> answered_syn(std::size_t other, const Segment& synack);

@@ -61,24 +61,13 @@ std::uint32_t RecentRing::matching(std::uint32_t d) const {
   return m & ((std::uint32_t{1} << items.size()) - 1);
 }
 
-bool RecentRing::asked_again(const RecentSegment& a) const {
-  // The sender's transmission of a's sequence space kept last before a.
-  const RecentSegment* before = nullptr;
-  for (const RecentSegment& r : items)
-    if (r.frame < a.frame && r.seq == a.seq && r.end() == a.end() && (r.flags & wire::kSyn) == (a.flags & wire::kSyn) &&
-        (!before || r.frame > before->frame))
-      before = &r;
-  return before && before->peer_count != a.peer_count;
-}
-
 std::optional<std::uint64_t> RecentRing::take_copy(const Segment& s, std::uint64_t peer_count, std::uint32_t d,
-                                                   bool copies_shown) {
+                                                   Answerable answerable) {
   // The kept segments whose digest matches, in index order (one vector
   // compare for all the digests; a match is then compared in full).
   for (std::uint32_t match = matching(d); match != 0; match &= match - 1) {
     const auto i = static_cast<std::size_t>(__builtin_ctz(match));
     RecentSegment& a = items[i];
-    const Answerable answerable = !copies_shown && asked_again(a) ? Answerable::yes : Answerable::no;
     if (capture_copy(a, a.sack_count > 0 ? sack_of(i).data() : nullptr, s, peer_count, ids_repeat, answerable)) {
       if (s.time > a.time) a.time = s.time;
       return a.frame;
@@ -118,9 +107,8 @@ bool capture_copy(const RecentSegment& a, const wire::SackBlock* a_sack, const S
   // resend at the sender's TSval clock, or near-simultaneous without one.
   if (b.payload_len == 0 && !b.tcp.has(wire::kSyn) && !b.tcp.has(wire::kFin)) return false;
   if (a.peer_count != peer_count) return false;
-  // Nor when the peer asked for it again before the first of the two and
-  // the capture has shown no copy: one of them can be the answer and the
-  // other the sender's timer.
+  // Nor when the first may be the sender's timer's and this the answer to
+  // the peer's asking again, on a capture that has shown no copy.
   if (answerable == Answerable::yes) return false;
   return apart <= (a.has_tsval() ? limits::kSameTsvalWindow : limits::kNoIdWindow);
 }

@@ -17,6 +17,12 @@
 
 namespace replay {
 
+/// Whether a segment identical to a kept one can be a second transmission:
+/// the kept one may be the sender's timer's and this the answer to the
+/// peer's asking again (SenderEngine::second_of_held_synack), on a capture
+/// that has shown no copy.
+enum class Answerable : bool { no, yes };
+
 /// A segment seen recently in one direction: the fields the copy test
 /// compares, not the whole Segment, and its frame, on one cache line of its
 /// own (a ring of them is written per segment, mostly to lines not in
@@ -109,29 +115,16 @@ struct RecentRing {
   /// becomes the later of the two: a window counts from the latest capture
   /// of the datagram (its copies on three VLANs 50 ms apart are each 50 ms
   /// from the one before, and each names the first).
-  /// `copies_shown`: the connection has shown a copy already (or `s` is on
-  /// another virtual network): the capture point duplicates datagrams, so
-  /// an identical segment the peer asked for again is still read as a copy.
+  /// `answerable`: capture_copy's.
   std::optional<std::uint64_t> take_copy(const Segment& s, std::uint64_t peer_count, std::uint32_t digest,
-                                         bool copies_shown);
-  /// Whether the peer sent anything between the sender's previous kept
-  /// transmission of a's sequence space and `a` (a duplicate SYN that a
-  /// SYN-ACK answers, ACKs that ask for data again): `a` or a segment
-  /// identical to it can answer that while the other is the timer's.
-  bool asked_again(const RecentSegment& a) const;
+                                         Answerable answerable);
 };
-
-/// Whether a segment identical to a kept one can be a second transmission
-/// because the peer asked for it again (RecentRing::asked_again, on a
-/// capture that has shown no copy).
-enum class Answerable : bool { no, yes };
 
 /// Whether `b`, sent after `peer_count` segments of the other direction, is
 /// a copy of `a` (thresholds.hpp: the rule), whose SACK blocks are `a_sack`
 /// (null when it has none); `ids_repeat`: the sender's RecentRing::ids_repeat;
-/// `answerable`: whether the peer asked for a's sequence space again before
-/// `a` on a capture that has shown no copy (then, without an ID naming the
-/// datagram, `b` is a second transmission).
+/// `answerable`: Answerable::yes when `b` may be a second transmission
+/// (then, without an ID naming the datagram, it is not a copy).
 bool capture_copy(const RecentSegment& a, const wire::SackBlock* a_sack, const Segment& b,
                   std::uint64_t peer_count, bool ids_repeat, Answerable answerable = Answerable::no);
 

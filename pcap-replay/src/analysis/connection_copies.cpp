@@ -60,7 +60,7 @@ bool Analyzer::Impl::copy_elsewhere(const Segment& s, VnetId vnet) {
     } else {
       Live& live = *c.live();
       // (On another virtual network: the capture point duplicates.)
-      of = live.recent[dir].take_copy(s, live.seen[1 - dir], digest, /*copies_shown=*/true);
+      of = live.recent[dir].take_copy(s, live.seen[1 - dir], digest, Answerable::no);
     }
     if (!of) continue;
     // Counted where the datagram was first seen (as a copy in the same
@@ -69,7 +69,7 @@ bool Analyzer::Impl::copy_elsewhere(const Segment& s, VnetId vnet) {
     const bool was_first = c.first() != nullptr;
     make_live(c, other);
     Live& live = *c.live();
-    if (was_first) live.recent[dir].take_copy(s, 0, digest, /*copies_shown=*/true);  // its one kept segment: the latest capture now `s`'s
+    if (was_first) live.recent[dir].take_copy(s, 0, digest, Answerable::no);  // its one kept segment: the latest capture now `s`'s
     ++c.head.packets;
     count_copy(c, s, dir, *of);
     table.add_vnet(other, vnet);

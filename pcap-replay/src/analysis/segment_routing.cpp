@@ -117,7 +117,7 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   ++live.seen[dir];
   RecentRing& ring = live.recent[dir];
   const std::uint32_t digest = header_digest(s);
-  if (const std::optional<std::uint64_t> of = ring.take_copy(s, peer_count, digest, live.capture_duplicates > 0)) {
+  if (const std::optional<std::uint64_t> of = ring.take_copy(s, peer_count, digest, answerable(live, s, dir))) {
     if (analysed) m.count_copy(c, s, dir, *of);
     return;
   }
@@ -162,6 +162,16 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
         if (model) model->feed_only();
     break;
   }
+}
+
+Answerable Analyzer::Impl::answerable(const Live& live, const Segment& s, int dir) {
+  // A SYN-ACK right after one its sender's model holds as its timer's or an
+  // answer (any reading's): the answer, unless the capture has shown that
+  // it duplicates datagrams.
+  if (!s.tcp.has(wire::kSyn) || !s.tcp.has(wire::kAck) || live.capture_duplicates > 0) return Answerable::no;
+  for (const Candidate& cand : live.candidates)
+    if (cand.model[dir] && cand.model[dir]->second_of_held_synack(s)) return Answerable::yes;
+  return Answerable::no;
 }
 
 void Analyzer::Impl::ensure_model(Connection& c, std::size_t i, int d) {

@@ -99,8 +99,9 @@ lab_topology() {
   ip -n "$RCV" link set veth-r up
   # Same congestion control as the shared reference traces (the host default
   # is bbr). A non-init namespace may not make cubic its default (EPERM), so
-  # peer.py sets it per socket (TCP_CONGESTION) from LAB_CC.
-  export LAB_CC=cubic
+  # peer.py sets it per socket (TCP_CONGESTION) from LAB_CC (LAB_CC=bbr
+  # in the environment: the host's default, for a run of the lab under it).
+  export LAB_CC=${LAB_CC:-cubic}
   rcv nft -f - <<NFT
 table inet lab {
   chain pre { type filter hook prerouting priority raw; policy accept; }

@@ -152,12 +152,13 @@ inline constexpr microseconds kSameIdWindow{100'000};
 /// same TSval. Only a timer could have resent it, within one tick of the
 /// sender's TSval clock; at 1 kHz (Linux, FreeBSD, Darwin, Windows) a resend
 /// 1 ms later carries another TSval, and no stack whose clock is 100 Hz or
-/// slower fires a timer this soon. Unless the peer asked for it again
-/// between the sender's previous transmission of it and the first of the
-/// two, on a capture that has shown no copy in the connection: then one
-/// can be the answer and the other the timer's (a SYN-ACK timer and the
-/// answer to the client's SYN sent again, both due 1 s after the first
-/// exchange, leave within one tick: RecentRing::asked_again).
+/// slower fires a timer this soon. Except one pair of sends that can leave
+/// within one tick, on a capture that has shown no copy in the connection:
+/// a SYN-ACK within the response window of the peer's SYN sent again at a
+/// time the SYN-ACK timer can be due (with its backoff), and the same
+/// SYN-ACK sooner than kMinTimerWait after it and within that window, are
+/// the timer's and the answer (both due 1 s after the first exchange, they
+/// cross: SenderEngine::second_of_held_synack).
 inline constexpr microseconds kSameTsvalWindow{10'000};
 /// As above, without a TSval either: only a near-simultaneous copy. On a
 /// 0.1 ms path a fast retransmit comes ~0.1 ms after the original (but

@@ -176,11 +176,11 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
     const bool before_timer = syn_arm_ && !across_step(syn_arm_->sent(), s.time) &&
                               since(s.time, syn_arm_->sent()) < timer_least;
     answers_syn = in_window || before_timer;
-    // Within the SYN's window, but as late after our previous SYN-ACK as
-    // the timer's least wait: the timer may have sent it, and the answer
-    // follow at once (Linux: both within one tick when the peer's SYN timer
-    // and ours, both 1 s, cross). The next event tells.
-    maybe_timer = peer_syn_again_ && in_window && !before_timer && syn_arm_ && !across_step(syn_arm_->sent(), s.time);
+    // Within the SYN's window, and as late after the timer's arm as its
+    // least wait with the backoff so far: the timer may have sent it, and
+    // the answer follow at once (Linux: both within one tick when the
+    // peer's SYN timer and ours, both 1 s, cross). The next event tells.
+    maybe_timer = peer_syn_again_ && in_window && synack_timer_due(s.time);
     if (answers_syn && before_timer && handshake_ambiguous_ && !across_step(asked, s.time) &&
         since(s.time, asked) >= microseconds{0} && since(s.time, asked) < timer_least) {
       // The answer the capture could not pair at our first SYN-ACK (one
@@ -321,19 +321,38 @@ bool SenderEngine::answers_in_window(CaptureTime asked, CaptureTime t) const {
   return !across_step(asked, t) && std::chrono::abs(since(t, asked)) <= ack_delay_hi() + limits::kAckClockMin;
 }
 
+bool SenderEngine::synack_timer_due(CaptureTime t) const {
+  if (!syn_arm_ || across_step(syn_arm_->sent(), t)) return false;
+  // The SYN-ACK timer's RTO after the expiries so far, doubled each time
+  // (Linux's request timer, reqsk_timer_handler: no linear timeouts), less
+  // one tick of its clock (a deadline in ticks fires up to one early of the
+  // arm's own time) and the capture's absolute tolerance: no timer fires
+  // sooner. A stack that waits less is read as before (the answer).
+  microseconds rto = opt_.config.initial_rto;
+  for (std::size_t k = 0; k < syn_chain_.size() && rto < opt_.config.max_rto; ++k)
+    rto = std::min(2 * rto, opt_.config.max_rto);
+  return since(t, syn_arm_->sent()) >= rto - opt_.config.tick - opt_.absolute_tolerance;
+}
+
+bool SenderEngine::second_of_held_synack(const Segment& next) const {
+  // The same SYN-ACK again right after the held one, sooner than any timer
+  // fires, nothing from the peer between (a peer segment reads it first),
+  // itself within the SYN's window.
+  if (!synack_held_) return false;
+  const HeldSynAck& held = *held_synack_;
+  return next.tcp.has(wire::kSyn) && next.tcp.has(wire::kAck) && next.tcp.seq == held.s.tcp.seq &&
+         !across_step(held.captured, next.time) && since(next.time, held.captured) >= microseconds{0} &&
+         since(next.time, held.captured) < limits::kMinTimerWait && answers_in_window(held.asked, next.time);
+}
+
 void SenderEngine::read_held_synack(const Segment* next) {
+  // The timer's, then the answer: the same SYN-ACK right after it
+  // (second_of_held_synack). Linux's answer re-arms the timer
+  // (tcp_check_req): an expiry cannot follow the answer that soon. Else it
+  // answered the SYN, and the timer, re-armed, did not fire.
+  const bool timer_first = next && second_of_held_synack(*next);
   const std::unique_ptr<HeldSynAck> held = std::move(held_synack_);
   synack_held_ = false;
-  // The timer's, then the answer: the same SYN-ACK again right after it,
-  // sooner than any timer fires, nothing from the peer between, itself
-  // within the SYN's window. (Linux's answer re-arms the timer,
-  // tcp_check_req: an expiry cannot follow the answer that soon.) Else it
-  // answered the SYN, and the timer, re-armed, did not fire.
-  const bool timer_first = next && next->tcp.has(wire::kSyn) && next->tcp.has(wire::kAck) &&
-                           next->tcp.seq == held->s.tcp.seq && !across_step(held->captured, next->time) &&
-                           since(next->time, held->captured) >= microseconds{0} &&
-                           since(next->time, held->captured) < limits::kMinTimerWait &&
-                           answers_in_window(held->asked, next->time);
   // Answered now; or still owed, the next one its answer.
   if (!timer_first) peer_syn_again_.reset();
   repeat(held->s, held->seq, held->end, /*syn=*/true, held->ack_triggered, held->back_to_back, held->old_tsval,

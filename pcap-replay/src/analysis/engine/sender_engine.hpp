@@ -132,6 +132,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// shard analyses has HostFeeds and no engine. Its shared effects are the
   /// same as a judging engine's, segment by segment, so every other
   /// connection's report is the same either way.
+  /// Whether `s`, sent by this side, is the same SYN-ACK again right after
+  /// one held as the timer's or an answer (read_held_synack): then the held
+  /// one is the timer's and `s` the answer, a second transmission, not a
+  /// capture copy (the Analyzer's copy test asks before on_send(s)).
+  bool second_of_held_synack(const Segment& s) const;
+
   void feed_only() {
     settle_held_synack(nullptr);
     feed_only_ = true;
@@ -623,6 +629,9 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// Whether a SYN-ACK sent at `t` is within the response window of the
   /// peer's SYN captured at `asked` (Linux tcp_check_req answers at once).
   bool answers_in_window(CaptureTime asked, CaptureTime t) const;
+  /// Whether our SYN-ACK timer may have fired by `t`: its least wait, with
+  /// the backoff of the expiries so far, since its arm.
+  bool synack_timer_due(CaptureTime t) const;
 };
 
 }  // namespace replay::engine
