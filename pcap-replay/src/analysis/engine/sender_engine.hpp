@@ -123,6 +123,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// the sender's IPv4 IDs there.
   void set_recent(const RecentRing* r) { recent_ = r; }
 
+  /// Whether `s`, sent by this side, is the same SYN-ACK again right after
+  /// one held as the timer's or an answer (read_held_synack): then the held
+  /// one is the timer's and `s` the answer, a second transmission, not a
+  /// capture copy (the Analyzer's copy test asks before on_send(s)).
+  bool second_of_held_synack(const Segment& s) const;
+
   /// From now on the engine judges nothing and reports nothing more: its
   /// on_send / on_peer only do what its HostFeed does (the host's TSval
   /// clock, its activity, and what they depend on: the TsClock, the peer's
@@ -132,12 +138,6 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// shard analyses has HostFeeds and no engine. Its shared effects are the
   /// same as a judging engine's, segment by segment, so every other
   /// connection's report is the same either way.
-  /// Whether `s`, sent by this side, is the same SYN-ACK again right after
-  /// one held as the timer's or an answer (read_held_synack): then the held
-  /// one is the timer's and `s` the answer, a second transmission, not a
-  /// capture copy (the Analyzer's copy test asks before on_send(s)).
-  bool second_of_held_synack(const Segment& s) const;
-
   void feed_only() {
     settle_held_synack(nullptr);
     feed_only_ = true;
