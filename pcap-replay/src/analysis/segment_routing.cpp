@@ -117,7 +117,8 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
   ++live.seen[dir];
   RecentRing& ring = live.recent[dir];
   const std::uint32_t digest = header_digest(s);
-  if (const std::optional<std::uint64_t> of = ring.take_copy(s, peer_count, digest, answerable(live, s, dir))) {
+  const Answerable second = answerable(live, s, dir);
+  if (const std::optional<std::uint64_t> of = ring.take_copy(s, peer_count, digest, second)) {
     if (analysed) m.count_copy(c, s, dir, *of);
     return;
   }
@@ -143,7 +144,9 @@ void Analyzer::Impl::add_to(std::size_t idx, const Segment& s, bool shared) {
       cand.model[1 - dir]->on_peer(s);
     }
     if (!cand.model[dir]) m.ensure_model(c, i, dir);
-    cand.model[dir]->on_send(s);
+    // (Not a copy only as its models read it: its host sees a copy, as the
+    // shards that do not judge it read it.)
+    cand.model[dir]->on_send(s, second == Answerable::yes ? engine::HostEffect::none : engine::HostEffect::fed);
   }
   for (int d = 0; d < 2; ++d)  // heard by every candidate's model of side d now
     if (!live.unheard[1 - d].empty() && live.candidates.front().model[d]) std::vector<Segment>().swap(live.unheard[1 - d]);

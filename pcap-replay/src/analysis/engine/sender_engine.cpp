@@ -82,7 +82,7 @@ HoldSign SenderEngine::first_send_held(const TsClock& clock, const Segment& s) {
   return held && *held >= limits::kFlushHeld ? HoldSign::tsval : HoldSign::none;
 }
 
-void SenderEngine::on_send(const Segment& captured) {
+void SenderEngine::on_send(const Segment& captured, HostEffect effect) {
   if (feed_only_) {  // (feed_only() read any SYN-ACK held)
     feed_.on_send(captured, feed_context(), replay_rate_);
     if (captured.tcp.options.tsval) out_.tsval_sent = true;
@@ -98,23 +98,23 @@ void SenderEngine::on_send(const Segment& captured) {
   // spike between the sender and a capture taken away from it). What the
   // report shows and the waits it judges stay on the capture's clock
   // (capture_time_, TimerArm::held_us).
-  held_ = feed_.feed_clock(captured, /*want_held=*/true, clock_, replay_rate_);
+  held_ = effect == HostEffect::fed ? feed_.feed_clock(captured, /*want_held=*/true, clock_, replay_rate_) : std::nullopt;
   if (captured.tcp.options.tsval) out_.tsval_sent = true;
   capture_time_ = captured.time;
   const CaptureTime sent = causal_send_time(captured);
   if (sent == captured.time) {
     held_us_ = 0;
-    send_at(captured, captured);
+    send_at(captured, captured, effect);
     return;
   }
   held_us_ = static_cast<std::int32_t>(
       std::min<std::int64_t>(std::chrono::duration_cast<microseconds>(captured.time - sent).count(), INT32_MAX));
   Segment unheld = captured;  // (a copy only when held: rare)
   unheld.time = captured.time - microseconds{held_us_};
-  send_at(unheld, captured);
+  send_at(unheld, captured, effect);
 }
 
-void SenderEngine::send_at(const Segment& s, const Segment& captured) {
+void SenderEngine::send_at(const Segment& s, const Segment& captured, HostEffect effect) {
   const std::uint16_t prev_ip_id = prev_ip_id_;  // the sender's previous packet's IPv4 ID (read_ip_ids_)
   if (read_ip_ids_ && captured.ip_id) prev_ip_id_ = *captured.ip_id;
   if (pending_count_ > 0 && s.payload_len > 0) {
@@ -155,7 +155,7 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured) {
       if (peer_acked_synack_) bound_round_trip(captured.time, *peer_acked_synack_);
     }
   }
-  feed_.feed_activity(captured, &held_, feed_context(), replay_rate_ != nullptr);
+  if (effect == HostEffect::fed) feed_.feed_activity(captured, &held_, feed_context(), replay_rate_ != nullptr);
   if (h.options.tsval && peer_timestamps_) out_.timestamps = true;
   if (h.has(wire::kRst)) return;
   const bool syn = h.has(wire::kSyn);

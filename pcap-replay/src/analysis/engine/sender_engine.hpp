@@ -53,6 +53,10 @@ using rto::seq_lt;
 /// capture order: on_send() for the segments this side sent, on_peer() for
 /// the segments the other side sent. Results go to the SenderReport given at
 /// construction (which must outlive the engine).
+/// Whether a segment given to SenderEngine::on_send feeds its host's shared
+/// state (SenderEngine::on_send).
+enum class HostEffect : bool { fed, none };
+
 class alignas(64) SenderEngine {  // on a cache line: the hot members below share as few as they can
  public:
   /// ACKs of new data whose earlier state the engine keeps in a ring beside
@@ -96,8 +100,12 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   SenderEngine(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host = nullptr,
                HostActivity* activity = nullptr, bool feed_activity = false);
 
-  /// A segment sent by this side.
-  void on_send(const Segment& s);
+  /// A segment sent by this side. HostEffect::none: it changes nothing
+  /// shared with other connections (its host's TSval clock and activity),
+  /// as a capture copy does not: the answer after a held SYN-ACK, which a
+  /// shard that does not judge the connection reads as a copy
+  /// (second_of_held_synack), so every shard's hosts see the same.
+  void on_send(const Segment& s, HostEffect effect = HostEffect::fed);
   /// on_send(s) for the sender's first segment, in an engine created after
   /// it was captured (before any other segment of the connection was given
   /// to an engine): what on_send did to state shared with other connections
@@ -396,7 +404,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   CaptureTime held_send_time(const Segment& s) const;  // causal_send_time() past its common case
   /// on_send() of `s`, its time the send time (causal_send_time()), as
   /// `captured` was captured.
-  void send_at(const Segment& s, const Segment& captured);
+  void send_at(const Segment& s, const Segment& captured, HostEffect effect);
   // ---- the report ----
   void record(const Segment& s, std::string_view event, std::uint32_t seq,
               std::optional<std::chrono::microseconds> sample = std::nullopt,
