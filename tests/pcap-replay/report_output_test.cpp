@@ -99,6 +99,14 @@ TEST_CASE("output: text report names the flow, timeouts, findings by rule and en
   CHECK(t.find("cannot-tell: MUST") == std::string::npos);
   CHECK(t.find("summary: 1 flow(s), 6 retransmission(s), 6 timeout(s); findings: 4 MUST, 0 SHOULD, 0 MAY, 1 INFO") !=
         std::string::npos);
+  // The counts are what the capture shows: the report says an expiry with
+  // no copy at the capture point is not among them (the kernel's
+  // TcpExtTCPTimeouts counts it), once, before the summary.
+  const auto counted = t.find("\ncounted: the timer expiries and retransmissions the capture shows; an expiry whose "
+                              "every copy was lost before the capture point");
+  CHECK(counted != std::string::npos);
+  CHECK(counted < t.find("\nsummary: "));
+  CHECK(t.find("\ncounted: ", counted + 1) == std::string::npos);
   CHECK(r.exit_status(false) == 1);
 }
 

@@ -318,6 +318,11 @@ void write_text_ending(std::ostream& os, const Report& r) {
   }
   // The model's thresholds, for the record: below the report, not above it.
   os << "\nmodel: " << limits::describe_thresholds() << "\n";
+  // What the counts can see (the kernel's TcpExtTCPTimeouts counts every
+  // expiry, the capture only those with a copy at the capture point).
+  os << "counted: the timer expiries and retransmissions the capture shows; an expiry whose every copy was lost "
+        "before the capture point (a capture away from the sender) is not in it, and the first copy shown reads as "
+        "a first transmission\n";
   os << summary_line(r) << "\n";
 }
 
