@@ -10,6 +10,9 @@
 
 #include <doctest/doctest.h>
 
+#include <replay/analysis/rtt_sampling.hpp>
+#include <replay/analysis/thresholds.hpp>
+
 #include "replay_scenario.hpp"
 
 using namespace replaytest;
@@ -222,4 +225,102 @@ TEST_CASE("an arm by the peer's ACK is on the capture clock whatever the hold of
   REQUIRE(c.timeouts.size() == 1);
   CHECK(c.timeouts[0].clock == ClockUsed::capture);
   CHECK(c.timeouts[0].wait == Interval::point(std::chrono::microseconds{1001 * ms}));
+}
+
+namespace {
+
+// Early in a connection (the TSval clock's rate is fitted over 200 ms, not
+// known yet: no hold is read from it), captured beside the receiver, SACK
+// and timestamps on: the client's TSval is 100 + its send time in ms (its
+// SYN's `syn_tsval`), the server's 5000 + its send time in ms.
+//
+// Handshake (frames 1-3), then three segments of 1000 bytes at 10, 20, 30
+// ms, each acknowledged 50 us later (frames 4-9: SRTT about 50 us; Linux's
+// PTO with three segments out is 2 SRTT + TCP_TIMEOUT_MIN 2 ms, rounded up
+// to the 4 ms tick: 4 ms, fitting from 4 - 1 ms tolerance = 3 ms). Then A
+// [3001,4001), B, C sent at 40 ms (TSval 140, echoing 5030) and held on
+// their way until 45 ms, captured 20 us apart, each acknowledged 10 us
+// after it (TSval 5045; frames 10-15); the client's loss probe of C with
+// TSval 140 + `probe_ticks`, still echoing 5030 (none of those ACKs had
+// reached it), captured at 45.060 ms (frame 16), 20 us after C's ACK.
+Scenario early_hold(std::uint32_t probe_ticks, std::uint32_t syn_tsval = 100) {
+  Scenario s;
+  s.sack_permitted = true;
+  s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, syn_tsval, 0u, {}});
+  s.pkts.push_back({10, false, 0, 1, wire::kSyn | wire::kAck, 0, 5000u, syn_tsval, {}});
+  s.pkts.push_back({300, true, 1, 1, wire::kAck, 0, 100u, 5000u, {}});
+  for (std::uint32_t k = 0; k < 3; ++k) {
+    const std::int64_t t_ms = 10 + 10 * k;
+    const auto ts = static_cast<std::uint32_t>(100 + t_ms);
+    s.pkts.push_back({t_ms * ms, true, 1 + 1000 * k, 1, wire::kAck | wire::kPsh, 1000, ts, 5000u, {}});
+    s.pkts.push_back({t_ms * ms + 50, false, 1, 1001 + 1000 * k, wire::kAck, 0, static_cast<std::uint32_t>(5000 + t_ms), ts, {}});
+  }
+  const std::int64_t at = 45 * ms;
+  for (std::uint32_t k = 0; k < 3; ++k) {
+    const std::uint32_t seq = 3001 + 1000 * k;
+    s.pkts.push_back({at + 20 * k, true, seq, 1, wire::kAck | wire::kPsh, 1000, 140u, 5030u, {}});
+    s.pkts.push_back({at + 20 * k + 10, false, 1, seq + 1000, wire::kAck, 0, 5045u, 140u, {}});
+  }
+  s.pkts.push_back({at + 60, true, 5001, 1, wire::kAck | wire::kPsh, 1000, 140 + probe_ticks, 5030u, {}});
+  s.pkts.push_back({at + 70, false, 1, 6001, wire::kAck, 0, 5045u, 140 + probe_ticks, {{5001, 6001}}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("TsClock::least_between: the ticks less one at the fastest clock until the rate is known, then at the rate") {
+  using std::chrono::microseconds;
+  const replay::CaptureTime t0{std::chrono::seconds{1'700'000'000}};
+  replay::TsClock c;
+  CHECK(c.least_between(100, 110, t0) == microseconds{0});  // no TSval seen yet
+  c.observe(t0, 100);
+  const replay::CaptureTime t45 = t0 + microseconds{45 * ms};
+  // 2 ticks apart: one tick less, 1 ms at kMaxTsvalHz; 1 tick: none (both
+  // may have been stamped within 1 ms); backwards: none.
+  CHECK(c.least_between(140, 142, t45) == microseconds{1 * ms});
+  CHECK(c.least_between(140, 141, t45) == microseconds{0});
+  CHECK(c.least_between(142, 140, t45) == microseconds{0});
+  CHECK(c.least_between(140, 146, t45) == microseconds{5 * ms});
+  // The clock since its first TSval: 45 ms of capture time allow
+  // kFastTsvalFactor x 45 + 2 = 92 ticks: TSval 192 is read, 193 is not (a
+  // clock faster than RFC 7323 allows).
+  CHECK(c.least_between(186, 192, t45) == microseconds{5 * ms});
+  CHECK(c.least_between(187, 193, t45) == microseconds{0});
+  // A microsecond clock: 45 000 ticks in 45 ms.
+  CHECK(c.least_between(45'000, 45'100, t45) == microseconds{0});
+  // With the rate known (250 Hz over 400 ms: 100 ticks), a tick is 4 ms: 6
+  // ticks apart are 20 ms at least.
+  replay::TsClock slow;
+  slow.observe(t0, 1000);
+  slow.observe(t0 + microseconds{400 * ms}, 1100);
+  REQUIRE(slow.rate_hz() == 250.0);
+  CHECK(slow.least_between(1100, 1106, t0 + microseconds{401 * ms}) == microseconds{20 * ms});
+}
+
+TEST_CASE("a hold before the TSval clock's rate is known: the TSvals still time the loss probe on the sender's clock") {
+  // Probe TSval 146: 6 ticks after C's, so sent at least 5 ms after it
+  // (TsClock::least_between): 5 ms since the arm by A and since the newest
+  // data, within the PTO's [3, 5.5] ms (4 ms, its 1 ms tolerance, Linux's
+  // wheel lateness 12.5 %) though captured 20 us after C: the loss probe,
+  // read from before the ACKs of A, B and C its TSecr (5030) shows unheard.
+  const auto r = analyze(early_hold(6), "early-hold", Profile::linux_kernel);
+  const auto& c = client(r);
+  CHECK(count(c, SendKind::tlp) == 1);
+  CHECK(count(c, SendKind::spurious) == 0);
+  CHECK(c.timeouts.empty());
+  CHECK(musts(c) == 0);
+  // 3 ticks: at least 2 ms after C, sooner than the PTO allows (3 ms): no
+  // probe by either clock; the capture shows C acknowledged: spurious.
+  const auto soon = analyze(early_hold(3), "early-hold-3", Profile::linux_kernel);
+  CHECK(count(client(soon), SendKind::tlp) == 0);
+  CHECK(count(client(soon), SendKind::spurious) == 1);
+  // 4 ticks: 3 ms at least, the PTO's earliest: the probe.
+  const auto four = analyze(early_hold(4), "early-hold-4", Profile::linux_kernel);
+  CHECK(count(client(four), SendKind::tlp) == 1);
+  // The SYN's TSval 47 ticks behind (53): 146 - 53 = 93 ticks in the 45
+  // ms since it, more than kFastTsvalFactor x 45 + 2 = 92: a clock faster
+  // than 1000 Hz, whose ticks bound nothing: read on the capture's times
+  // (20 us), no probe. TSval 54 (92 ticks): the bound stands.
+  CHECK(count(client(analyze(early_hold(6, 53), "fast-clock", Profile::linux_kernel)), SendKind::tlp) == 0);
+  CHECK(count(client(analyze(early_hold(6, 54), "fast-clock-54", Profile::linux_kernel)), SendKind::tlp) == 1);
 }

@@ -184,6 +184,20 @@ std::optional<std::chrono::microseconds> TsClock::interval(std::uint32_t a, std:
   return std::chrono::microseconds{static_cast<std::int64_t>(ticks * 1e6 / r)};
 }
 
+std::chrono::microseconds TsClock::least_between(std::uint32_t a, std::uint32_t b, CaptureTime t) const {
+  constexpr std::int64_t kTickUs = 1'000'000 / limits::kMaxTsvalHz;
+  const std::int64_t ticks = rto::ts_diff(b, a);
+  if (!seen_ || ticks < 2) return std::chrono::microseconds{0};
+  // a stamped at the end of its tick, b at the start of its own.
+  if (const double r = rate(); r > 0) return std::chrono::microseconds{static_cast<std::int64_t>((ticks - 1) * 1e6 / r)};
+  // No rate yet: no faster than kMaxTsvalHz, unless the ticks since the
+  // first TSval outrun kFastTsvalFactor times that over the capture's time
+  // since it (a clock that ticks faster than RFC 7323 5.4 allows).
+  const std::int64_t since_first = rto::ts_diff(b, ts0_);
+  if (since_first > limits::kFastTsvalFactor * ((us(t) - t0_us_) / kTickUs) + 2) return std::chrono::microseconds{0};
+  return std::chrono::microseconds{(ticks - 1) * kTickUs};
+}
+
 void TsClock::echoed(std::uint32_t tsecr) {
   if (!keep_send_times_ || !seen_ || tsecr == 0 || !has_newest_ || rto::ts_diff(tsecr, newest_tsval_) > 0) return;
   if (has_echo_floor_ && rto::ts_diff(tsecr, echo_floor_) <= 0) return;  // an older echo (reordered ACK)

@@ -55,9 +55,14 @@ bool fits_probe_timer(const Observation& o, const StackProfile& p) {
   const microseconds tol = o.absolute_tolerance + (p.probe.exact ? microseconds{0} : std::max(fire, pto) * o.slack_percent / 100);
   const microseconds lo = least > tol ? least - tol : microseconds{0};
   // The probe timer counts from the ACK that armed it; a stack that re-arms
-  // it at every transmission of new data, from the later of the two.
-  const microseconds since = p.probe.exact ? std::min(o.since_arm, o.since_new_data) : o.since_arm;
-  return since >= lo && since <= fire_window(o.jitter, std::max(fire, pto)).hi + tol + o.sender_rtt;
+  // it at every transmission of new data, from the later of the two. On the
+  // capture's times, or on the sender's where its TSvals show them longer.
+  const microseconds hi = fire_window(o.jitter, std::max(fire, pto)).hi + tol + o.sender_rtt;
+  const auto due = [&](microseconds since_arm, microseconds since_new_data) {
+    const microseconds since = p.probe.exact ? std::min(since_arm, since_new_data) : since_arm;
+    return since >= lo && since <= hi;
+  };
+  return due(o.since_arm, o.since_new_data) || due(o.sender_since_arm, o.sender_since_new_data);
 }
 
 Explanation explain(const Observation& o, const StackProfile& p) {

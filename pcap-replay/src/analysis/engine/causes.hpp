@@ -79,6 +79,13 @@ struct Observation {
   std::chrono::microseconds since_peer{0};     ///< since the last segment from the peer
   /// since the sender's last transmission of new data (max: none)
   std::chrono::microseconds since_new_data = std::chrono::microseconds::max();
+  /// since_arm and since_new_data on the sender's own clock, where its
+  /// TSvals show them longer than the capture does (an earlier segment held
+  /// on its way to the capture point; TsClock::least_between), else equal.
+  /// Read by the probe timer's fit only, as a second reading: a probe they
+  /// show due is a probe, one they do not still fits on the capture's times.
+  std::chrono::microseconds sender_since_arm = std::chrono::microseconds::max();
+  std::chrono::microseconds sender_since_new_data = std::chrono::microseconds::max();
   std::optional<std::chrono::microseconds> srtt;
   std::chrono::microseconds tolerance{0};      ///< the timing tolerance around the RTO's prediction
   std::chrono::microseconds absolute_tolerance{0};  ///< Options::absolute_tolerance (--granularity)

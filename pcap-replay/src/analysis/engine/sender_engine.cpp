@@ -11,6 +11,27 @@
 
 namespace replay::engine {
 
+namespace {
+// The arm was the sender's own transmission (its time the sender's, not a
+// peer segment's arrival the capture saw on its way to the sender).
+bool armed_by_own_send(ArmCause c) {
+  switch (c) {
+    case ArmCause::send:
+    case ArmCause::timeout:
+    case ArmCause::probe:
+    case ArmCause::head_retransmit:
+    case ArmCause::head_send:
+    case ArmCause::syn_send:
+      return true;
+    case ArmCause::ack:
+    case ArmCause::sack:
+    case ArmCause::syn_reply:
+      return false;
+  }
+  return false;
+}
+}  // namespace
+
 SenderEngine::SenderEngine(const Options& options, SenderReport& out, bool keep_timeline, HostClock* host,
                            HostActivity* activity, bool feed_activity)
     : out_(out), keep_timeline_(keep_timeline), opt_(options), activity_(activity), feed_(host, feed_activity),
@@ -268,12 +289,28 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured, HostEffect
   // The sender's previous data-bearing segment, and whether the peer was silent since.
   const std::optional<CaptureTime> prev_send = last_data_send_time_;
   last_data_send_time_ = s.time;
+  const std::optional<std::uint32_t> prev_tsval = std::exchange(last_data_tsval_, h.options.tsval);
   const bool peer_since_prev = prev_send && heard_peer_ && *heard_peer_ >= *prev_send;
-  // Sent right after the previous one with nothing from the peer between:
-  // not after a quiet period, so not on a timer. Across a clock step the
-  // quiet period is unknown: no evidence either way.
-  const bool back_to_back = prev_send && !peer_since_prev && since(s.time, *prev_send) < limits::kMinTimerWait &&
-                            !across_step(*prev_send, s.time);
+  // How long after the previous one the sender sent it: the time between
+  // their send times, or more where their TSvals show more. A segment held
+  // on its way to the capture point before the TSval clock's rate is known
+  // (causal_send_time() cannot move it then) is captured closer to the next
+  // than it left; TSvals 6 ticks apart left at least 5 ms apart
+  // (TsClock::least_between). Across a clock step: unknown.
+  AfterPrevious after_prev;
+  if (prev_send && !across_step(*prev_send, s.time)) {
+    after_prev.at = *prev_send;
+    after_prev.since = since(s.time, *prev_send);
+    if (prev_tsval && h.options.tsval)
+      after_prev.since =
+          std::max(after_prev.since, feed_.ts_clock().least_between(*prev_tsval, *h.options.tsval, captured.time));
+    // Sent right after the previous one with nothing from the peer between
+    // (on the capture's times): not after a quiet period, so not on a
+    // timer. Across a clock step the quiet period is unknown: no evidence
+    // either way.
+    after_prev.back_to_back = !peer_since_prev && since(s.time, *prev_send) < limits::kMinTimerWait;
+  }
+  const bool back_to_back = after_prev.back_to_back;
   ++out_.data_segments;
   const std::uint32_t seq = h.seq;
   const std::uint32_t end = seq + len;
@@ -309,10 +346,10 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured, HostEffect
     first_transmission(s, seq, end, syn, ack_triggered, back_to_back, h.options.tsval);
   } else if (maybe_timer) {
     held_synack_ = std::make_unique<HeldSynAck>(
-        HeldSynAck{s, captured.time, *peer_syn_again_, seq, end, ack_triggered, back_to_back, old_tsval, h.options.tsval});
+        HeldSynAck{s, captured.time, *peer_syn_again_, seq, end, after_prev, ack_triggered, old_tsval, h.options.tsval});
     synack_held_ = true;
   } else {
-    repeat(s, seq, end, syn, ack_triggered, back_to_back, old_tsval, answers_syn, h.options.tsval);
+    repeat(s, seq, end, syn, ack_triggered, after_prev, old_tsval, answers_syn, h.options.tsval);
     new_data_probe_.reset();
   }
 }
@@ -355,7 +392,7 @@ void SenderEngine::read_held_synack(const Segment* next) {
   synack_held_ = false;
   // Answered now; or still owed, the next one its answer.
   if (!timer_first) peer_syn_again_.reset();
-  repeat(held->s, held->seq, held->end, /*syn=*/true, held->ack_triggered, held->back_to_back, held->old_tsval,
+  repeat(held->s, held->seq, held->end, /*syn=*/true, held->ack_triggered, held->prev, held->old_tsval,
          /*answers_syn=*/!timer_first, held->tsval);
   new_data_probe_.reset();
 }
@@ -442,7 +479,8 @@ void SenderEngine::first_transmission(const Segment& s, std::uint32_t seq, std::
 }
 
 void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
-                          bool back_to_back, bool old_tsval, bool answers_syn, std::optional<std::uint32_t> tsval) {
+                          const AfterPrevious& prev, bool old_tsval, bool answers_syn,
+                          std::optional<std::uint32_t> tsval) {
   const bool fin = s.tcp.has(wire::kFin);
   // Zero-window probe repeated into a zero window: not a retransmission.
   if (peer_window_ == 0 && s.payload_len == 1 && seq == seq_.snd_una && !syn && !fin) {
@@ -481,7 +519,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   o.is_head = seq_le(seq, heard_una());
   if (recovery_ == Recovery::rto) o.retransmission_lost = retransmission_lost(seq, end, burst_start_);
   o.is_highest = seq_ge(end, seq_.snd_max);
-  o.back_to_back = back_to_back;
+  o.back_to_back = prev.back_to_back;
   o.sack_negotiated = sack_negotiated();
   o.single_segment = in_flight() <= 1;
   o.timeouts_in_chain = timeouts_since_ack_;
@@ -490,14 +528,22 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   if (arm_) {
     // Across a clock step the time since the arm is unknown: not a probe's time.
     o.since_arm = across_step(arm_->sent(), s.time) ? microseconds::max() : since(s.time, arm_->sent());
+    // Armed by the sender's own transmission no later than its previous
+    // data segment: at least as long ago as that one left.
+    o.sender_since_arm = o.since_arm;
+    if (prev.at && arm_->sent() <= *prev.at && armed_by_own_send(arm_->cause))
+      o.sender_since_arm = std::max(o.since_arm, prev.since);
     const microseconds lead = since(arm_->latest, arm_->earliest);
     o.rto_left = rto > lead ? rto - lead : microseconds{1};
   }
   o.since_peer = !heard_peer_ || across_step(*heard_peer_, s.time)
                      ? microseconds::max()
                      : std::chrono::abs(since(s.time, *heard_peer_));
-  if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time))
+  if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time)) {
     o.since_new_data = since(s.time, *last_new_data_time_);
+    o.sender_since_new_data = o.since_new_data;
+    if (prev.at && *last_new_data_time_ <= *prev.at) o.sender_since_new_data = std::max(o.since_new_data, prev.since);
+  }
   o.srtt = est_.estimator().srtt();
   o.tolerance = opt_.tolerance(rto);
   o.absolute_tolerance = opt_.absolute_tolerance;
@@ -735,6 +781,7 @@ bool SenderEngine::delayed_by_new_data(const Observation& o) const {
   // deadline: that had passed (else the RTO fired at it, on time).
   Observation d = o;
   d.since_arm = o.since_new_data;
+  d.sender_since_arm = o.sender_since_new_data;
   d.rto_left = microseconds{0};
   return fits_probe_timer(d, *opt_.profile);
 }

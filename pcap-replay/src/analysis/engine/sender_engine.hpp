@@ -192,10 +192,20 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   };
 
   // ---- the sender's own transmissions ----
+  /// The sender's previous data-bearing segment, as the one being sent
+  /// follows it (send_at).
+  struct AfterPrevious {
+    MaybeTime at;  ///< its send time (nullopt: none, or across a clock step)
+    /// How long after it this one left: the time between their send times,
+    /// or more where their TSvals show more (TsClock::least_between).
+    std::chrono::microseconds since{0};
+    /// Within kMinTimerWait of it, nothing from the peer between: no timer's.
+    bool back_to_back = false;
+  };
   void first_transmission(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
                           bool back_to_back, std::optional<std::uint32_t> tsval);
   void repeat(const Segment& s, std::uint32_t seq, std::uint32_t end, bool syn, bool ack_triggered,
-              bool back_to_back, bool old_tsval, bool answers_syn, std::optional<std::uint32_t> tsval);
+              const AfterPrevious& prev, bool old_tsval, bool answers_syn, std::optional<std::uint32_t> tsval);
   bool probe_or_keepalive(const Segment& s, std::uint32_t seq, bool syn, bool fin);
   // new_data_probe_ read otherwise: the timer's state before it (no probe
   // out), the arm still the interval both readings span; then its kind and
@@ -532,6 +542,7 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   std::uint64_t last_new_data_frame_ = 0;  // its frame
   MaybeTime rearm_any_;  // the latest event any stack may re-arm at
   std::int64_t una64_ = std::int64_t{1} << 32;  // SND.UNA unwrapped (sb_key's origin)
+  std::optional<std::uint32_t> last_data_tsval_;  // the TSval of the segment at last_data_send_time_
 
   // Written by ACKs of new data: the sample held until the sender must have
   // taken it (slot 0 again whenever the ring empties), and the state before
@@ -624,7 +635,8 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
     CaptureTime captured;   // its capture time
     CaptureTime asked;      // the peer's SYN it may answer
     std::uint32_t seq, end;
-    bool ack_triggered, back_to_back, old_tsval;
+    AfterPrevious prev;
+    bool ack_triggered, old_tsval;
     std::optional<std::uint32_t> tsval;
   };
   std::unique_ptr<HeldSynAck> held_synack_;

@@ -120,8 +120,8 @@ bool SenderEngine::resend_of_unseen(const Segment& s, std::uint32_t seq, std::ui
   Judgement j = note(Topic::unseen_original, s.frame, capture_time_.value_or(s.time), false);
   j.other_frame = after_frame;
   append(std::move(j));
-  // This segment resends it.
-  repeat(s, seq, end, false, false, false, old_tsval, false, s.tcp.options.tsval);
+  // This segment resends it (after the unseen one, not back to back with it).
+  repeat(s, seq, end, false, false, AfterPrevious{}, old_tsval, false, s.tcp.options.tsval);
   return true;
 }
 
