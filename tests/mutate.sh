@@ -499,8 +499,6 @@ tsbound-one-tick ;; pcap-replay/src/analysis/rtt_sampling.cpp ;;   if (!seen_ ||
 tsbound-rate ;; pcap-replay/src/analysis/rtt_sampling.cpp ;;   if (const double r = rate(); r > 0) return ;;   if (const double r = rate(); false && r > 0) return ;; with the rate known, the bound still at kMaxTsvalHz
 tsbound-probe-reading ;; pcap-replay/src/analysis/engine/causes.cpp ;;   return due(o.since_arm, o.since_new_data) || due(o.sender_since_arm, o.sender_since_new_data); ;;   return due(o.since_arm, o.since_new_data); ;; the probe timer fitted on the capture's times only (a hold before the rate is known)
 tsbound-arm-by-ack ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;;       return true;\n    case ArmCause::ack:\n    case ArmCause::sack: ;;     case ArmCause::ack:\n      return true;\n    case ArmCause::sack: ;; an arm by the peer's ACK read on the sender's clock as its own send
-tsbound-arm-after-prev ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; if (prev.at && arm_->sent() <= *prev.at && armed_by_own_send(arm_->cause)) ;; if (prev.at && armed_by_own_send(arm_->cause)) ;; an arm after the previous data segment read as at least that segment's bound ago
-tsbound-new-data-after-prev ;; pcap-replay/src/analysis/engine/sender_engine.cpp ;; if (prev.at && *last_new_data_time_ <= *prev.at) o.sender_since_new_data ;; if (prev.at) o.sender_since_new_data ;; new data after the previous data segment read as at least that segment's bound ago
 EOF
 
 # ---- the table ------------------------------------------------------------------

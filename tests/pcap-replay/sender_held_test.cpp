@@ -243,7 +243,12 @@ namespace {
 // after it (TSval 5045; frames 10-15); the client's loss probe of C with
 // TSval 140 + `probe_ticks`, still echoing 5030 (none of those ACKs had
 // reached it), captured at 45.060 ms (frame 16), 20 us after C's ACK.
-Scenario early_hold(std::uint32_t probe_ticks, std::uint32_t syn_tsval = 100) {
+// `heard_b`: a fourth segment D [6001,7001) at 45.060 ms behind C; B's
+// ACK captured after D, at 45.065 ms, the ACKs of C and D not captured;
+// the probe resends D (at 45.080 ms) echoing 5045, B's ACK's TSval: the
+// sender had heard B's ACK, which re-armed its timer (5.3) with C and D
+// out (two segments: the same PTO).
+Scenario early_hold(std::uint32_t probe_ticks, std::uint32_t syn_tsval = 100, bool heard_b = false) {
   Scenario s;
   s.sack_permitted = true;
   s.pkts.push_back({0, true, 0, 0, wire::kSyn, 0, syn_tsval, 0u, {}});
@@ -256,13 +261,17 @@ Scenario early_hold(std::uint32_t probe_ticks, std::uint32_t syn_tsval = 100) {
     s.pkts.push_back({t_ms * ms + 50, false, 1, 1001 + 1000 * k, wire::kAck, 0, static_cast<std::uint32_t>(5000 + t_ms), ts, {}});
   }
   const std::int64_t at = 45 * ms;
-  for (std::uint32_t k = 0; k < 3; ++k) {
+  const std::uint32_t burst = heard_b ? 4 : 3;
+  for (std::uint32_t k = 0; k < burst; ++k) {
     const std::uint32_t seq = 3001 + 1000 * k;
     s.pkts.push_back({at + 20 * k, true, seq, 1, wire::kAck | wire::kPsh, 1000, 140u, 5030u, {}});
-    s.pkts.push_back({at + 20 * k + 10, false, 1, seq + 1000, wire::kAck, 0, 5045u, 140u, {}});
+    if (!heard_b || k == 0) s.pkts.push_back({at + 20 * k + 10, false, 1, seq + 1000, wire::kAck, 0, 5045u, 140u, {}});
   }
-  s.pkts.push_back({at + 60, true, 5001, 1, wire::kAck | wire::kPsh, 1000, 140 + probe_ticks, 5030u, {}});
-  s.pkts.push_back({at + 70, false, 1, 6001, wire::kAck, 0, 5045u, 140 + probe_ticks, {{5001, 6001}}});
+  if (heard_b) s.pkts.push_back({at + 65, false, 1, 5001, wire::kAck, 0, 5045u, 140u, {}});
+  const std::uint32_t last = 3001 + 1000 * (burst - 1);
+  s.pkts.push_back({at + 20 * burst, true, last, 1, wire::kAck | wire::kPsh, 1000, 140 + probe_ticks,
+                    heard_b ? 5045u : 5030u, {}});
+  s.pkts.push_back({at + 20 * burst + 10, false, 1, last + 1000, wire::kAck, 0, 5045u, 140 + probe_ticks, {}});
   return s;
 }
 
@@ -323,4 +332,18 @@ TEST_CASE("a hold before the TSval clock's rate is known: the TSvals still time 
   // (20 us), no probe. TSval 54 (92 ticks): the bound stands.
   CHECK(count(client(analyze(early_hold(6, 53), "fast-clock", Profile::linux_kernel)), SendKind::tlp) == 0);
   CHECK(count(client(analyze(early_hold(6, 54), "fast-clock-54", Profile::linux_kernel)), SendKind::tlp) == 1);
+}
+
+TEST_CASE("the TSvals time the sender's own transmissions only: an arm by the peer's ACK stays on the capture's clock") {
+  // heard_b: B's ACK (45.065 ms) re-armed the timer with C and D out, and
+  // the probe's TSecr shows it heard. When it reached the sender the
+  // capture cannot say; the probe of D is captured 15 us after it: since
+  // the arm, 15 us on the capture's clock (the TSvals' 5 ms bound is from
+  // the previous segment, D, not from an ACK's arrival): sooner than the
+  // PTO's 3 ms: no loss probe (no quiet period).
+  const auto r = analyze(early_hold(6, 100, /*heard_b=*/true), "ack-arm", Profile::linux_kernel);
+  CHECK(count(client(r), SendKind::tlp) == 0);
+  CHECK(count(client(r), SendKind::unclassified) == 1);
+  CHECK(client(r).timeouts.empty());
+  CHECK(musts(client(r)) == 0);
 }

@@ -528,11 +528,13 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
   if (arm_) {
     // Across a clock step the time since the arm is unknown: not a probe's time.
     o.since_arm = across_step(arm_->sent(), s.time) ? microseconds::max() : since(s.time, arm_->sent());
-    // Armed by the sender's own transmission no later than its previous
-    // data segment: at least as long ago as that one left.
+    // Armed by the sender's own transmission: one no later than its
+    // previous data segment (each that arms is one; note_rearm() moves an
+    // arm later only at an ACK that showed a loss, where no probe is read),
+    // so at least as long ago as that one left. An arm by the peer's ACK is
+    // on the capture's clock: when it reached the sender is not known.
     o.sender_since_arm = o.since_arm;
-    if (prev.at && arm_->sent() <= *prev.at && armed_by_own_send(arm_->cause))
-      o.sender_since_arm = std::max(o.since_arm, prev.since);
+    if (prev.at && armed_by_own_send(arm_->cause)) o.sender_since_arm = std::max(o.since_arm, prev.since);
     const microseconds lead = since(arm_->latest, arm_->earliest);
     o.rto_left = rto > lead ? rto - lead : microseconds{1};
   }
@@ -541,8 +543,10 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
                      : std::chrono::abs(since(s.time, *heard_peer_));
   if (last_new_data_time_ && !across_step(*last_new_data_time_, s.time)) {
     o.since_new_data = since(s.time, *last_new_data_time_);
+    // (The newest data went no later than the previous data segment: a
+    // first transmission is one.)
     o.sender_since_new_data = o.since_new_data;
-    if (prev.at && *last_new_data_time_ <= *prev.at) o.sender_since_new_data = std::max(o.since_new_data, prev.since);
+    if (prev.at) o.sender_since_new_data = std::max(o.since_new_data, prev.since);
   }
   o.srtt = est_.estimator().srtt();
   o.tolerance = opt_.tolerance(rto);
