@@ -40,13 +40,17 @@ TEST_CASE("cannot tell: the readings named include one that breaks the rule and 
   CHECK(seen >= 5);  // the lab has several (thin-linear, user-timeout, synack-loss ...)
 }
 
-TEST_CASE("cannot tell: thin-linear frame 201, the expiry after a loss probe (2.4 under rfc6298)") {
+TEST_CASE("every reading breaks it: thin-linear frame 201, the expiry after a loss probe (2.4 under rfc6298)") {
   // tshark: frame 197 sends SEQ 13313 at 1.614859 s; frame 200 sends it
   // again at 1.822773 s (207.9 ms later: a loss probe, or the first RTO
-  // expiry), frame 201 again at 2.034737 s (212.0 ms after 200). Read as a probe, 201 is the first expiry, 212 ms
-  // after the probe re-armed the timer: below the 1 s of 2.4 (accepted
-  // from 899 ms: 1000 - 10 % - 1 ms): broken. Read as an expiry, 201 is
-  // the second, judged by 5.5's doubling, not by 2.4's floor: kept.
+  // expiry), frame 201 again at 2.034737 s (212.0 ms after 200). 2.4's
+  // floor accepts a first expiry from 1000 - 10 % - 1 ms = 899 ms on.
+  // Read as a probe that re-armed the timer, 201 is the first expiry, 212
+  // ms after it: broken. Read as an expiry, 200 is the first, 207.9 ms
+  // after 197: broken there. Read as a probe that left the deadline as it
+  // was (RFC 6298's profile re-arms nothing at a probe), 201 is the first,
+  // 207.9 + 212.0 = 419.9 ms after 197: broken. Every reading breaks 2.4:
+  // the SHOULD, with the three readings named, none keeping it.
   const replay::Report r = analyze("tests/captures/lab/thin-linear.pcap", "rfc6298");
   const replay::Judgement* j = nullptr;
   for (const auto& f : r.flows)
@@ -54,13 +58,13 @@ TEST_CASE("cannot tell: thin-linear frame 201, the expiry after a loss probe (2.
       for (const auto& x : s.findings)
         if (x.frame == 201 && x.rule == replay::RuleId::rfc6298_2_4) j = &x;
   REQUIRE(j != nullptr);
-  CHECK(j->outcome == replay::Outcome::cannot_tell);
-  CHECK(j->level == replay::Level::info);
-  REQUIRE(j->readings.size() == 2);
+  CHECK(j->outcome == replay::Outcome::broken);
+  CHECK(j->level == replay::Level::should);
+  REQUIRE(j->readings.size() == 3);
   CHECK(j->readings[0].reading == replay::Reading::as_probe);
-  CHECK_FALSE(j->readings[0].keeps);
   CHECK(j->readings[1].reading == replay::Reading::as_expiry);
-  CHECK(j->readings[1].keeps);
+  CHECK(j->readings[2].reading == replay::Reading::probe_deadline_kept);
+  for (const auto& x : j->readings) CHECK_FALSE(x.keeps);
 }
 
 TEST_CASE("readings: a repeat with no silence before it is no held burst, and not weighed as one") {

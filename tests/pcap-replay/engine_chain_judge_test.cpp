@@ -583,3 +583,64 @@ TEST_CASE("an inferred constant beyond 200 ms at the cap: the expiry after the f
   const auto after_late = settle(chain(later, 1'000'000, 1'500'000), "rfc6298");
   CHECK(count(after_late, RuleId::rfc6298_5_5, Outcome::broken, 17) == 1);
 }
+
+TEST_CASE("probe readings: where the stack may not re-arm at a probe, a third reading keeps the old deadline") {
+  // RFC 6298's profile re-arms nothing at a probe (rearm_from_head false):
+  // a repeat at a probe's time (frame 10) may have left the deadline as it
+  // was, the next expiry (11) waiting from frame 10's own arm. 2.4 takes
+  // the chain's first expiry from 1000 - 10 % - 1 ms = 899 ms on; without
+  // the floor the sender's estimator gives 220 ms (as the engine hands it
+  // over: the departure 2.4 catches).
+  const auto judged = [](std::int64_t probe_wait, std::int64_t next_wait, std::string_view profile) {
+    auto c = chain({probe_wait, next_wait, 2 * next_wait}, 1'000'000);
+    for (auto& x : c) x.expect.floorless = Interval::point(microseconds{220'000});
+    c[0].maybe_probe = true;
+    c[1].armed_by = replay::ArmCause::probe;
+    return settle(c, profile);
+  };
+  const auto rule_24 = [](const SettledChain& s) {
+    const replay::Judgement* found = nullptr;
+    for (const auto& j : s.judgements)
+      if (j.rule == RuleId::rfc6298_2_4) found = &j;
+    return found;
+  };
+  SUBCASE("220 and 220 ms: the first expiry below 899 ms in all three (220; 220 after the probe; 440 from its arm)") {
+    const auto s = judged(220'000, 220'000, "rfc6298");
+    const auto* j = rule_24(s);
+    REQUIRE(j);
+    CHECK(j->outcome == Outcome::broken);
+    CHECK(j->level == replay::Level::should);
+    REQUIRE(j->readings.size() == 3);
+    CHECK(j->readings[2].reading == replay::Reading::probe_deadline_kept);
+    for (const auto& r : j->readings) CHECK_FALSE(r.keeps);
+  }
+  SUBCASE("450 and 449 ms: kept from the probe's arm (899 ms): cannot tell") {
+    const auto s = judged(450'000, 449'000, "rfc6298");
+    const auto* j = rule_24(s);
+    REQUIRE(j);
+    CHECK(j->outcome == Outcome::cannot_tell);
+    CHECK(j->level == replay::Level::info);
+  }
+  SUBCASE("450 and 448.999 ms: 898.999 from the probe's arm, below 899: broken in all three") {
+    const auto s = judged(450'000, 448'999, "rfc6298");
+    const auto* j = rule_24(s);
+    REQUIRE(j);
+    CHECK(j->outcome == Outcome::broken);
+  }
+  SUBCASE("Linux re-arms at a probe: two readings, no third") {
+    // 220, 220, 440 ms against an RTO of 1 s: the chain's first expiry
+    // early, at frame 11 read as a probe, at frame 10 read as an expiry:
+    // broken by both at different frames, the two readings named (the third
+    // is no reading of a stack that re-arms at a probe).
+    auto c = chain({220'000, 220'000, 440'000}, 1'000'000);
+    c[0].maybe_probe = true;
+    c[1].armed_by = replay::ArmCause::probe;
+    const auto s = settle(c, "linux");
+    const replay::Judgement* j = nullptr;
+    for (const auto& x : s.judgements)
+      if (x.outcome == Outcome::broken && !x.readings.empty()) j = &x;
+    REQUIRE(j);
+    REQUIRE(j->readings.size() == 2);
+    for (const auto& r : j->readings) CHECK(r.reading != replay::Reading::probe_deadline_kept);
+  }
+}

@@ -29,6 +29,7 @@ std::string_view to_string(Reading r) {
     case Reading::earlier_delayed: return "earlier-delayed";
     case Reading::repeat_timer: return "repeat-timer";
     case Reading::repeat_other: return "repeat-other";
+    case Reading::probe_deadline_kept: return "probe-deadline-kept";
   }
   return "as-expiry";
 }

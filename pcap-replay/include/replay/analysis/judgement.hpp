@@ -52,9 +52,13 @@ enum class Reading : std::uint8_t {
   repeat_timer,           ///< a repeat captured with the copy before it in a held burst (HoldSign::repeat)
                           ///< left the sender a timer's wait after it: an expiry of the chain
   repeat_other,           ///< ... something the capture does not show sent it: no expiry of the chain
+  /// (beside as_expiry and as_probe, where the profile's stack may not
+  /// re-arm its timer at a probe) a tail-loss probe that left the RTO's
+  /// deadline as it was: the next expiry waited from the probe's own arm
+  probe_deadline_kept,
 };
 /// "as-expiry", "as-probe", "proportional-lateness", "additive-lateness", "ack-unheard", "ack-heard",
-/// "earlier-on-time", "earlier-delayed", "repeat-timer", "repeat-other".
+/// "earlier-on-time", "earlier-delayed", "repeat-timer", "repeat-other", "probe-deadline-kept".
 std::string_view to_string(Reading r);
 
 /// How a rule came out under one reading.

@@ -683,6 +683,40 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
     for (std::size_t mask = 0; mask < readings; ++mask)
       if (!(mask >> k & 1)) ++outcomes[mask].off;
   }
+  // Where the profile's stack may not re-arm its timer at a probe (not
+  // Linux), a probe at the RTO's own time leaves a third reading: it left
+  // the deadline as it was, and the next expiry waited from the probe's own
+  // arm (the two waits together). Weighed where one probe is the chain's
+  // only open event and the two waits are plain (no clock bridged, no held
+  // span, both known): then a rule the chain breaks under all three
+  // readings is broken.
+  std::optional<ReadingOutcome> deadline_kept;
+  if (open.size() == 1 && events[open[0]].maybe_probe && !opt_.profile->rearm_from_head) {
+    const std::size_t k = open[0];
+    const auto plain = [](const ObservedExpiry& e) { return !e.wait_unknown && !e.bridged && !e.span_sum; };
+    if (k + 1 < events.size() && plain(events[k]) && plain(events[k + 1]) && events[k].wait.bounded() &&
+        events[k + 1].wait.bounded()) {
+      const ObservedExpiry& p = events[k];
+      ObservedExpiry merged = events[k + 1];
+      merged.wait = Interval{p.wait.lo + merged.wait.lo, p.wait.hi + merged.wait.hi};
+      merged.ts_wait = p.ts_wait && merged.ts_wait
+                           ? std::optional<Interval>(Interval{p.ts_wait->lo + merged.ts_wait->lo,
+                                                              p.ts_wait->hi + merged.ts_wait->hi})
+                           : std::nullopt;
+      merged.on_tsval = p.on_tsval || merged.on_tsval;
+      merged.armed_by = p.armed_by;
+      merged.arm_frame = p.arm_frame;
+      std::vector<const ObservedExpiry*> chain;
+      for (std::size_t i = 0; i < events.size(); ++i)
+        if (i != k) chain.push_back(i == k + 1 ? &merged : &events[i]);
+      deadline_kept = ReadingJudge(opt_, chain, syn).run();
+    }
+  }
+  const auto kept_deadline_breaks = [&](RuleId rule) {
+    if (!deadline_kept) return false;
+    return std::any_of(deadline_kept->judgements.begin(), deadline_kept->judgements.end(),
+                       [&](const Judgement& x) { return x.outcome == Outcome::broken && x.rule == rule; });
+  };
   // The reading the timing leaves: the fewest rules broken, then the fewest
   // expiries off their prediction (a probe's re-armed RTO gives the next
   // wait 1 x, an expiry's doubling 2 x); on a tie the default readings: the
@@ -748,8 +782,10 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
       // at the RTO's own time, only where the profile's stack re-arms the
       // timer at a probe (Linux): one that may not leaves a third reading,
       // the old deadline kept, which these two do not weigh.
-      if (chain_broken_in[j.rule] == readings && (w.repeat || opt_.profile->rearm_from_head)) {
+      if (chain_broken_in[j.rule] == readings &&
+          (w.repeat || opt_.profile->rearm_from_head || kept_deadline_breaks(j.rule))) {
         j.readings = {{w.other.reading, false}, {w.expiry.reading, false}};
+        if (deadline_kept) j.readings.push_back({Reading::probe_deadline_kept, false});
         out.judgements.push_back(std::move(j));
         continue;
       }
