@@ -285,7 +285,13 @@ std::string note_text(const Judgement& j, const Options& o) {
 
 std::string describe(const Judgement& j, const Options& o) {
   switch (j.outcome) {
-    case Outcome::broken: return broken_text(j, o);
+    case Outcome::broken:
+      // Broken under each reading the capture allows, at the frames they
+      // differ on: which, each breaking it.
+      if (!j.readings.empty())
+        return fmt::format("{}; every reading of the capture breaks it, at its own frame ({})", broken_text(j, o),
+                           readings_text(j));
+      return broken_text(j, o);
     case Outcome::cannot_tell: return cannot_tell_text(j, o);
     case Outcome::note: return note_text(j, o);
   }
