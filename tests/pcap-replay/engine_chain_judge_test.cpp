@@ -627,6 +627,24 @@ TEST_CASE("probe readings: where the stack may not re-arm at a probe, a third re
     REQUIRE(j);
     CHECK(j->outcome == Outcome::broken);
   }
+  SUBCASE("FreeBSD's RACK stack sends up to two probes a flight (rack_tlp_limit): no third reading") {
+    // 80, 80, 240 ms against an RTO of 230 ms (30 ms floor, 200 ms slop):
+    // the chain's first expiry early at frame 11 read as a probe, at frame
+    // 10 read as an expiry, and 160 ms from frame 10's arm with the deadline
+    // kept. But frame 11 may be the second probe, and 12 the first expiry
+    // (240 ms, on time): a reading the three do not hold. Cannot tell.
+    auto c = chain({80'000, 80'000, 240'000}, 230'000);
+    c[0].maybe_probe = true;
+    c[1].armed_by = replay::ArmCause::probe;
+    const auto s = settle(c, "freebsd");
+    std::size_t broken = 0;
+    for (const auto& j : s.judgements) {
+      broken += j.outcome == Outcome::broken ? 1 : 0;
+      for (const auto& r : j.readings) CHECK(r.reading != replay::Reading::probe_deadline_kept);
+    }
+    CHECK(broken == 0);
+    CHECK(count(s, RuleId::rfc6298_5_3_5_6, Outcome::cannot_tell, 11) == 1);
+  }
   SUBCASE("Linux re-arms at a probe: two readings, no third") {
     // 220, 220, 440 ms against an RTO of 1 s: the chain's first expiry
     // early, at frame 11 read as a probe, at frame 10 read as an expiry:

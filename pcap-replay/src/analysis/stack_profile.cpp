@@ -60,7 +60,7 @@ const std::array<StackProfile, 5>& table() {
        with(rto::Config::linux_default(), microseconds{1'000'000}, us(milliseconds{200}), microseconds{120'000'000}, 4,
             microseconds{4'000}),
        FloorMode::on_variance, Fallback57::only_without_handshake_sample, Lateness::linux_wheel, microseconds{0},
-       ProbeRule{true, microseconds{200'000}, microseconds{2'000}, true}, true, true, true,
+       ProbeRule{true, microseconds{200'000}, microseconds{2'000}, true, 1}, true, true, true,
        "2.4 (rto_min 200 ms on the variance term, not a 1 s floor); 5.7 (skipped when the handshake gave a sample); "
        "linear SYN timeouts (5.5 for the first 4 SYN expiries)",
        kLinuxTunables, true},
@@ -68,7 +68,7 @@ const std::array<StackProfile, 5>& table() {
        "RFC 6298 sections 2 to 5: initial RTO 1 s, floor 1 s on the sum, cap 60 s (the least 2.5 allows), plain "
        "doubling, 5.7's 3 s; a tail-loss probe (RFC 8985, with SACK) is not an RTO expiry",
        rto::Config::rfc6298(), FloorMode::on_sum, Fallback57::rfc, Lateness::inferred, microseconds{0},
-       ProbeRule{true, microseconds{200'000}, microseconds{8'000}}, false, false, false, "", {}},
+       ProbeRule{true, microseconds{200'000}, microseconds{8'000}, false, 1}, false, false, false, "", {}},
       {"freebsd", "FreeBSD 13/14 default stack",
        "sys/netinet/tcp_timer.c: initial RTO 1 s (tcp_rexmit_initial), SYN backoff table 1,1,1,1,1,2,4,... "
        "(tcp_syn_backoff), data backoff 1,2,4,...,512 capped at 64 s (TCPTV_REXMTMAX); tcp_var.h TCPT_RANGESET adds "
@@ -77,7 +77,7 @@ const std::array<StackProfile, 5>& table() {
        with(rto::Config::rfc6298(), microseconds{1'000'000}, us(milliseconds{30}), microseconds{64'000'000}, 4,
             microseconds{0}),
        FloorMode::on_sum, Fallback57::rfc, Lateness::additive, us(milliseconds{200}),
-       ProbeRule{true, microseconds{200'000}, microseconds{10'000}}, true, false, false,
+       ProbeRule{true, microseconds{200'000}, microseconds{10'000}, false, 2}, true, false, false,
        "2.4 (30 ms floor plus 200 ms slop), 2.5 (64 s cap), linear SYN timeouts", {}},
       {"macos", "macOS / iOS (xnu)",
        "xnu bsd/netinet/tcp_timer.c: SYN backoff table 1,1,1,1,1,2,4,... (tcp_syn_backoff), data backoff "

@@ -71,6 +71,12 @@ struct ProbeRule {
   /// timer re-armed at every transmission of new data (tcp_write_xmit), so
   /// a probe comes a PTO after the later of the last ACK and the last send.
   bool exact = false;
+  /// The most loss probes the stack sends in one flight without an ACK
+  /// between (Linux since 5.9, "tcp: allow at most one TLP probe per
+  /// flight", and RFC 8985's design: 1; FreeBSD's RACK stack,
+  /// rack_tlp_limit: 2); 0 where not known. Only with 1 are a probe's
+  /// readings (ChainJudge::settle) all a repeat after it may have.
+  unsigned max_per_flight = 0;
 };
 
 /// One stack's timer behaviour.

@@ -688,10 +688,13 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
   // the deadline as it was, and the next expiry waited from the probe's own
   // arm (the two waits together). Weighed where one probe is the chain's
   // only open event and the two waits are plain (no clock bridged, no held
-  // span, both known): then a rule the chain breaks under all three
-  // readings is broken.
+  // span, both known), for a stack that sends one probe a flight (a second
+  // probe is one more reading of the repeat after it: FreeBSD's RACK
+  // sends two): then a rule the chain breaks under all three readings is
+  // broken.
   std::optional<ReadingOutcome> deadline_kept;
-  if (open.size() == 1 && events[open[0]].maybe_probe && !opt_.profile->rearm_from_head) {
+  if (open.size() == 1 && events[open[0]].maybe_probe && !opt_.profile->rearm_from_head &&
+      opt_.profile->probe.max_per_flight == 1) {
     const std::size_t k = open[0];
     const auto plain = [](const ObservedExpiry& e) { return !e.wait_unknown && !e.bridged && !e.span_sum; };
     if (k + 1 < events.size() && plain(events[k]) && plain(events[k + 1]) && events[k].wait.bounded() &&
