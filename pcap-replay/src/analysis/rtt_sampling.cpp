@@ -188,11 +188,12 @@ std::chrono::microseconds TsClock::least_between(std::uint32_t a, std::uint32_t 
   constexpr std::int64_t kTickUs = 1'000'000 / limits::kMaxTsvalHz;
   const std::int64_t ticks = rto::ts_diff(b, a);
   if (!seen_ || ticks < 2) return std::chrono::microseconds{0};
-  // a stamped at the end of its tick, b at the start of its own.
-  if (const double r = rate(); r > 0) return std::chrono::microseconds{static_cast<std::int64_t>((ticks - 1) * 1e6 / r)};
-  // No rate yet: no faster than kMaxTsvalHz, unless the ticks since the
-  // first TSval outrun kFastTsvalFactor times that over the capture's time
-  // since it (a clock that ticks faster than RFC 7323 5.4 allows).
+  // a stamped at the end of its tick, b at the start of its own, the clock
+  // no faster than kMaxTsvalHz: at the fastest, not at the fitted rate (a
+  // rate pooled from the host's other connections may be another host's,
+  // behind a NAT). Unless the ticks since the first TSval outrun
+  // kFastTsvalFactor times that over the capture's time since it (a clock
+  // that ticks faster than RFC 7323 5.4 allows).
   const std::int64_t since_first = rto::ts_diff(b, ts0_);
   if (since_first > limits::kFastTsvalFactor * ((us(t) - t0_us_) / kTickUs) + 2) return std::chrono::microseconds{0};
   return std::chrono::microseconds{(ticks - 1) * kTickUs};

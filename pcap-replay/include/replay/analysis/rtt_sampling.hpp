@@ -81,11 +81,11 @@ class TsClock {
   std::optional<std::chrono::microseconds> interval(std::uint32_t a, std::uint32_t b) const;
   /// The least of the sender's own time from TSval `a` to TSval `b`: b - a
   /// - 1 ticks (`a` may have been stamped at the end of its tick, `b` at the
-  /// start of its), at the fitted rate, or before one is known at the
-  /// fastest rate RFC 7323 5.4 allows (limits::kMaxTsvalHz). Zero when b is
-  /// not 2 ticks past a, or, with no rate, when this clock has run faster
-  /// than limits::kFastTsvalFactor times that since its first TSval (b
-  /// captured at `t`; a microsecond clock).
+  /// start of its) at the fastest rate RFC 7323 5.4 allows
+  /// (limits::kMaxTsvalHz), whatever rate is fitted. Zero when b is not 2
+  /// ticks past a, or when this clock has run faster than
+  /// limits::kFastTsvalFactor times that since its first TSval (b captured
+  /// at `t`; a microsecond clock).
   std::chrono::microseconds least_between(std::uint32_t a, std::uint32_t b, CaptureTime t) const;
   /// The peer echoed `tsecr` (RFC 7323 3.2: TS.Recent only moves forward):
   /// the send times of the TSvals before it are forgotten, so the clock's

@@ -783,8 +783,8 @@ SettledChain ChainJudge::settle(std::span<const ObservedExpiry> events, bool syn
       // Every reading breaks it somewhere in the chain: broken, the two
       // readings of that repeat named, neither keeping the rule. For a probe
       // at the RTO's own time, only where the profile's stack re-arms the
-      // timer at a probe (Linux): one that may not leaves a third reading,
-      // the old deadline kept, which these two do not weigh.
+      // timer at a probe (Linux), or where the third reading such a stack
+      // leaves, the old deadline kept (deadline_kept), breaks it too.
       if (chain_broken_in[j.rule] == readings &&
           (w.repeat || opt_.profile->rearm_from_head || kept_deadline_breaks(j.rule))) {
         j.readings = {{w.other.reading, false}, {w.expiry.reading, false}};
