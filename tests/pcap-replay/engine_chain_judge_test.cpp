@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include <replay/analysis/options.hpp>
@@ -591,22 +592,25 @@ TEST_CASE("probe readings: where the stack may not re-arm at a probe, a third re
   // the chain's first expiry from 1000 - 10 % - 1 ms = 899 ms on; without
   // the floor the sender's estimator gives 220 ms (as the engine hands it
   // over: the departure 2.4 catches).
-  const auto judged = [](std::int64_t probe_wait, std::int64_t next_wait, std::string_view profile) {
-    auto c = chain({probe_wait, next_wait, 2 * next_wait}, 1'000'000);
-    for (auto& x : c) x.expect.floorless = Interval::point(microseconds{220'000});
+  // A chain whose first repeat (frame 10) is a probe at the RTO's own time,
+  // the next expiry (11) armed by it.
+  const auto probe_chain = [](const std::vector<std::int64_t>& waits, std::int64_t first_rto) {
+    auto c = chain(waits, first_rto);
     c[0].maybe_probe = true;
     c[1].armed_by = replay::ArmCause::probe;
-    return settle(c, profile);
+    return c;
   };
-  const auto rule_24 = [](const SettledChain& s) {
-    const replay::Judgement* found = nullptr;
-    for (const auto& j : s.judgements)
-      if (j.rule == RuleId::rfc6298_2_4) found = &j;
-    return found;
+  // Rule 2.4's judgement under rfc6298 of the probe, the next expiry after
+  // it and the one after that (doubled), if any.
+  const auto rule_24 = [&](std::int64_t probe_wait, std::int64_t next_wait) -> std::optional<replay::Judgement> {
+    auto c = probe_chain({probe_wait, next_wait, 2 * next_wait}, 1'000'000);
+    for (auto& x : c) x.expect.floorless = Interval::point(microseconds{220'000});
+    for (const auto& j : settle(c, "rfc6298").judgements)
+      if (j.rule == RuleId::rfc6298_2_4) return j;
+    return std::nullopt;
   };
   SUBCASE("220 and 220 ms: the first expiry below 899 ms in all three (220; 220 after the probe; 440 from its arm)") {
-    const auto s = judged(220'000, 220'000, "rfc6298");
-    const auto* j = rule_24(s);
+    const auto j = rule_24(220'000, 220'000);
     REQUIRE(j);
     CHECK(j->outcome == Outcome::broken);
     CHECK(j->level == replay::Level::should);
@@ -615,15 +619,13 @@ TEST_CASE("probe readings: where the stack may not re-arm at a probe, a third re
     for (const auto& r : j->readings) CHECK_FALSE(r.keeps);
   }
   SUBCASE("450 and 449 ms: kept from the probe's arm (899 ms): cannot tell") {
-    const auto s = judged(450'000, 449'000, "rfc6298");
-    const auto* j = rule_24(s);
+    const auto j = rule_24(450'000, 449'000);
     REQUIRE(j);
     CHECK(j->outcome == Outcome::cannot_tell);
     CHECK(j->level == replay::Level::info);
   }
   SUBCASE("450 and 448.999 ms: 898.999 from the probe's arm, below 899: broken in all three") {
-    const auto s = judged(450'000, 448'999, "rfc6298");
-    const auto* j = rule_24(s);
+    const auto j = rule_24(450'000, 448'999);
     REQUIRE(j);
     CHECK(j->outcome == Outcome::broken);
   }
@@ -633,10 +635,7 @@ TEST_CASE("probe readings: where the stack may not re-arm at a probe, a third re
     // 10 read as an expiry, and 160 ms from frame 10's arm with the deadline
     // kept. But frame 11 may be the second probe, and 12 the first expiry
     // (240 ms, on time): a reading the three do not hold. Cannot tell.
-    auto c = chain({80'000, 80'000, 240'000}, 230'000);
-    c[0].maybe_probe = true;
-    c[1].armed_by = replay::ArmCause::probe;
-    const auto s = settle(c, "freebsd");
+    const auto s = settle(probe_chain({80'000, 80'000, 240'000}, 230'000), "freebsd");
     std::size_t broken = 0;
     for (const auto& j : s.judgements) {
       broken += j.outcome == Outcome::broken ? 1 : 0;
@@ -650,10 +649,7 @@ TEST_CASE("probe readings: where the stack may not re-arm at a probe, a third re
     // early, at frame 11 read as a probe, at frame 10 read as an expiry:
     // broken by both at different frames, the two readings named (the third
     // is no reading of a stack that re-arms at a probe).
-    auto c = chain({220'000, 220'000, 440'000}, 1'000'000);
-    c[0].maybe_probe = true;
-    c[1].armed_by = replay::ArmCause::probe;
-    const auto s = settle(c, "linux");
+    const auto s = settle(probe_chain({220'000, 220'000, 440'000}, 1'000'000), "linux");
     const replay::Judgement* j = nullptr;
     for (const auto& x : s.judgements)
       if (x.outcome == Outcome::broken && !x.readings.empty()) j = &x;

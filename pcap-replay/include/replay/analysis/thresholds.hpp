@@ -213,11 +213,11 @@ inline constexpr unsigned kTsRateTolerancePercent = 5;
 /// between sender and capture), a wait that departs on the capture clock is
 /// judged on the TSval clock too, and the report says which clock was used.
 inline constexpr std::int64_t kClockDisagreeTicks = 2;
-/// Before its rate is known, two TSvals of a sender are read as at least
-/// their ticks less one apart at kMaxTsvalHz (TsClock::least_between) only
-/// while the clock has not run faster than this many times kMaxTsvalHz over
-/// the capture time since its first TSval (room for a first segment held
-/// on its way; a microsecond clock runs a thousand times faster).
+/// Two TSvals of a sender are read as at least their ticks less one apart
+/// at kMaxTsvalHz (TsClock::least_between) only while the clock has not run
+/// faster than this many times kMaxTsvalHz over the capture time since its
+/// first TSval (room for a first segment held on its way; a microsecond
+/// clock runs a thousand times faster).
 inline constexpr std::int64_t kFastTsvalFactor = 2;
 
 // ---- a host's queue flushed at once --------------------------------------

@@ -299,11 +299,10 @@ void SenderEngine::send_at(const Segment& s, const Segment& captured, HostEffect
   // (TsClock::least_between). Across a clock step: unknown.
   AfterPrevious after_prev;
   if (prev_send && !across_step(*prev_send, s.time)) {
-    after_prev.at = *prev_send;
     after_prev.since = since(s.time, *prev_send);
     if (prev_tsval && h.options.tsval)
       after_prev.since =
-          std::max(after_prev.since, feed_.ts_clock().least_between(*prev_tsval, *h.options.tsval, captured.time));
+          std::max(*after_prev.since, feed_.ts_clock().least_between(*prev_tsval, *h.options.tsval, captured.time));
     // Sent right after the previous one with nothing from the peer between
     // (on the capture's times): not after a quiet period, so not on a
     // timer. Across a clock step the quiet period is unknown: no evidence
@@ -534,7 +533,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     // so at least as long ago as that one left. An arm by the peer's ACK is
     // on the capture's clock: when it reached the sender is not known.
     o.sender_since_arm = o.since_arm;
-    if (prev.at && armed_by_own_send(arm_->cause)) o.sender_since_arm = std::max(o.since_arm, prev.since);
+    if (prev.since && armed_by_own_send(arm_->cause)) o.sender_since_arm = std::max(o.since_arm, *prev.since);
     const microseconds lead = since(arm_->latest, arm_->earliest);
     o.rto_left = rto > lead ? rto - lead : microseconds{1};
   }
@@ -546,7 +545,7 @@ void SenderEngine::repeat(const Segment& s, std::uint32_t seq, std::uint32_t end
     // (The newest data went no later than the previous data segment: a
     // first transmission is one.)
     o.sender_since_new_data = o.since_new_data;
-    if (prev.at) o.sender_since_new_data = std::max(o.since_new_data, prev.since);
+    if (prev.since) o.sender_since_new_data = std::max(o.since_new_data, *prev.since);
   }
   o.srtt = est_.estimator().srtt();
   o.tolerance = opt_.tolerance(rto);

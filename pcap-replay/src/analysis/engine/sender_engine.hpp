@@ -195,10 +195,10 @@ class alignas(64) SenderEngine {  // on a cache line: the hot members below shar
   /// The sender's previous data-bearing segment, as the one being sent
   /// follows it (send_at).
   struct AfterPrevious {
-    MaybeTime at;  ///< its send time (nullopt: none, or across a clock step)
     /// How long after it this one left: the time between their send times,
-    /// or more where their TSvals show more (TsClock::least_between).
-    std::chrono::microseconds since{0};
+    /// or more where their TSvals show more (TsClock::least_between);
+    /// nullopt: no previous one, or a clock step between.
+    std::optional<std::chrono::microseconds> since;
     /// Within kMinTimerWait of it, nothing from the peer between: no timer's.
     bool back_to_back = false;
   };
